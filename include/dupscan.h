@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* dupscan.h: the whole public API of libdupscan, a library that finds duplicate files. */
+#ifndef DUPSCAN_H
+#define DUPSCAN_H
+
+/*
+ * Example: print every set of duplicate files under a directory.
+ *
+ *   #include <stdio.h>
+ *   #include <dupscan.h>
+ *
+ *   static void on_error(void *user, const char *path, int code)
+ *   {
+ *       fprintf(stderr, "%s: %s\n", path, dupscan_strerror(code));
+ *   }
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *       dupscan_scan *scan = NULL;
+ *       int rc = dupscan_create(&scan);
+ *       if (rc < 0) return 1;
+ *       dupscan_set_error_callback(scan, on_error, NULL);
+ *       for (int i = 1; i < argc; i++)
+ *           dupscan_add_path(scan, argv[i], 1);          // 1: recurse
+ *       rc = dupscan_run(scan);
+ *       if (rc < 0) { fprintf(stderr, "%s\n", dupscan_strerror(rc)); dupscan_free(scan); return 1; }
+ *       for (size_t s = 0; s < dupscan_set_count(scan); s++) {
+ *           const dupscan_set *set = dupscan_get_set(scan, s);
+ *           for (size_t f = 0; f < dupscan_set_file_count(set); f++)
+ *               puts(dupscan_file_path(dupscan_set_file(set, f)));
+ *           putchar('\n');
+ *       }
+ *       dupscan_free(scan);                                // frees every set and path too
+ *       return 0;
+ *   }
+ *
+ * How files are matched, each step only for files still in play: walk (regular
+ * files only), group by size, XXH64 of the first 4096 bytes, XXH64 of the whole
+ * file continuing the same streaming state, an index keyed on (size, partial
+ * hash, full hash), and a byte-by-byte comparison before any file is reported.
+ *
+ * Threads: a dupscan_scan is not shared between threads, but two handles are
+ * fully independent; the library keeps no global mutable state. It never
+ * prints and never exits; errors are returned as codes and per-file trouble
+ * is handed to the error callback.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define DUPSCAN_API
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define DUPSCAN_API __attribute__((visibility("default")))
+#else
+#  define DUPSCAN_API
+#endif
+
+/* Error codes. Functions return 0 or a negative number: either -errno (for
+ * example -ENOENT, -EACCES, -ENOMEM) or one of these library codes. Their
+ * values never change once released. */
+enum dupscan_error {
+	DUPSCAN_E_CHANGED = -1000, /* file changed between the walk and its reading */
+	DUPSCAN_E_NOTREG  = -1001, /* argument is neither a regular file nor a directory */
+	DUPSCAN_E_STATE   = -1002, /* call not allowed now (e.g. add_path after run) */
+	DUPSCAN_E_OPTION  = -1003, /* unknown option or value out of range */
+	DUPSCAN_E_SHORT   = -1004  /* file ended before its scanned size */
+};
+
+/* Options for dupscan_set_option(). Booleans take 0 or 1. */
+enum dupscan_option {
+	DUPSCAN_OPT_ZERO_MATCH = 1,  /* zero-length files are duplicates of each other (jdupes -z) */
+	DUPSCAN_OPT_HARD_LINKS,      /* list every path of a hard-linked inode (jdupes -H) */
+	DUPSCAN_OPT_FOLLOW_SYMLINKS, /* follow symlinks to files and directories (jdupes -s) */
+	DUPSCAN_OPT_NO_HIDDEN,       /* skip names starting with '.' (jdupes -A) */
+	DUPSCAN_OPT_ONE_FILE_SYSTEM, /* never match files on different devices (jdupes -1) */
+	DUPSCAN_OPT_ISOLATE,         /* a set's other files come from other paths than its first (jdupes -I) */
+	DUPSCAN_OPT_PERMISSIONS,     /* files with different mode, owner or group never match (jdupes -p) */
+	DUPSCAN_OPT_QUICK,           /* skip byte-by-byte confirmation: hashes only (jdupes -Q) */
+	DUPSCAN_OPT_PARTIAL_ONLY,    /* match on size and first-block hash only (jdupes -TT) */
+	DUPSCAN_OPT_CHUNK_SIZE,      /* read size in bytes, 4096..16777216 (jdupes -C) */
+	DUPSCAN_OPT_ORDER,           /* DUPSCAN_ORDER_NAME (default) or DUPSCAN_ORDER_TIME (jdupes -o) */
+	DUPSCAN_OPT_PARAM_ORDER,     /* order by the added path's index first (jdupes -O) */
+	DUPSCAN_OPT_REVERSE          /* reverse the order (jdupes -i) */
+};
+
+enum dupscan_order {
+	DUPSCAN_ORDER_NAME = 0, /* path, with digit runs compared as numbers */
+	DUPSCAN_ORDER_TIME = 1  /* modification time, then path */
+};
+
+/* Phases reported to the progress callback. */
+enum dupscan_phase {
+	DUPSCAN_PHASE_WALK = 1,  /* done = files found so far, total = 0 */
+	DUPSCAN_PHASE_MATCH = 2  /* done, total = candidate files examined / to examine */
+};
+
+typedef struct dupscan_scan dupscan_scan; /* one scan: paths, options, results */
+typedef struct dupscan_set dupscan_set;   /* one set of identical files */
+typedef struct dupscan_file dupscan_file; /* one file as seen at scan time */
+
+/* Per-path trouble: path is valid only during the call; code as above. */
+typedef void (*dupscan_error_fn)(void *user, const char *path, int code);
+/* Progress: called often (every few hundred files); throttle in the callback. */
+typedef void (*dupscan_progress_fn)(void *user, int phase, uint64_t done, uint64_t total);
+
+/* @return the library's version, e.g. "0.1.0"; a static string. */
+DUPSCAN_API const char *dupscan_version(void);
+
+/* @return a static English message for any code this library returns
+ * (0, -errno or a DUPSCAN_E_* value); never NULL. */
+DUPSCAN_API const char *dupscan_strerror(int code);
+
+/* Create an empty scan with default options.
+ * @param out receives the handle; free it with dupscan_free().
+ * @return 0, or -ENOMEM (then *out is NULL). */
+DUPSCAN_API int dupscan_create(dupscan_scan **out);
+
+/* Free a scan and everything it returned (sets, files, paths). NULL is a no-op. */
+DUPSCAN_API void dupscan_free(dupscan_scan *scan);
+
+/* Add a file or directory to scan, before dupscan_run(). Paths are scanned in
+ * the order added; that order is the "param order" of DUPSCAN_OPT_PARAM_ORDER
+ * and DUPSCAN_OPT_ISOLATE. The string is copied.
+ * @param recurse nonzero: descend into subdirectories of this path.
+ * @return the path's index (>= 0), -EINVAL for NULL or "", -ENOMEM, or
+ *         DUPSCAN_E_STATE after dupscan_run(). A path that does not exist is
+ *         reported by dupscan_run() through the error callback, not here. */
+DUPSCAN_API int dupscan_add_path(dupscan_scan *scan, const char *path, int recurse);
+
+/* Set an option (enum dupscan_option) before dupscan_run().
+ * @return 0, DUPSCAN_E_OPTION for an unknown option or a value out of range,
+ *         or DUPSCAN_E_STATE after dupscan_run(). */
+DUPSCAN_API int dupscan_set_option(dupscan_scan *scan, int option, int64_t value);
+
+/* Callback for per-path errors (unreadable, vanished or changed files). The scan
+ * goes on after each. Without a callback errors are only counted. */
+DUPSCAN_API void dupscan_set_error_callback(dupscan_scan *scan, dupscan_error_fn fn, void *user);
+
+/* Callback for progress. */
+DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *scan, dupscan_progress_fn fn, void *user);
+
+/* Walk the paths, match files and build the duplicate sets. Call once.
+ * @return 0 when the scan completed, even if some paths had errors (see
+ *         dupscan_error_count()); -ENOMEM, or DUPSCAN_E_STATE when called twice. */
+DUPSCAN_API int dupscan_run(dupscan_scan *scan);
+
+/* @return how many per-path errors were reported during dupscan_run(). */
+DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *scan);
+
+/* @return the number of duplicate sets (0 before dupscan_run()). Sets are in a
+ * deterministic order: by their first file, in the chosen order. */
+DUPSCAN_API size_t dupscan_set_count(const dupscan_scan *scan);
+
+/* @return set number i (0-based), or NULL when i is out of range. Valid until
+ * dupscan_free(). */
+DUPSCAN_API const dupscan_set *dupscan_get_set(const dupscan_scan *scan, size_t i);
+
+/* @return the number of files in a set (at least 2). */
+DUPSCAN_API size_t dupscan_set_file_count(const dupscan_set *set);
+
+/* @return file number i of a set, in the chosen order (name by default), or NULL
+ * when i is out of range. Valid until dupscan_free(). */
+DUPSCAN_API const dupscan_file *dupscan_set_file(const dupscan_set *set, size_t i);
+
+/* @return the number of files that were examined and belong to no set. */
+DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *scan);
+
+/* @return unique file number i, in the chosen order, or NULL when out of range.
+ * Valid until dupscan_free(). */
+DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *scan, size_t i);
+
+/* File data as seen when the file was scanned. Strings live until dupscan_free(). */
+DUPSCAN_API const char *dupscan_file_path(const dupscan_file *file); /* as reached from its argument */
+DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *file);
+DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *file);
+DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *file);
+DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *file); /* ns since the epoch */
+DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode */
+DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DUPSCAN_H */

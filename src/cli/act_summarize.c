@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* act_summarize.c: jdupes' one-line summary of the duplicates found. */
+#include <inttypes.h>
+
+#include "cli.h"
+
+void act_summarize(const dupscan_scan *scan, FILE *out)
+{
+	size_t sets = dupscan_set_count(scan);
+	uint64_t files = 0, bytes = 0;
+	for (size_t i = 0; i < sets; i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		size_t extra = dupscan_set_file_count(set) - 1; /* the first copy is not waste */
+		files += extra;
+		bytes += extra * dupscan_file_size(dupscan_set_file(set, 0));
+	}
+	if (sets == 0) {
+		fprintf(out, "No duplicates found.\n");
+		return;
+	}
+	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);
+	if (bytes < 1000)
+		fprintf(out, "%" PRIu64 " byte%c\n", bytes, bytes != 1 ? 's' : ' ');
+	else if (bytes <= 1000000)
+		fprintf(out, "%" PRIu64 " KB\n", bytes / 1000);
+	else
+		fprintf(out, "%" PRIu64 " MB\n", bytes / 1000000);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.h: what the dupscan frontend's files share. */
+#ifndef DUPSCAN_CLI_H
+#define DUPSCAN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dupscan.h"
+
+#define EXIT_USAGE 2
+
+struct cli_path {
+	const char *path;
+	bool recurse_after; /* given after -R */
+};
+
+struct cli_opts {
+	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
+	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
+	     one_fs, isolate, permissions, param_order, reverse, quick;
+	int partial_only;   /* how many times -T was given */
+	int order;          /* enum dupscan_order */
+	long chunk_size;    /* 0: library default */
+	struct cli_path *paths;
+	int npaths;
+};
+
+/* options.c: @return 0 to go on, or an exit status (after --help, -v or a usage error). */
+int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop);
+
+/* progress.c: throttled progress on stderr when it is a terminal */
+struct cli_progress;
+void cli_progress_cb(void *user, int phase, uint64_t done, uint64_t total);
+struct cli_progress *cli_progress_new(bool enabled);
+void cli_progress_clear(struct cli_progress *p);
+void cli_progress_free(struct cli_progress *p);
+
+/* act_printmatches.c */
+void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
+void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
+/* act_summarize.c */
+void act_summarize(const dupscan_scan *scan, FILE *out);
+
+#endif /* DUPSCAN_CLI_H */

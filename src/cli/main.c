@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* main.c: dupscan, a thin frontend over libdupscan's public API. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct err_ctx {
+	struct cli_progress *progress;
+};
+
+static void on_error(void *user, const char *path, int code)
+{
+	struct err_ctx *e = user;
+	cli_progress_clear(e->progress);
+	fputs("dupscan: ", stderr);
+	fwrite(path, 1, strlen(path), stderr);
+	fprintf(stderr, ": %s\n", dupscan_strerror(code));
+}
+
+static int set_options(dupscan_scan *scan, const struct cli_opts *o)
+{
+	const struct { int opt; int64_t val; } table[] = {
+		{ DUPSCAN_OPT_ZERO_MATCH, o->zero_match },
+		{ DUPSCAN_OPT_HARD_LINKS, o->hard_links },
+		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, o->symlinks },
+		{ DUPSCAN_OPT_NO_HIDDEN, o->no_hidden },
+		{ DUPSCAN_OPT_ONE_FILE_SYSTEM, o->one_fs },
+		{ DUPSCAN_OPT_ISOLATE, o->isolate },
+		{ DUPSCAN_OPT_PERMISSIONS, o->permissions },
+		{ DUPSCAN_OPT_QUICK, o->quick },
+		{ DUPSCAN_OPT_PARTIAL_ONLY, o->partial_only >= 2 },
+		{ DUPSCAN_OPT_ORDER, o->order },
+		{ DUPSCAN_OPT_PARAM_ORDER, o->param_order },
+		{ DUPSCAN_OPT_REVERSE, o->reverse },
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		int rc = dupscan_set_option(scan, table[i].opt, table[i].val);
+		if (rc < 0)
+			return rc;
+	}
+	if (o->chunk_size)
+		return dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, o->chunk_size);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_opts o = { 0 };
+	bool stop;
+	int status = cli_parse(argc, argv, &o, &stop);
+	if (status != 0 || stop) {
+		free(o.paths);
+		return status;
+	}
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	dupscan_scan *scan = NULL;
+	struct err_ctx ectx = { cli_progress_new(!o.quiet) };
+	int rc = dupscan_create(&scan);
+	if (rc == 0)
+		rc = set_options(scan, &o);
+	for (int i = 0; rc >= 0 && i < o.npaths; i++)
+		rc = dupscan_add_path(scan, o.paths[i].path, o.recurse || o.paths[i].recurse_after);
+	if (rc >= 0) {
+		dupscan_set_error_callback(scan, on_error, &ectx);
+		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
+		rc = dupscan_run(scan);
+	}
+	cli_progress_clear(ectx.progress);
+	if (rc < 0) {
+		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(rc));
+		status = 1;
+		goto out;
+	}
+	if (o.print_unique) {
+		act_print_unique(scan, &o, stdout);
+	} else if (o.summarize) {
+		act_summarize(scan, stdout);
+	} else {
+		act_print_matches(scan, &o, stdout);
+		if (o.print_summarize) {
+			fputc('\n', stdout);
+			act_summarize(scan, stdout);
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "dupscan: error writing output\n");
+		status = 1;
+	}
+	if (dupscan_error_count(scan) > 0)
+		status = 1;
+out:
+	dupscan_free(scan);
+	cli_progress_free(ectx.progress);
+	free(o.paths);
+	return status;
+}

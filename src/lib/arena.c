@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* arena.c: a bump allocator for names, so a path costs no malloc of its own. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define ARENA_CHUNK (256u * 1024u)
+
+struct ds_arena_chunk {
+	struct ds_arena_chunk *prev;
+	max_align_t align_;
+	unsigned char data[];
+};
+
+void ds_arena_init(struct ds_arena *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void ds_arena_free(struct ds_arena *a)
+{
+	struct ds_arena_chunk *c = a->head;
+	while (c) {
+		struct ds_arena_chunk *prev = c->prev;
+		free(c);
+		c = prev;
+	}
+	ds_arena_init(a);
+}
+
+void *ds_arena_alloc(struct ds_arena *a, size_t len)
+{
+	/* keep 8-byte alignment for anything that is not a string */
+	size_t need = (len + 7u) & ~(size_t)7u;
+	if (!a->head || a->cap - a->used < need) {
+		size_t cap = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+		struct ds_arena_chunk *c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->prev = a->head;
+		a->head = c;
+		a->used = 0;
+		a->cap = cap;
+	}
+	void *p = a->head->data + a->used;
+	a->used += need;
+	a->total += need;
+	return p;
+}
+
+char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len)
+{
+	char *p = ds_arena_alloc(a, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* error.c: error codes to text, and per-path reports to the caller's callback. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "dupscan_config.h"
+
+DUPSCAN_API const char *dupscan_version(void)
+{
+	return DUPSCAN_VERSION_STRING;
+}
+
+DUPSCAN_API const char *dupscan_strerror(int code)
+{
+	switch (code) {
+	case 0: return "Success";
+	case DUPSCAN_E_CHANGED: return "File changed during the scan";
+	case DUPSCAN_E_NOTREG: return "Not a regular file or directory";
+	case DUPSCAN_E_STATE: return "Call not allowed in the scan's current state";
+	case DUPSCAN_E_OPTION: return "Unknown option or value out of range";
+	case DUPSCAN_E_SHORT: return "File ended before its scanned size";
+	default: break;
+	}
+	/* strerror() may use a static buffer but its result for known errno
+	 * values is a constant string in glibc and musl */
+	if (code < 0 && code > -4096)
+		return strerror(-code);
+	return "Unknown error";
+}
+
+void ds_report(dupscan_scan *s, const char *path, int code)
+{
+	s->errors++;
+	if (s->on_error)
+		s->on_error(s->error_user, path, code);
+}
+
+void ds_report_rec(dupscan_scan *s, const struct ds_rec *r, int code)
+{
+	char stackbuf[4096];
+	size_t len = ds_rec_path(s, r, stackbuf, sizeof(stackbuf));
+	if (len < sizeof(stackbuf)) {
+		ds_report(s, stackbuf, code);
+		return;
+	}
+	char *big = malloc(len + 1);
+	if (big && ds_rec_path(s, r, big, len + 1) == len)
+		ds_report(s, big, code);
+	else
+		ds_report(s, r->name, code);
+	free(big);
+}

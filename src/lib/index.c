@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* index.c: the file index, a binary tree keyed on (partial hash, full hash, size).
+ * The hashes come first in the key: they are uniformly spread, so the tree stays
+ * shallow even though files arrive grouped and sorted by size. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+void ds_index_init(struct ds_index *ix)
+{
+	ix->nodes = NULL;
+	ix->count = ix->cap = 0;
+	ix->root = DS_NONE;
+}
+
+void ds_index_free(struct ds_index *ix)
+{
+	free(ix->nodes);
+	ds_index_init(ix);
+}
+
+static int key_cmp(uint64_t p1, uint64_t f1, uint64_t s1, const struct ds_node *n)
+{
+	if (p1 != n->partial)
+		return p1 < n->partial ? -1 : 1;
+	if (f1 != n->full)
+		return f1 < n->full ? -1 : 1;
+	if (s1 != n->size)
+		return s1 < n->size ? -1 : 1;
+	return 0;
+}
+
+uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size)
+{
+	uint32_t cur = ix->root;
+	while (cur != DS_NONE) {
+		int c = key_cmp(partial, full, size, &ix->nodes[cur]);
+		if (c == 0)
+			return cur;
+		cur = c < 0 ? ix->nodes[cur].left : ix->nodes[cur].right;
+	}
+	return DS_NONE;
+}
+
+int ds_index_insert(struct ds_index *ix, struct ds_rec *recs, uint32_t ri)
+{
+	struct ds_rec *r = &recs[ri];
+	uint32_t *link = &ix->root;
+	while (*link != DS_NONE) {
+		struct ds_node *n = &ix->nodes[*link];
+		int c = key_cmp(r->partial, r->full, r->size, n);
+		if (c == 0) {
+			r->next = DS_NONE;
+			recs[n->tail].next = ri;
+			n->tail = ri;
+			return 0;
+		}
+		link = c < 0 ? &n->left : &n->right;
+	}
+	if (ix->count == ix->cap) {
+		uint32_t cap = ix->cap ? ix->cap * 2 : 256;
+		/* link points into the array that realloc may move */
+		size_t link_off = link == &ix->root ? SIZE_MAX : (size_t)((char *)link - (char *)ix->nodes);
+		struct ds_node *nodes = realloc(ix->nodes, cap * sizeof(*nodes));
+		if (!nodes)
+			return -ENOMEM;
+		ix->nodes = nodes;
+		ix->cap = cap;
+		if (link_off != SIZE_MAX)
+			link = (uint32_t *)((char *)ix->nodes + link_off);
+	}
+	uint32_t ni = ix->count++;
+	struct ds_node *n = &ix->nodes[ni];
+	n->partial = r->partial;
+	n->full = r->full;
+	n->size = r->size;
+	n->left = n->right = DS_NONE;
+	n->head = n->tail = ri;
+	r->next = DS_NONE;
+	*link = ni;
+	return 0;
+}
+
+int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_node *), void *user)
+{
+	/* explicit stack: a degenerate tree must not cost call-stack depth */
+	uint32_t small[64];
+	uint32_t *stack = small;
+	size_t cap = 64, top = 0;
+	uint32_t cur = ix->root;
+	int rc = 0;
+	while (cur != DS_NONE || top > 0) {
+		while (cur != DS_NONE) {
+			if (top == cap) {
+				uint32_t *bigger = malloc(cap * 2 * sizeof(*bigger));
+				if (!bigger) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				for (size_t i = 0; i < top; i++)
+					bigger[i] = stack[i];
+				if (stack != small)
+					free(stack);
+				stack = bigger;
+				cap *= 2;
+			}
+			stack[top++] = cur;
+			cur = ix->nodes[cur].left;
+		}
+		cur = stack[--top];
+		rc = fn(user, &ix->nodes[cur]);
+		if (rc)
+			goto out;
+		cur = ix->nodes[cur].right;
+	}
+out:
+	if (stack != small)
+		free(stack);
+	return rc;
+}

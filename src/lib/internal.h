@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* internal.h: types shared by libdupscan's modules; never installed. */
+#ifndef DUPSCAN_INTERNAL_H
+#define DUPSCAN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "dupscan.h"
+
+#define DS_NONE UINT32_MAX
+#define DS_BLOCK 4096u                    /* first block: the partial hash covers this */
+#define DS_DEFAULT_CHUNK (256u * 1024u)   /* read size; see README "Performance" */
+#define DS_MIN_CHUNK 4096u
+#define DS_MAX_CHUNK (16u * 1024u * 1024u)
+#define DS_BLOCK_BUDGET (32u * 1024u * 1024u) /* first blocks kept in memory per size group */
+#define DS_LOCKSTEP_MAX 256u              /* files open at once when comparing in lockstep */
+
+/* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
+struct ds_arena_chunk;
+struct ds_arena {
+	struct ds_arena_chunk *head;
+	size_t used, cap;
+	size_t total; /* bytes handed out, for memory accounting */
+};
+void ds_arena_init(struct ds_arena *a);
+void ds_arena_free(struct ds_arena *a);
+void *ds_arena_alloc(struct ds_arena *a, size_t len);
+char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
+
+/* ---- records ---- */
+enum ds_rec_flag {
+	DS_F_DROPPED = 1u << 0, /* unreadable or changed: out of the match */
+	DS_F_SKIPPED = 1u << 1, /* not examined (zero length without -z) */
+	DS_F_ALIAS = 1u << 2    /* the same path reached a second time */
+};
+
+/* One per path reached. Fixed-size; the name lives in the scan's arena. */
+struct ds_rec {
+	uint64_t size, dev, ino;
+	int64_t mtime_ns;
+	uint64_t partial, full;  /* XXH64 of the first block / of the whole file */
+	const char *name;        /* last component; the directory holds the rest */
+	uint32_t dir;            /* index into scan->dirs */
+	uint32_t mode, uid, gid;
+	uint32_t arg;            /* index of the added path it was reached from */
+	uint32_t flags;
+	uint32_t rep;            /* representative record of its inode (itself if it is one) */
+	uint32_t cls;            /* confirmed content class, DS_NONE when none */
+	uint32_t next;           /* next record in the same index node */
+};
+
+struct ds_dir {
+	const char *name;   /* component, or the whole prefix for a root */
+	uint32_t parent;    /* DS_NONE for a root */
+	uint32_t arg;
+	uint64_t dev, ino;
+};
+
+struct ds_arg {
+	const char *path;
+	bool recurse;
+};
+
+struct dupscan_file {
+	const char *path;
+	const struct ds_rec *rec;
+};
+
+struct dupscan_set {
+	struct dupscan_file *files;
+	size_t count;
+};
+
+/* ---- index.c: binary tree keyed on (partial, full, size) ---- */
+struct ds_node {
+	uint64_t partial, full, size;
+	uint32_t left, right;
+	uint32_t head, tail; /* records with this key, chained through rec->next */
+};
+struct ds_index {
+	struct ds_node *nodes;
+	uint32_t count, cap;
+	uint32_t root;
+};
+void ds_index_init(struct ds_index *ix);
+void ds_index_free(struct ds_index *ix);
+/* Insert record ri (its partial/full/size are the key). @return 0 or -ENOMEM. */
+int ds_index_insert(struct ds_index *ix, struct ds_rec *recs, uint32_t ri);
+/* Node holding this key, or DS_NONE. */
+uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size);
+/* Visit nodes in key order; the callback returns nonzero to stop. @return that value. */
+int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_node *), void *user);
+
+/* ---- hash.c: the only user of xxhash.h ---- */
+struct ds_hashes; /* an array of XXH64 streaming states */
+struct ds_hashes *ds_hashes_new(size_t n);
+void ds_hashes_free(struct ds_hashes *h);
+void ds_hash_reset(struct ds_hashes *h, size_t i);
+void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
+uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
+uint64_t ds_hash_oneshot(const void *buf, size_t len);
+
+/* ---- the scan ---- */
+struct dupscan_scan {
+	/* options */
+	bool zero_match, hard_links, follow_symlinks, no_hidden, one_fs, isolate,
+	     permissions, quick, partial_only, param_order, reverse;
+	int order;
+	size_t chunk;
+
+	dupscan_error_fn on_error;
+	void *error_user;
+	dupscan_progress_fn on_progress;
+	void *progress_user;
+
+	bool ran;
+	uint64_t errors;
+
+	struct ds_arg *args;
+	uint32_t nargs, cap_args;
+
+	struct ds_dir *dirs;
+	uint32_t ndirs, cap_dirs;
+	struct ds_rec *recs;
+	uint32_t nrecs, cap_recs;
+	struct ds_arena names;       /* file and directory names */
+
+	/* visited directories, open addressing on (dev, ino) */
+	uint64_t *seen;              /* pairs: dev, ino+1 (0 = empty) */
+	size_t seen_cap, seen_count;
+
+	struct ds_index index;
+
+	/* results */
+	struct ds_arena out;         /* result paths */
+	struct dupscan_set *sets;
+	size_t nsets;
+	struct dupscan_file *uniques;
+	size_t nuniques;
+	bool uniques_built;
+};
+
+/* error.c */
+void ds_report(dupscan_scan *s, const char *path, int code);
+void ds_report_rec(dupscan_scan *s, const struct ds_rec *r, int code);
+
+/* walk.c */
+int ds_walk(dupscan_scan *s);
+/* Write the path of record r into buf (NUL-terminated). @return its length,
+ * or the length needed when cap is too small (then buf holds nothing useful). */
+size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap);
+/* Same, allocated in the result arena. @return NULL on ENOMEM. */
+char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r);
+
+/* compare.c: reading files and comparing them byte by byte */
+struct ds_member {
+	uint32_t rec;
+	int fd;
+	uint32_t hidx;  /* index of its hash state and first block */
+	uint32_t cls;   /* class label while partitioning */
+	bool alive;
+};
+/* Open record r for reading and check it is the file that was scanned.
+ * @return an fd, or a negative code (already reported). */
+int ds_open_rec(dupscan_scan *s, struct ds_rec *r);
+/* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
+int ds_check_unchanged(int fd, const struct ds_rec *r);
+/* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
+int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Partition members (all of one size) into classes of identical content by
+ * reading them in lockstep from offset start. When h is given, bytes from
+ * DS_BLOCK on are fed to state m[i].hidx of h. first_blocks (optional) holds
+ * each member's first min(size, DS_BLOCK) bytes at m[i].hidx * block_len.
+ * On return each alive member's cls is a class label (labels are member
+ * indexes); a member alone in its class is marked not alive.
+ * @return 0 or -ENOMEM. */
+int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
+
+/* match.c */
+int ds_match(dupscan_scan *s);
+
+/* sets.c */
+int ds_build_sets(dupscan_scan *s);
+int ds_build_uniques(dupscan_scan *s);
+void ds_free_results(dupscan_scan *s);
+/* Natural order: runs of digits compare as numbers. */
+int ds_natural_cmp(const char *a, const char *b);
+/* The chosen order between two records whose paths are pa and pb. */
+int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
+		 const struct ds_rec *b, const char *pb);
+/* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
+int ds_sort(void *base, size_t n, size_t size,
+	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
+
+#endif /* DUPSCAN_INTERNAL_H */

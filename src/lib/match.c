@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/* match.c: from walked records to confirmed content classes in the index:
+ * hard links, size groups, first-block hashes, full hashes and byte comparison. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- hard links: one representative record per inode ---- */
+
+static int cmp_inode(void *ctx, const void *pa, const void *pb)
+{
+	const struct ds_rec *recs = ctx;
+	const struct ds_rec *a = &recs[*(const uint32_t *)pa], *b = &recs[*(const uint32_t *)pb];
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	return 0; /* the sort is stable: visit order decides among paths */
+}
+
+static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
+{
+	const struct ds_dir *da = &s->dirs[a->dir], *db = &s->dirs[b->dir];
+	return da->dev == db->dev && da->ino == db->ino && strcmp(a->name, b->name) == 0;
+}
+
+/* Among the paths of one inode, the first in the chosen order represents it,
+ * whatever order the walk met them in. */
+static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
+{
+	uint32_t best = DS_NONE;
+	char *best_path = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ds_rec *r = &s->recs[run[i]];
+		for (size_t j = 0; j < i; j++) {
+			const struct ds_rec *o = &s->recs[run[j]];
+			if (!(o->flags & DS_F_ALIAS) && same_place(s, r, o)) {
+				r->flags |= DS_F_ALIAS;
+				break;
+			}
+		}
+		if (r->flags & DS_F_ALIAS)
+			continue;
+		size_t len = ds_rec_path(s, r, NULL, 0);
+		char *p = malloc(len + 1);
+		if (!p) {
+			rc = -ENOMEM;
+			break;
+		}
+		ds_rec_path(s, r, p, len + 1);
+		if (best == DS_NONE || ds_order_cmp(s, r, p, &s->recs[best], best_path) < 0) {
+			free(best_path);
+			best_path = p;
+			best = run[i];
+		} else {
+			free(p);
+		}
+	}
+	free(best_path);
+	if (best != DS_NONE)
+		for (size_t i = 0; i < n; i++)
+			s->recs[run[i]].rep = best;
+	return rc;
+}
+
+static int collapse_links(dupscan_scan *s, uint32_t *order)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		order[i] = i;
+	int rc = ds_sort(order, s->nrecs, sizeof(*order), cmp_inode, s->recs);
+	for (uint32_t i = 0; rc == 0 && i < s->nrecs;) {
+		uint32_t j = i + 1;
+		while (j < s->nrecs && cmp_inode(s->recs, &order[i], &order[j]) == 0)
+			j++;
+		if (j - i > 1)
+			rc = collapse_run(s, order + i, j - i);
+		i = j;
+	}
+	return rc;
+}
+
+/* ---- size groups ---- */
+
+static int cmp_group(void *ctx, const void *pa, const void *pb)
+{
+	const dupscan_scan *s = ctx;
+	const struct ds_rec *a = &s->recs[*(const uint32_t *)pa], *b = &s->recs[*(const uint32_t *)pb];
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	if (s->one_fs && a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (s->permissions) {
+		if (a->mode != b->mode)
+			return a->mode < b->mode ? -1 : 1;
+		if (a->uid != b->uid)
+			return a->uid < b->uid ? -1 : 1;
+		if (a->gid != b->gid)
+			return a->gid < b->gid ? -1 : 1;
+	}
+	return 0;
+}
+
+/* ---- one size group ---- */
+
+struct by_hash {
+	uint64_t key;
+	uint32_t pos;
+};
+
+static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
+{
+	const struct by_hash *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return 0;
+}
+
+/* Continue a file's hash from the end of its first block to its end. */
+static int hash_rest(dupscan_scan *s, struct ds_rec *r, struct ds_hashes *h, size_t hidx,
+		     unsigned char *buf)
+{
+	int fd = ds_open_rec(s, r);
+	if (fd < 0)
+		return fd == -ENOMEM ? fd : 0;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	int err = 0;
+	for (uint64_t off = DS_BLOCK; off < r->size && err == 0;) {
+		size_t len = r->size - off < s->chunk ? (size_t)(r->size - off) : s->chunk;
+		err = ds_pread_full(fd, buf, len, off);
+		if (err == 0)
+			ds_hash_update(h, hidx, buf, len);
+		off += len;
+	}
+	if (err == 0)
+		err = ds_check_unchanged(fd, r);
+	close(fd);
+	if (err < 0) {
+		r->flags |= DS_F_DROPPED;
+		ds_report_rec(s, r, err);
+	} else {
+		r->full = ds_hash_digest(h, hidx);
+	}
+	return 0;
+}
+
+static int insert_class(dupscan_scan *s, uint32_t ri, uint32_t cls)
+{
+	s->recs[ri].cls = cls;
+	return ds_index_insert(&s->index, s->recs, ri);
+}
+
+/* Index the alive members of a lockstep result; a class is named by the
+ * record of its first member. */
+static int index_members(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!m[i].alive)
+			continue;
+		struct ds_rec *r = &s->recs[m[i].rec];
+		r->full = (h && r->size > DS_BLOCK) ? ds_hash_digest(h, m[i].hidx) : r->partial;
+		int rc = insert_class(s, m[i].rec, m[m[i].cls].rec);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Too many files to hold open at once: hash each alone, then confirm each run of
+ * equal full hashes against its first file in batches that fit. */
+static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h,
+		      const unsigned char *blocks, size_t blen)
+{
+	int rc = 0;
+	unsigned char *buf = malloc(s->chunk);
+	struct by_hash *bh = malloc(n * sizeof(*bh));
+	struct ds_member *batch = malloc(DS_LOCKSTEP_MAX * sizeof(*batch));
+	struct ds_member *pending = malloc(n * sizeof(*pending));
+	if (!buf || !bh || !batch || !pending) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	size_t nb = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct ds_rec *r = &s->recs[m[i].rec];
+		rc = hash_rest(s, r, h, m[i].hidx, buf);
+		if (!(r->flags & DS_F_DROPPED))
+			bh[nb++] = (struct by_hash){ r->full, (uint32_t)i };
+	}
+	if (rc == 0)
+		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	for (size_t i = 0; rc == 0 && i < nb;) {
+		size_t j = i + 1;
+		while (j < nb && bh[j].key == bh[i].key)
+			j++;
+		size_t np = 0;
+		for (size_t k = i; k < j; k++)
+			pending[np++] = m[bh[k].pos];
+		while (rc == 0 && np >= 2) {
+			struct ds_member rep = pending[0];
+			size_t left = 0;
+			bool rep_ok = true, joined = false;
+			for (size_t k = 1; rc == 0 && k < np;) {
+				if (!rep_ok) {
+					pending[left++] = pending[k++];
+					continue;
+				}
+				size_t cnt = 1;
+				batch[0] = rep;
+				while (k < np && cnt < DS_LOCKSTEP_MAX)
+					batch[cnt++] = pending[k++];
+				uint64_t start = blocks ? DS_BLOCK : 0;
+				rc = ds_lockstep(s, batch, cnt, s->recs[rep.rec].size, start, NULL, blocks, blen);
+				if (s->recs[rep.rec].flags & DS_F_DROPPED)
+					rep_ok = false;
+				for (size_t b = 1; rc == 0 && b < cnt; b++) {
+					if (s->recs[batch[b].rec].flags & DS_F_DROPPED)
+						continue;
+					if (rep_ok && batch[b].alive && batch[b].cls == batch[0].cls) {
+						rc = insert_class(s, batch[b].rec, rep.rec);
+						joined = true;
+					} else {
+						pending[left++] = batch[b];
+					}
+				}
+			}
+			if (rc == 0 && rep_ok && joined)
+				rc = insert_class(s, rep.rec, rep.rec);
+			np = left;
+		}
+		i = j;
+	}
+out:
+	free(pending);
+	free(batch);
+	free(bh);
+	free(buf);
+	return rc;
+}
+
+/* Hash the first block of every file of one size group, then settle each run of
+ * equal partial hashes. */
+static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	int rc = 0;
+	uint64_t size = s->recs[idx[0]].size;
+	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
+	/* first blocks stay in memory when they fit, so comparing never re-reads them */
+	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+	unsigned char *blocks = keep ? malloc(n * blen) : NULL;
+	unsigned char *one = malloc(DS_BLOCK);
+	struct ds_hashes *h = ds_hashes_new(n);
+	struct by_hash *bh = malloc(n * sizeof(*bh));
+	struct ds_member *m = malloc(n * sizeof(*m));
+	unsigned char *buf = NULL;
+	if ((keep && !blocks) || !one || !h || !bh || !m) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	size_t nb = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ds_rec *r = &s->recs[idx[i]];
+		int fd = ds_open_rec(s, r);
+		if (fd == -ENOMEM) {
+			rc = fd;
+			goto out;
+		}
+		if (fd < 0)
+			continue;
+		unsigned char *dst = keep ? blocks + i * blen : one;
+		int err = ds_pread_full(fd, dst, blen, 0);
+		close(fd);
+		if (err < 0) {
+			r->flags |= DS_F_DROPPED;
+			ds_report_rec(s, r, err);
+			continue;
+		}
+		ds_hash_update(h, i, dst, blen);
+		r->partial = ds_hash_digest(h, i);
+		r->full = r->partial;
+		bh[nb++] = (struct by_hash){ r->partial, (uint32_t)i };
+	}
+	rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	for (size_t i = 0; rc == 0 && i < nb;) {
+		size_t j = i + 1;
+		while (j < nb && bh[j].key == bh[i].key)
+			j++;
+		size_t k = j - i;
+		for (size_t x = 0; x < k; x++)
+			m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
+		if (k < 2) {
+			/* unique first block: done after 4 KiB */
+		} else if (s->partial_only) {
+			for (size_t x = 0; x < k && rc == 0; x++)
+				rc = insert_class(s, m[x].rec, m[0].rec);
+		} else if (s->quick) {
+			if (size > DS_BLOCK && !buf && !(buf = malloc(s->chunk)))
+				rc = -ENOMEM;
+			for (size_t x = 0; x < k && rc == 0; x++)
+				if (size > DS_BLOCK)
+					rc = hash_rest(s, &s->recs[m[x].rec], h, m[x].hidx, buf);
+			/* classes by full hash: the index node is the class */
+			for (size_t x = 0; x < k && rc == 0; x++) {
+				struct ds_rec *r = &s->recs[m[x].rec];
+				if (r->flags & DS_F_DROPPED)
+					continue;
+				uint32_t node = ds_index_find(&s->index, r->partial, r->full, r->size);
+				uint32_t cls = m[x].rec;
+				for (uint32_t q = node == DS_NONE ? DS_NONE : s->index.nodes[node].head;
+				     q != DS_NONE; q = s->recs[q].next)
+					if (cmp_group(s, &q, &m[x].rec) == 0) {
+						cls = s->recs[q].cls;
+						break;
+					}
+				rc = insert_class(s, m[x].rec, cls);
+			}
+		} else if (k <= DS_LOCKSTEP_MAX) {
+			uint64_t start = keep ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
+			rc = ds_lockstep(s, m, k, size, start, h, blocks, blen);
+			if (rc == 0)
+				rc = index_members(s, m, k, h);
+		} else {
+			rc = match_many(s, m, k, h, blocks, blen);
+		}
+		i = j;
+	}
+out:
+	free(buf);
+	free(m);
+	free(bh);
+	ds_hashes_free(h);
+	free(one);
+	free(blocks);
+	return rc;
+}
+
+int ds_match(dupscan_scan *s)
+{
+	int rc = 0;
+	uint32_t *order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	rc = collapse_links(s, order);
+	if (rc)
+		goto out;
+
+	/* candidates: one record per inode */
+	uint32_t nc = 0;
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		struct ds_rec *r = &s->recs[i];
+		if (r->rep != i || (r->flags & DS_F_ALIAS))
+			continue;
+		if (r->size == 0 && !s->zero_match) {
+			r->flags |= DS_F_SKIPPED;
+			continue;
+		}
+		order[nc++] = i;
+	}
+	rc = ds_sort(order, nc, sizeof(*order), cmp_group, s);
+	uint64_t total = 0, done = 0;
+	for (uint32_t i = 0; i < nc;) {
+		uint32_t j = i + 1;
+		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
+			j++;
+		if (j - i > 1)
+			total += j - i;
+		i = j;
+	}
+	for (uint32_t i = 0; rc == 0 && i < nc;) {
+		uint32_t j = i + 1;
+		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
+			j++;
+		if (j - i < 2) {
+			/* alone in its size group: unique without a read */
+		} else if (s->recs[order[i]].size == 0) {
+			uint64_t empty = ds_hash_oneshot("", 0);
+			for (uint32_t x = i; x < j && rc == 0; x++) {
+				s->recs[order[x]].partial = s->recs[order[x]].full = empty;
+				rc = insert_class(s, order[x], order[i]);
+			}
+		} else {
+			rc = match_group(s, order + i, j - i);
+			done += j - i;
+			if (s->on_progress)
+				s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, done, total);
+		}
+		i = j;
+	}
+out:
+	free(order);
+	return rc;
+}

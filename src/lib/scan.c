@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* scan.c: the scan handle, its options and the accessors for its results. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+DUPSCAN_API int dupscan_create(dupscan_scan **out)
+{
+	if (!out)
+		return -EINVAL;
+	dupscan_scan *s = calloc(1, sizeof(*s));
+	*out = s;
+	if (!s)
+		return -ENOMEM;
+	s->chunk = DS_DEFAULT_CHUNK;
+	s->order = DUPSCAN_ORDER_NAME;
+	ds_arena_init(&s->names);
+	ds_arena_init(&s->out);
+	ds_index_init(&s->index);
+	return 0;
+}
+
+DUPSCAN_API void dupscan_free(dupscan_scan *s)
+{
+	if (!s)
+		return;
+	ds_free_results(s);
+	ds_index_free(&s->index);
+	for (uint32_t i = 0; i < s->nargs; i++)
+		free((char *)s->args[i].path);
+	free(s->args);
+	free(s->dirs);
+	free(s->recs);
+	free(s->seen);
+	ds_arena_free(&s->names);
+	free(s);
+}
+
+DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)
+{
+	if (!s || !path || !*path)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	if (s->nargs == s->cap_args) {
+		uint32_t cap = s->cap_args ? s->cap_args * 2 : 16;
+		if (cap > (uint32_t)INT32_MAX)
+			return -ENOMEM;
+		struct ds_arg *a = realloc(s->args, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		s->args = a;
+		s->cap_args = cap;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	s->args[s->nargs] = (struct ds_arg){ copy, recurse != 0 };
+	return (int)s->nargs++;
+}
+
+DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	bool *flag = NULL;
+	switch (option) {
+	case DUPSCAN_OPT_ZERO_MATCH: flag = &s->zero_match; break;
+	case DUPSCAN_OPT_HARD_LINKS: flag = &s->hard_links; break;
+	case DUPSCAN_OPT_FOLLOW_SYMLINKS: flag = &s->follow_symlinks; break;
+	case DUPSCAN_OPT_NO_HIDDEN: flag = &s->no_hidden; break;
+	case DUPSCAN_OPT_ONE_FILE_SYSTEM: flag = &s->one_fs; break;
+	case DUPSCAN_OPT_ISOLATE: flag = &s->isolate; break;
+	case DUPSCAN_OPT_PERMISSIONS: flag = &s->permissions; break;
+	case DUPSCAN_OPT_QUICK: flag = &s->quick; break;
+	case DUPSCAN_OPT_PARTIAL_ONLY: flag = &s->partial_only; break;
+	case DUPSCAN_OPT_PARAM_ORDER: flag = &s->param_order; break;
+	case DUPSCAN_OPT_REVERSE: flag = &s->reverse; break;
+	case DUPSCAN_OPT_CHUNK_SIZE:
+		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
+			return DUPSCAN_E_OPTION;
+		s->chunk = (size_t)value;
+		return 0;
+	case DUPSCAN_OPT_ORDER:
+		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
+			return DUPSCAN_E_OPTION;
+		s->order = (int)value;
+		return 0;
+	default:
+		return DUPSCAN_E_OPTION;
+	}
+	if (value != 0 && value != 1)
+		return DUPSCAN_E_OPTION;
+	*flag = value != 0;
+	return 0;
+}
+
+DUPSCAN_API void dupscan_set_error_callback(dupscan_scan *s, dupscan_error_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->on_error = fn;
+	s->error_user = user;
+}
+
+DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *s, dupscan_progress_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->on_progress = fn;
+	s->progress_user = user;
+}
+
+DUPSCAN_API int dupscan_run(dupscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	s->ran = true;
+	int rc = ds_walk(s);
+	if (rc == 0)
+		rc = ds_match(s);
+	if (rc == 0)
+		rc = ds_build_sets(s);
+	if (rc < 0) {
+		/* a failed run must not leave half-built results visible */
+		ds_free_results(s);
+	}
+	return rc;
+}
+
+DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)
+{
+	return s ? s->errors : 0;
+}
+
+DUPSCAN_API size_t dupscan_set_count(const dupscan_scan *s)
+{
+	return s ? s->nsets : 0;
+}
+
+DUPSCAN_API const dupscan_set *dupscan_get_set(const dupscan_scan *s, size_t i)
+{
+	return s && i < s->nsets ? &s->sets[i] : NULL;
+}
+
+DUPSCAN_API size_t dupscan_set_file_count(const dupscan_set *set)
+{
+	return set ? set->count : 0;
+}
+
+DUPSCAN_API const dupscan_file *dupscan_set_file(const dupscan_set *set, size_t i)
+{
+	return set && i < set->count ? &set->files[i] : NULL;
+}
+
+DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *s)
+{
+	if (!s || !s->ran)
+		return 0;
+	/* built on first use: most callers never ask for unique files */
+	if (ds_build_uniques((dupscan_scan *)s) < 0)
+		return 0;
+	return s->nuniques;
+}
+
+DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *s, size_t i)
+{
+	if (i >= dupscan_unique_count(s))
+		return NULL;
+	return &s->uniques[i];
+}
+
+DUPSCAN_API const char *dupscan_file_path(const dupscan_file *f) { return f ? f->path : NULL; }
+DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *f) { return f ? f->rec->size : 0; }
+DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *f) { return f ? f->rec->dev : 0; }
+DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec->ino : 0; }
+DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
+DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? f->rec->mode : 0; }
+DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)f->rec->arg : -1; }

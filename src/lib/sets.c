@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* sets.c: turn confirmed classes into ordered duplicate sets and unique files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- ordering ---- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int ds_natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (is_digit(*a) && is_digit(*b)) {
+			while (*a == '0' && is_digit(a[1]))
+				a++;
+			while (*b == '0' && is_digit(b[1]))
+				b++;
+			size_t la = 0, lb = 0;
+			while (is_digit(a[la]))
+				la++;
+			while (is_digit(b[lb]))
+				lb++;
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int c = memcmp(a, b, la);
+			if (c)
+				return c < 0 ? -1 : 1;
+			a += la;
+			b += lb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	if (*a == *b)
+		return 0;
+	return *a ? 1 : -1;
+}
+
+int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
+		 const struct ds_rec *b, const char *pb)
+{
+	int c = 0;
+	if (s->param_order && a->arg != b->arg)
+		c = a->arg < b->arg ? -1 : 1;
+	else if (s->order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
+		c = a->mtime_ns < b->mtime_ns ? -1 : 1;
+	if (c == 0)
+		c = ds_natural_cmp(pa, pb);
+	if (c == 0)
+		c = strcmp(pa, pb); /* "a01" and "a1" still get a fixed order */
+	return s->reverse ? -c : c;
+}
+
+int ds_sort(void *base, size_t n, size_t size,
+	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx)
+{
+	if (n < 2)
+		return 0;
+	unsigned char *tmp = malloc(n * size);
+	if (!tmp)
+		return -ENOMEM;
+	unsigned char *src = base, *dst = tmp;
+	/* bottom-up merge sort: stable, no recursion */
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi) {
+				if (cmp(ctx, src + j * size, src + i * size) < 0)
+					memcpy(dst + size * k++, src + size * j++, size);
+				else
+					memcpy(dst + size * k++, src + size * i++, size);
+			}
+			memcpy(dst + size * k, src + size * i, (mid - i) * size);
+			k += mid - i;
+			memcpy(dst + size * k, src + size * j, (hi - j) * size);
+		}
+		unsigned char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != base)
+		memcpy(base, src, n * size);
+	free(tmp);
+	return 0;
+}
+
+static int cmp_file(void *ctx, const void *pa, const void *pb)
+{
+	const struct dupscan_file *a = pa, *b = pb;
+	return ds_order_cmp(ctx, a->rec, a->path, b->rec, b->path);
+}
+
+static int cmp_set(void *ctx, const void *pa, const void *pb)
+{
+	const struct dupscan_set *a = pa, *b = pb;
+	return cmp_file(ctx, &a->files[0], &b->files[0]);
+}
+
+/* ---- sets ---- */
+
+struct collect {
+	dupscan_scan *s;
+	uint32_t *set_of;      /* per record: its set while building, DS_NONE when none */
+	uint32_t *members;     /* per set: number of inodes */
+	uint32_t nsets, cap;
+	uint32_t *buf;
+	size_t nbuf, capbuf;
+};
+
+static int new_set(struct collect *c, uint32_t *out)
+{
+	if (c->nsets == c->cap) {
+		uint32_t cap = c->cap ? c->cap * 2 : 256;
+		uint32_t *m = realloc(c->members, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		c->members = m;
+		c->cap = cap;
+	}
+	c->members[c->nsets] = 0;
+	*out = c->nsets++;
+	return 0;
+}
+
+static int cmp_cls(void *ctx, const void *pa, const void *pb)
+{
+	const struct ds_rec *recs = ctx;
+	uint32_t a = recs[*(const uint32_t *)pa].cls, b = recs[*(const uint32_t *)pb].cls;
+	return a < b ? -1 : a > b;
+}
+
+/* One index node may hold several classes (equal hashes, different bytes). */
+static int visit_node(void *user, const struct ds_node *node)
+{
+	struct collect *c = user;
+	dupscan_scan *s = c->s;
+	c->nbuf = 0;
+	for (uint32_t r = node->head; r != DS_NONE; r = s->recs[r].next) {
+		if (s->recs[r].flags & DS_F_DROPPED)
+			continue;
+		if (c->nbuf == c->capbuf) {
+			size_t cap = c->capbuf ? c->capbuf * 2 : 64;
+			uint32_t *b = realloc(c->buf, cap * sizeof(*b));
+			if (!b)
+				return -ENOMEM;
+			c->buf = b;
+			c->capbuf = cap;
+		}
+		c->buf[c->nbuf++] = r;
+	}
+	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s->recs);
+	for (size_t i = 0; rc == 0 && i < c->nbuf;) {
+		size_t j = i + 1;
+		while (j < c->nbuf && s->recs[c->buf[j]].cls == s->recs[c->buf[i]].cls)
+			j++;
+		if (j - i >= 2) {
+			uint32_t id;
+			rc = new_set(c, &id);
+			for (size_t k = i; rc == 0 && k < j; k++)
+				c->set_of[c->buf[k]] = id;
+			if (rc == 0)
+				c->members[id] = (uint32_t)(j - i);
+		}
+		i = j;
+	}
+	return rc;
+}
+
+static bool listed(const struct ds_rec *r)
+{
+	return !(r->flags & (DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED));
+}
+
+int ds_build_sets(dupscan_scan *s)
+{
+	int rc = 0;
+	struct collect c = { .s = s };
+	uint32_t *count = NULL, *fill = NULL;
+	c.set_of = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*c.set_of));
+	if (!c.set_of) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		c.set_of[i] = DS_NONE;
+	rc = ds_index_walk(&s->index, visit_node, &c);
+	if (rc)
+		goto out;
+
+	/* -H: an inode reached by two paths is a set of its own */
+	if (s->hard_links) {
+		for (uint32_t i = 0; i < s->nrecs && rc == 0; i++) {
+			const struct ds_rec *r = &s->recs[i];
+			if (r->rep == i || !listed(r) || !listed(&s->recs[r->rep]) || c.set_of[r->rep] != DS_NONE)
+				continue;
+			uint32_t id;
+			rc = new_set(&c, &id);
+			if (rc == 0) {
+				c.set_of[r->rep] = id;
+				c.members[id] = 1;
+			}
+		}
+	}
+
+	/* members: representatives only, or every path of their inodes with -H */
+	count = calloc(c.nsets ? c.nsets : 1, sizeof(*count));
+	fill = calloc(c.nsets ? c.nsets : 1, sizeof(*fill));
+	if (!count || !fill) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct ds_rec *r = &s->recs[i];
+		uint32_t id = c.set_of[r->rep];
+		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
+			continue;
+		count[id]++;
+	}
+	s->sets = malloc((c.nsets ? c.nsets : 1) * sizeof(*s->sets));
+	if (!s->sets) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t id = 0; id < c.nsets; id++) {
+		s->sets[id].count = 0;
+		s->sets[id].files = ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1);
+		if (!s->sets[id].files) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct ds_rec *r = &s->recs[i];
+		uint32_t id = c.set_of[r->rep];
+		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
+			continue;
+		char *p = ds_rec_path_dup(s, r);
+		if (!p) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		s->sets[id].files[s->sets[id].count++] = (struct dupscan_file){ p, r };
+	}
+	size_t kept = 0;
+	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
+		struct dupscan_set *set = &s->sets[id];
+		rc = ds_sort(set->files, set->count, sizeof(*set->files), cmp_file, s);
+		if (rc == 0 && s->isolate) {
+			/* -I: the others must come from another argument than the first */
+			size_t n = 1;
+			for (size_t k = 1; k < set->count; k++)
+				if (set->files[k].rec->arg != set->files[0].rec->arg)
+					set->files[n++] = set->files[k];
+			set->count = n;
+		}
+		if (set->count >= 2)
+			s->sets[kept++] = *set;
+	}
+	s->nsets = kept;
+	if (rc == 0)
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), cmp_set, s);
+out:
+	free(fill);
+	free(count);
+	free(c.buf);
+	free(c.members);
+	free(c.set_of);
+	return rc;
+}
+
+int ds_build_uniques(dupscan_scan *s)
+{
+	if (s->uniques_built)
+		return 0;
+	/* a file is unique when its inode belongs to no class and it is no -H set */
+	size_t n = 0;
+	bool *multi = calloc(s->nrecs ? s->nrecs : 1, sizeof(*multi));
+	if (!multi)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (s->recs[i].rep != i && listed(&s->recs[i]))
+			multi[s->recs[i].rep] = true;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < s->nrecs; i++) {
+			const struct ds_rec *r = &s->recs[i];
+			const struct ds_rec *rep = &s->recs[r->rep];
+			if (!listed(r) || !listed(rep) || rep->cls != DS_NONE || (s->hard_links && multi[r->rep]))
+				continue;
+			if (pass == 1) {
+				char *p = ds_rec_path_dup(s, r);
+				if (!p) {
+					free(multi);
+					return -ENOMEM;
+				}
+				s->uniques[n] = (struct dupscan_file){ p, r };
+			}
+			n++;
+		}
+		if (pass == 0) {
+			s->uniques = malloc((n ? n : 1) * sizeof(*s->uniques));
+			if (!s->uniques) {
+				free(multi);
+				return -ENOMEM;
+			}
+			n = 0;
+		}
+	}
+	free(multi);
+	s->nuniques = n;
+	s->uniques_built = true;
+	return ds_sort(s->uniques, n, sizeof(*s->uniques), cmp_file, s);
+}
+
+void ds_free_results(dupscan_scan *s)
+{
+	free(s->sets);
+	free(s->uniques);
+	s->sets = NULL;
+	s->uniques = NULL;
+	s->nsets = s->nuniques = 0;
+	ds_arena_free(&s->out);
+}

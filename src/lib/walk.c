@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/* walk.c: reach every regular file under the added paths, each directory once. */
+/* d_type is a BSD/glibc extension: it saves a stat per FIFO, device or skipped dir */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* ---- paths ---- */
+
+static size_t sep_after(const char *left, size_t len)
+{
+	return (len > 0 && left[len - 1] != '/') ? 1 : 0;
+}
+
+static size_t path_len(const dupscan_scan *s, uint32_t dir, const char *name)
+{
+	size_t len = strlen(name);
+	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
+		size_t plen = strlen(s->dirs[d].name);
+		len += plen + sep_after(s->dirs[d].name, plen);
+	}
+	return len;
+}
+
+/* Components are written back to front, so no depth-sized array is needed. */
+static size_t build_path(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap)
+{
+	size_t len = path_len(s, dir, name);
+	if (len + 1 > cap)
+		return len;
+	char *end = buf + len;
+	*end = '\0';
+	size_t nlen = strlen(name);
+	end -= nlen;
+	memcpy(end, name, nlen);
+	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
+		const char *pn = s->dirs[d].name;
+		size_t plen = strlen(pn);
+		if (sep_after(pn, plen))
+			*--end = '/';
+		end -= plen;
+		memcpy(end, pn, plen);
+	}
+	return len;
+}
+
+size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
+{
+	return build_path(s, r->dir, r->name, buf, cap);
+}
+
+char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
+{
+	size_t len = path_len(s, r->dir, r->name);
+	char *p = ds_arena_alloc(&s->out, len + 1);
+	if (p)
+		build_path(s, r->dir, r->name, p, len + 1);
+	return p;
+}
+
+static char *dir_path_alloc(const dupscan_scan *s, uint32_t d)
+{
+	/* a directory's path is its parent's path joined with its own name */
+	const struct ds_dir *dir = &s->dirs[d];
+	size_t len = path_len(s, dir->parent, dir->name);
+	char *p = malloc(len + 1);
+	if (p)
+		build_path(s, dir->parent, dir->name, p, len + 1);
+	return p;
+}
+
+/* ---- visited directories ---- */
+
+static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (dev * 0x9E3779B97F4A7C15ull) ^ (ino * 0xC2B2AE3D27D4EB4Full);
+	h ^= h >> 29;
+	return (size_t)(h & (cap - 1));
+}
+
+/* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
+static int seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
+{
+	if ((s->seen_count + 1) * 2 > s->seen_cap) {
+		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+		uint64_t *t = calloc(cap * 2, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->seen_cap; i++) {
+			if (s->seen[2 * i + 1] == 0)
+				continue;
+			size_t j = seen_slot(s->seen[2 * i], s->seen[2 * i + 1] - 1, cap);
+			while (t[2 * j + 1] != 0)
+				j = (j + 1) & (cap - 1);
+			t[2 * j] = s->seen[2 * i];
+			t[2 * j + 1] = s->seen[2 * i + 1];
+		}
+		free(s->seen);
+		s->seen = t;
+		s->seen_cap = cap;
+	}
+	size_t j = seen_slot(dev, ino, s->seen_cap);
+	while (s->seen[2 * j + 1] != 0) {
+		if (s->seen[2 * j] == dev && s->seen[2 * j + 1] == ino + 1)
+			return 1;
+		j = (j + 1) & (s->seen_cap - 1);
+	}
+	s->seen[2 * j] = dev;
+	s->seen[2 * j + 1] = ino + 1;
+	s->seen_count++;
+	return 0;
+}
+
+/* ---- tables ---- */
+
+static int add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
+		   const struct stat *st, uint32_t *out)
+{
+	if (s->ndirs == s->cap_dirs) {
+		uint32_t cap = s->cap_dirs ? s->cap_dirs * 2 : 64;
+		struct ds_dir *d = realloc(s->dirs, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		s->dirs = d;
+		s->cap_dirs = cap;
+	}
+	const char *copy = ds_arena_strdup(&s->names, name, nlen);
+	if (!copy)
+		return -ENOMEM;
+	struct ds_dir *d = &s->dirs[s->ndirs];
+	d->name = copy;
+	d->parent = parent;
+	d->arg = arg;
+	d->dev = st->st_dev;
+	d->ino = st->st_ino;
+	*out = s->ndirs++;
+	return 0;
+}
+
+static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
+		   const struct stat *st)
+{
+	if (s->nrecs == s->cap_recs) {
+		if (s->cap_recs >= DS_NONE / 2)
+			return -ENOMEM;
+		uint32_t cap = s->cap_recs ? s->cap_recs * 2 : 1024;
+		struct ds_rec *r = realloc(s->recs, (size_t)cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		s->recs = r;
+		s->cap_recs = cap;
+	}
+	const char *copy = ds_arena_strdup(&s->names, name, nlen);
+	if (!copy)
+		return -ENOMEM;
+	struct ds_rec *r = &s->recs[s->nrecs];
+	memset(r, 0, sizeof(*r));
+	r->size = (uint64_t)st->st_size;
+	r->dev = st->st_dev;
+	r->ino = st->st_ino;
+	r->mtime_ns = mtime_ns(st);
+	r->name = copy;
+	r->dir = dir;
+	r->mode = st->st_mode;
+	r->uid = st->st_uid;
+	r->gid = st->st_gid;
+	r->arg = arg;
+	r->rep = s->nrecs;
+	r->cls = DS_NONE;
+	r->next = DS_NONE;
+	s->nrecs++;
+	if (s->on_progress && (s->nrecs & 1023) == 0)
+		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);
+	return 0;
+}
+
+/* ---- the walk ---- */
+
+struct dir_stack {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int push(struct dir_stack *st, uint32_t d)
+{
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 64;
+		uint32_t *v = realloc(st->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		st->v = v;
+		st->cap = cap;
+	}
+	st->v[st->n++] = d;
+	return 0;
+}
+
+/* Read one directory, adding its files and pushing its subdirectories.
+ * @return 0 (trouble with this directory is reported) or -ENOMEM. */
+static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
+{
+	int rc = 0;
+	DIR *dh = NULL;
+	char *path = dir_path_alloc(s, d);
+	if (!path)
+		return -ENOMEM;
+	bool root = s->dirs[d].parent == DS_NONE;
+	uint32_t arg = s->dirs[d].arg;
+	bool recurse = s->args[arg].recurse;
+	int oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
+	if (!root && !s->follow_symlinks)
+		oflags |= O_NOFOLLOW;
+	int fd = open(path, oflags);
+	if (fd < 0) {
+		ds_report(s, path, -errno);
+		goto out;
+	}
+	struct stat dst;
+	if (fstat(fd, &dst) != 0 || dst.st_dev != s->dirs[d].dev || dst.st_ino != s->dirs[d].ino) {
+		/* replaced between its listing and now: not the directory we counted */
+		close(fd);
+		ds_report(s, path, DUPSCAN_E_CHANGED);
+		goto out;
+	}
+	dh = fdopendir(fd);
+	if (!dh) {
+		rc = -errno;
+		close(fd);
+		ds_report(s, path, rc);
+		rc = rc == -ENOMEM ? rc : 0;
+		goto out;
+	}
+	int stat_flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(dh);
+		if (!e) {
+			if (errno != 0)
+				ds_report(s, path, -errno);
+			break;
+		}
+		const char *name = e->d_name;
+		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+			continue;
+		if (s->no_hidden && name[0] == '.')
+			continue;
+		switch (e->d_type) {
+		case DT_FIFO: case DT_CHR: case DT_BLK: case DT_SOCK:
+			continue; /* never a candidate, never opened */
+		case DT_DIR:
+			if (!recurse)
+				continue;
+			break;
+		case DT_LNK:
+			if (!s->follow_symlinks)
+				continue;
+			break;
+		default:
+			break;
+		}
+		struct stat st;
+		if (fstatat(fd, name, &st, stat_flags) != 0) {
+			int err = errno;
+			/* dangling or looping symlinks are not files */
+			if (s->follow_symlinks && (err == ENOENT || err == ELOOP))
+				continue;
+			char *fp = malloc(strlen(path) + strlen(name) + 2);
+			if (!fp) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			build_path(s, d, name, fp, strlen(path) + strlen(name) + 2);
+			ds_report(s, fp, -err);
+			free(fp);
+			continue;
+		}
+		size_t nlen = strlen(name);
+		if (S_ISREG(st.st_mode)) {
+			rc = add_rec(s, name, nlen, d, arg, &st);
+		} else if (S_ISDIR(st.st_mode) && recurse) {
+			int seen = seen_add(s, st.st_dev, st.st_ino);
+			if (seen < 0) {
+				rc = seen;
+			} else if (seen == 0) {
+				uint32_t nd;
+				rc = add_dir(s, name, nlen, d, arg, &st, &nd);
+				if (rc == 0)
+					rc = push(stack, nd);
+			}
+		}
+		if (rc)
+			goto out;
+	}
+out:
+	if (dh)
+		closedir(dh);
+	free(path);
+	return rc;
+}
+
+/* A file given as an argument hangs off a pseudo-directory holding its prefix. */
+static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	size_t plen = slash ? (size_t)(slash - path) + 1 : 0;
+	struct stat pst;
+	char *prefix = strndup(path, plen ? plen : 1);
+	if (!prefix)
+		return -ENOMEM;
+	if (!plen)
+		strcpy(prefix, ".");
+	if (stat(prefix, &pst) != 0)
+		memset(&pst, 0, sizeof(pst));
+	free(prefix);
+	uint32_t d;
+	int rc = add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
+	if (rc == 0)
+		rc = add_rec(s, path + plen, strlen(path + plen), d, arg, st);
+	return rc;
+}
+
+int ds_walk(dupscan_scan *s)
+{
+	struct dir_stack stack = { 0 };
+	int rc = 0;
+	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
+		const char *path = s->args[a].path;
+		struct stat st;
+		/* an argument is followed even without -s, like find -H */
+		if (stat(path, &st) != 0) {
+			ds_report(s, path, -errno);
+			continue;
+		}
+		if (S_ISREG(st.st_mode)) {
+			rc = add_file_arg(s, a, path, &st);
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			ds_report(s, path, DUPSCAN_E_NOTREG);
+			continue;
+		}
+		int seen = seen_add(s, st.st_dev, st.st_ino);
+		if (seen != 0) {
+			rc = seen < 0 ? seen : 0;
+			continue;
+		}
+		uint32_t d;
+		rc = add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
+		if (rc == 0)
+			rc = push(&stack, d);
+		/* depth-first with an explicit stack: no recursion per level */
+		while (rc == 0 && stack.n > 0)
+			rc = read_dir(s, stack.v[--stack.n], &stack);
+	}
+	free(stack.v);
+	return rc;
+}
