@@ -95,7 +95,9 @@ enum dupscan_order {
 
 /* Phases reported to the progress callback. */
 enum dupscan_phase {
-	DUPSCAN_PHASE_WALK = 1,  /* done = files found so far, total = 0 */
+	DUPSCAN_PHASE_WALK = 1,  /* done = files found so far, total = 0; once more
+	                          * when the walk ends, with total = done, before
+	                          * any file is read */
 	DUPSCAN_PHASE_MATCH = 2  /* done, total = candidate files examined / to examine */
 };
 

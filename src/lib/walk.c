@@ -364,5 +364,8 @@ int ds_walk(dupscan_scan *s)
 			rc = read_dir(s, stack.v[--stack.n], &stack);
 	}
 	free(stack.v);
+	/* a fixed point between walking and reading, announced to the caller */
+	if (rc == 0 && s->on_progress)
+		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, s->nrecs);
 	return rc;
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/* check_hash.c: the full hash continues the partial hash's state, and the first
+ * block is read once. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xxhash.h> /* an independent oracle for the library's hashes */
+
+#include "internal.h"
+#include "testutil.h"
+
+static const size_t sizes[] = { 1, 4095, 4096, 4097, 8191, 8192, 262143, 262144, 262145,
+				(1u << 20) + 3 };
+
+START_TEST(test_stream_split_equals_oneshot)
+{
+	size_t n = sizes[_i];
+	unsigned char *data = malloc(n);
+	ck_assert_ptr_nonnull(data);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (unsigned char)(i * 131 + (i >> 8));
+	struct ds_hashes *h = ds_hashes_new(2);
+	ck_assert_ptr_nonnull(h);
+	size_t first = n < DS_BLOCK ? n : DS_BLOCK;
+	ds_hash_update(h, 1, data, first);
+	uint64_t partial = ds_hash_digest(h, 1);
+	ck_assert_uint_eq(partial, XXH64(data, first, 0));
+	/* continue in uneven pieces, as reads would deliver them */
+	for (size_t off = first; off < n;) {
+		size_t len = (n - off) < 7777 ? n - off : 7777;
+		ds_hash_update(h, 1, data + off, len);
+		off += len;
+	}
+	ck_assert_uint_eq(ds_hash_digest(h, 1), XXH64(data, n, 0));
+	ck_assert_uint_eq(ds_hash_oneshot(data, n), XXH64(data, n, 0));
+	ds_hashes_free(h);
+	free(data);
+}
+END_TEST
+
+static unsigned char *slurp(const char *path, size_t n)
+{
+	unsigned char *buf = malloc(n ? n : 1);
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ds_pread_full(fd, buf, n, 0), 0);
+	close(fd);
+	return buf;
+}
+
+/* Through a real scan: the stored full hash equals XXH64 of the whole file. */
+START_TEST(test_scan_full_hash_matches_oneshot)
+{
+	size_t n = sizes[_i];
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a", n, 7, -1);
+	tu_file(dir, "b", n, 7, -1);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	ck_assert_uint_eq(dupscan_set_count(scan), 1);
+	char *pa = tu_path(dir, "a");
+	unsigned char *data = slurp(pa, n);
+	uint64_t want = XXH64(data, n, 0);
+	uint64_t want_partial = XXH64(data, n < DS_BLOCK ? n : DS_BLOCK, 0);
+	for (uint32_t i = 0; i < scan->nrecs; i++) {
+		ck_assert_uint_eq(scan->recs[i].full, want);
+		ck_assert_uint_eq(scan->recs[i].partial, want_partial);
+	}
+	free(data);
+	free(pa);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static unsigned long long rchar(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[128];
+	unsigned long long v = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Two identical files are read exactly once each: the first block is never read
+ * again for the full hash or for the byte comparison. */
+START_TEST(test_each_byte_read_once)
+{
+	const uint64_t n = 3 * 1024 * 1024 + 5;
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a", n, 3, -1);
+	tu_file(dir, "b", n, 3, -1);
+	unsigned long long probe0 = rchar(), probe1 = rchar();
+	unsigned long long probe_cost = probe1 - probe0; /* reading /proc/self/io itself */
+	unsigned long long before = rchar();
+	dupscan_scan *scan = tu_scan(dir, 0);
+	unsigned long long after = rchar();
+	ck_assert_uint_eq(dupscan_set_count(scan), 1);
+	unsigned long long used = after - before - probe_cost;
+	ck_assert_msg(used >= 2 * n && used < 2 * n + 1024,
+		      "read %llu bytes for two files of %llu", used, (unsigned long long)n);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static Suite *hash_suite(void)
+{
+	Suite *s = suite_create("hash");
+	TCase *tc = tcase_create("ds_hash_update");
+	tcase_add_loop_test(tc, test_stream_split_equals_oneshot, 0, sizeof(sizes) / sizeof(sizes[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("full_hash_reuse");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_scan_full_hash_matches_oneshot, 0, sizeof(sizes) / sizeof(sizes[0]));
+	tcase_add_test(tc, test_each_byte_read_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(hash_suite());
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* check_index.c: the binary tree keyed on (partial hash, full hash, size). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define N 20000
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+struct walk_state {
+	const struct ds_node *prev;
+	uint32_t nodes, recs;
+	const struct ds_rec *all;
+};
+
+static int check_order(void *user, const struct ds_node *n)
+{
+	struct walk_state *w = user;
+	if (w->prev) {
+		const struct ds_node *p = w->prev;
+		bool less = p->partial < n->partial ||
+			    (p->partial == n->partial && (p->full < n->full ||
+			     (p->full == n->full && p->size < n->size)));
+		ck_assert_msg(less, "index walk out of key order");
+	}
+	for (uint32_t r = n->head; r != DS_NONE; r = w->all[r].next) {
+		ck_assert_uint_eq(w->all[r].partial, n->partial);
+		ck_assert_uint_eq(w->all[r].full, n->full);
+		ck_assert_uint_eq(w->all[r].size, n->size);
+		w->recs++;
+	}
+	w->prev = n;
+	w->nodes++;
+	return 0;
+}
+
+START_TEST(test_insert_find_walk)
+{
+	struct ds_rec *recs = calloc(N, sizeof(*recs));
+	ck_assert_ptr_nonnull(recs);
+	uint64_t seed = 88172645463325252ull;
+	/* every fourth record repeats an earlier key: it must join that node */
+	for (uint32_t i = 0; i < N; i++) {
+		if (i % 4 == 3) {
+			uint32_t j = (uint32_t)(rnd(&seed) % i);
+			recs[i].partial = recs[j].partial;
+			recs[i].full = recs[j].full;
+			recs[i].size = recs[j].size;
+		} else {
+			recs[i].partial = rnd(&seed) % 1000; /* many equal partial hashes */
+			recs[i].full = rnd(&seed);
+			recs[i].size = rnd(&seed) % 64;
+		}
+	}
+	struct ds_index ix;
+	ds_index_init(&ix);
+	ck_assert_uint_eq(ds_index_find(&ix, 1, 2, 3), DS_NONE);
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_int_eq(ds_index_insert(&ix, recs, i), 0);
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t n = ds_index_find(&ix, recs[i].partial, recs[i].full, recs[i].size);
+		ck_assert_uint_ne(n, DS_NONE);
+		bool found = false;
+		for (uint32_t r = ix.nodes[n].head; r != DS_NONE; r = recs[r].next)
+			found |= r == i;
+		ck_assert_msg(found, "record %u missing from its node", i);
+	}
+	/* same hashes, other size: a different key */
+	uint32_t n0 = ds_index_find(&ix, recs[0].partial, recs[0].full, recs[0].size + 1000);
+	ck_assert_uint_eq(n0, DS_NONE);
+	struct walk_state w = { .all = recs };
+	ck_assert_int_eq(ds_index_walk(&ix, check_order, &w), 0);
+	ck_assert_uint_eq(w.recs, N);
+	ck_assert_uint_eq(w.nodes, ix.count);
+	ck_assert_uint_lt(ix.count, N);
+	ds_index_free(&ix);
+	free(recs);
+}
+END_TEST
+
+static int stop_at_third(void *user, const struct ds_node *n)
+{
+	(void)n;
+	int *count = user;
+	return ++*count == 3 ? 42 : 0;
+}
+
+START_TEST(test_walk_stops_and_sorted_input)
+{
+	/* keys inserted in increasing size order with equal hashes degenerate the
+	 * tree into a list: walking it must not recurse */
+	enum { M = 5000 };
+	struct ds_rec *recs = calloc(M, sizeof(*recs));
+	for (uint32_t i = 0; i < M; i++)
+		recs[i].size = i;
+	struct ds_index ix;
+	ds_index_init(&ix);
+	for (uint32_t i = 0; i < M; i++)
+		ck_assert_int_eq(ds_index_insert(&ix, recs, i), 0);
+	int count = 0;
+	ck_assert_int_eq(ds_index_walk(&ix, stop_at_third, &count), 42);
+	ck_assert_int_eq(count, 3);
+	struct walk_state w = { .all = recs };
+	ck_assert_int_eq(ds_index_walk(&ix, check_order, &w), 0);
+	ck_assert_uint_eq(w.nodes, M);
+	ds_index_free(&ix);
+	free(recs);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("index");
+	TCase *tc = tcase_create("ds_index_insert");
+	tcase_add_test(tc, test_insert_find_walk);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_index_walk");
+	tcase_add_test(tc, test_walk_stops_and_sorted_input);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* check_sets.c: building ordered sets from confirmed classes, and the options
+ * that shape them. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+#include "dupscan_config.h"
+
+START_TEST(test_natural_cmp)
+{
+	ck_assert_int_lt(ds_natural_cmp("file2", "file10"), 0);
+	ck_assert_int_gt(ds_natural_cmp("file10", "file9"), 0);
+	ck_assert_int_eq(ds_natural_cmp("a01", "a1"), 0);
+	ck_assert_int_lt(ds_natural_cmp("a", "b"), 0);
+	ck_assert_int_lt(ds_natural_cmp("a", "a0"), 0);
+	ck_assert_int_lt(ds_natural_cmp("a/sub/y", "a/x"), 0);
+	ck_assert_int_gt(ds_natural_cmp("x\xff", "x\x01"), 0); /* bytes are unsigned */
+	ck_assert_int_lt(ds_natural_cmp("v1.9.2", "v1.10.0"), 0);
+}
+END_TEST
+
+struct pair {
+	int key, seq;
+};
+
+static int cmp_key(void *ctx, const void *a, const void *b)
+{
+	(void)ctx;
+	return ((const struct pair *)a)->key - ((const struct pair *)b)->key;
+}
+
+START_TEST(test_sort_stable)
+{
+	enum { N = 1001 };
+	struct pair v[N];
+	for (int i = 0; i < N; i++)
+		v[i] = (struct pair){ (i * 7919) % 13, i };
+	ck_assert_int_eq(ds_sort(v, N, sizeof(v[0]), cmp_key, NULL), 0);
+	for (int i = 1; i < N; i++) {
+		ck_assert_int_le(v[i - 1].key, v[i].key);
+		if (v[i - 1].key == v[i].key)
+			ck_assert_int_lt(v[i - 1].seq, v[i].seq);
+	}
+}
+END_TEST
+
+static void link_rel(const char *dir, const char *from, const char *to)
+{
+	char *a = tu_path(dir, from), *b = tu_path(dir, to);
+	ck_assert_int_eq(link(a, b), 0);
+	free(a);
+	free(b);
+}
+
+static void check_sets(const dupscan_scan *scan, const char *dir, const char *want)
+{
+	char *got = tu_sets(scan, dir);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_hard_links)
+{
+	/* created so the walk may meet the links in any order */
+	char *dir = tu_tmpdir();
+	tu_text(dir, "m/orig", "linked\n");
+	link_rel(dir, "m/orig", "b-link");
+	link_rel(dir, "m/orig", "z-link");
+	tu_text(dir, "copy", "linked\n");
+	tu_text(dir, "lonely", "only links\n");
+	link_rel(dir, "lonely", "lonely2");
+	dupscan_scan *scan = tu_scan(dir, 0);
+	/* one path per inode: the first by name */
+	check_sets(scan, dir, "b-link copy");
+	char *u = tu_uniques(scan, dir);
+	ck_assert_str_eq(u, "lonely lonely2");
+	free(u);
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_HARD_LINKS, 1, 0);
+	check_sets(scan, dir, "b-link copy m/orig z-link|lonely lonely2");
+	u = tu_uniques(scan, dir);
+	ck_assert_str_eq(u, "");
+	free(u);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_zero_length)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "e1", "");
+	tu_text(dir, "e2", "");
+	tu_text(dir, "x", "x");
+	dupscan_scan *scan = tu_scan(dir, 0);
+	check_sets(scan, dir, "");
+	char *u = tu_uniques(scan, dir);
+	ck_assert_str_eq(u, "x");
+	free(u);
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_ZERO_MATCH, 1, 0);
+	check_sets(scan, dir, "e1 e2");
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static void set_mtime(const char *dir, const char *rel, time_t t)
+{
+	char *p = tu_path(dir, rel);
+	struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+	ck_assert_int_eq(utimensat(AT_FDCWD, p, ts, 0), 0);
+	free(p);
+}
+
+START_TEST(test_orders)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "A/f10", "one\n");
+	tu_text(dir, "A/f9", "one\n");
+	tu_text(dir, "B/f1", "one\n");
+	tu_text(dir, "A/t", "two\n");
+	tu_text(dir, "B/t", "two\n");
+	set_mtime(dir, "A/f10", 1000);
+	set_mtime(dir, "A/f9", 3000);
+	set_mtime(dir, "B/f1", 2000);
+	set_mtime(dir, "A/t", 5000);
+	set_mtime(dir, "B/t", 4000);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	check_sets(scan, dir, "A/f9 A/f10 B/f1|A/t B/t");
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_ORDER, DUPSCAN_ORDER_TIME, 0);
+	check_sets(scan, dir, "A/f10 B/f1 A/f9|B/t A/t");
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_REVERSE, 1, 0);
+	check_sets(scan, dir, "B/t A/t|B/f1 A/f10 A/f9");
+	dupscan_free(scan);
+
+	/* param order: paths of the second argument first */
+	char *a = tu_path(dir, "A"), *b = tu_path(dir, "B");
+	dupscan_scan *s2 = NULL;
+	ck_assert_int_eq(dupscan_create(&s2), 0);
+	ck_assert_int_eq(dupscan_set_option(s2, DUPSCAN_OPT_PARAM_ORDER, 1), 0);
+	ck_assert_int_eq(dupscan_add_path(s2, b, 0), 0);
+	ck_assert_int_eq(dupscan_add_path(s2, a, 0), 1);
+	ck_assert_int_eq(dupscan_run(s2), 0);
+	check_sets(s2, dir, "B/f1 A/f9 A/f10|B/t A/t");
+	ck_assert_int_eq(dupscan_file_arg_index(dupscan_set_file(dupscan_get_set(s2, 0), 0)), 0);
+	ck_assert_int_eq(dupscan_file_arg_index(dupscan_set_file(dupscan_get_set(s2, 0), 1)), 1);
+	dupscan_free(s2);
+
+	/* isolate: the first file's argument contributes only the first file */
+	ck_assert_int_eq(dupscan_create(&s2), 0);
+	ck_assert_int_eq(dupscan_set_option(s2, DUPSCAN_OPT_ISOLATE, 1), 0);
+	ck_assert_int_eq(dupscan_add_path(s2, a, 0), 0);
+	ck_assert_int_eq(dupscan_add_path(s2, b, 0), 1);
+	ck_assert_int_eq(dupscan_run(s2), 0);
+	check_sets(s2, dir, "A/f9 B/f1|A/t B/t");
+	dupscan_free(s2);
+	ck_assert_int_eq(dupscan_create(&s2), 0);
+	ck_assert_int_eq(dupscan_set_option(s2, DUPSCAN_OPT_ISOLATE, 1), 0);
+	ck_assert_int_eq(dupscan_add_path(s2, a, 0), 0);
+	ck_assert_int_eq(dupscan_run(s2), 0);
+	check_sets(s2, dir, "");
+	dupscan_free(s2);
+	free(a);
+	free(b);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_permissions)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "a", "p\n");
+	tu_text(dir, "b", "p\n");
+	tu_text(dir, "c", "p\n");
+	char *c = tu_path(dir, "c");
+	ck_assert_int_eq(chmod(c, 0600), 0);
+	free(c);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	check_sets(scan, dir, "a b c");
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_PERMISSIONS, 1, 0);
+	check_sets(scan, dir, "a b");
+	ck_assert_uint_eq(dupscan_file_mode(dupscan_set_file(dupscan_get_set(scan, 0), 0)) & 0777, 0644);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_quick_and_partial_only)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a", 100000, 2, -1);
+	tu_file(dir, "b", 100000, 2, -1);
+	tu_file(dir, "c", 100000, 2, 99999);   /* same first block, other end */
+	tu_file(dir, "d", 100000, 2, 100);     /* other first block */
+	dupscan_scan *scan = tu_scan(dir, DUPSCAN_OPT_QUICK, 1, 0);
+	check_sets(scan, dir, "a b");
+	dupscan_free(scan);
+	scan = tu_scan(dir, DUPSCAN_OPT_PARTIAL_ONLY, 1, 0);
+	check_sets(scan, dir, "a b c");
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_file_accessors)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a", 5000, 3, -1);
+	tu_file(dir, "b", 5000, 3, -1);
+	char *pa = tu_path(dir, "a");
+	struct stat st;
+	ck_assert_int_eq(stat(pa, &st), 0);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	const dupscan_file *f = dupscan_set_file(dupscan_get_set(scan, 0), 0);
+	ck_assert_str_eq(dupscan_file_path(f), pa);
+	ck_assert_uint_eq(dupscan_file_size(f), 5000);
+	ck_assert_uint_eq(dupscan_file_dev(f), (uint64_t)st.st_dev);
+	ck_assert_uint_eq(dupscan_file_ino(f), (uint64_t)st.st_ino);
+	ck_assert_int_eq(dupscan_file_mtime_ns(f), (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+	ck_assert_uint_eq(dupscan_file_mode(f), st.st_mode);
+	ck_assert_ptr_null(dupscan_get_set(scan, 1));
+	ck_assert_ptr_null(dupscan_set_file(dupscan_get_set(scan, 0), 2));
+	ck_assert_int_eq(dupscan_add_path(scan, dir, 1), DUPSCAN_E_STATE);
+	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_STATE);
+	dupscan_free(scan);
+	dupscan_free(NULL);
+	free(pa);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_options_and_errors)
+{
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_eq(dupscan_set_option(scan, 9999, 1), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, 4095), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, 16777217), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, 4096), 0);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_ORDER, 7), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_QUICK, 2), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_add_path(scan, "", 0), -EINVAL);
+	ck_assert_int_eq(dupscan_add_path(scan, NULL, 0), -EINVAL);
+	dupscan_free(scan);
+	const int codes[] = { 0, -ENOENT, -EACCES, DUPSCAN_E_CHANGED, DUPSCAN_E_NOTREG, DUPSCAN_E_STATE,
+			      DUPSCAN_E_OPTION, DUPSCAN_E_SHORT, -99999 };
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		const char *m = dupscan_strerror(codes[i]);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_int_gt((int)strlen(m), 0);
+	}
+	ck_assert_str_eq(dupscan_strerror(DUPSCAN_E_CHANGED), "File changed during the scan");
+	ck_assert_str_eq(dupscan_version(), DUPSCAN_VERSION_STRING);
+}
+END_TEST
+
+/* Two handles in two threads share nothing. */
+struct job {
+	char *dir;
+	char *sets;
+};
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+	for (int i = 0; i < 20; i++) {
+		dupscan_scan *scan = NULL;
+		if (dupscan_create(&scan) != 0 || dupscan_add_path(scan, j->dir, 1) < 0 || dupscan_run(scan) != 0)
+			return NULL;
+		free(j->sets);
+		j->sets = tu_sets(scan, j->dir);
+		dupscan_free(scan);
+	}
+	return NULL;
+}
+
+START_TEST(test_two_threads)
+{
+	struct job jobs[2] = { { tu_tmpdir(), NULL }, { tu_tmpdir(), NULL } };
+	tu_file(jobs[0].dir, "x1", 70000, 1, -1);
+	tu_file(jobs[0].dir, "x2", 70000, 1, -1);
+	tu_file(jobs[1].dir, "y1", 5000, 2, -1);
+	tu_file(jobs[1].dir, "y2", 5000, 2, -1);
+	tu_file(jobs[1].dir, "y3", 5000, 2, -1);
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, run_job, &jobs[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ck_assert_str_eq(jobs[0].sets, "x1 x2");
+	ck_assert_str_eq(jobs[1].sets, "y1 y2 y3");
+	for (int i = 0; i < 2; i++) {
+		free(jobs[i].sets);
+		tu_cleanup(jobs[i].dir);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sets");
+	TCase *tc = tcase_create("ds_natural_cmp");
+	tcase_add_test(tc, test_natural_cmp);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_sort");
+	tcase_add_test(tc, test_sort_stable);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_build_sets");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_hard_links);
+	tcase_add_test(tc, test_zero_length);
+	tcase_add_test(tc, test_orders);
+	tcase_add_test(tc, test_permissions);
+	tcase_add_test(tc, test_quick_and_partial_only);
+	tcase_add_test(tc, test_file_accessors);
+	tcase_add_test(tc, test_two_threads);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dupscan_set_option");
+	tcase_add_test(tc, test_options_and_errors);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/* check_walk.c: what the walk reaches, and what it must never open or visit twice. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+struct errs {
+	int count;
+	int code;
+	char path[4096];
+};
+
+static void on_error(void *user, const char *path, int code)
+{
+	struct errs *e = user;
+	e->count++;
+	e->code = code;
+	snprintf(e->path, sizeof(e->path), "%s", path);
+}
+
+static dupscan_scan *scan_paths(struct errs *e, int follow, const char *const *paths, const int *recurse, int n)
+{
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	dupscan_set_error_callback(scan, on_error, e);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_FOLLOW_SYMLINKS, follow), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(dupscan_add_path(scan, paths[i], recurse[i]), i);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	return scan;
+}
+
+START_TEST(test_recursion_per_path)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "a/x", "same\n");
+	tu_text(dir, "a/sub/x", "same\n");
+	tu_text(dir, "b/x", "same\n");
+	tu_text(dir, "b/sub/x", "same\n");
+	char *a = tu_path(dir, "a"), *b = tu_path(dir, "b");
+	const char *paths[] = { a, b };
+	const int rec[] = { 0, 1 };
+	struct errs e = { 0 };
+	dupscan_scan *scan = scan_paths(&e, 0, paths, rec, 2);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "a/x b/sub/x b/x");
+	ck_assert_int_eq(e.count, 0);
+	free(sets);
+	dupscan_free(scan);
+	free(a);
+	free(b);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_special_files_never_opened)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "x", "data");
+	tu_text(dir, "y", "data");
+	char *fifo = tu_path(dir, "fifo"), *sock = tu_path(dir, "sock");
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	ck_assert_int_eq(bind(sfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	/* a FIFO opened for reading would block forever: the test's timeout catches that */
+	const char *paths[] = { dir, fifo };
+	const int rec[] = { 1, 0 };
+	struct errs e = { 0 };
+	dupscan_scan *scan = scan_paths(&e, 1, paths, rec, 2);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "x y");
+	/* given as an argument, the FIFO is named as not a regular file */
+	ck_assert_int_eq(e.count, 1);
+	ck_assert_int_eq(e.code, DUPSCAN_E_NOTREG);
+	ck_assert_str_eq(e.path, fifo);
+	ck_assert_uint_eq(scan->nrecs, 2);
+	free(sets);
+	dupscan_free(scan);
+	close(sfd);
+	free(fifo);
+	free(sock);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_symlink_loop_and_twice)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "t/a", "loop\n");
+	tu_text(dir, "t/sub/b", "loop\n");
+	char *loop = tu_path(dir, "t/sub/up");
+	ck_assert_int_eq(symlink("..", loop), 0);
+	char *self = tu_path(dir, "t/self");
+	ck_assert_int_eq(symlink("self", self), 0);
+	char *t = tu_path(dir, "t"), *sub = tu_path(dir, "t/sub");
+	/* the same directory twice, and a directory nested in another argument */
+	const char *paths[] = { t, t, sub };
+	const int rec[] = { 1, 1, 1 };
+	struct errs e = { 0 };
+	dupscan_scan *scan = scan_paths(&e, 1, paths, rec, 3);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "t/a t/sub/b");
+	ck_assert_uint_eq(scan->nrecs, 2);
+	ck_assert_int_eq(e.count, 0);
+	free(sets);
+	dupscan_free(scan);
+	free(loop);
+	free(self);
+	free(t);
+	free(sub);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_symlinks_not_followed_by_default)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "real/a", "content\n");
+	tu_text(dir, "b", "content\n");
+	char *l1 = tu_path(dir, "linkdir"), *l2 = tu_path(dir, "linkfile");
+	ck_assert_int_eq(symlink("real", l1), 0);
+	ck_assert_int_eq(symlink("b", l2), 0);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "b real/a");
+	free(sets);
+	dupscan_free(scan);
+	/* followed: linkdir's contents are the same directory (scanned once),
+	 * and linkfile is another path to b's inode */
+	scan = tu_scan(dir, DUPSCAN_OPT_FOLLOW_SYMLINKS, 1, DUPSCAN_OPT_HARD_LINKS, 1, 0);
+	sets = tu_sets(scan, dir);
+	ck_assert_msg(strcmp(sets, "b linkfile real/a") == 0 || strcmp(sets, "b linkdir/a linkfile") == 0,
+		      "got %s", sets);
+	free(sets);
+	dupscan_free(scan);
+	free(l1);
+	free(l2);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_hidden)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "v", "h\n");
+	tu_text(dir, ".h", "h\n");
+	tu_text(dir, ".d/w", "h\n");
+	dupscan_scan *scan = tu_scan(dir, 0);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, ".d/w .h v");
+	free(sets);
+	dupscan_free(scan);
+	tu_text(dir, "w", "h\n");
+	scan = tu_scan(dir, DUPSCAN_OPT_NO_HIDDEN, 1, 0);
+	sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "v w");
+	free(sets);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_deep_and_wide)
+{
+	char *dir = tu_tmpdir();
+	char rel[8192] = "";
+	tu_text(dir, "top", "deep twin\n");
+	for (int i = 0; i < 300; i++)
+		strcat(rel, i ? "/d" : "d");
+	strcat(rel, "/bottom");
+	tu_text(dir, rel, "deep twin\n");
+	char name[64];
+	for (int i = 0; i < 20000; i++) {
+		snprintf(name, sizeof(name), "wide/f%05d", i);
+		char text[32];
+		snprintf(text, sizeof(text), "%d\n", i % 19999); /* f00000 and f19999 match */
+		tu_text(dir, name, text);
+	}
+	dupscan_scan *scan = tu_scan(dir, 0);
+	char *sets = tu_sets(scan, dir);
+	char want[8192];
+	snprintf(want, sizeof(want), "%s top|wide/f00000 wide/f19999", rel);
+	ck_assert_str_eq(sets, want);
+	ck_assert_uint_eq(scan->nrecs, 20002);
+	free(sets);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_missing_argument_others_scanned)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "a", "1\n");
+	tu_text(dir, "b", "1\n");
+	char *missing = tu_path(dir, "no-such-dir");
+	const char *paths[] = { missing, dir };
+	const int rec[] = { 1, 1 };
+	struct errs e = { 0 };
+	dupscan_scan *scan = scan_paths(&e, 0, paths, rec, 2);
+	ck_assert_int_eq(e.count, 1);
+	ck_assert_int_eq(e.code, -ENOENT);
+	ck_assert_str_eq(e.path, missing);
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "a b");
+	free(sets);
+	dupscan_free(scan);
+	free(missing);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* As root, permissions do not stop reads: the forked test drops to nobody. */
+static void drop_root(const char *dir, const char *const *rels)
+{
+	if (geteuid() != 0)
+		return;
+	/* nobody owns the tree, so it can still clean it up afterwards */
+	ck_assert_int_eq(lchown(dir, 65534, 65534), 0);
+	for (; *rels; rels++) {
+		char *p = tu_path(dir, *rels);
+		ck_assert_int_eq(lchown(p, 65534, 65534), 0);
+		free(p);
+	}
+	ck_assert_int_eq(setgid(65534), 0);
+	ck_assert_int_eq(setuid(65534), 0);
+}
+
+START_TEST(test_unreadable_dir_and_file)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "ok1", "pair\n");
+	tu_text(dir, "ok2", "pair\n");
+	tu_text(dir, "locked/x", "pair\n");
+	tu_text(dir, "noread", "pair\n");
+	char *locked = tu_path(dir, "locked"), *noread = tu_path(dir, "noread");
+	ck_assert_int_eq(chmod(noread, 0), 0);
+	ck_assert_int_eq(chmod(locked, 0), 0);
+	static const char *const tree[] = { "ok1", "ok2", "locked", "locked/x", "noread", NULL };
+	drop_root(dir, tree);
+	struct errs e = { 0 };
+	const char *paths[] = { dir };
+	const int rec[] = { 1 };
+	dupscan_scan *scan = scan_paths(&e, 0, paths, rec, 1);
+	char *sets = tu_sets(scan, dir);
+	/* the unreadable third file never hides the readable pair */
+	ck_assert_str_eq(sets, "ok1 ok2");
+	ck_assert_int_eq(e.count, 2);
+	ck_assert_int_eq(e.code == -EACCES, 1);
+	ck_assert_uint_eq(dupscan_error_count(scan), 2);
+	free(sets);
+	dupscan_free(scan);
+	ck_assert_int_eq(chmod(locked, 0755), 0);
+	free(locked);
+	free(noread);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_path_spelling_kept)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "a/x", "s\n");
+	tu_text(dir, "a/y", "s\n");
+	char *slash = malloc(strlen(dir) + 8);
+	sprintf(slash, "%s/a/", dir);
+	const char *paths[] = { slash };
+	const int rec[] = { 1 };
+	struct errs e = { 0 };
+	dupscan_scan *scan = scan_paths(&e, 0, paths, rec, 1);
+	char want[8192];
+	snprintf(want, sizeof(want), "%s/a/x", dir);
+	ck_assert_str_eq(dupscan_file_path(dupscan_set_file(dupscan_get_set(scan, 0), 0)), want);
+	dupscan_free(scan);
+	sprintf(slash, "%s/a//", dir);
+	scan = scan_paths(&e, 0, paths, rec, 1);
+	snprintf(want, sizeof(want), "%s/a//x", dir);
+	ck_assert_str_eq(dupscan_file_path(dupscan_set_file(dupscan_get_set(scan, 0), 0)), want);
+	dupscan_free(scan);
+	free(slash);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("walk");
+	TCase *tc = tcase_create("ds_walk");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_recursion_per_path);
+	tcase_add_test(tc, test_special_files_never_opened);
+	tcase_add_test(tc, test_symlink_loop_and_twice);
+	tcase_add_test(tc, test_symlinks_not_followed_by_default);
+	tcase_add_test(tc, test_hidden);
+	tcase_add_test(tc, test_deep_and_wide);
+	tcase_add_test(tc, test_missing_argument_others_scanned);
+	tcase_add_test(tc, test_unreadable_dir_and_file);
+	tcase_add_test(tc, test_path_spelling_kept);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

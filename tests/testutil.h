@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* testutil.h: fixture trees built at run time under mkdtemp(). */
+#ifndef DUPSCAN_TESTUTIL_H
+#define DUPSCAN_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dupscan.h"
+
+/* A new empty directory; aborts the test on failure. Free with tu_cleanup(). */
+char *tu_tmpdir(void);
+void tu_cleanup(char *dir);
+/* dir/rel with size bytes of a pattern from seed; parents are created.
+ * flip >= 0 changes the byte at that offset. Large files are sparse where the
+ * pattern is zero (beyond 64 KiB), so a 2 MiB file costs little. */
+void tu_file(const char *dir, const char *rel, uint64_t size, unsigned seed, int64_t flip);
+void tu_text(const char *dir, const char *rel, const char *text);
+void tu_mkdir(const char *dir, const char *rel);
+/* Owned string "dir/rel". */
+char *tu_path(const char *dir, const char *rel);
+
+/* Run a scan of dir (recursive) with option pairs ending in 0, e.g.
+ * tu_scan(dir, DUPSCAN_OPT_HARD_LINKS, 1, 0). */
+dupscan_scan *tu_scan(const char *dir, ...);
+/* The sets as "a b|c d": paths relative to root, files space-separated, sets
+ * separated by '|'. Owned string. */
+char *tu_sets(const dupscan_scan *scan, const char *root);
+char *tu_uniques(const dupscan_scan *scan, const char *root);
+
+#endif
