@@ -166,13 +166,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			return 0;
 		case 'z': o->zero_match = true; break;
 		case ':':
-			if (optopt)
-				return usage_error("option '-%c' needs a value", optopt);
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				return usage_error("unknown option '-%c'", optopt);
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+		default: {
+			/* glibc sets optopt for long options too: tell them apart by spelling */
+			const char *cur = optind > 0 ? argv[optind - 1] : "";
+			bool is_long = strncmp(cur, "--", 2) == 0;
+			int len = is_long ? (int)strcspn(cur, "=") : 0;
+			if (c == ':')
+				return is_long ? usage_error("option '%.*s' needs a value", len, cur)
+					       : usage_error("option '-%c' needs a value", optopt);
+			return is_long ? usage_error("unknown option '%.*s'", len, cur)
+				       : usage_error("unknown option '-%c'", optopt);
+		}
 		}
 	}
 	for (; optind < argc; optind++)

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the CLI tests: TAP output, a fresh tree under mktemp -d, and an
+# exact comparison of stdout, stderr and exit status.
+set -u
+DUPSCAN=${DUPSCAN:?set DUPSCAN to the dupscan binary}
+T=$(mktemp -d "${TMPDIR:-/tmp}/dupscan-cli-XXXXXX")
+chmod 755 "$T"
+trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+cd "$T" || exit 1
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+  shift
+  printf '%s\n' "$@" | sed 's/^/# /'
+}
+done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+
+# run NAME: runs the rest of the line, capturing stdout in $out, stderr in $err, status in $rc
+# (trailing newlines are dropped, as $(...) does for the expected text; tests of
+# exact bytes, NULs included, pipe through od instead)
+run() { out=$("$@" 2>"$T/.err"); rc=$?; err=$(cat "$T/.err"); }
+
+# expect NAME STATUS EXPECTED_STDOUT CMD...: exact stdout (trailing newlines aside) and status
+expect() {
+  local name=$1 status=$2 want=$3; shift 3
+  run "$@"
+  if [ "$rc" = "$status" ] && [ "$out" = "$want" ]; then ok "$name"
+  else not_ok "$name" "command: $*" "status $rc (want $status)" "--- got" "$out" "--- want" "$want" "--- stderr" "$err"; fi
+}
+
+# expect_err NAME PATTERN: the last run's stderr matches the extended regex
+expect_err() {
+  if printf '%s' "$err" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "stderr: $err" "want /$2/"; fi
+}
+
+# mk FILE CONTENT: create a file (and its parents) with exact content
+mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The option table in src/cli/options.c, --help and man/dupscan.1 list the same
+# options, short and long (jdupes 1.20's man page once lacked options --help had).
+. "$(dirname "$0")/lib.sh"
+SRC=${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}
+
+table=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, .(.).' "$SRC/src/cli/options.c" |
+  sed -E 's/.*\{ "([^"]+)".*'"'"'(.)'"'"'.*/-\2 --\1/' | sort)
+help=$("$DUPSCAN" --help | grep -oE '^ -[^ ] --[a-z0-9:-]+' | sed 's/^ //' | sort)
+man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\-(.) ", " \\-\\-([^ ]+).*/-\1 --\2/; s/\\-/-/g' | sort)
+
+[ -n "$table" ] && ok "option table parsed ($(echo "$table" | wc -l) options)" || not_ok "option table parsed"
+if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else not_ok "--help lists exactly the option table" "$(diff <(echo "$table") <(echo "$help"))"; fi
+if [ "$table" = "$man" ]; then ok "man page documents exactly the option table"; else not_ok "man page documents exactly the option table" "$(diff <(echo "$table") <(echo "$man"))"; fi
+# every documented option is accepted by the binary
+while read -r short long; do
+  case "$long" in --chunk-size|--order) arg=1 ;; *) arg= ;; esac
+  case "$long" in --help|--version|--partial-only) continue ;; esac
+  val=; [ -n "$arg" ] && { [ "$long" = --order ] && val==name || val==4096; }
+  run "$DUPSCAN" -q "$long$val" .
+  [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
+done <<< "$table"
+grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"
+done_testing
