@@ -108,7 +108,7 @@ START_TEST(test_lockstep_partition)
 	for (uint32_t i = 0; i < 5; i++) {
 		/* put the walk's records in name order: a b c d e */
 		uint32_t ri = 0;
-		while (scan->recs[ri].name[0] != 'a' + (char)i)
+		while (ds_rec(scan, ri)->name[0] != 'a' + (char)i)
 			ri++;
 		m[i] = (struct ds_member){ ri, -1, i, 0, true };
 	}
@@ -120,7 +120,7 @@ START_TEST(test_lockstep_partition)
 			m[i].cls = i;
 			m[i].alive = true;
 			if (pass == 1) {
-				int fd = ds_open_rec(scan, &scan->recs[m[i].rec]);
+				int fd = ds_open_rec(scan, ds_rec(scan, m[i].rec));
 				ck_assert_int_ge(fd, 0);
 				ck_assert_int_eq(ds_pread_full(fd, blocks + i * blen, blen, 0), 0);
 				close(fd);

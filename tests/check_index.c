@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* check_index.c: the binary tree keyed on (partial hash, full hash, size). */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,15 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+struct key {
+	uint64_t partial, full, size;
+};
+
 struct walk_state {
 	const struct ds_node *prev;
 	uint32_t nodes, recs;
-	const struct ds_rec *all;
+	const struct key *all;
+	const struct ds_index *ix;
 };
 
 static int check_order(void *user, const struct ds_node *n)
@@ -32,7 +38,7 @@ static int check_order(void *user, const struct ds_node *n)
 			     (p->full == n->full && p->size < n->size)));
 		ck_assert_msg(less, "index walk out of key order");
 	}
-	for (uint32_t r = n->head; r != DS_NONE; r = w->all[r].next) {
+	for (uint32_t r = n->head; r != DS_NONE; r = w->ix->next[r]) {
 		ck_assert_uint_eq(w->all[r].partial, n->partial);
 		ck_assert_uint_eq(w->all[r].full, n->full);
 		ck_assert_uint_eq(w->all[r].size, n->size);
@@ -45,7 +51,7 @@ static int check_order(void *user, const struct ds_node *n)
 
 START_TEST(test_insert_find_walk)
 {
-	struct ds_rec *recs = calloc(N, sizeof(*recs));
+	struct key *recs = calloc(N, sizeof(*recs));
 	ck_assert_ptr_nonnull(recs);
 	uint64_t seed = 88172645463325252ull;
 	/* every fourth record repeats an earlier key: it must join that node */
@@ -63,21 +69,23 @@ START_TEST(test_insert_find_walk)
 	}
 	struct ds_index ix;
 	ds_index_init(&ix);
+	ck_assert_int_eq(ds_index_reserve(&ix, N), 0);
 	ck_assert_uint_eq(ds_index_find(&ix, 1, 2, 3), DS_NONE);
 	for (uint32_t i = 0; i < N; i++)
-		ck_assert_int_eq(ds_index_insert(&ix, recs, i), 0);
+		ck_assert_int_eq(ds_index_insert(&ix, i, recs[i].partial, recs[i].full, recs[i].size), 0);
+	ck_assert_int_eq(ds_index_insert(&ix, N, 0, 0, 0), -EINVAL);
 	for (uint32_t i = 0; i < N; i++) {
 		uint32_t n = ds_index_find(&ix, recs[i].partial, recs[i].full, recs[i].size);
 		ck_assert_uint_ne(n, DS_NONE);
 		bool found = false;
-		for (uint32_t r = ix.nodes[n].head; r != DS_NONE; r = recs[r].next)
+		for (uint32_t r = ix.nodes[n].head; r != DS_NONE; r = ix.next[r])
 			found |= r == i;
 		ck_assert_msg(found, "record %u missing from its node", i);
 	}
 	/* same hashes, other size: a different key */
 	uint32_t n0 = ds_index_find(&ix, recs[0].partial, recs[0].full, recs[0].size + 1000);
 	ck_assert_uint_eq(n0, DS_NONE);
-	struct walk_state w = { .all = recs };
+	struct walk_state w = { .all = recs, .ix = &ix };
 	ck_assert_int_eq(ds_index_walk(&ix, check_order, &w), 0);
 	ck_assert_uint_eq(w.recs, N);
 	ck_assert_uint_eq(w.nodes, ix.count);
@@ -99,17 +107,18 @@ START_TEST(test_walk_stops_and_sorted_input)
 	/* keys inserted in increasing size order with equal hashes degenerate the
 	 * tree into a list: walking it must not recurse */
 	enum { M = 5000 };
-	struct ds_rec *recs = calloc(M, sizeof(*recs));
+	struct key *recs = calloc(M, sizeof(*recs));
 	for (uint32_t i = 0; i < M; i++)
 		recs[i].size = i;
 	struct ds_index ix;
 	ds_index_init(&ix);
+	ck_assert_int_eq(ds_index_reserve(&ix, M), 0);
 	for (uint32_t i = 0; i < M; i++)
-		ck_assert_int_eq(ds_index_insert(&ix, recs, i), 0);
+		ck_assert_int_eq(ds_index_insert(&ix, i, 0, 0, recs[i].size), 0);
 	int count = 0;
 	ck_assert_int_eq(ds_index_walk(&ix, stop_at_third, &count), 42);
 	ck_assert_int_eq(count, 3);
-	struct walk_state w = { .all = recs };
+	struct walk_state w = { .all = recs, .ix = &ix };
 	ck_assert_int_eq(ds_index_walk(&ix, check_order, &w), 0);
 	ck_assert_uint_eq(w.nodes, M);
 	ds_index_free(&ix);

@@ -80,7 +80,7 @@ static void kill_member(struct ds_member *mb)
 
 static void drop_member(dupscan_scan *s, struct ds_member *mb, int code)
 {
-	struct ds_rec *r = &s->recs[mb->rec];
+	struct ds_rec *r = ds_rec(s, mb->rec);
 	r->flags |= DS_F_DROPPED;
 	ds_report_rec(s, r, code);
 	kill_member(mb);
@@ -130,7 +130,7 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 	for (size_t i = 0; i < n; i++) {
 		m[i].fd = -1;
 		m[i].cls = 0;
-		m[i].alive = !(s->recs[m[i].rec].flags & DS_F_DROPPED);
+		m[i].alive = !(ds_rec(s, m[i].rec)->flags & DS_F_DROPPED);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
@@ -153,7 +153,7 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		int fd = ds_open_rec(s, &s->recs[m[i].rec]);
+		int fd = ds_open_rec(s, ds_rec(s, m[i].rec));
 		if (fd == -ENOMEM) {
 			rc = fd;
 			goto out;
@@ -228,7 +228,7 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		int err = ds_check_unchanged(m[i].fd, &s->recs[m[i].rec]);
+		int err = ds_check_unchanged(m[i].fd, ds_rec(s, m[i].rec));
 		if (err < 0)
 			drop_member(s, &m[i], err);
 	}

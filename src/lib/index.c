@@ -12,11 +12,24 @@ void ds_index_init(struct ds_index *ix)
 	ix->nodes = NULL;
 	ix->count = ix->cap = 0;
 	ix->root = DS_NONE;
+	ix->next = NULL;
+	ix->nrecs = 0;
+}
+
+int ds_index_reserve(struct ds_index *ix, uint32_t nrecs)
+{
+	uint32_t *next = realloc(ix->next, (nrecs ? nrecs : 1) * sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	ix->next = next;
+	ix->nrecs = nrecs;
+	return 0;
 }
 
 void ds_index_free(struct ds_index *ix)
 {
 	free(ix->nodes);
+	free(ix->next);
 	ds_index_init(ix);
 }
 
@@ -43,16 +56,17 @@ uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t ful
 	return DS_NONE;
 }
 
-int ds_index_insert(struct ds_index *ix, struct ds_rec *recs, uint32_t ri)
+int ds_index_insert(struct ds_index *ix, uint32_t ri, uint64_t partial, uint64_t full, uint64_t size)
 {
-	struct ds_rec *r = &recs[ri];
+	if (ri >= ix->nrecs)
+		return -EINVAL;
 	uint32_t *link = &ix->root;
 	while (*link != DS_NONE) {
 		struct ds_node *n = &ix->nodes[*link];
-		int c = key_cmp(r->partial, r->full, r->size, n);
+		int c = key_cmp(partial, full, size, n);
 		if (c == 0) {
-			r->next = DS_NONE;
-			recs[n->tail].next = ri;
+			ix->next[ri] = DS_NONE;
+			ix->next[n->tail] = ri;
 			n->tail = ri;
 			return 0;
 		}
@@ -72,12 +86,12 @@ int ds_index_insert(struct ds_index *ix, struct ds_rec *recs, uint32_t ri)
 	}
 	uint32_t ni = ix->count++;
 	struct ds_node *n = &ix->nodes[ni];
-	n->partial = r->partial;
-	n->full = r->full;
-	n->size = r->size;
+	n->partial = partial;
+	n->full = full;
+	n->size = size;
 	n->left = n->right = DS_NONE;
 	n->head = n->tail = ri;
-	r->next = DS_NONE;
+	ix->next[ri] = DS_NONE;
 	*link = ni;
 	return 0;
 }

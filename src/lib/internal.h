@@ -38,11 +38,11 @@ enum ds_rec_flag {
 	DS_F_ALIAS = 1u << 2    /* the same path reached a second time */
 };
 
-/* One per path reached. Fixed-size; the name lives in the scan's arena. */
+/* One per path reached: 72 bytes, fixed-size; the name lives in the scan's
+ * arena and hashes only in the index, for the few files that get that far. */
 struct ds_rec {
 	uint64_t size, dev, ino;
 	int64_t mtime_ns;
-	uint64_t partial, full;  /* XXH64 of the first block / of the whole file */
 	const char *name;        /* last component; the directory holds the rest */
 	uint32_t dir;            /* index into scan->dirs */
 	uint32_t mode, uid, gid;
@@ -50,8 +50,11 @@ struct ds_rec {
 	uint32_t flags;
 	uint32_t rep;            /* representative record of its inode (itself if it is one) */
 	uint32_t cls;            /* confirmed content class, DS_NONE when none */
-	uint32_t next;           /* next record in the same index node */
 };
+
+/* Records live in fixed blocks: no realloc copy, no doubling slack. */
+#define DS_REC_SHIFT 12
+#define DS_REC_BLOCK (1u << DS_REC_SHIFT)
 
 struct ds_dir {
 	const char *name;   /* component, or the whole prefix for a root */
@@ -79,17 +82,21 @@ struct dupscan_set {
 struct ds_node {
 	uint64_t partial, full, size;
 	uint32_t left, right;
-	uint32_t head, tail; /* records with this key, chained through rec->next */
+	uint32_t head, tail; /* records with this key, chained through index->next */
 };
 struct ds_index {
 	struct ds_node *nodes;
 	uint32_t count, cap;
 	uint32_t root;
+	uint32_t *next;      /* per record: the next record in its node */
+	uint32_t nrecs;
 };
 void ds_index_init(struct ds_index *ix);
+/* Make room for records 0..nrecs-1. @return 0 or -ENOMEM. */
+int ds_index_reserve(struct ds_index *ix, uint32_t nrecs);
 void ds_index_free(struct ds_index *ix);
-/* Insert record ri (its partial/full/size are the key). @return 0 or -ENOMEM. */
-int ds_index_insert(struct ds_index *ix, struct ds_rec *recs, uint32_t ri);
+/* Insert record ri under a key. @return 0 or -ENOMEM. */
+int ds_index_insert(struct ds_index *ix, uint32_t ri, uint64_t partial, uint64_t full, uint64_t size);
 /* Node holding this key, or DS_NONE. */
 uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size);
 /* Visit nodes in key order; the callback returns nonzero to stop. @return that value. */
@@ -125,8 +132,8 @@ struct dupscan_scan {
 
 	struct ds_dir *dirs;
 	uint32_t ndirs, cap_dirs;
-	struct ds_rec *recs;
-	uint32_t nrecs, cap_recs;
+	struct ds_rec **rec_blocks;
+	uint32_t nrecs, nblocks;
 	struct ds_arena names;       /* file and directory names */
 
 	/* visited directories, open addressing on (dev, ino) */
@@ -143,6 +150,11 @@ struct dupscan_scan {
 	size_t nuniques;
 	bool uniques_built;
 };
+
+static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
+{
+	return &s->rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
+}
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);

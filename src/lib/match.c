@@ -13,8 +13,8 @@
 
 static int cmp_inode(void *ctx, const void *pa, const void *pb)
 {
-	const struct ds_rec *recs = ctx;
-	const struct ds_rec *a = &recs[*(const uint32_t *)pa], *b = &recs[*(const uint32_t *)pb];
+	const dupscan_scan *s = ctx;
+	const struct ds_rec *a = ds_rec(s, *(const uint32_t *)pa), *b = ds_rec(s, *(const uint32_t *)pb);
 	if (a->dev != b->dev)
 		return a->dev < b->dev ? -1 : 1;
 	if (a->ino != b->ino)
@@ -36,9 +36,9 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 	char *best_path = NULL;
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct ds_rec *r = &s->recs[run[i]];
+		struct ds_rec *r = ds_rec(s, run[i]);
 		for (size_t j = 0; j < i; j++) {
-			const struct ds_rec *o = &s->recs[run[j]];
+			const struct ds_rec *o = ds_rec(s, run[j]);
 			if (!(o->flags & DS_F_ALIAS) && same_place(s, r, o)) {
 				r->flags |= DS_F_ALIAS;
 				break;
@@ -53,7 +53,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 			break;
 		}
 		ds_rec_path(s, r, p, len + 1);
-		if (best == DS_NONE || ds_order_cmp(s, r, p, &s->recs[best], best_path) < 0) {
+		if (best == DS_NONE || ds_order_cmp(s, r, p, ds_rec(s, best), best_path) < 0) {
 			free(best_path);
 			best_path = p;
 			best = run[i];
@@ -64,7 +64,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 	free(best_path);
 	if (best != DS_NONE)
 		for (size_t i = 0; i < n; i++)
-			s->recs[run[i]].rep = best;
+			ds_rec(s, run[i])->rep = best;
 	return rc;
 }
 
@@ -72,10 +72,10 @@ static int collapse_links(dupscan_scan *s, uint32_t *order)
 {
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		order[i] = i;
-	int rc = ds_sort(order, s->nrecs, sizeof(*order), cmp_inode, s->recs);
+	int rc = ds_sort(order, s->nrecs, sizeof(*order), cmp_inode, s);
 	for (uint32_t i = 0; rc == 0 && i < s->nrecs;) {
 		uint32_t j = i + 1;
-		while (j < s->nrecs && cmp_inode(s->recs, &order[i], &order[j]) == 0)
+		while (j < s->nrecs && cmp_inode(s, &order[i], &order[j]) == 0)
 			j++;
 		if (j - i > 1)
 			rc = collapse_run(s, order + i, j - i);
@@ -89,7 +89,7 @@ static int collapse_links(dupscan_scan *s, uint32_t *order)
 static int cmp_group(void *ctx, const void *pa, const void *pb)
 {
 	const dupscan_scan *s = ctx;
-	const struct ds_rec *a = &s->recs[*(const uint32_t *)pa], *b = &s->recs[*(const uint32_t *)pb];
+	const struct ds_rec *a = ds_rec(s, *(const uint32_t *)pa), *b = ds_rec(s, *(const uint32_t *)pb);
 	if (a->size != b->size)
 		return a->size < b->size ? -1 : 1;
 	if (s->one_fs && a->dev != b->dev)
@@ -122,7 +122,7 @@ static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
 
 /* Continue a file's hash from the end of its first block to its end. */
 static int hash_rest(dupscan_scan *s, struct ds_rec *r, struct ds_hashes *h, size_t hidx,
-		     unsigned char *buf)
+		     unsigned char *buf, uint64_t *full)
 {
 	int fd = ds_open_rec(s, r);
 	if (fd < 0)
@@ -143,27 +143,28 @@ static int hash_rest(dupscan_scan *s, struct ds_rec *r, struct ds_hashes *h, siz
 		r->flags |= DS_F_DROPPED;
 		ds_report_rec(s, r, err);
 	} else {
-		r->full = ds_hash_digest(h, hidx);
+		*full = ds_hash_digest(h, hidx);
 	}
 	return 0;
 }
 
-static int insert_class(dupscan_scan *s, uint32_t ri, uint32_t cls)
+static int insert_class(dupscan_scan *s, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full)
 {
-	s->recs[ri].cls = cls;
-	return ds_index_insert(&s->index, s->recs, ri);
+	ds_rec(s, ri)->cls = cls;
+	return ds_index_insert(&s->index, ri, partial, full, ds_rec(s, ri)->size);
 }
 
 /* Index the alive members of a lockstep result; a class is named by the
  * record of its first member. */
-static int index_members(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h)
+static int index_members(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h,
+			 uint64_t partial)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		struct ds_rec *r = &s->recs[m[i].rec];
-		r->full = (h && r->size > DS_BLOCK) ? ds_hash_digest(h, m[i].hidx) : r->partial;
-		int rc = insert_class(s, m[i].rec, m[m[i].cls].rec);
+		struct ds_rec *r = ds_rec(s, m[i].rec);
+		uint64_t full = (h && r->size > DS_BLOCK) ? ds_hash_digest(h, m[i].hidx) : partial;
+		int rc = insert_class(s, m[i].rec, m[m[i].cls].rec, partial, full);
 		if (rc)
 			return rc;
 	}
@@ -173,7 +174,7 @@ static int index_members(dupscan_scan *s, struct ds_member *m, size_t n, struct 
 /* Too many files to hold open at once: hash each alone, then confirm each run of
  * equal full hashes against its first file in batches that fit. */
 static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h,
-		      const unsigned char *blocks, size_t blen)
+		      const unsigned char *blocks, size_t blen, uint64_t partial)
 {
 	int rc = 0;
 	unsigned char *buf = malloc(s->chunk);
@@ -186,10 +187,12 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 	}
 	size_t nb = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct ds_rec *r = &s->recs[m[i].rec];
-		rc = hash_rest(s, r, h, m[i].hidx, buf);
+		struct ds_rec *r = ds_rec(s, m[i].rec);
+		uint64_t full = partial;
+		if (r->size > DS_BLOCK)
+			rc = hash_rest(s, r, h, m[i].hidx, buf, &full);
 		if (!(r->flags & DS_F_DROPPED))
-			bh[nb++] = (struct by_hash){ r->full, (uint32_t)i };
+			bh[nb++] = (struct by_hash){ full, (uint32_t)i };
 	}
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
@@ -214,14 +217,14 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 				while (k < np && cnt < DS_LOCKSTEP_MAX)
 					batch[cnt++] = pending[k++];
 				uint64_t start = blocks ? DS_BLOCK : 0;
-				rc = ds_lockstep(s, batch, cnt, s->recs[rep.rec].size, start, NULL, blocks, blen);
-				if (s->recs[rep.rec].flags & DS_F_DROPPED)
+				rc = ds_lockstep(s, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
+				if (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)
 					rep_ok = false;
 				for (size_t b = 1; rc == 0 && b < cnt; b++) {
-					if (s->recs[batch[b].rec].flags & DS_F_DROPPED)
+					if (ds_rec(s, batch[b].rec)->flags & DS_F_DROPPED)
 						continue;
 					if (rep_ok && batch[b].alive && batch[b].cls == batch[0].cls) {
-						rc = insert_class(s, batch[b].rec, rep.rec);
+						rc = insert_class(s, batch[b].rec, rep.rec, partial, bh[i].key);
 						joined = true;
 					} else {
 						pending[left++] = batch[b];
@@ -229,7 +232,7 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 				}
 			}
 			if (rc == 0 && rep_ok && joined)
-				rc = insert_class(s, rep.rec, rep.rec);
+				rc = insert_class(s, rep.rec, rep.rec, partial, bh[i].key);
 			np = left;
 		}
 		i = j;
@@ -247,23 +250,24 @@ out:
 static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 {
 	int rc = 0;
-	uint64_t size = s->recs[idx[0]].size;
+	uint64_t size = ds_rec(s, idx[0])->size;
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 	unsigned char *blocks = keep ? malloc(n * blen) : NULL;
 	unsigned char *one = malloc(DS_BLOCK);
-	struct ds_hashes *h = ds_hashes_new(n);
+	/* streaming states only where a full hash will continue them */
+	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
-	struct ds_member *m = malloc(n * sizeof(*m));
+	struct ds_member *m = NULL;
 	unsigned char *buf = NULL;
-	if ((keep && !blocks) || !one || !h || !bh || !m) {
+	if ((keep && !blocks) || !one || (size > DS_BLOCK && !h) || !bh) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	size_t nb = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct ds_rec *r = &s->recs[idx[i]];
+		struct ds_rec *r = ds_rec(s, idx[i]);
 		int fd = ds_open_rec(s, r);
 		if (fd == -ENOMEM) {
 			rc = fd;
@@ -279,52 +283,67 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 			ds_report_rec(s, r, err);
 			continue;
 		}
-		ds_hash_update(h, i, dst, blen);
-		r->partial = ds_hash_digest(h, i);
-		r->full = r->partial;
-		bh[nb++] = (struct by_hash){ r->partial, (uint32_t)i };
+		uint64_t partial;
+		if (h) {
+			ds_hash_update(h, i, dst, blen);
+			partial = ds_hash_digest(h, i);
+		} else {
+			partial = ds_hash_oneshot(dst, blen);
+		}
+		bh[nb++] = (struct by_hash){ partial, (uint32_t)i };
 	}
 	rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	size_t most = 0;
+	for (size_t i = 0; rc == 0 && i < nb;) {
+		size_t j = i + 1;
+		while (j < nb && bh[j].key == bh[i].key)
+			j++;
+		most = j - i > most ? j - i : most;
+		i = j;
+	}
+	if (rc == 0 && most >= 2 && !(m = malloc(most * sizeof(*m))))
+		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
 			j++;
 		size_t k = j - i;
-		for (size_t x = 0; x < k; x++)
+		uint64_t partial = bh[i].key;
+		for (size_t x = 0; k >= 2 && x < k; x++)
 			m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
 		if (k < 2) {
 			/* unique first block: done after 4 KiB */
 		} else if (s->partial_only) {
 			for (size_t x = 0; x < k && rc == 0; x++)
-				rc = insert_class(s, m[x].rec, m[0].rec);
+				rc = insert_class(s, m[x].rec, m[0].rec, partial, partial);
 		} else if (s->quick) {
 			if (size > DS_BLOCK && !buf && !(buf = malloc(s->chunk)))
 				rc = -ENOMEM;
-			for (size_t x = 0; x < k && rc == 0; x++)
-				if (size > DS_BLOCK)
-					rc = hash_rest(s, &s->recs[m[x].rec], h, m[x].hidx, buf);
 			/* classes by full hash: the index node is the class */
 			for (size_t x = 0; x < k && rc == 0; x++) {
-				struct ds_rec *r = &s->recs[m[x].rec];
-				if (r->flags & DS_F_DROPPED)
+				struct ds_rec *r = ds_rec(s, m[x].rec);
+				uint64_t full = partial;
+				if (size > DS_BLOCK)
+					rc = hash_rest(s, r, h, m[x].hidx, buf, &full);
+				if (rc || (r->flags & DS_F_DROPPED))
 					continue;
-				uint32_t node = ds_index_find(&s->index, r->partial, r->full, r->size);
+				uint32_t node = ds_index_find(&s->index, partial, full, size);
 				uint32_t cls = m[x].rec;
 				for (uint32_t q = node == DS_NONE ? DS_NONE : s->index.nodes[node].head;
-				     q != DS_NONE; q = s->recs[q].next)
+				     q != DS_NONE; q = s->index.next[q])
 					if (cmp_group(s, &q, &m[x].rec) == 0) {
-						cls = s->recs[q].cls;
+						cls = ds_rec(s, q)->cls;
 						break;
 					}
-				rc = insert_class(s, m[x].rec, cls);
+				rc = insert_class(s, m[x].rec, cls, partial, full);
 			}
 		} else if (k <= DS_LOCKSTEP_MAX) {
 			uint64_t start = keep ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
 			rc = ds_lockstep(s, m, k, size, start, h, blocks, blen);
 			if (rc == 0)
-				rc = index_members(s, m, k, h);
+				rc = index_members(s, m, k, h, partial);
 		} else {
-			rc = match_many(s, m, k, h, blocks, blen);
+			rc = match_many(s, m, k, h, blocks, blen, partial);
 		}
 		i = j;
 	}
@@ -345,13 +364,15 @@ int ds_match(dupscan_scan *s)
 	if (!order)
 		return -ENOMEM;
 	rc = collapse_links(s, order);
+	if (rc == 0)
+		rc = ds_index_reserve(&s->index, s->nrecs);
 	if (rc)
 		goto out;
 
 	/* candidates: one record per inode */
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->nrecs; i++) {
-		struct ds_rec *r = &s->recs[i];
+		struct ds_rec *r = ds_rec(s, i);
 		if (r->rep != i || (r->flags & DS_F_ALIAS))
 			continue;
 		if (r->size == 0 && !s->zero_match) {
@@ -376,12 +397,10 @@ int ds_match(dupscan_scan *s)
 			j++;
 		if (j - i < 2) {
 			/* alone in its size group: unique without a read */
-		} else if (s->recs[order[i]].size == 0) {
+		} else if (ds_rec(s, order[i])->size == 0) {
 			uint64_t empty = ds_hash_oneshot("", 0);
-			for (uint32_t x = i; x < j && rc == 0; x++) {
-				s->recs[order[x]].partial = s->recs[order[x]].full = empty;
-				rc = insert_class(s, order[x], order[i]);
-			}
+			for (uint32_t x = i; x < j && rc == 0; x++)
+				rc = insert_class(s, order[x], order[i], empty, empty);
 		} else {
 			rc = match_group(s, order + i, j - i);
 			done += j - i;

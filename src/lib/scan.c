@@ -32,7 +32,9 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		free((char *)s->args[i].path);
 	free(s->args);
 	free(s->dirs);
-	free(s->recs);
+	for (uint32_t i = 0; i < s->nblocks; i++)
+		free(s->rec_blocks[i]);
+	free(s->rec_blocks);
 	free(s->seen);
 	ds_arena_free(&s->names);
 	free(s);

@@ -135,8 +135,8 @@ static int new_set(struct collect *c, uint32_t *out)
 
 static int cmp_cls(void *ctx, const void *pa, const void *pb)
 {
-	const struct ds_rec *recs = ctx;
-	uint32_t a = recs[*(const uint32_t *)pa].cls, b = recs[*(const uint32_t *)pb].cls;
+	const dupscan_scan *s = ctx;
+	uint32_t a = ds_rec(s, *(const uint32_t *)pa)->cls, b = ds_rec(s, *(const uint32_t *)pb)->cls;
 	return a < b ? -1 : a > b;
 }
 
@@ -146,8 +146,8 @@ static int visit_node(void *user, const struct ds_node *node)
 	struct collect *c = user;
 	dupscan_scan *s = c->s;
 	c->nbuf = 0;
-	for (uint32_t r = node->head; r != DS_NONE; r = s->recs[r].next) {
-		if (s->recs[r].flags & DS_F_DROPPED)
+	for (uint32_t r = node->head; r != DS_NONE; r = s->index.next[r]) {
+		if (ds_rec(s, r)->flags & DS_F_DROPPED)
 			continue;
 		if (c->nbuf == c->capbuf) {
 			size_t cap = c->capbuf ? c->capbuf * 2 : 64;
@@ -159,10 +159,10 @@ static int visit_node(void *user, const struct ds_node *node)
 		}
 		c->buf[c->nbuf++] = r;
 	}
-	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s->recs);
+	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s);
 	for (size_t i = 0; rc == 0 && i < c->nbuf;) {
 		size_t j = i + 1;
-		while (j < c->nbuf && s->recs[c->buf[j]].cls == s->recs[c->buf[i]].cls)
+		while (j < c->nbuf && ds_rec(s, c->buf[j])->cls == ds_rec(s, c->buf[i])->cls)
 			j++;
 		if (j - i >= 2) {
 			uint32_t id;
@@ -201,8 +201,8 @@ int ds_build_sets(dupscan_scan *s)
 	/* -H: an inode reached by two paths is a set of its own */
 	if (s->hard_links) {
 		for (uint32_t i = 0; i < s->nrecs && rc == 0; i++) {
-			const struct ds_rec *r = &s->recs[i];
-			if (r->rep == i || !listed(r) || !listed(&s->recs[r->rep]) || c.set_of[r->rep] != DS_NONE)
+			const struct ds_rec *r = ds_rec(s, i);
+			if (r->rep == i || !listed(r) || !listed(ds_rec(s, r->rep)) || c.set_of[r->rep] != DS_NONE)
 				continue;
 			uint32_t id;
 			rc = new_set(&c, &id);
@@ -221,7 +221,7 @@ int ds_build_sets(dupscan_scan *s)
 		goto out;
 	}
 	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct ds_rec *r = &s->recs[i];
+		const struct ds_rec *r = ds_rec(s, i);
 		uint32_t id = c.set_of[r->rep];
 		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
 			continue;
@@ -241,7 +241,7 @@ int ds_build_sets(dupscan_scan *s)
 		}
 	}
 	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct ds_rec *r = &s->recs[i];
+		const struct ds_rec *r = ds_rec(s, i);
 		uint32_t id = c.set_of[r->rep];
 		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
 			continue;
@@ -289,12 +289,12 @@ int ds_build_uniques(dupscan_scan *s)
 	if (!multi)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nrecs; i++)
-		if (s->recs[i].rep != i && listed(&s->recs[i]))
-			multi[s->recs[i].rep] = true;
+		if (ds_rec(s, i)->rep != i && listed(ds_rec(s, i)))
+			multi[ds_rec(s, i)->rep] = true;
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < s->nrecs; i++) {
-			const struct ds_rec *r = &s->recs[i];
-			const struct ds_rec *rep = &s->recs[r->rep];
+			const struct ds_rec *r = ds_rec(s, i);
+			const struct ds_rec *rep = ds_rec(s, r->rep);
 			if (!listed(r) || !listed(rep) || rep->cls != DS_NONE || (s->hard_links && multi[r->rep]))
 				continue;
 			if (pass == 1) {

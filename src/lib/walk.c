@@ -151,20 +151,22 @@ static int add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t pare
 static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
 		   const struct stat *st)
 {
-	if (s->nrecs == s->cap_recs) {
-		if (s->cap_recs >= DS_NONE / 2)
+	if (s->nrecs == DS_NONE - 1)
+		return -ENOMEM;
+	if ((s->nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->nrecs >> DS_REC_SHIFT) == s->nblocks) {
+		struct ds_rec **blocks = realloc(s->rec_blocks, (s->nblocks + 1) * sizeof(*blocks));
+		if (!blocks)
 			return -ENOMEM;
-		uint32_t cap = s->cap_recs ? s->cap_recs * 2 : 1024;
-		struct ds_rec *r = realloc(s->recs, (size_t)cap * sizeof(*r));
-		if (!r)
+		s->rec_blocks = blocks;
+		blocks[s->nblocks] = malloc(DS_REC_BLOCK * sizeof(struct ds_rec));
+		if (!blocks[s->nblocks])
 			return -ENOMEM;
-		s->recs = r;
-		s->cap_recs = cap;
+		s->nblocks++;
 	}
 	const char *copy = ds_arena_strdup(&s->names, name, nlen);
 	if (!copy)
 		return -ENOMEM;
-	struct ds_rec *r = &s->recs[s->nrecs];
+	struct ds_rec *r = ds_rec(s, s->nrecs);
 	memset(r, 0, sizeof(*r));
 	r->size = (uint64_t)st->st_size;
 	r->dev = st->st_dev;
@@ -178,7 +180,6 @@ static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir,
 	r->arg = arg;
 	r->rep = s->nrecs;
 	r->cls = DS_NONE;
-	r->next = DS_NONE;
 	s->nrecs++;
 	if (s->on_progress && (s->nrecs & 1023) == 0)
 		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);
