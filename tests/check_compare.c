@@ -245,9 +245,5 @@ int main(void)
 	tc = tcase_create("ds_check_unchanged");
 	tcase_add_loop_test(tc, test_changed_during_scan, TRUNCATE, GROW + 1);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

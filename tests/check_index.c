@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "testutil.h"
 
 #define N 20000
 
@@ -135,9 +136,5 @@ int main(void)
 	tc = tcase_create("ds_index_walk");
 	tcase_add_test(tc, test_walk_stops_and_sorted_input);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

@@ -332,9 +332,5 @@ int main(void)
 	tc = tcase_create("dupscan_set_option");
 	tcase_add_test(tc, test_options_and_errors);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

@@ -309,9 +309,5 @@ int main(void)
 	tcase_add_test(tc, test_unreadable_dir_and_file);
 	tcase_add_test(tc, test_path_spelling_kept);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tu_run(s);
 }

@@ -175,3 +175,12 @@ char *tu_uniques(const dupscan_scan *scan, const char *root)
 	}
 	return b.s;
 }
+
+int tu_run(Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

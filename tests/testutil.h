@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 #include "dupscan.h"
 
 /* A new empty directory; aborts the test on failure. Free with tu_cleanup(). */
@@ -27,5 +29,9 @@ dupscan_scan *tu_scan(const char *dir, ...);
  * separated by '|'. Owned string. */
 char *tu_sets(const dupscan_scan *scan, const char *root);
 char *tu_uniques(const dupscan_scan *scan, const char *root);
+
+/* Run a suite (output per CK_VERBOSITY, TAP per CK_TAP_LOG_FILE_NAME) and free it.
+ * @return the process exit status. */
+int tu_run(Suite *suite);
 
 #endif
