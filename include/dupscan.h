@@ -105,10 +105,24 @@ typedef struct dupscan_scan dupscan_scan; /* one scan: paths, options, results *
 typedef struct dupscan_set dupscan_set;   /* one set of identical files */
 typedef struct dupscan_file dupscan_file; /* one file as seen at scan time */
 
+/* Stages reported to the stage callback (jdupes -P). */
+enum dupscan_stage {
+	DUPSCAN_STAGE_EARLY = 1,   /* same size (and device/permissions when asked) */
+	DUPSCAN_STAGE_PARTIAL = 2, /* same XXH64 of the first 4096 bytes */
+	DUPSCAN_STAGE_FULL = 3     /* same XXH64 of the whole file, bytes compared */
+};
+
 /* Per-path trouble: path is valid only during the call; code as above. */
 typedef void (*dupscan_error_fn)(void *user, const char *path, int code);
 /* Progress: called often (every few hundred files); throttle in the callback. */
 typedef void (*dupscan_progress_fn)(void *user, int phase, uint64_t done, uint64_t total);
+/* Filter: called during the walk for each regular file, before it costs any
+ * read; return nonzero to keep the file, 0 to leave it out. The file (path,
+ * size, dev, ino, mtime, mode) is valid only during the call. */
+typedef int (*dupscan_filter_fn)(void *user, const dupscan_file *file);
+/* Stage: a group of count (>= 2) files that passed a stage together, in the
+ * chosen order; the array and the files are valid only during the call. */
+typedef void (*dupscan_stage_fn)(void *user, int stage, const dupscan_file *const *files, size_t count);
 
 /* @return the library's version, e.g. "0.1.0"; a static string. */
 DUPSCAN_API const char *dupscan_version(void);
@@ -145,6 +159,14 @@ DUPSCAN_API void dupscan_set_error_callback(dupscan_scan *scan, dupscan_error_fn
 
 /* Callback for progress. */
 DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *scan, dupscan_progress_fn fn, void *user);
+
+/* Predicate deciding which regular files take part (NULL: all of them). Files
+ * left out are neither matched nor listed as unique. */
+DUPSCAN_API void dupscan_set_filter(dupscan_scan *scan, dupscan_filter_fn fn, void *user);
+
+/* Callback told about each group of files that passes a matching stage
+ * (enum dupscan_stage), as the scan goes. Costs a path per file reported. */
+DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *scan, dupscan_stage_fn fn, void *user);
 
 /* Walk the paths, match files and build the duplicate sets. Call once.
  * @return 0 when the scan completed, even if some paths had errors (see

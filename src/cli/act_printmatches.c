@@ -34,3 +34,21 @@ void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 	for (size_t i = 0; i < n; i++)
 		put_path(dupscan_file_path(dupscan_unique_file(scan, i)), o, out);
 }
+
+/* jdupes -P: each group of files that passed a stage together */
+void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count)
+{
+	FILE *out = user;
+	switch (stage) {
+	case DUPSCAN_STAGE_EARLY: fputs("Early match check passed:\n", out); break;
+	case DUPSCAN_STAGE_PARTIAL: fputs("\nPartial hashes match:\n", out); break;
+	default: fputs("Full hashes match:\n", out); break;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const char *path = dupscan_file_path(files[i]);
+		fputs("   ", out);
+		fwrite(path, 1, strlen(path), out);
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}

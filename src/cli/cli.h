@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "dupscan.h"
+#include "extfilter.h"
 
 #define EXIT_USAGE 2
 
@@ -19,6 +20,9 @@ struct cli_opts {
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
+	bool json;
+	unsigned print_stages; /* -P: bit (1 << enum dupscan_stage) per stage */
+	struct xf_list filters;
 	int partial_only;   /* how many times -T was given */
 	int order;          /* enum dupscan_order */
 	long chunk_size;    /* 0: library default */
@@ -39,6 +43,10 @@ void cli_progress_free(struct cli_progress *p);
 /* act_printmatches.c */
 void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
+/* the library's stage callback for -P; user is the FILE to print to */
+void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
+/* act_printjson.c */
+void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out);
 /* act_summarize.c */
 void act_summarize(const dupscan_scan *scan, FILE *out);
 

@@ -18,6 +18,24 @@ static void on_error(void *user, const char *path, int code)
 	fprintf(stderr, ": %s\n", dupscan_strerror(code));
 }
 
+struct stage_ctx {
+	unsigned mask;
+	FILE *out;
+};
+
+static void on_stage(void *user, int stage, const dupscan_file *const *files, size_t count)
+{
+	const struct stage_ctx *c = user;
+	if (c->mask & (1u << stage))
+		act_print_stage(c->out, stage, files, count);
+}
+
+/* -X filters run inside the walk, before a file costs any read */
+static int on_filter(void *user, const dupscan_file *f)
+{
+	return xf_pass(user, dupscan_file_path(f), dupscan_file_size(f), dupscan_file_mtime_ns(f));
+}
+
 static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 {
 	const struct { int opt; int64_t val; } table[] = {
@@ -50,9 +68,11 @@ int main(int argc, char **argv)
 	bool stop;
 	int status = cli_parse(argc, argv, &o, &stop);
 	if (status != 0 || stop) {
+		xf_free(&o.filters);
 		free(o.paths);
 		return status;
 	}
+	struct stage_ctx sctx = { o.print_stages, stdout };
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
@@ -66,6 +86,10 @@ int main(int argc, char **argv)
 	if (rc >= 0) {
 		dupscan_set_error_callback(scan, on_error, &ectx);
 		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
+		if (o.filters.n)
+			dupscan_set_filter(scan, on_filter, &o.filters);
+		if (o.print_stages)
+			dupscan_set_stage_callback(scan, on_stage, &sctx);
 		rc = dupscan_run(scan);
 	}
 	cli_progress_clear(ectx.progress);
@@ -78,6 +102,8 @@ int main(int argc, char **argv)
 		act_print_unique(scan, &o, stdout);
 	} else if (o.summarize) {
 		act_summarize(scan, stdout);
+	} else if (o.json) {
+		act_print_json(scan, argc, argv, stdout);
 	} else {
 		act_print_matches(scan, &o, stdout);
 		if (o.print_summarize) {
@@ -94,6 +120,7 @@ int main(int argc, char **argv)
 out:
 	dupscan_free(scan);
 	cli_progress_free(ectx.progress);
+	xf_free(&o.filters);
 	free(o.paths);
 	return status;
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "dupscan_config.h"
@@ -24,11 +25,14 @@ static const char help_text[] =
 "                      inode are then duplicates of each other\n"
 " -i --reverse         reverse the order of files and sets\n"
 " -I --isolate         files under the same path argument never match each other\n"
+" -j --json            print the sets as JSON (jdupes' shape)\n"
 " -m --summarize       print only a summary of the duplicates\n"
 " -M --print-summarize print the sets, then the summary\n"
 " -o --order=BY        order files by name (default) or time (modification time)\n"
 " -O --param-order     order by path argument first, then by -o\n"
 " -p --permissions     files with different mode, owner or group never match\n"
+" -P --print=STAGE     also print the files that pass a stage together:\n"
+"                      early, partial or fullhash (repeatable)\n"
 " -q --quiet           no progress indicator\n"
 " -Q --quick           skip the byte-by-byte confirmation: hashes only (risky)\n"
 " -r --recurse         descend into subdirectories of every directory argument\n"
@@ -40,6 +44,9 @@ static const char help_text[] =
 "                      twice (-TT); dangerous\n"
 " -u --print-unique    print the files that have no duplicate\n"
 " -v --version         print the version and exit\n"
+" -X --ext-filter=SPEC  only consider files passing a filter (repeatable);\n"
+"                      '-X help' lists them: size[+-=]:N, noext:, onlyext:,\n"
+"                      nostr:, onlystr:, newer:, older:\n"
 " -z --zero-match      zero-length files are duplicates of each other\n"
 "\n"
 "Exit status: 0 scan completed, 1 a path could not be read, 2 usage error.\n"
@@ -55,11 +62,13 @@ static const struct option long_opts[] = {
 	{ "hard-links", no_argument, NULL, 'H' },
 	{ "reverse", no_argument, NULL, 'i' },
 	{ "isolate", no_argument, NULL, 'I' },
+	{ "json", no_argument, NULL, 'j' },
 	{ "summarize", no_argument, NULL, 'm' },
 	{ "print-summarize", no_argument, NULL, 'M' },
 	{ "order", required_argument, NULL, 'o' },
 	{ "param-order", no_argument, NULL, 'O' },
 	{ "permissions", no_argument, NULL, 'p' },
+	{ "print", required_argument, NULL, 'P' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "quick", no_argument, NULL, 'Q' },
 	{ "recurse", no_argument, NULL, 'r' },
@@ -69,13 +78,14 @@ static const struct option long_opts[] = {
 	{ "partial-only", no_argument, NULL, 'T' },
 	{ "print-unique", no_argument, NULL, 'u' },
 	{ "version", no_argument, NULL, 'v' },
+	{ "ext-filter", required_argument, NULL, 'X' },
 	{ "zero-match", no_argument, NULL, 'z' },
 	{ NULL, 0, NULL, 0 }
 };
 
 /* A leading '-' makes getopt hand over paths in order, so -R can apply to the
  * paths after it while options may still follow paths, as in jdupes. */
-static const char short_opts[] = "-:01AC:fhHiImMo:OpqQrRsSTuvz";
+static const char short_opts[] = "-:01AC:fhHiIjmMo:OpP:qQrRsSTuvX:z";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -139,6 +149,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'H': o->hard_links = true; break;
 		case 'i': o->reverse = true; break;
 		case 'I': o->isolate = true; break;
+		case 'j': o->json = true; break;
 		case 'm': o->summarize = true; break;
 		case 'M': o->print_summarize = true; break;
 		case 'o':
@@ -151,6 +162,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			break;
 		case 'O': o->param_order = true; break;
 		case 'p': o->permissions = true; break;
+		case 'P':
+			if (strcmp(optarg, "early") == 0)
+				o->print_stages |= 1u << DUPSCAN_STAGE_EARLY;
+			else if (strcmp(optarg, "partial") == 0)
+				o->print_stages |= 1u << DUPSCAN_STAGE_PARTIAL;
+			else if (strcmp(optarg, "fullhash") == 0)
+				o->print_stages |= 1u << DUPSCAN_STAGE_FULL;
+			else
+				return usage_error("invalid value '%s' for -P/--print (early, partial or fullhash)", optarg);
+			break;
 		case 'q': o->quiet = true; break;
 		case 'Q': o->quick = true; break;
 		case 'r': o->recurse = true; break;
@@ -164,6 +185,17 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			printf("Finds duplicate files; jdupes-compatible options. MIT License.\n");
 			*stop = true;
 			return 0;
+		case 'X': {
+			char err[512];
+			if (strcasecmp(optarg, "help") == 0) {
+				xf_help(stdout);
+				*stop = true;
+				return 0;
+			}
+			if (xf_add(&o->filters, optarg, err, sizeof(err)) != 0)
+				return usage_error("%s", err);
+			break;
+		}
 		case 'z': o->zero_match = true; break;
 		case ':':
 		default: {

@@ -123,6 +123,10 @@ struct dupscan_scan {
 	void *error_user;
 	dupscan_progress_fn on_progress;
 	void *progress_user;
+	dupscan_filter_fn filter;
+	void *filter_user;
+	dupscan_stage_fn on_stage;
+	void *stage_user;
 
 	bool ran;
 	uint64_t errors;
@@ -205,6 +209,8 @@ int ds_natural_cmp(const char *a, const char *b);
 /* The chosen order between two records whose paths are pa and pb. */
 int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
 		 const struct ds_rec *b, const char *pb);
+/* The chosen order between two struct dupscan_file; ctx is the scan. */
+int ds_cmp_file(void *ctx, const void *a, const void *b);
 /* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
 int ds_sort(void *base, size_t n, size_t size,
 	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);

@@ -105,6 +105,76 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 	return 0;
 }
 
+/* ---- stages, for the caller's stage callback (jdupes -P) ---- */
+
+static int report_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
+{
+	if (!s->on_stage || n < 2)
+		return 0;
+	int rc = 0;
+	size_t made = 0;
+	struct dupscan_file *files = malloc(n * sizeof(*files));
+	const dupscan_file **ptrs = malloc(n * sizeof(*ptrs));
+	if (!files || !ptrs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (; made < n; made++) {
+		const struct ds_rec *r = ds_rec(s, ri[made]);
+		size_t len = ds_rec_path(s, r, NULL, 0);
+		char *p = malloc(len + 1);
+		if (!p) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		ds_rec_path(s, r, p, len + 1);
+		files[made] = (struct dupscan_file){ p, r };
+	}
+	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++)
+			ptrs[i] = &files[i];
+		s->on_stage(s->stage_user, stage, ptrs, n);
+	}
+out:
+	for (size_t i = 0; i < made; i++)
+		free((char *)files[i].path);
+	free(ptrs);
+	free(files);
+	return rc;
+}
+
+static int cmp_rec_cls(void *ctx, const void *pa, const void *pb)
+{
+	const dupscan_scan *s = ctx;
+	uint32_t a = ds_rec(s, *(const uint32_t *)pa)->cls, b = ds_rec(s, *(const uint32_t *)pb)->cls;
+	return a < b ? -1 : a > b;
+}
+
+/* After a bucket is settled: each class of two or more is a full-hash match. */
+static int report_classes(dupscan_scan *s, const struct ds_member *m, size_t k)
+{
+	if (!s->on_stage)
+		return 0;
+	uint32_t *ri = malloc(k * sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t x = 0; x < k; x++)
+		if (ds_rec(s, m[x].rec)->cls != DS_NONE && !(ds_rec(s, m[x].rec)->flags & DS_F_DROPPED))
+			ri[n++] = m[x].rec;
+	int rc = ds_sort(ri, n, sizeof(*ri), cmp_rec_cls, s);
+	for (size_t i = 0; rc == 0 && i < n;) {
+		size_t j = i + 1;
+		while (j < n && ds_rec(s, ri[j])->cls == ds_rec(s, ri[i])->cls)
+			j++;
+		rc = report_stage(s, DUPSCAN_STAGE_FULL, ri + i, j - i);
+		i = j;
+	}
+	free(ri);
+	return rc;
+}
+
 /* ---- one size group ---- */
 
 struct by_hash {
@@ -311,6 +381,19 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 		uint64_t partial = bh[i].key;
 		for (size_t x = 0; k >= 2 && x < k; x++)
 			m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
+		if (k >= 2 && s->on_stage) {
+			uint32_t *ri = malloc(k * sizeof(*ri));
+			if (!ri) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t x = 0; x < k; x++)
+				ri[x] = m[x].rec;
+			rc = report_stage(s, DUPSCAN_STAGE_PARTIAL, ri, k);
+			free(ri);
+			if (rc)
+				break;
+		}
 		if (k < 2) {
 			/* unique first block: done after 4 KiB */
 		} else if (s->partial_only) {
@@ -345,6 +428,8 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 		} else {
 			rc = match_many(s, m, k, h, blocks, blen, partial);
 		}
+		if (rc == 0 && k >= 2 && !s->partial_only)
+			rc = report_classes(s, m, k);
 		i = j;
 	}
 out:
@@ -395,7 +480,11 @@ int ds_match(dupscan_scan *s)
 		uint32_t j = i + 1;
 		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
 			j++;
-		if (j - i < 2) {
+		if (j - i >= 2)
+			rc = report_stage(s, DUPSCAN_STAGE_EARLY, order + i, j - i);
+		if (rc) {
+			break;
+		} else if (j - i < 2) {
 			/* alone in its size group: unique without a read */
 		} else if (ds_rec(s, order[i])->size == 0) {
 			uint64_t empty = ds_hash_oneshot("", 0);

@@ -117,6 +117,22 @@ DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *s, dupscan_progress
 	s->progress_user = user;
 }
 
+DUPSCAN_API void dupscan_set_filter(dupscan_scan *s, dupscan_filter_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->filter = fn;
+	s->filter_user = user;
+}
+
+DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->on_stage = fn;
+	s->stage_user = user;
+}
+
 DUPSCAN_API int dupscan_run(dupscan_scan *s)
 {
 	if (!s)

@@ -95,7 +95,7 @@ int ds_sort(void *base, size_t n, size_t size,
 	return 0;
 }
 
-static int cmp_file(void *ctx, const void *pa, const void *pb)
+int ds_cmp_file(void *ctx, const void *pa, const void *pb)
 {
 	const struct dupscan_file *a = pa, *b = pb;
 	return ds_order_cmp(ctx, a->rec, a->path, b->rec, b->path);
@@ -104,7 +104,7 @@ static int cmp_file(void *ctx, const void *pa, const void *pb)
 static int cmp_set(void *ctx, const void *pa, const void *pb)
 {
 	const struct dupscan_set *a = pa, *b = pb;
-	return cmp_file(ctx, &a->files[0], &b->files[0]);
+	return ds_cmp_file(ctx, &a->files[0], &b->files[0]);
 }
 
 /* ---- sets ---- */
@@ -255,7 +255,7 @@ int ds_build_sets(dupscan_scan *s)
 	size_t kept = 0;
 	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
 		struct dupscan_set *set = &s->sets[id];
-		rc = ds_sort(set->files, set->count, sizeof(*set->files), cmp_file, s);
+		rc = ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
 		if (rc == 0 && s->isolate) {
 			/* -I: the others must come from another argument than the first */
 			size_t n = 1;
@@ -319,7 +319,7 @@ int ds_build_uniques(dupscan_scan *s)
 	free(multi);
 	s->nuniques = n;
 	s->uniques_built = true;
-	return ds_sort(s->uniques, n, sizeof(*s->uniques), cmp_file, s);
+	return ds_sort(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
 }
 
 void ds_free_results(dupscan_scan *s)

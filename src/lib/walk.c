@@ -148,9 +148,46 @@ static int add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t pare
 	return 0;
 }
 
+/* The caller's filter sees the file before it costs a record. @return 1 to keep. */
+static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, const char *name)
+{
+	char stackbuf[4096];
+	char *path = stackbuf;
+	size_t len = build_path(s, dir, name, stackbuf, sizeof(stackbuf));
+	if (len >= sizeof(stackbuf)) {
+		path = malloc(len + 1);
+		if (!path)
+			return -ENOMEM;
+		build_path(s, dir, name, path, len + 1);
+	}
+	struct dupscan_file f = { path, r };
+	int keep = s->filter(s->filter_user, &f) != 0;
+	if (path != stackbuf)
+		free(path);
+	return keep;
+}
+
 static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
 		   const struct stat *st)
 {
+	struct ds_rec tmp = {
+		.size = (uint64_t)st->st_size,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.mtime_ns = mtime_ns(st),
+		.dir = dir,
+		.mode = st->st_mode,
+		.uid = st->st_uid,
+		.gid = st->st_gid,
+		.arg = arg,
+		.rep = s->nrecs,
+		.cls = DS_NONE,
+	};
+	if (s->filter) {
+		int keep = filter_keeps(s, &tmp, dir, name);
+		if (keep <= 0)
+			return keep;
+	}
 	if (s->nrecs == DS_NONE - 1)
 		return -ENOMEM;
 	if ((s->nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->nrecs >> DS_REC_SHIFT) == s->nblocks) {
@@ -163,23 +200,10 @@ static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir,
 			return -ENOMEM;
 		s->nblocks++;
 	}
-	const char *copy = ds_arena_strdup(&s->names, name, nlen);
-	if (!copy)
+	tmp.name = ds_arena_strdup(&s->names, name, nlen);
+	if (!tmp.name)
 		return -ENOMEM;
-	struct ds_rec *r = ds_rec(s, s->nrecs);
-	memset(r, 0, sizeof(*r));
-	r->size = (uint64_t)st->st_size;
-	r->dev = st->st_dev;
-	r->ino = st->st_ino;
-	r->mtime_ns = mtime_ns(st);
-	r->name = copy;
-	r->dir = dir;
-	r->mode = st->st_mode;
-	r->uid = st->st_uid;
-	r->gid = st->st_gid;
-	r->arg = arg;
-	r->rep = s->nrecs;
-	r->cls = DS_NONE;
+	*ds_rec(s, s->nrecs) = tmp;
 	s->nrecs++;
 	if (s->on_progress && (s->nrecs & 1023) == 0)
 		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);

@@ -15,9 +15,14 @@ if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else
 if [ "$table" = "$man" ]; then ok "man page documents exactly the option table"; else not_ok "man page documents exactly the option table" "$(diff <(echo "$table") <(echo "$man"))"; fi
 # every documented option is accepted by the binary
 while read -r short long; do
-  case "$long" in --chunk-size|--order) arg=1 ;; *) arg= ;; esac
-  case "$long" in --help|--version|--partial-only) continue ;; esac
-  val=; [ -n "$arg" ] && { [ "$long" = --order ] && val==name || val==4096; }
+  case "$long" in
+    --help|--version|--partial-only) continue ;;
+    --order) val==name ;;
+    --chunk-size) val==4096 ;;
+    --print) val==early ;;
+    --ext-filter) val==size+:0 ;;
+    *) val= ;;
+  esac
   run "$DUPSCAN" -q "$long$val" .
   [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
 done <<< "$table"

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* act_printjson.c: jdupes-shaped JSON. Output is plain ASCII: other characters
+ * are \u escapes, and bytes that are not valid UTF-8 become \udc80..\udcff
+ * (Python's "surrogateescape"), so no name is lost or turns JSON invalid. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Length of the valid UTF-8 sequence at s (1..4) and its code point, or 0. */
+static int utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	int len;
+	uint32_t v, min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xc2 && c <= 0xdf) {
+		len = 2; v = c & 0x1f; min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3; v = c & 0x0f; min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, UTF-16 surrogates and values past U+10FFFF are invalid */
+	if (v < min || (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* The escaped characters of a JSON string, without its quotes. */
+static void json_chars(const char *str, FILE *out)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		uint32_t cp;
+		int len = utf8_seq(s, &cp);
+		if (len == 0) {
+			fprintf(out, "\\udc%02x", *s);
+			s++;
+			continue;
+		}
+		s += len;
+		if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (int)cp);
+		else if (cp >= 0x20 && cp < 0x7f)
+			fputc((int)cp, out);
+		else if (cp < 0x10000)
+			fprintf(out, "\\u%04" PRIx32, cp);
+		else
+			fprintf(out, "\\u%04" PRIx32 "\\u%04" PRIx32, 0xd800 + ((cp - 0x10000) >> 10),
+				0xdc00 + ((cp - 0x10000) & 0x3ff));
+	}
+}
+
+static void json_string(const char *str, FILE *out)
+{
+	fputc('"', out);
+	json_chars(str, out);
+	fputc('"', out);
+}
+
+void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out)
+{
+	fprintf(out, "{\n  \"dupscanVersion\": ");
+	json_string(dupscan_version(), out);
+	fprintf(out, ",\n  \"commandLine\": \"");
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			fputc(' ', out);
+		json_chars(argv[i], out);
+	}
+	fprintf(out, "\",\n  \"extensionFlags\": \"\",\n  \"matchSets\": [\n");
+	size_t n = dupscan_set_count(scan);
+	for (size_t i = 0; i < n; i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		size_t count = dupscan_set_file_count(set);
+		fprintf(out, "    {\n      \"fileSize\": %" PRIu64 ",\n      \"fileList\": [\n",
+			dupscan_file_size(dupscan_set_file(set, 0)));
+		for (size_t k = 0; k < count; k++) {
+			fprintf(out, "        { \"filePath\": ");
+			json_string(dupscan_file_path(dupscan_set_file(set, k)), out);
+			fprintf(out, " }%s\n", k + 1 < count ? "," : "");
+		}
+		fprintf(out, "      ]\n    }%s\n", i + 1 < n ? "," : "");
+	}
+	fprintf(out, "  ]\n}\n");
+}
