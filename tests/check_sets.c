@@ -268,6 +268,86 @@ START_TEST(test_options_and_errors)
 }
 END_TEST
 
+/* The caller's predicate sees each regular file once, with its stat data. */
+struct filter_log {
+	int calls;
+	uint64_t size_of_keep;
+};
+
+static int keep_not_skip(void *user, const dupscan_file *f)
+{
+	struct filter_log *log = user;
+	log->calls++;
+	const char *p = dupscan_file_path(f);
+	if (strstr(p, "keep"))
+		log->size_of_keep = dupscan_file_size(f);
+	ck_assert_int_gt(dupscan_file_mtime_ns(f), 0);
+	ck_assert(S_ISREG(dupscan_file_mode(f)));
+	return strstr(p, "skip") == NULL;
+}
+
+START_TEST(test_filter_predicate)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "keep1", "abc\n");
+	tu_text(dir, "keep2", "abc\n");
+	tu_text(dir, "skip3", "abc\n");
+	tu_text(dir, "skip4", "zzz\n");
+	tu_text(dir, "lone", "zzz\n");
+	struct filter_log log = { 0 };
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	dupscan_set_filter(scan, keep_not_skip, &log);
+	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	check_sets(scan, dir, "keep1 keep2");
+	/* filtered files are not unique either */
+	char *u = tu_uniques(scan, dir);
+	ck_assert_str_eq(u, "lone");
+	free(u);
+	ck_assert_int_eq(log.calls, 5);
+	ck_assert_uint_eq(log.size_of_keep, 4);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+struct stage_log {
+	char text[1024];
+};
+
+static void log_stage(void *user, int stage, const dupscan_file *const *files, size_t count)
+{
+	struct stage_log *log = user;
+	size_t len = strlen(log->text);
+	snprintf(log->text + len, sizeof(log->text) - len, "%s%d:", len ? "|" : "", stage);
+	for (size_t i = 0; i < count; i++) {
+		const char *p = strrchr(dupscan_file_path(files[i]), '/') + 1;
+		len = strlen(log->text);
+		snprintf(log->text + len, sizeof(log->text) - len, "%s%s", i ? "," : "", p);
+	}
+}
+
+START_TEST(test_stage_callback)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a", 9000, 1, -1);
+	tu_file(dir, "b", 9000, 1, -1);
+	tu_file(dir, "c", 9000, 1, 8999);
+	tu_file(dir, "d", 9000, 1, 10);
+	tu_file(dir, "e", 100, 1, -1);
+	struct stage_log log = { "" };
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	dupscan_set_stage_callback(scan, log_stage, &log);
+	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	ck_assert_str_eq(log.text, "1:a,b,c,d|2:a,b,c|3:a,b");
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
 /* Two handles in two threads share nothing. */
 struct job {
 	char *dir;
@@ -328,6 +408,8 @@ int main(void)
 	tcase_add_test(tc, test_quick_and_partial_only);
 	tcase_add_test(tc, test_file_accessors);
 	tcase_add_test(tc, test_two_threads);
+	tcase_add_test(tc, test_filter_predicate);
+	tcase_add_test(tc, test_stage_callback);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_set_option");
 	tcase_add_test(tc, test_options_and_errors);

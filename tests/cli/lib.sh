@@ -7,16 +7,16 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dupscan-cli-XXXXXX")
 chmod 755 "$T"
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
-n=0
+tap_n=0
 failed=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
-  n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+  tap_n=$((tap_n + 1)); failed=$((failed + 1)); echo "not ok $tap_n - $1"
   shift
   printf '%s\n' "$@" | sed 's/^/# /'
 }
-done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; exit $?; }
+done_testing() { echo "1..$tap_n"; [ "$failed" -eq 0 ]; exit $?; }
 
 # run NAME: runs the rest of the line, capturing stdout in $out, stderr in $err, status in $rc
 # (trailing newlines are dropped, as $(...) does for the expected text; tests of
