@@ -68,7 +68,21 @@ enum dupscan_error {
 	DUPSCAN_E_NOTREG  = -1001, /* argument is neither a regular file nor a directory */
 	DUPSCAN_E_STATE   = -1002, /* call not allowed now (e.g. add_path after run) */
 	DUPSCAN_E_OPTION  = -1003, /* unknown option or value out of range */
-	DUPSCAN_E_SHORT   = -1004  /* file ended before its scanned size */
+	DUPSCAN_E_SHORT   = -1004, /* file ended before its scanned size */
+	DUPSCAN_E_CANCELED = -1005, /* dupscan_cancel() stopped the scan; results so far are kept */
+	DUPSCAN_E_ALREADY = -1006, /* nothing to do: already the same file or sharing its extents */
+	DUPSCAN_E_SAME_ENTRY = -1007, /* both paths name one directory entry: acting would lose it */
+	DUPSCAN_E_DIFFERS = -1008  /* the filesystem found the contents different */
+};
+
+/* Flags for the action functions. */
+#define DUPSCAN_ACT_NO_CHANGE_CHECK 0x1u /* skip re-checking that files are as scanned (jdupes -t) */
+#define DUPSCAN_ACT_DRY_RUN 0x2u         /* check everything, change nothing */
+
+/* Kinds of link for dupscan_replace_with_link(). */
+enum dupscan_link_kind {
+	DUPSCAN_LINK_HARD = 1, /* a hard link to the kept file */
+	DUPSCAN_LINK_SOFT = 2  /* a relative symlink to the kept file */
 };
 
 /* Options for dupscan_set_option(). Booleans take 0 or 1. */
@@ -206,6 +220,40 @@ DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *file);
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *file); /* ns since the epoch */
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode */
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
+
+/* Stop a running dupscan_run() soon; safe to call from a signal handler or
+ * another thread. dupscan_run() then returns DUPSCAN_E_CANCELED with the sets
+ * confirmed so far available as usual. */
+DUPSCAN_API void dupscan_cancel(dupscan_scan *scan);
+
+/* ---- actions: safe primitives on files of a finished scan ----
+ * Each re-checks (unless DUPSCAN_ACT_NO_CHANGE_CHECK) that both files still have
+ * the device, inode, size and mtime seen by the scan, and refuses with
+ * DUPSCAN_E_CHANGED otherwise. Replacements are atomic: the new link is made
+ * under a temporary name ".dupscan-tmp-XXXXXX" in the duplicate's directory and
+ * renamed over it; on any failure the temporary name is removed and the
+ * duplicate is left as it was. */
+
+/* @return 0 when the file is as scanned, DUPSCAN_E_CHANGED, or -errno. */
+DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *file);
+
+/* Replace dup by a hard link (same device only: -EXDEV otherwise) or a relative
+ * symlink to keep. A hard link shares keep's inode and so its owner, mode and
+ * times. @return 0, DUPSCAN_E_ALREADY (dup is already a hard link of keep, for
+ * DUPSCAN_LINK_HARD), DUPSCAN_E_SAME_ENTRY, DUPSCAN_E_CHANGED or -errno. */
+DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupscan_file *dup,
+					  int kind, unsigned flags);
+
+/* Delete dup, keeping keep. Refuses when keep is gone or changed (so the last
+ * copy is never deleted) or when both paths name one directory entry.
+ * @return 0, DUPSCAN_E_SAME_ENTRY, DUPSCAN_E_CHANGED or -errno. */
+DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags);
+
+/* Ask the filesystem to share dup's extents with keep's (Linux FIDEDUPERANGE, in
+ * ranges the kernel accepts); the kernel compares the bytes itself.
+ * @return 0, DUPSCAN_E_ALREADY (already shared), DUPSCAN_E_DIFFERS,
+ * DUPSCAN_E_CHANGED, -EOPNOTSUPP when the filesystem cannot, or -errno. */
+DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -169,6 +169,13 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 		goto out;
 
 	for (uint64_t off = start; off < size;) {
+		if (s->canceled) {
+			/* half-compared files must not become a set */
+			for (size_t i = 0; i < n; i++)
+				kill_member(&m[i]);
+			rc = DUPSCAN_E_CANCELED;
+			goto out;
+		}
 		size_t len = size - off < chunk ? (size_t)(size - off) : chunk;
 		for (size_t i = 0; i < n; i++)
 			first_rep[i] = DS_NONE;

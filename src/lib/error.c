@@ -21,6 +21,10 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_STATE: return "Call not allowed in the scan's current state";
 	case DUPSCAN_E_OPTION: return "Unknown option or value out of range";
 	case DUPSCAN_E_SHORT: return "File ended before its scanned size";
+	case DUPSCAN_E_CANCELED: return "Scan canceled";
+	case DUPSCAN_E_ALREADY: return "Already the same file";
+	case DUPSCAN_E_SAME_ENTRY: return "Both paths name the same directory entry";
+	case DUPSCAN_E_DIFFERS: return "The filesystem found the contents different";
 	default: break;
 	}
 	/* strerror() may use a static buffer but its result for known errno

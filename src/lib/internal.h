@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -129,6 +130,7 @@ struct dupscan_scan {
 	void *stage_user;
 
 	bool ran;
+	volatile sig_atomic_t canceled; /* set by dupscan_cancel(), maybe from a signal handler */
 	uint64_t errors;
 
 	struct ds_arg *args;

@@ -477,6 +477,10 @@ int ds_match(dupscan_scan *s)
 		i = j;
 	}
 	for (uint32_t i = 0; rc == 0 && i < nc;) {
+		if (s->canceled) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
 		uint32_t j = i + 1;
 		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
 			j++;

@@ -133,6 +133,12 @@ DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn
 	s->stage_user = user;
 }
 
+DUPSCAN_API void dupscan_cancel(dupscan_scan *s)
+{
+	if (s)
+		s->canceled = 1;
+}
+
 DUPSCAN_API int dupscan_run(dupscan_scan *s)
 {
 	if (!s)
@@ -143,9 +149,13 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	int rc = ds_walk(s);
 	if (rc == 0)
 		rc = ds_match(s);
-	if (rc == 0)
-		rc = ds_build_sets(s);
-	if (rc < 0) {
+	/* canceled: the classes confirmed so far are still whole sets */
+	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
+		int built = ds_build_sets(s);
+		if (built < 0)
+			rc = built;
+	}
+	if (rc < 0 && rc != DUPSCAN_E_CANCELED) {
 		/* a failed run must not leave half-built results visible */
 		ds_free_results(s);
 	}

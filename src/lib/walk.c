@@ -268,6 +268,10 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 	}
 	int stat_flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
 	for (;;) {
+		if (s->canceled) {
+			rc = DUPSCAN_E_CANCELED;
+			goto out;
+		}
 		errno = 0;
 		struct dirent *e = readdir(dh);
 		if (!e) {
@@ -360,6 +364,10 @@ int ds_walk(dupscan_scan *s)
 	struct dir_stack stack = { 0 };
 	int rc = 0;
 	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
+		if (s->canceled) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
 		const char *path = s->args[a].path;
 		struct stat st;
 		/* an argument is followed even without -s, like find -H */
