@@ -222,22 +222,6 @@ START_TEST(test_missing_argument_others_scanned)
 }
 END_TEST
 
-/* As root, permissions do not stop reads: the forked test drops to nobody. */
-static void drop_root(const char *dir, const char *const *rels)
-{
-	if (geteuid() != 0)
-		return;
-	/* nobody owns the tree, so it can still clean it up afterwards */
-	ck_assert_int_eq(lchown(dir, 65534, 65534), 0);
-	for (; *rels; rels++) {
-		char *p = tu_path(dir, *rels);
-		ck_assert_int_eq(lchown(p, 65534, 65534), 0);
-		free(p);
-	}
-	ck_assert_int_eq(setgid(65534), 0);
-	ck_assert_int_eq(setuid(65534), 0);
-}
-
 START_TEST(test_unreadable_dir_and_file)
 {
 	char *dir = tu_tmpdir();
@@ -249,7 +233,7 @@ START_TEST(test_unreadable_dir_and_file)
 	ck_assert_int_eq(chmod(noread, 0), 0);
 	ck_assert_int_eq(chmod(locked, 0), 0);
 	static const char *const tree[] = { "ok1", "ok2", "locked", "locked/x", "noread", NULL };
-	drop_root(dir, tree);
+	tu_drop_root(dir, tree);
 	struct errs e = { 0 };
 	const char *paths[] = { dir };
 	const int rec[] = { 1 };

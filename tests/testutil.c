@@ -184,3 +184,17 @@ int tu_run(Suite *suite)
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+void tu_drop_root(const char *dir, const char *const *rels)
+{
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(lchown(dir, 65534, 65534), 0);
+	for (; rels && *rels; rels++) {
+		char *p = tu_path(dir, *rels);
+		ck_assert_int_eq(lchown(p, 65534, 65534), 0);
+		free(p);
+	}
+	ck_assert_int_eq(setgid(65534), 0);
+	ck_assert_int_eq(setuid(65534), 0);
+}

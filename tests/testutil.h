@@ -30,6 +30,10 @@ dupscan_scan *tu_scan(const char *dir, ...);
 char *tu_sets(const dupscan_scan *scan, const char *root);
 char *tu_uniques(const dupscan_scan *scan, const char *root);
 
+/* As root, permissions stop nothing: give dir and the listed paths in it to
+ * nobody and become nobody (tests run in a forked child). No-op otherwise. */
+void tu_drop_root(const char *dir, const char *const *rels);
+
 /* Run a suite (output per CK_VERBOSITY, TAP per CK_TAP_LOG_FILE_NAME) and free it.
  * @return the process exit status. */
 int tu_run(Suite *suite);

@@ -20,7 +20,8 @@ struct cli_opts {
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
-	bool json;
+	bool json, no_prompt, soft_abort, no_change_check, dry_run;
+	int action;         /* 0 (print), 'd', 'L', 'l' or 'B' */
 	unsigned print_stages; /* -P: bit (1 << enum dupscan_stage) per stage */
 	struct xf_list filters;
 	int partial_only;   /* how many times -T was given */
@@ -47,6 +48,12 @@ void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
 /* act_printjson.c */
 void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out);
+/* main.c: has SIGINT asked to stop? */
+bool cli_interrupted(void);
+/* actions: each @return the number of files it failed to act on */
+int act_delete(const dupscan_scan *scan, const struct cli_opts *o, unsigned flags, FILE *out);
+int act_link(const dupscan_scan *scan, int kind, unsigned flags, FILE *out);
+int act_dedupe(const dupscan_scan *scan, unsigned flags, FILE *out);
 /* act_summarize.c */
 void act_summarize(const dupscan_scan *scan, FILE *out);
 

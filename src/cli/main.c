@@ -1,9 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+/* SIGINT: with -Z during the scan it cancels the scan; during actions it
+ * stops them after the file at hand. */
+static volatile sig_atomic_t interrupted;
+static dupscan_scan *volatile cancel_target;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	if (cancel_target)
+		dupscan_cancel(cancel_target);
+}
+
+bool cli_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+static void catch_sigint(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
+{
+	unsigned flags = (o->no_change_check ? DUPSCAN_ACT_NO_CHANGE_CHECK : 0) |
+			 (o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0);
+	if (o->dry_run)
+		fprintf(stderr, "dupscan: --dry-run: showing what would be done; nothing is changed\n");
+	if (o->quick)
+		fprintf(stderr, "dupscan: warning: -Q/--quick: files are acted on after hash comparison "
+			"only, without the byte-by-byte check\n");
+	catch_sigint();
+	switch (o->action) {
+	case 'd': return act_delete(scan, o, flags, stdout);
+	case 'L': return act_link(scan, DUPSCAN_LINK_HARD, flags, stdout);
+	case 'l': return act_link(scan, DUPSCAN_LINK_SOFT, flags, stdout);
+	default: return act_dedupe(scan, flags, stdout);
+	}
+}
 
 struct err_ctx {
 	struct cli_progress *progress;
@@ -40,7 +86,9 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 {
 	const struct { int opt; int64_t val; } table[] = {
 		{ DUPSCAN_OPT_ZERO_MATCH, o->zero_match },
-		{ DUPSCAN_OPT_HARD_LINKS, o->hard_links },
+		/* -L lists every path of an inode, so other names of a duplicate are
+		 * relinked too and links already made show as such */
+		{ DUPSCAN_OPT_HARD_LINKS, o->hard_links || o->action == 'L' },
 		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, o->symlinks },
 		{ DUPSCAN_OPT_NO_HIDDEN, o->no_hidden },
 		{ DUPSCAN_OPT_ONE_FILE_SYSTEM, o->one_fs },
@@ -90,15 +138,29 @@ int main(int argc, char **argv)
 			dupscan_set_filter(scan, on_filter, &o.filters);
 		if (o.print_stages)
 			dupscan_set_stage_callback(scan, on_stage, &sctx);
+		if (o.soft_abort) {
+			cancel_target = scan;
+			catch_sigint();
+		}
 		rc = dupscan_run(scan);
+		cancel_target = NULL;
 	}
 	cli_progress_clear(ectx.progress);
+	bool aborted = rc == DUPSCAN_E_CANCELED;
+	if (aborted) {
+		fprintf(stderr, "dupscan: interrupted: using the %zu sets found so far\n", dupscan_set_count(scan));
+		interrupted = 0;
+		rc = 0;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(rc));
 		status = 1;
 		goto out;
 	}
-	if (o.print_unique) {
+	if (o.action) {
+		if (run_action(scan, &o) > 0)
+			status = 1;
+	} else if (o.print_unique) {
 		act_print_unique(scan, &o, stdout);
 	} else if (o.summarize) {
 		act_summarize(scan, stdout);
@@ -115,7 +177,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dupscan: error writing output\n");
 		status = 1;
 	}
-	if (dupscan_error_count(scan) > 0)
+	if (dupscan_error_count(scan) > 0 || aborted || interrupted)
 		status = 1;
 out:
 	dupscan_free(scan);

@@ -18,7 +18,11 @@ static const char help_text[] =
 " -0 --print-null      end each printed path with a NUL byte instead of a newline\n"
 " -1 --one-file-system never match files on different filesystems or devices\n"
 " -A --no-hidden       skip hidden files and directories (names starting with '.')\n"
+" -B --dedupe          ask the filesystem to share the data of duplicates\n"
+"                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
 " -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 262144)\n"
+" -d --delete          prompt for the files to keep in each set, delete the rest\n"
+"    --dry-run         with an action: print what it would do, change nothing\n"
 " -f --omit-first      omit the first file of each set\n"
 " -h --help            print this help and exit\n"
 " -H --hard-links      list every path of hard-linked files; hard links to one\n"
@@ -26,8 +30,11 @@ static const char help_text[] =
 " -i --reverse         reverse the order of files and sets\n"
 " -I --isolate         files under the same path argument never match each other\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
+" -l --link-soft       replace duplicates by relative symlinks to the first file\n"
+" -L --link-hard       replace duplicates by hard links to the first file\n"
 " -m --summarize       print only a summary of the duplicates\n"
 " -M --print-summarize print the sets, then the summary\n"
+" -N --no-prompt       with -d: keep the first file of each set, delete the rest\n"
 " -o --order=BY        order files by name (default) or time (modification time)\n"
 " -O --param-order     order by path argument first, then by -o\n"
 " -p --permissions     files with different mode, owner or group never match\n"
@@ -40,6 +47,7 @@ static const char help_text[] =
 "                      after this option only\n"
 " -s --symlinks        follow symlinks to files and directories\n"
 " -S --size            print the size of the files of each set\n"
+" -t --no-change-check do not re-check that files are unchanged before acting\n"
 " -T --partial-only    match on size and the first 4096 bytes only; must be given\n"
 "                      twice (-TT); dangerous\n"
 " -u --print-unique    print the files that have no duplicate\n"
@@ -48,14 +56,25 @@ static const char help_text[] =
 "                      '-X help' lists them: size[+-=]:N, noext:, onlyext:,\n"
 "                      nostr:, onlystr:, newer:, older:\n"
 " -z --zero-match      zero-length files are duplicates of each other\n"
+" -Z --soft-abort      on Ctrl-C, act on the sets found so far\n"
 "\n"
 "Exit status: 0 scan completed, 1 a path could not be read, 2 usage error.\n"
 "See dupscan(1) for details.\n";
+
+enum { OPT_DRY_RUN = 256 }; /* long-only options */
 
 static const struct option long_opts[] = {
 	{ "print-null", no_argument, NULL, '0' },
 	{ "one-file-system", no_argument, NULL, '1' },
 	{ "no-hidden", no_argument, NULL, 'A' },
+	{ "dedupe", no_argument, NULL, 'B' },
+	{ "delete", no_argument, NULL, 'd' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "link-soft", no_argument, NULL, 'l' },
+	{ "link-hard", no_argument, NULL, 'L' },
+	{ "no-prompt", no_argument, NULL, 'N' },
+	{ "no-change-check", no_argument, NULL, 't' },
+	{ "soft-abort", no_argument, NULL, 'Z' },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -85,7 +104,7 @@ static const struct option long_opts[] = {
 
 /* A leading '-' makes getopt hand over paths in order, so -R can apply to the
  * paths after it while options may still follow paths, as in jdupes. */
-static const char short_opts[] = "-:01AC:fhHiIjmMo:OpP:qQrRsSTuvX:z";
+static const char short_opts[] = "-:01ABC:dfhHiIjlLmMNo:OpP:qQrRsStTuvX:zZ";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -137,6 +156,18 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case '0': o->print_null = true; break;
 		case '1': o->one_fs = true; break;
 		case 'A': o->no_hidden = true; break;
+		case 'B':
+		case 'd':
+		case 'l':
+		case 'L':
+			if (o->action && o->action != c)
+				return usage_error("choose one action: -%c and -%c were both given", o->action, c);
+			o->action = c;
+			break;
+		case 'N': o->no_prompt = true; break;
+		case 't': o->no_change_check = true; break;
+		case 'Z': o->soft_abort = true; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'C':
 			if (parse_chunk(optarg, &o->chunk_size) != 0)
 				return usage_error("invalid chunk size '%s' for -C/--chunk-size (4096 to 16777216 bytes)", optarg);
@@ -218,5 +249,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		return usage_error("%s", "-T/--partial-only must be given twice (-TT) to take effect: it matches on the first 4096 bytes only");
 	if (o->npaths == 0)
 		return usage_error("%s", "no files or directories given");
+	if (o->partial_only >= 2 && o->action)
+		return usage_error("-TT matches on the first 4096 bytes only; it is refused with -%c, "
+				   "which would act on files that may differ", o->action);
+	if (o->dry_run && !o->action)
+		return usage_error("%s", "--dry-run needs an action: -d, -L, -l or -B");
 	return 0;
 }

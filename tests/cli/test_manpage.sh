@@ -5,11 +5,16 @@
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}
 
-table=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, .(.).' "$SRC/src/cli/options.c" |
+table=$(grep -oE "^\\s*\\{ \"[a-z0-9:-]+\", [a-z_]+, NULL, '.' \\}" "$SRC/src/cli/options.c" |
   sed -E 's/.*\{ "([^"]+)".*'"'"'(.)'"'"'.*/-\2 --\1/' | sort)
 help=$("$DUPSCAN" --help | grep -oE '^ -[^ ] --[a-z0-9:-]+' | sed 's/^ //' | sort)
 man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\-(.) ", " \\-\\-([^ ]+).*/-\1 --\2/; s/\\-/-/g' | sort)
 
+# long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, ".B \-\-name" in the man page
+table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
+man_long=$(grep -E '^\.B \\-\\-[a-z]' "$SRC/man/dupscan.1" | sed -E 's/^\.B (\\-\\-[^ ]+).*/\1/; s/\\-/-/g' | sort -u)
+[ -n "$table_long" ] && [ "$table_long" = "$help_long" ] && [ "$table_long" = "$man_long" ] && ok "long-only options agree ($table_long)" || not_ok "long-only options agree" "table: $table_long" "help: $help_long" "man: $man_long"
 [ -n "$table" ] && ok "option table parsed ($(echo "$table" | wc -l) options)" || not_ok "option table parsed"
 if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else not_ok "--help lists exactly the option table" "$(diff <(echo "$table") <(echo "$help"))"; fi
 if [ "$table" = "$man" ]; then ok "man page documents exactly the option table"; else not_ok "man page documents exactly the option table" "$(diff <(echo "$table") <(echo "$man"))"; fi
@@ -21,9 +26,11 @@ while read -r short long; do
     --chunk-size) val==4096 ;;
     --print) val==early ;;
     --ext-filter) val==size+:0 ;;
+    --delete|--link-soft|--link-hard|--dedupe) val=" --dry-run" ;;
     *) val= ;;
   esac
-  run "$DUPSCAN" -q "$long$val" .
+  # shellcheck disable=SC2086
+  run "$DUPSCAN" -q $long$val .
   [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
 done <<< "$table"
 grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"

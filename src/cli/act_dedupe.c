@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* act_dedupe.c: -B, asking the filesystem to share the extents of each set. */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void show(FILE *out, const char *arrow, const char *path)
+{
+	fprintf(out, "  %s ", arrow);
+	fwrite(path, 1, strlen(path), out);
+	fputc('\n', out);
+}
+
+int act_dedupe(const dupscan_scan *scan, unsigned flags, FILE *out)
+{
+	int failures = 0;
+	size_t processed = 0;
+	bool said_unsupported = false;
+	size_t total = dupscan_set_count(scan);
+	for (size_t i = 0; i < total && !cli_interrupted(); i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		const dupscan_file *keep = dupscan_set_file(set, 0);
+		show(out, "[SRC]", dupscan_file_path(keep));
+		for (size_t k = 1; k < dupscan_set_file_count(set); k++) {
+			const dupscan_file *f = dupscan_set_file(set, k);
+			int rc = cli_interrupted() ? DUPSCAN_E_CANCELED : dupscan_dedupe(keep, f, flags);
+			processed++;
+			if (rc == 0) {
+				show(out, "-##->", dupscan_file_path(f));
+				continue;
+			}
+			if (rc == DUPSCAN_E_ALREADY) {
+				show(out, "-==->", dupscan_file_path(f));
+				continue;
+			}
+			show(out, "-XX->", dupscan_file_path(f));
+			fflush(out);
+			failures++;
+			if (rc == -EOPNOTSUPP) {
+				if (!said_unsupported)
+					fprintf(stderr, "dupscan: this filesystem does not support deduplication "
+						"(FIDEDUPERANGE); nothing was changed on it\n");
+				said_unsupported = true;
+				continue;
+			}
+			fputs("dupscan: ", stderr);
+			fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
+			fprintf(stderr, ": %s\n", dupscan_strerror(rc));
+		}
+		fflush(out);
+	}
+	fprintf(out, "Deduplication done (%zu files processed)\n", processed);
+	return failures;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* act_link.c: -L and -l, replacing each duplicate by a link to its set's first file. */
+#include <string.h>
+
+#include "cli.h"
+
+static void show(FILE *out, const char *arrow, const char *path)
+{
+	fputs(arrow, out);
+	fputc(' ', out);
+	fwrite(path, 1, strlen(path), out);
+	fputc('\n', out);
+}
+
+int act_link(const dupscan_scan *scan, int kind, unsigned flags, FILE *out)
+{
+	int failures = 0;
+	size_t total = dupscan_set_count(scan);
+	for (size_t i = 0; i < total && !cli_interrupted(); i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		size_t n = dupscan_set_file_count(set);
+		const dupscan_file *keep = dupscan_set_file(set, 0);
+		/* a set made only of hard links to one inode has nothing to link */
+		size_t others = 0;
+		for (size_t k = 1; k < n; k++) {
+			const dupscan_file *f = dupscan_set_file(set, k);
+			others += dupscan_file_ino(f) != dupscan_file_ino(keep) || dupscan_file_dev(f) != dupscan_file_dev(keep);
+		}
+		if (others == 0 && kind == DUPSCAN_LINK_HARD)
+			continue;
+		show(out, "[SRC]", dupscan_file_path(keep));
+		for (size_t k = 1; k < n; k++) {
+			const dupscan_file *f = dupscan_set_file(set, k);
+			int rc = cli_interrupted() ? DUPSCAN_E_CANCELED : dupscan_replace_with_link(keep, f, kind, flags);
+			if (rc == 0) {
+				show(out, kind == DUPSCAN_LINK_HARD ? "---->" : "-@@->", dupscan_file_path(f));
+			} else if (rc == DUPSCAN_E_ALREADY) {
+				show(out, "-==->", dupscan_file_path(f));
+			} else {
+				show(out, "-//->", dupscan_file_path(f));
+				fflush(out);
+				fprintf(stderr, "dupscan: warning: unable to %s link '", kind == DUPSCAN_LINK_HARD ? "hard" : "soft");
+				fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
+				fputs("' -> '", stderr);
+				fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
+				fprintf(stderr, "': %s\n", dupscan_strerror(rc));
+				failures++;
+			}
+		}
+		fflush(out);
+	}
+	return failures;
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/* check_action.c: the action primitives never lose data: re-checks, atomic
+ * replacement, refusals, and cancellation keeping whole sets only. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+static char *slurp(const char *dir, const char *rel)
+{
+	char *p = tu_path(dir, rel);
+	FILE *f = fopen(p, "rb");
+	free(p);
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 4096);
+	size_t n = fread(buf, 1, 4095, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void check_content(const char *dir, const char *rel, const char *want)
+{
+	char *got = slurp(dir, rel);
+	ck_assert_msg(got != NULL, "%s is gone", rel);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+static struct stat lstat_rel(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = tu_path(dir, rel);
+	ck_assert_int_eq(lstat(p, &st), 0);
+	free(p);
+	return st;
+}
+
+static int count_temps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strncmp(e->d_name, ".dupscan-tmp-", 13) == 0;
+	closedir(d);
+	return n;
+}
+
+/* a scanned pair "a" (kept) and "b" (duplicate) in dir */
+static dupscan_scan *pair(const char *dir, const dupscan_file **keep, const dupscan_file **dup)
+{
+	tu_text(dir, "a", "pair content\n");
+	tu_text(dir, "b", "pair content\n");
+	tu_text(dir, "c", "other\n");
+	dupscan_scan *scan = tu_scan(dir, 0);
+	ck_assert_uint_eq(dupscan_set_count(scan), 1);
+	*keep = dupscan_set_file(dupscan_get_set(scan, 0), 0);
+	*dup = dupscan_set_file(dupscan_get_set(scan, 0), 1);
+	ck_assert_ptr_nonnull(strstr(dupscan_file_path(*keep), "/a"));
+	return scan;
+}
+
+START_TEST(test_hard_link)
+{
+	char *dir = tu_tmpdir();
+	const dupscan_file *keep, *dup;
+	dupscan_scan *scan = pair(dir, &keep, &dup);
+	ck_assert_int_eq(dupscan_check_unchanged(dup), 0);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, DUPSCAN_ACT_DRY_RUN), 0);
+	ck_assert_uint_ne(lstat_rel(dir, "a").st_ino, lstat_rel(dir, "b").st_ino);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), 0);
+	ck_assert_uint_eq(lstat_rel(dir, "a").st_ino, lstat_rel(dir, "b").st_ino);
+	check_content(dir, "b", "pair content\n");
+	ck_assert_int_eq(count_temps(dir), 0);
+	/* now b is another inode than scanned: a second attempt is refused */
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_CHANGED);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, DUPSCAN_ACT_NO_CHANGE_CHECK),
+			 DUPSCAN_E_ALREADY);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_soft_link)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "deep/er/a", "soft\n");
+	tu_text(dir, "other/b", "soft\n");
+	dupscan_scan *scan = tu_scan(dir, 0);
+	const dupscan_set *set = dupscan_get_set(scan, 0);
+	ck_assert_int_eq(dupscan_replace_with_link(dupscan_set_file(set, 0), dupscan_set_file(set, 1),
+						   DUPSCAN_LINK_SOFT, 0), 0);
+	char *b = tu_path(dir, "other/b"), target[256];
+	ssize_t n = readlink(b, target, sizeof(target) - 1);
+	ck_assert_int_gt(n, 0);
+	target[n] = '\0';
+	ck_assert_str_eq(target, "../deep/er/a");
+	check_content(dir, "other/b", "soft\n");
+	free(b);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_changed_files_refused)
+{
+	for (int what = 0; what < 4; what++) {
+		char *dir = tu_tmpdir();
+		const dupscan_file *keep, *dup;
+		dupscan_scan *scan = pair(dir, &keep, &dup);
+		char *a = tu_path(dir, "a"), *b = tu_path(dir, "b"), *c = tu_path(dir, "c");
+		const char *want_b = "pair content\n";
+		switch (what) {
+		case 0: tu_text(dir, "a", "kept file rewritten\n"); break;       /* kept file modified */
+		case 1: ck_assert_int_eq(rename(c, b), 0); want_b = "other\n"; break; /* dup replaced */
+		case 2: ck_assert_int_eq(unlink(a), 0); break;                    /* kept file gone */
+		case 3: tu_text(dir, "b", "pair content, longer\n"); want_b = "pair content, longer\n"; break;
+		}
+		ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_dedupe(keep, dup, 0), DUPSCAN_E_CHANGED);
+		check_content(dir, "b", want_b);
+		ck_assert_int_eq(count_temps(dir), 0);
+		free(a);
+		free(b);
+		free(c);
+		dupscan_free(scan);
+		tu_cleanup(dir);
+	}
+}
+END_TEST
+
+START_TEST(test_remove)
+{
+	char *dir = tu_tmpdir();
+	const dupscan_file *keep, *dup;
+	dupscan_scan *scan = pair(dir, &keep, &dup);
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, DUPSCAN_ACT_DRY_RUN), 0);
+	check_content(dir, "b", "pair content\n");
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), 0);
+	char *b = tu_path(dir, "b");
+	ck_assert_int_eq(access(b, F_OK), -1);
+	check_content(dir, "a", "pair content\n");
+	/* the kept file must exist even without the change check */
+	ck_assert_int_eq(dupscan_remove_duplicate(dup, keep, DUPSCAN_ACT_NO_CHANGE_CHECK), DUPSCAN_E_CHANGED);
+	check_content(dir, "a", "pair content\n");
+	free(b);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* One directory entry reached as two paths through a symlinked directory. */
+START_TEST(test_same_entry_refused)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "real/f", "only copy\n");
+	char *l = tu_path(dir, "link");
+	ck_assert_int_eq(symlink("real", l), 0);
+	char *real = tu_path(dir, "real"), *link = tu_path(dir, "link");
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	/* -H lists both spellings of the one entry */
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_HARD_LINKS, 1), 0);
+	ck_assert_int_ge(dupscan_add_path(scan, real, 0), 0);
+	ck_assert_int_ge(dupscan_add_path(scan, link, 0), 0);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	/* both spellings reach one (dir, name): they are one file, no set */
+	ck_assert_uint_eq(dupscan_set_count(scan), 0);
+	dupscan_free(scan);
+	/* build the dangerous pair by hand through the public API of a scan of both files */
+	char *f1 = tu_path(dir, "real/f"), *f2 = tu_path(dir, "link/f");
+	struct stat st;
+	ck_assert_int_eq(stat(f1, &st), 0);
+	struct ds_rec r = { .size = (uint64_t)st.st_size, .dev = st.st_dev, .ino = st.st_ino,
+			    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+			    .mode = st.st_mode };
+	struct dupscan_file keep = { f1, &r }, dup = { f2, &r };
+	ck_assert_int_eq(dupscan_remove_duplicate(&keep, &dup, 0), DUPSCAN_E_SAME_ENTRY);
+	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_SAME_ENTRY);
+	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_SAME_ENTRY);
+	check_content(dir, "real/f", "only copy\n");
+	ck_assert(S_ISREG(lstat_rel(dir, "real/f").st_mode));
+	free(f1);
+	free(f2);
+	free(l);
+	free(real);
+	free(link);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_unwritable_dir)
+{
+	char *dir = tu_tmpdir();
+	static const char *const tree[] = { "a", "b", "c", NULL };
+	tu_text(dir, "a", "pair content\n");
+	tu_text(dir, "b", "pair content\n");
+	tu_text(dir, "c", "other\n");
+	tu_drop_root(dir, tree);
+	dupscan_scan *scan = tu_scan(dir, 0);
+	const dupscan_file *keep = dupscan_set_file(dupscan_get_set(scan, 0), 0);
+	const dupscan_file *dup = dupscan_set_file(dupscan_get_set(scan, 0), 1);
+	/* a directory that refuses new names: every change fails, b stays as it was */
+	ck_assert_int_eq(chmod(dir, 0555), 0);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), -EACCES);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_SOFT, 0), -EACCES);
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), -EACCES);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	check_content(dir, "b", "pair content\n");
+	ck_assert(S_ISREG(lstat_rel(dir, "b").st_mode));
+	ck_assert_uint_ne(lstat_rel(dir, "a").st_ino, lstat_rel(dir, "b").st_ino);
+	ck_assert_int_eq(count_temps(dir), 0);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static void cancel_at_walk_end(void *user, int phase, uint64_t done, uint64_t total)
+{
+	if (phase == DUPSCAN_PHASE_WALK && total && done == total)
+		dupscan_cancel(user);
+}
+
+static void cancel_after_first_set(void *user, int stage, const dupscan_file *const *files, size_t n)
+{
+	(void)files;
+	(void)n;
+	if (stage == DUPSCAN_STAGE_FULL)
+		dupscan_cancel(user);
+}
+
+START_TEST(test_cancel)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a1", 5000, 1, -1);
+	tu_file(dir, "a2", 5000, 1, -1);
+	tu_file(dir, "b1", 7000, 2, -1);
+	tu_file(dir, "b2", 7000, 2, -1);
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	dupscan_set_progress_callback(scan, cancel_at_walk_end, scan);
+	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_CANCELED);
+	ck_assert_uint_eq(dupscan_set_count(scan), 0);
+	dupscan_free(scan);
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	dupscan_set_stage_callback(scan, cancel_after_first_set, scan);
+	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_CANCELED);
+	/* the set confirmed before the cancel is kept whole; the rest is not guessed */
+	char *sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "a1 a2");
+	free(sets);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("action");
+	TCase *tc = tcase_create("dupscan_replace_with_link");
+	tcase_add_test(tc, test_hard_link);
+	tcase_add_test(tc, test_soft_link);
+	tcase_add_test(tc, test_changed_files_refused);
+	tcase_add_test(tc, test_same_entry_refused);
+	tcase_add_test(tc, test_unwritable_dir);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dupscan_remove_duplicate");
+	tcase_add_test(tc, test_remove);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dupscan_cancel");
+	tcase_add_test(tc, test_cancel);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
