@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# -B on a filesystem that can share extents: a btrfs loop image when this machine
+# lets the test make and mount one; otherwise skipped with the reason printed.
+. "$(dirname "$0")/lib.sh"
+
+skip_all() { ok "# SKIP -B on btrfs: $1"; done_testing; }
+[ "$(id -u)" = 0 ] || skip_all "mounting a loop image needs root"
+command -v mkfs.btrfs >/dev/null || skip_all "mkfs.btrfs (btrfs-progs) not installed"
+truncate -s 256M img || skip_all "cannot create an image file"
+mkfs.btrfs -q img >/dev/null 2>&1 || skip_all "mkfs.btrfs failed"
+mkdir mnt
+mount -o loop img mnt 2>/dev/null || skip_all "loop mount not permitted here"
+trap 'umount "$T/mnt" 2>/dev/null; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+
+cd mnt || exit 1
+head -c 5000000 /dev/urandom > a; cp --reflink=never a b; cp --reflink=never a c
+head -c 20000000 /dev/urandom > big1; cp --reflink=never big1 big2   # more than one 16 MiB range
+head -c 3000000 /dev/urandom > lone
+sync
+used() { sync; btrfs filesystem sync . >/dev/null 2>&1; df -k --output=used . | tail -1; }
+shared() { filefrag -v "$1" 2>/dev/null | grep -c shared; }
+before=$(used)
+sums=$(sha256sum a b c big1 big2 lone)
+run "$DUPSCAN" -B --dry-run .
+[ "$(shared b)" = 0 ] && ok "--dry-run shares nothing" || not_ok "--dry-run shared extents"
+run "$DUPSCAN" -B .
+[ "$rc" = 0 ] && ok "-B status 0" || not_ok "-B status" "$rc $err"
+want=$(printf '  [SRC] ./a\n  -##-> ./b\n  -##-> ./c\n  [SRC] ./big1\n  -##-> ./big2\nDeduplication done (3 files processed)')
+[ "$out" = "$want" ] && ok "-B output" || not_ok "-B output" "$out"
+[ "$(sha256sum a b c big1 big2 lone)" = "$sums" ] && ok "-B: every file's content unchanged" || not_ok "-B changed content"
+[ "$(shared b)" -gt 0 ] && [ "$(shared big2)" -gt 0 ] && ok "-B: extents now shared" || not_ok "-B: not shared" "$(filefrag -v b big2)"
+after=$(used)
+[ $((before - after)) -gt 20000 ] && ok "-B freed space ($before KiB -> $after KiB used)" || not_ok "-B freed too little" "$before -> $after"
+run "$DUPSCAN" -B .
+want=$(printf '  [SRC] ./a\n  -==-> ./b\n  -==-> ./c\n  [SRC] ./big1\n  -==-> ./big2\nDeduplication done (3 files processed)')
+[ "$out" = "$want" ] && [ "$rc" = 0 ] && ok "-B again: already shared" || not_ok "-B again" "$out"
+cd "$T" || exit 1
+done_testing
