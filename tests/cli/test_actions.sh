@@ -153,6 +153,23 @@ sleep 0.5; echo "not the same" > t/b/x.new; mv t/b/x.new t/b/x
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ "$(cat t/b/x)" = "not the same" ] && ok "a replaced duplicate is not deleted" || not_ok "replaced duplicate" "$(inventory t)"
 
+# -t: no re-check of the duplicate (the kept file must still exist)
+tree t
+( "$DUPSCAN" -rdt t < answer > d.out 2>&1 ) &
+exec 7> answer
+sleep 0.5; echo "rewritten" > t/b/x
+printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
+[ ! -e t/b/x ] && [ -f "t/a/sub/with space" ] && ok "-t: a changed duplicate is deleted without the re-check" || not_ok "-t" "$(inventory t)"
+# SIGINT at the prompt: nothing more is deleted, status 1
+tree t
+"$DUPSCAN" -rd t < answer > d.out 2>&1 &
+pid=$!
+exec 7> answer
+printf '1\n' >&7
+sleep 0.5; kill -INT "$pid"
+wait "$pid"; sigrc=$?; exec 7>&-
+[ ! -e t/a/x ] && [ -f t/a/w ] && [ -f t/b/w ] && [ -f t/c/big1 ] && [ "$sigrc" = 1 ] && ok "SIGINT at the prompt: later sets untouched, status 1" || not_ok "SIGINT at the prompt" "status $sigrc" "$(inventory t)" "$(cat d.out)"
+
 # a read-only directory: the replacement fails, the tree stays whole
 tree t
 if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
