@@ -103,7 +103,7 @@ enum dupscan_option {
 };
 
 enum dupscan_order {
-	DUPSCAN_ORDER_NAME = 0, /* path, with digit runs compared as numbers */
+	DUPSCAN_ORDER_NAME = 0, /* path in jdupes' order: digit runs as numbers, letters without case */
 	DUPSCAN_ORDER_TIME = 1  /* modification time, then path */
 };
 

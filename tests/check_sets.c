@@ -20,11 +20,18 @@ START_TEST(test_natural_cmp)
 {
 	ck_assert_int_lt(ds_natural_cmp("file2", "file10"), 0);
 	ck_assert_int_gt(ds_natural_cmp("file10", "file9"), 0);
-	ck_assert_int_eq(ds_natural_cmp("a01", "a1"), 0);
+	ck_assert_int_gt(ds_natural_cmp("a01", "a1"), 0);   /* equal numbers: fewer zeros first */
+	ck_assert_int_lt(ds_natural_cmp("apt/x", "apt-x/y"), 0); /* symbols below '.' sort last */
+	ck_assert_int_lt(ds_natural_cmp("a b", "a-b"), 0);
+	ck_assert_int_lt(ds_natural_cmp("apt.x", "aptx"), 0);
+	ck_assert_int_lt(ds_natural_cmp("a_x", "SUB"), 0);   /* letters without case */
+	ck_assert_int_lt(ds_natural_cmp("Zed", "`tick`"), 0);
+	ck_assert_int_eq(ds_natural_cmp("ABC", "abc"), 0);   /* ds_order_cmp then breaks the tie by bytes */
 	ck_assert_int_lt(ds_natural_cmp("a", "b"), 0);
 	ck_assert_int_lt(ds_natural_cmp("a", "a0"), 0);
 	ck_assert_int_lt(ds_natural_cmp("a/sub/y", "a/x"), 0);
-	ck_assert_int_gt(ds_natural_cmp("x\xff", "x\x01"), 0); /* bytes are unsigned */
+	ck_assert_int_lt(ds_natural_cmp("x\xff", "x\x01"), 0); /* past ASCII: late, as signed char */
+	ck_assert_int_gt(ds_natural_cmp("x\xff", "xz"), 0);
 	ck_assert_int_lt(ds_natural_cmp("v1.9.2", "v1.10.0"), 0);
 }
 END_TEST

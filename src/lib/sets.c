@@ -13,10 +13,22 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* jdupes' name order for one byte: symbols below '.' (space, '-', '!', ...) and
+ * bytes past ASCII come after everything else; letters compare without case. */
+static int byte_rank(unsigned char c, int *late)
+{
+	*late = c < '.' || c >= 0x80;
+	if (c >= 'a' && c <= 'z')
+		return c - 32;
+	return c >= 0x80 ? (int)c - 256 : c; /* jdupes compares them as signed char */
+}
+
 int ds_natural_cmp(const char *a, const char *b)
 {
+	int zeros = 0; /* tie-break: fewer leading zeros first, as "1" before "01" */
 	while (*a && *b) {
 		if (is_digit(*a) && is_digit(*b)) {
+			const char *sa = a, *sb = b;
 			while (*a == '0' && is_digit(a[1]))
 				a++;
 			while (*b == '0' && is_digit(b[1]))
@@ -31,18 +43,26 @@ int ds_natural_cmp(const char *a, const char *b)
 			int c = memcmp(a, b, la);
 			if (c)
 				return c < 0 ? -1 : 1;
+			if (!zeros && (a - sa) != (b - sb))
+				zeros = (a - sa) < (b - sb) ? -1 : 1;
 			a += la;
 			b += lb;
 			continue;
 		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		if (*a != *b) {
+			int late_a, late_b;
+			int ra = byte_rank((unsigned char)*a, &late_a), rb = byte_rank((unsigned char)*b, &late_b);
+			if (late_a != late_b)
+				return late_a ? 1 : -1;
+			if (ra != rb)
+				return ra < rb ? -1 : 1;
+		}
 		a++;
 		b++;
 	}
-	if (*a == *b)
-		return 0;
-	return *a ? 1 : -1;
+	if (*a || *b)
+		return *a ? 1 : -1; /* a prefix comes first */
+	return zeros;
 }
 
 int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
