@@ -26,7 +26,11 @@ START_TEST(test_natural_cmp)
 	ck_assert_int_lt(ds_natural_cmp("apt.x", "aptx"), 0);
 	ck_assert_int_lt(ds_natural_cmp("a_x", "SUB"), 0);   /* letters without case */
 	ck_assert_int_lt(ds_natural_cmp("Zed", "`tick`"), 0);
-	ck_assert_int_eq(ds_natural_cmp("ABC", "abc"), 0);   /* ds_order_cmp then breaks the tie by bytes */
+	ck_assert_int_eq(ds_natural_cmp("ABC", "abc"), 0);
+	ck_assert_int_gt(ds_natural_cmp("pip3", "pip3.12"), 0);  /* an end after digits is a symbol */
+	ck_assert_int_lt(ds_natural_cmp("pip3", "pip3-x"), 0);
+	ck_assert_int_lt(ds_natural_cmp("pip", "pip3"), 0);
+	ck_assert_int_gt(ds_natural_cmp("triple02", "triple02.copy"), 0);   /* ds_order_cmp then breaks the tie by bytes */
 	ck_assert_int_lt(ds_natural_cmp("a", "b"), 0);
 	ck_assert_int_lt(ds_natural_cmp("a", "a0"), 0);
 	ck_assert_int_lt(ds_natural_cmp("a/sub/y", "a/x"), 0);

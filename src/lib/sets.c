@@ -47,6 +47,15 @@ int ds_natural_cmp(const char *a, const char *b)
 				zeros = (a - sa) < (b - sb) ? -1 : 1;
 			a += la;
 			b += lb;
+			if ((*a == '\0') != (*b == '\0')) {
+				/* jdupes ranks an end right after a number as a symbol: "pip3"
+				 * after "pip3.12", but before "pip3-x" */
+				int late;
+				byte_rank((unsigned char)(*a ? *a : *b), &late);
+				if (!late)
+					return *a ? -1 : 1;
+				return *a ? 1 : -1;
+			}
 			continue;
 		}
 		if (*a != *b) {
