@@ -99,7 +99,9 @@ enum dupscan_option {
 	DUPSCAN_OPT_CHUNK_SIZE,      /* read size in bytes, 4096..16777216 (jdupes -C) */
 	DUPSCAN_OPT_ORDER,           /* DUPSCAN_ORDER_NAME (default) or DUPSCAN_ORDER_TIME (jdupes -o) */
 	DUPSCAN_OPT_PARAM_ORDER,     /* order by the added path's index first (jdupes -O) */
-	DUPSCAN_OPT_REVERSE          /* reverse the order (jdupes -i) */
+	DUPSCAN_OPT_REVERSE,         /* reverse the order (jdupes -i) */
+	DUPSCAN_OPT_THREADS          /* threads reading and hashing; 0 (default): one per online CPU;
+	                              * ignored (always 1) when built without thread support */
 };
 
 enum dupscan_order {

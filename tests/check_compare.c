@@ -104,6 +104,8 @@ START_TEST(test_lockstep_partition)
 	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
 	ck_assert_int_eq(ds_walk(scan), 0);
 	ck_assert_uint_eq(scan->nrecs, 5);
+	struct ds_result res = { 0 };
+	struct ds_ctx ctx = { scan, &res };
 	struct ds_member m[5];
 	for (uint32_t i = 0; i < 5; i++) {
 		/* put the walk's records in name order: a b c d e */
@@ -120,13 +122,13 @@ START_TEST(test_lockstep_partition)
 			m[i].cls = i;
 			m[i].alive = true;
 			if (pass == 1) {
-				int fd = ds_open_rec(scan, ds_rec(scan, m[i].rec));
+				int fd = ds_open_rec(&ctx, ds_rec(scan, m[i].rec));
 				ck_assert_int_ge(fd, 0);
 				ck_assert_int_eq(ds_pread_full(fd, blocks + i * blen, blen, 0), 0);
 				close(fd);
 			}
 		}
-		ck_assert_int_eq(ds_lockstep(scan, m, 5, size, pass ? blen : 0, NULL,
+		ck_assert_int_eq(ds_lockstep(&ctx, m, 5, size, pass ? blen : 0, NULL,
 					     pass ? blocks : NULL, blen), 0);
 		ck_assert(m[0].alive && m[1].alive && m[2].alive && m[3].alive);
 		ck_assert(!m[4].alive);                 /* e is alone */
@@ -135,7 +137,8 @@ START_TEST(test_lockstep_partition)
 		ck_assert_uint_ne(m[0].cls, m[1].cls);
 	}
 	free(blocks);
-	ck_assert_uint_eq(dupscan_error_count(scan), 0);
+	ck_assert_uint_eq(res.nerr, 0);
+	ds_result_free(&res);
 	dupscan_free(scan);
 	tu_cleanup(dir);
 }

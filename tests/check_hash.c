@@ -94,8 +94,9 @@ static unsigned long long rchar(void)
 	return v;
 }
 
-/* Two identical files are read exactly once each: the first block is never read
- * again for the full hash or for the byte comparison. */
+/* Two identical files are read once each: the first block is never read again
+ * for the full hash or for the byte comparison; only the last 4 KiB of a large
+ * file is read twice (it is checked first, to reject files differing at the end). */
 START_TEST(test_each_byte_read_once)
 {
 	const uint64_t n = 3 * 1024 * 1024 + 5;
@@ -109,7 +110,7 @@ START_TEST(test_each_byte_read_once)
 	unsigned long long after = rchar();
 	ck_assert_uint_eq(dupscan_set_count(scan), 1);
 	unsigned long long used = after - before - probe_cost;
-	ck_assert_msg(used >= 2 * n && used < 2 * n + 1024,
+	ck_assert_msg(used >= 2 * n && used <= 2 * n + 2 * DS_BLOCK + 1024,
 		      "read %llu bytes for two files of %llu", used, (unsigned long long)n);
 	dupscan_free(scan);
 	tu_cleanup(dir);

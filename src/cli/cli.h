@@ -27,6 +27,7 @@ struct cli_opts {
 	int partial_only;   /* how many times -T was given */
 	int order;          /* enum dupscan_order */
 	long chunk_size;    /* 0: library default */
+	int threads;        /* 0: library default */
 	struct cli_path *paths;
 	int npaths;
 };

@@ -105,6 +105,11 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		if (rc < 0)
 			return rc;
 	}
+	if (o->threads) {
+		int rc = dupscan_set_option(scan, DUPSCAN_OPT_THREADS, o->threads);
+		if (rc < 0)
+			return rc;
+	}
 	if (o->chunk_size)
 		return dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, o->chunk_size);
 	return 0;

@@ -48,6 +48,8 @@ static const char help_text[] =
 " -s --symlinks        follow symlinks to files and directories\n"
 " -S --size            print the size of the files of each set\n"
 " -t --no-change-check do not re-check that files are unchanged before acting\n"
+"    --threads=N       read and hash with N threads (default: one per CPU;\n"
+"                      1 when built without thread support)\n"
 " -T --partial-only    match on size and the first 4096 bytes only; must be given\n"
 "                      twice (-TT); dangerous\n"
 " -u --print-unique    print the files that have no duplicate\n"
@@ -61,7 +63,7 @@ static const char help_text[] =
 "Exit status: 0 scan completed, 1 a path could not be read, 2 usage error.\n"
 "See dupscan(1) for details.\n";
 
-enum { OPT_DRY_RUN = 256 }; /* long-only options */
+enum { OPT_DRY_RUN = 256, OPT_THREADS }; /* long-only options */
 
 static const struct option long_opts[] = {
 	{ "print-null", no_argument, NULL, '0' },
@@ -75,6 +77,7 @@ static const struct option long_opts[] = {
 	{ "no-prompt", no_argument, NULL, 'N' },
 	{ "no-change-check", no_argument, NULL, 't' },
 	{ "soft-abort", no_argument, NULL, 'Z' },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -168,6 +171,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_THREADS: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 1024)
+				return usage_error("invalid value '%s' for --threads (1 to 1024)", optarg);
+			o->threads = (int)v;
+			break;
+		}
 		case 'C':
 			if (parse_chunk(optarg, &o->chunk_size) != 0)
 				return usage_error("invalid chunk size '%s' for -C/--chunk-size (4096 to 16777216 bytes)", optarg);

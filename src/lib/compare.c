@@ -25,8 +25,9 @@ int ds_check_unchanged(int fd, const struct ds_rec *r)
 	return 0;
 }
 
-int ds_open_rec(dupscan_scan *s, struct ds_rec *r)
+int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 {
+	dupscan_scan *s = c->s;
 	char stackbuf[4096];
 	char *path = stackbuf;
 	size_t len = ds_rec_path(s, r, stackbuf, sizeof(stackbuf));
@@ -43,8 +44,7 @@ int ds_open_rec(dupscan_scan *s, struct ds_rec *r)
 		if (fd >= 0)
 			close(fd);
 		fd = rc;
-		r->flags |= DS_F_DROPPED;
-		ds_report(s, path, rc);
+		ds_fail_path(c, r, path, rc);
 	}
 	if (path != stackbuf)
 		free(path);
@@ -78,11 +78,9 @@ static void kill_member(struct ds_member *mb)
 	mb->alive = false;
 }
 
-static void drop_member(dupscan_scan *s, struct ds_member *mb, int code)
+static void drop_member(struct ds_ctx *c, struct ds_member *mb, int code)
 {
-	struct ds_rec *r = ds_rec(s, mb->rec);
-	r->flags |= DS_F_DROPPED;
-	ds_report_rec(s, r, code);
+	ds_fail(c, ds_rec(c->s, mb->rec), code);
 	kill_member(mb);
 }
 
@@ -106,22 +104,90 @@ static size_t retire_singletons(struct ds_member *m, size_t n, uint32_t *count)
 	return alive;
 }
 
-int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+/* Working memory of one lockstep comparison. */
+struct lockstep {
+	struct ds_ctx *c;
+	struct ds_member *m;
+	size_t n, chunk;
+	uint32_t *count, *first_rep, *rep_next;
+	unsigned char **bufs, **pool;
+	size_t npool;
+};
+
+/* Read [off, off + len) of every alive member and split each class by those
+ * bytes; with h, feed the bytes past the first block to the members' hashes.
+ * @return the number of members still in a class of two or more, or -ENOMEM. */
+static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hashes *h)
+{
+	struct ds_member *m = ls->m;
+	size_t n = ls->n;
+	for (size_t i = 0; i < n; i++)
+		ls->first_rep[i] = DS_NONE;
+	for (size_t i = 0; i < n; i++) {
+		if (!m[i].alive)
+			continue;
+		if (ls->npool == 0) {
+			ls->pool[0] = malloc(ls->chunk);
+			if (!ls->pool[0])
+				return -ENOMEM;
+			ls->npool = 1;
+		}
+		unsigned char *buf = ls->pool[ls->npool - 1];
+		int err = ds_pread_full(m[i].fd, buf, len, off);
+		if (err < 0) {
+			drop_member(ls->c, &m[i], err);
+			continue;
+		}
+		if (h && off + len > DS_BLOCK) {
+			size_t skip = off < DS_BLOCK ? (size_t)(DS_BLOCK - off) : 0;
+			ds_hash_update(h, m[i].hidx, buf + skip, len - skip);
+		}
+		uint32_t old = m[i].cls, found = DS_NONE, *tail = &ls->first_rep[old];
+		for (uint32_t r = ls->first_rep[old]; r != DS_NONE; r = ls->rep_next[r]) {
+			if (memcmp(ls->bufs[r], buf, len) == 0) {
+				found = r;
+				break;
+			}
+			tail = &ls->rep_next[r];
+		}
+		if (found == DS_NONE) {
+			/* a new class starts here; keep its bytes to compare the rest */
+			found = (uint32_t)i;
+			ls->bufs[i] = buf;
+			ls->npool--;
+			ls->rep_next[i] = DS_NONE;
+			*tail = (uint32_t)i;
+		}
+		ls->count[i] = found; /* new label, applied once every member has been read */
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ls->bufs[i]) {
+			ls->pool[ls->npool++] = ls->bufs[i];
+			ls->bufs[i] = NULL;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (m[i].alive)
+			m[i].cls = ls->count[i];
+	return (long)retire_singletons(m, n, ls->count);
+}
+
+int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len)
 {
+	dupscan_scan *s = c->s;
 	int rc = 0;
 	size_t chunk = s->chunk;
-	if (size - (start < size ? start : size) < chunk)
-		chunk = (size_t)(size - (start < size ? start : size));
-	if (chunk == 0)
-		chunk = 1;
-	uint32_t *count = malloc(n * sizeof(*count));
-	uint32_t *first_rep = malloc(n * sizeof(*first_rep));
-	uint32_t *rep_next = malloc(n * sizeof(*rep_next));
-	unsigned char **bufs = calloc(n, sizeof(*bufs));
-	unsigned char **pool = calloc(n + 1, sizeof(*pool));
-	size_t npool = 0;
-	if (!count || !first_rep || !rep_next || !bufs || !pool) {
+	uint64_t rest = size - (start < size ? start : size);
+	if (rest < chunk)
+		chunk = rest ? (size_t)rest : 1;
+	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = chunk };
+	ls.count = malloc(n * sizeof(*ls.count));
+	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
+	ls.rep_next = malloc(n * sizeof(*ls.rep_next));
+	ls.bufs = calloc(n, sizeof(*ls.bufs));
+	ls.pool = calloc(n + 1, sizeof(*ls.pool));
+	if (!ls.count || !ls.first_rep || !ls.rep_next || !ls.bufs || !ls.pool) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -147,13 +213,13 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 			}
 		}
 	}
-	if (retire_singletons(m, n, count) == 0 || start >= size)
+	if (retire_singletons(m, n, ls.count) == 0 || start >= size)
 		goto out;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		int fd = ds_open_rec(s, ds_rec(s, m[i].rec));
+		int fd = ds_open_rec(c, ds_rec(s, m[i].rec));
 		if (fd == -ENOMEM) {
 			rc = fd;
 			goto out;
@@ -165,11 +231,22 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 		m[i].fd = fd;
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
-	if (retire_singletons(m, n, count) == 0)
+	if (retire_singletons(m, n, ls.count) == 0)
 		goto out;
 
+	/* Files that differ near their end are common (logs, images, partial
+	 * downloads): compare the last block first, so they cost no full read. */
+	if (size - start > 2 * (uint64_t)chunk) {
+		size_t tail = DS_BLOCK < chunk ? DS_BLOCK : chunk;
+		long alive = refine(&ls, size - tail, tail, NULL);
+		if (alive < 0)
+			rc = (int)alive;
+		if (alive <= 0)
+			goto out;
+	}
+
 	for (uint64_t off = start; off < size;) {
-		if (s->canceled) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
 			/* half-compared files must not become a set */
 			for (size_t i = 0; i < n; i++)
 				kill_member(&m[i]);
@@ -177,59 +254,12 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 			goto out;
 		}
 		size_t len = size - off < chunk ? (size_t)(size - off) : chunk;
-		for (size_t i = 0; i < n; i++)
-			first_rep[i] = DS_NONE;
-		for (size_t i = 0; i < n; i++) {
-			if (!m[i].alive)
-				continue;
-			if (npool == 0) {
-				pool[npool] = malloc(chunk);
-				if (!pool[npool]) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				npool++;
-			}
-			unsigned char *buf = pool[npool - 1];
-			int err = ds_pread_full(m[i].fd, buf, len, off);
-			if (err < 0) {
-				drop_member(s, &m[i], err);
-				continue;
-			}
-			if (h && off + len > DS_BLOCK) {
-				size_t skip = off < DS_BLOCK ? (size_t)(DS_BLOCK - off) : 0;
-				ds_hash_update(h, m[i].hidx, buf + skip, len - skip);
-			}
-			uint32_t old = m[i].cls, found = DS_NONE, *tail = &first_rep[old];
-			for (uint32_t r = first_rep[old]; r != DS_NONE; r = rep_next[r]) {
-				if (memcmp(bufs[r], buf, len) == 0) {
-					found = r;
-					break;
-				}
-				tail = &rep_next[r];
-			}
-			if (found == DS_NONE) {
-				/* a new class starts here; keep its bytes to compare the rest */
-				found = (uint32_t)i;
-				bufs[i] = buf;
-				npool--;
-				rep_next[i] = DS_NONE;
-				*tail = (uint32_t)i;
-			}
-			count[i] = found; /* new label, applied once every member has been read */
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (bufs[i]) {
-				pool[npool++] = bufs[i];
-				bufs[i] = NULL;
-			}
-		}
-		for (size_t i = 0; i < n; i++)
-			if (m[i].alive)
-				m[i].cls = count[i];
-		off += len;
-		if (retire_singletons(m, n, count) == 0)
+		long alive = refine(&ls, off, len, h);
+		if (alive < 0)
+			rc = (int)alive;
+		if (alive <= 0)
 			goto out;
+		off += len;
 	}
 	/* a file written while it was read must not be reported on what was read */
 	for (size_t i = 0; i < n; i++) {
@@ -237,25 +267,25 @@ int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, u
 			continue;
 		int err = ds_check_unchanged(m[i].fd, ds_rec(s, m[i].rec));
 		if (err < 0)
-			drop_member(s, &m[i], err);
+			drop_member(c, &m[i], err);
 	}
-	retire_singletons(m, n, count);
+	retire_singletons(m, n, ls.count);
 out:
 	for (size_t i = 0; i < n; i++) {
 		if (m[i].fd >= 0)
 			close(m[i].fd);
 		m[i].fd = -1;
 	}
-	if (pool)
-		for (size_t i = 0; i < npool; i++)
-			free(pool[i]);
-	if (bufs)
+	if (ls.pool)
+		for (size_t i = 0; i < ls.npool; i++)
+			free(ls.pool[i]);
+	if (ls.bufs)
 		for (size_t i = 0; i < n; i++)
-			free(bufs[i]);
-	free(pool);
-	free(bufs);
-	free(rep_next);
-	free(first_rep);
-	free(count);
+			free(ls.bufs[i]);
+	free(ls.pool);
+	free(ls.bufs);
+	free(ls.rep_next);
+	free(ls.first_rep);
+	free(ls.count);
 	return rc;
 }

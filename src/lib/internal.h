@@ -5,12 +5,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "dupscan.h"
+#include "dupscan_config.h"
 
 #define DS_NONE UINT32_MAX
 #define DS_BLOCK 4096u                    /* first block: the partial hash covers this */
@@ -130,7 +131,8 @@ struct dupscan_scan {
 	void *stage_user;
 
 	bool ran;
-	volatile sig_atomic_t canceled; /* set by dupscan_cancel(), maybe from a signal handler */
+	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
+	int threads;                 /* hashing threads; 1 = all in the caller's thread */
 	uint64_t errors;
 
 	struct ds_arg *args;
@@ -166,6 +168,48 @@ static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 void ds_report(dupscan_scan *s, const char *path, int code);
 void ds_report_rec(dupscan_scan *s, const struct ds_rec *r, int code);
 
+/* ---- result.c: what matching one size group produced, kept until it is
+ * committed in group order, so output never depends on the thread count ---- */
+struct ds_insert {
+	uint32_t rec, cls;
+	uint64_t partial, full;
+};
+struct ds_error {
+	char *path;
+	int code;
+};
+struct ds_stage_event {
+	int stage;
+	uint32_t first, count; /* in recs[] */
+};
+struct ds_result {
+	struct ds_insert *ins;
+	size_t nins, capins;
+	struct ds_error *err;
+	size_t nerr, caperr;
+	struct ds_stage_event *stg;
+	size_t nstg, capstg;
+	uint32_t *recs;
+	size_t nrecs, caprecs;
+	uint64_t files;      /* files of the group, for progress */
+	int rc;              /* -ENOMEM or DUPSCAN_E_CANCELED while matching */
+};
+/* Matching context: the scan, and where a group's effects go. */
+struct ds_ctx {
+	dupscan_scan *s;
+	struct ds_result *res;
+};
+void ds_result_clear(struct ds_result *r);
+void ds_result_free(struct ds_result *r);
+int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
+int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
+/* A file could not be read: drop it and keep the report for the commit. */
+void ds_fail(struct ds_ctx *c, struct ds_rec *r, int code);
+void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
+/* Apply a group's result: reports, stage callbacks, index inserts, progress.
+ * @return 0 or -ENOMEM. */
+int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint64_t total);
+
 /* walk.c */
 int ds_walk(dupscan_scan *s);
 /* Write the path of record r into buf (NUL-terminated). @return its length,
@@ -183,8 +227,8 @@ struct ds_member {
 	bool alive;
 };
 /* Open record r for reading and check it is the file that was scanned.
- * @return an fd, or a negative code (already reported). */
-int ds_open_rec(dupscan_scan *s, struct ds_rec *r);
+ * @return an fd, or a negative code (already reported through c). */
+int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
 /* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(int fd, const struct ds_rec *r);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
@@ -196,11 +240,19 @@ int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
  * On return each alive member's cls is a class label (labels are member
  * indexes); a member alone in its class is marked not alive.
  * @return 0 or -ENOMEM. */
-int ds_lockstep(dupscan_scan *s, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
 
 /* match.c */
 int ds_match(dupscan_scan *s);
+/* Match one size group (records idx[0..n), all of one size) into c->res. */
+void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n);
+
+/* pool.c: run ds_match_group over groups on s->threads threads, committing
+ * results in group order. groups[2*g], groups[2*g+1] = start, length in idx.
+ * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+		  uint64_t total);
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);

@@ -105,43 +105,19 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 	return 0;
 }
 
-/* ---- stages, for the caller's stage callback (jdupes -P) ---- */
+/* ---- one size group ---- */
 
-static int report_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
+struct by_hash {
+	uint64_t key;
+	uint32_t pos;
+};
+
+static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
 {
-	if (!s->on_stage || n < 2)
-		return 0;
-	int rc = 0;
-	size_t made = 0;
-	struct dupscan_file *files = malloc(n * sizeof(*files));
-	const dupscan_file **ptrs = malloc(n * sizeof(*ptrs));
-	if (!files || !ptrs) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (; made < n; made++) {
-		const struct ds_rec *r = ds_rec(s, ri[made]);
-		size_t len = ds_rec_path(s, r, NULL, 0);
-		char *p = malloc(len + 1);
-		if (!p) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		ds_rec_path(s, r, p, len + 1);
-		files[made] = (struct dupscan_file){ p, r };
-	}
-	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
-	if (rc == 0) {
-		for (size_t i = 0; i < n; i++)
-			ptrs[i] = &files[i];
-		s->on_stage(s->stage_user, stage, ptrs, n);
-	}
-out:
-	for (size_t i = 0; i < made; i++)
-		free((char *)files[i].path);
-	free(ptrs);
-	free(files);
-	return rc;
+	const struct by_hash *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos; /* a fixed order within equal keys */
 }
 
 static int cmp_rec_cls(void *ctx, const void *pa, const void *pb)
@@ -152,8 +128,9 @@ static int cmp_rec_cls(void *ctx, const void *pa, const void *pb)
 }
 
 /* After a bucket is settled: each class of two or more is a full-hash match. */
-static int report_classes(dupscan_scan *s, const struct ds_member *m, size_t k)
+static int stage_classes(struct ds_ctx *c, const struct ds_member *m, size_t k)
 {
+	dupscan_scan *s = c->s;
 	if (!s->on_stage)
 		return 0;
 	uint32_t *ri = malloc(k * sizeof(*ri));
@@ -168,33 +145,19 @@ static int report_classes(dupscan_scan *s, const struct ds_member *m, size_t k)
 		size_t j = i + 1;
 		while (j < n && ds_rec(s, ri[j])->cls == ds_rec(s, ri[i])->cls)
 			j++;
-		rc = report_stage(s, DUPSCAN_STAGE_FULL, ri + i, j - i);
+		rc = ds_result_stage(c, DUPSCAN_STAGE_FULL, ri + i, j - i);
 		i = j;
 	}
 	free(ri);
 	return rc;
 }
 
-/* ---- one size group ---- */
-
-struct by_hash {
-	uint64_t key;
-	uint32_t pos;
-};
-
-static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
-{
-	const struct by_hash *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return 0;
-}
-
 /* Continue a file's hash from the end of its first block to its end. */
-static int hash_rest(dupscan_scan *s, struct ds_rec *r, struct ds_hashes *h, size_t hidx,
+static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx,
 		     unsigned char *buf, uint64_t *full)
 {
-	int fd = ds_open_rec(s, r);
+	dupscan_scan *s = c->s;
+	int fd = ds_open_rec(c, r);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -209,43 +172,74 @@ static int hash_rest(dupscan_scan *s, struct ds_rec *r, struct ds_hashes *h, siz
 	if (err == 0)
 		err = ds_check_unchanged(fd, r);
 	close(fd);
-	if (err < 0) {
-		r->flags |= DS_F_DROPPED;
-		ds_report_rec(s, r, err);
-	} else {
+	if (err < 0)
+		ds_fail(c, r, err);
+	else
 		*full = ds_hash_digest(h, hidx);
-	}
 	return 0;
-}
-
-static int insert_class(dupscan_scan *s, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full)
-{
-	ds_rec(s, ri)->cls = cls;
-	return ds_index_insert(&s->index, ri, partial, full, ds_rec(s, ri)->size);
 }
 
 /* Index the alive members of a lockstep result; a class is named by the
  * record of its first member. */
-static int index_members(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h,
+static int index_members(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds_hashes *h,
 			 uint64_t partial)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		struct ds_rec *r = ds_rec(s, m[i].rec);
+		struct ds_rec *r = ds_rec(c->s, m[i].rec);
 		uint64_t full = (h && r->size > DS_BLOCK) ? ds_hash_digest(h, m[i].hidx) : partial;
-		int rc = insert_class(s, m[i].rec, m[m[i].cls].rec, partial, full);
+		int rc = ds_result_insert(c, m[i].rec, m[m[i].cls].rec, partial, full);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
+/* -Q: classes by full hash alone. */
+static int match_quick(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
+		       uint64_t partial)
+{
+	dupscan_scan *s = c->s;
+	uint64_t size = ds_rec(s, m[0].rec)->size;
+	int rc = 0;
+	unsigned char *buf = size > DS_BLOCK ? malloc(s->chunk) : NULL;
+	struct by_hash *bh = malloc(k * sizeof(*bh));
+	if ((size > DS_BLOCK && !buf) || !bh) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	size_t nb = 0;
+	for (size_t x = 0; x < k && rc == 0; x++) {
+		struct ds_rec *r = ds_rec(s, m[x].rec);
+		uint64_t full = partial;
+		if (size > DS_BLOCK)
+			rc = hash_rest(c, r, h, m[x].hidx, buf, &full);
+		if (rc == 0 && !(r->flags & DS_F_DROPPED))
+			bh[nb++] = (struct by_hash){ full, (uint32_t)x };
+	}
+	if (rc == 0)
+		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	for (size_t i = 0; rc == 0 && i < nb;) {
+		size_t j = i + 1;
+		while (j < nb && bh[j].key == bh[i].key)
+			j++;
+		for (size_t x = i; j - i >= 2 && rc == 0 && x < j; x++)
+			rc = ds_result_insert(c, m[bh[x].pos].rec, m[bh[i].pos].rec, partial, bh[x].key);
+		i = j;
+	}
+out:
+	free(bh);
+	free(buf);
+	return rc;
+}
+
 /* Too many files to hold open at once: hash each alone, then confirm each run of
  * equal full hashes against its first file in batches that fit. */
-static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_hashes *h,
+static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds_hashes *h,
 		      const unsigned char *blocks, size_t blen, uint64_t partial)
 {
+	dupscan_scan *s = c->s;
 	int rc = 0;
 	unsigned char *buf = malloc(s->chunk);
 	struct by_hash *bh = malloc(n * sizeof(*bh));
@@ -260,7 +254,7 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 		struct ds_rec *r = ds_rec(s, m[i].rec);
 		uint64_t full = partial;
 		if (r->size > DS_BLOCK)
-			rc = hash_rest(s, r, h, m[i].hidx, buf, &full);
+			rc = hash_rest(c, r, h, m[i].hidx, buf, &full);
 		if (!(r->flags & DS_F_DROPPED))
 			bh[nb++] = (struct by_hash){ full, (uint32_t)i };
 	}
@@ -287,14 +281,14 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 				while (k < np && cnt < DS_LOCKSTEP_MAX)
 					batch[cnt++] = pending[k++];
 				uint64_t start = blocks ? DS_BLOCK : 0;
-				rc = ds_lockstep(s, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
+				rc = ds_lockstep(c, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
 				if (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)
 					rep_ok = false;
 				for (size_t b = 1; rc == 0 && b < cnt; b++) {
 					if (ds_rec(s, batch[b].rec)->flags & DS_F_DROPPED)
 						continue;
 					if (rep_ok && batch[b].alive && batch[b].cls == batch[0].cls) {
-						rc = insert_class(s, batch[b].rec, rep.rec, partial, bh[i].key);
+						rc = ds_result_insert(c, batch[b].rec, rep.rec, partial, bh[i].key);
 						joined = true;
 					} else {
 						pending[left++] = batch[b];
@@ -302,7 +296,7 @@ static int match_many(dupscan_scan *s, struct ds_member *m, size_t n, struct ds_
 				}
 			}
 			if (rc == 0 && rep_ok && joined)
-				rc = insert_class(s, rep.rec, rep.rec, partial, bh[i].key);
+				rc = ds_result_insert(c, rep.rec, rep.rec, partial, bh[i].key);
 			np = left;
 		}
 		i = j;
@@ -315,12 +309,60 @@ out:
 	return rc;
 }
 
-/* Hash the first block of every file of one size group, then settle each run of
- * equal partial hashes. */
-static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
+/* Settle one run of equal partial hashes. */
+static int match_bucket(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t partial,
+			struct ds_hashes *h, const unsigned char *blocks, size_t blen)
 {
+	dupscan_scan *s = c->s;
+	uint64_t size = ds_rec(s, m[0].rec)->size;
+	uint32_t *ri = malloc(k * sizeof(*ri));
+	if (!ri)
+		return -ENOMEM;
+	for (size_t x = 0; x < k; x++)
+		ri[x] = m[x].rec;
+	int rc = ds_result_stage(c, DUPSCAN_STAGE_PARTIAL, ri, k);
+	free(ri);
+	if (rc)
+		return rc;
+	if (s->partial_only) {
+		for (size_t x = 0; x < k && rc == 0; x++)
+			rc = ds_result_insert(c, m[x].rec, m[0].rec, partial, partial);
+		return rc;
+	}
+	if (s->quick) {
+		rc = match_quick(c, m, k, h, partial);
+	} else if (k <= DS_LOCKSTEP_MAX) {
+		uint64_t start = blocks ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
+		rc = ds_lockstep(c, m, k, size, start, h, blocks, blen);
+		if (rc == 0)
+			rc = index_members(c, m, k, h, partial);
+	} else {
+		rc = match_many(c, m, k, h, blocks, blen, partial);
+	}
+	if (rc == 0)
+		rc = stage_classes(c, m, k);
+	return rc;
+}
+
+/* Hash the first block of every file of one size group, then settle each run of
+ * equal partial hashes. Effects go to c->res; c->res->rc tells how it ended. */
+void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
+{
+	dupscan_scan *s = c->s;
 	int rc = 0;
 	uint64_t size = ds_rec(s, idx[0])->size;
+	c->res->files = n;
+	rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
+	if (rc == 0 && size == 0) {
+		/* zero-length files (with -z) are all equal without a read */
+		uint64_t empty = ds_hash_oneshot("", 0);
+		for (size_t x = 0; x < n && rc == 0; x++)
+			rc = ds_result_insert(c, idx[x], idx[0], empty, empty);
+	}
+	if (rc || size == 0) {
+		c->res->rc = rc;
+		return;
+	}
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
@@ -330,15 +372,18 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
 	struct ds_member *m = NULL;
-	unsigned char *buf = NULL;
 	if ((keep && !blocks) || !one || (size > DS_BLOCK && !h) || !bh) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	size_t nb = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			rc = DUPSCAN_E_CANCELED;
+			goto out;
+		}
 		struct ds_rec *r = ds_rec(s, idx[i]);
-		int fd = ds_open_rec(s, r);
+		int fd = ds_open_rec(c, r);
 		if (fd == -ENOMEM) {
 			rc = fd;
 			goto out;
@@ -349,8 +394,7 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 		int err = ds_pread_full(fd, dst, blen, 0);
 		close(fd);
 		if (err < 0) {
-			r->flags |= DS_F_DROPPED;
-			ds_report_rec(s, r, err);
+			ds_fail(c, r, err);
 			continue;
 		}
 		uint64_t partial;
@@ -377,75 +421,28 @@ static int match_group(dupscan_scan *s, const uint32_t *idx, size_t n)
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
 			j++;
-		size_t k = j - i;
-		uint64_t partial = bh[i].key;
-		for (size_t x = 0; k >= 2 && x < k; x++)
-			m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
-		if (k >= 2 && s->on_stage) {
-			uint32_t *ri = malloc(k * sizeof(*ri));
-			if (!ri) {
-				rc = -ENOMEM;
-				break;
-			}
-			for (size_t x = 0; x < k; x++)
-				ri[x] = m[x].rec;
-			rc = report_stage(s, DUPSCAN_STAGE_PARTIAL, ri, k);
-			free(ri);
-			if (rc)
-				break;
+		/* a unique first block is settled after 4 KiB */
+		if (j - i >= 2) {
+			for (size_t x = 0; x < j - i; x++)
+				m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
+			rc = match_bucket(c, m, j - i, bh[i].key, h, blocks, blen);
 		}
-		if (k < 2) {
-			/* unique first block: done after 4 KiB */
-		} else if (s->partial_only) {
-			for (size_t x = 0; x < k && rc == 0; x++)
-				rc = insert_class(s, m[x].rec, m[0].rec, partial, partial);
-		} else if (s->quick) {
-			if (size > DS_BLOCK && !buf && !(buf = malloc(s->chunk)))
-				rc = -ENOMEM;
-			/* classes by full hash: the index node is the class */
-			for (size_t x = 0; x < k && rc == 0; x++) {
-				struct ds_rec *r = ds_rec(s, m[x].rec);
-				uint64_t full = partial;
-				if (size > DS_BLOCK)
-					rc = hash_rest(s, r, h, m[x].hidx, buf, &full);
-				if (rc || (r->flags & DS_F_DROPPED))
-					continue;
-				uint32_t node = ds_index_find(&s->index, partial, full, size);
-				uint32_t cls = m[x].rec;
-				for (uint32_t q = node == DS_NONE ? DS_NONE : s->index.nodes[node].head;
-				     q != DS_NONE; q = s->index.next[q])
-					if (cmp_group(s, &q, &m[x].rec) == 0) {
-						cls = ds_rec(s, q)->cls;
-						break;
-					}
-				rc = insert_class(s, m[x].rec, cls, partial, full);
-			}
-		} else if (k <= DS_LOCKSTEP_MAX) {
-			uint64_t start = keep ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
-			rc = ds_lockstep(s, m, k, size, start, h, blocks, blen);
-			if (rc == 0)
-				rc = index_members(s, m, k, h, partial);
-		} else {
-			rc = match_many(s, m, k, h, blocks, blen, partial);
-		}
-		if (rc == 0 && k >= 2 && !s->partial_only)
-			rc = report_classes(s, m, k);
 		i = j;
 	}
 out:
-	free(buf);
 	free(m);
 	free(bh);
 	ds_hashes_free(h);
 	free(one);
 	free(blocks);
-	return rc;
+	c->res->rc = rc;
 }
 
 int ds_match(dupscan_scan *s)
 {
 	int rc = 0;
 	uint32_t *order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order));
+	uint32_t *groups = NULL;
 	if (!order)
 		return -ENOMEM;
 	rc = collapse_links(s, order);
@@ -467,42 +464,34 @@ int ds_match(dupscan_scan *s)
 		order[nc++] = i;
 	}
 	rc = ds_sort(order, nc, sizeof(*order), cmp_group, s);
-	uint64_t total = 0, done = 0;
-	for (uint32_t i = 0; i < nc;) {
-		uint32_t j = i + 1;
-		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
-			j++;
-		if (j - i > 1)
-			total += j - i;
-		i = j;
-	}
+	/* groups of two or more files; a file alone in its group is unique unread */
+	size_t ngroups = 0, cap = 0;
+	uint64_t total = 0;
 	for (uint32_t i = 0; rc == 0 && i < nc;) {
-		if (s->canceled) {
-			rc = DUPSCAN_E_CANCELED;
-			break;
-		}
 		uint32_t j = i + 1;
 		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
 			j++;
-		if (j - i >= 2)
-			rc = report_stage(s, DUPSCAN_STAGE_EARLY, order + i, j - i);
-		if (rc) {
-			break;
-		} else if (j - i < 2) {
-			/* alone in its size group: unique without a read */
-		} else if (ds_rec(s, order[i])->size == 0) {
-			uint64_t empty = ds_hash_oneshot("", 0);
-			for (uint32_t x = i; x < j && rc == 0; x++)
-				rc = insert_class(s, order[x], order[i], empty, empty);
-		} else {
-			rc = match_group(s, order + i, j - i);
-			done += j - i;
-			if (s->on_progress)
-				s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, done, total);
+		if (j - i >= 2) {
+			if (ngroups == cap) {
+				cap = cap ? cap * 2 : 256;
+				uint32_t *g = realloc(groups, cap * 2 * sizeof(*g));
+				if (!g) {
+					rc = -ENOMEM;
+					break;
+				}
+				groups = g;
+			}
+			groups[2 * ngroups] = i;
+			groups[2 * ngroups + 1] = j - i;
+			ngroups++;
+			total += j - i;
 		}
 		i = j;
 	}
+	if (rc == 0)
+		rc = ds_run_groups(s, order, groups, ngroups, total);
 out:
+	free(groups);
 	free(order);
 	return rc;
 }

@@ -3,8 +3,19 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+static int default_threads(void)
+{
+#if DUPSCAN_THREADS
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+#else
+	return 1;
+#endif
+}
 
 DUPSCAN_API int dupscan_create(dupscan_scan **out)
 {
@@ -15,6 +26,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	if (!s)
 		return -ENOMEM;
 	s->chunk = DS_DEFAULT_CHUNK;
+	s->threads = default_threads();
 	s->order = DUPSCAN_ORDER_NAME;
 	ds_arena_init(&s->names);
 	ds_arena_init(&s->out);
@@ -87,6 +99,12 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 			return DUPSCAN_E_OPTION;
 		s->chunk = (size_t)value;
 		return 0;
+	case DUPSCAN_OPT_THREADS:
+		/* 0: one per online CPU; without thread support everything runs in one */
+		if (value < 0 || value > 1024)
+			return DUPSCAN_E_OPTION;
+		s->threads = value == 0 ? default_threads() : (DUPSCAN_THREADS ? (int)value : 1);
+		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
 			return DUPSCAN_E_OPTION;
@@ -136,7 +154,7 @@ DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn
 DUPSCAN_API void dupscan_cancel(dupscan_scan *s)
 {
 	if (s)
-		s->canceled = 1;
+		atomic_store(&s->canceled, 1);
 }
 
 DUPSCAN_API int dupscan_run(dupscan_scan *s)

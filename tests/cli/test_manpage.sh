@@ -13,7 +13,7 @@ man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\
 # long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, ".B \-\-name" in the man page
 table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
-man_long=$(grep -E '^\.B \\-\\-[a-z]' "$SRC/man/dupscan.1" | sed -E 's/^\.B (\\-\\-[^ ]+).*/\1/; s/\\-/-/g' | sort -u)
+man_long=$(grep -E '^\.B \\-\\-[a-z]' "$SRC/man/dupscan.1" | sed -E 's/^\.B (\\-\\-[^ =]+).*/\1/; s/\\-/-/g' | sort -u)
 [ -n "$table_long" ] && [ "$table_long" = "$help_long" ] && [ "$table_long" = "$man_long" ] && ok "long-only options agree ($table_long)" || not_ok "long-only options agree" "table: $table_long" "help: $help_long" "man: $man_long"
 [ -n "$table" ] && ok "option table parsed ($(echo "$table" | wc -l) options)" || not_ok "option table parsed"
 if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else not_ok "--help lists exactly the option table" "$(diff <(echo "$table") <(echo "$help"))"; fi
@@ -27,6 +27,7 @@ while read -r short long; do
     --print) val==early ;;
     --ext-filter) val==size+:0 ;;
     --delete|--link-soft|--link-hard|--dedupe) val=" --dry-run" ;;
+    --threads) val==2 ;;
     *) val= ;;
   esac
   # shellcheck disable=SC2086

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* pool.c: match size groups on a pool of threads (when built with them) and
+ * commit their results in group order, in the caller's thread, so the sets,
+ * reports and callbacks are the same whatever the thread count. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#if DUPSCAN_THREADS
+#include <pthread.h>
+#endif
+
+static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+		      uint64_t total)
+{
+	struct ds_result res = { 0 };
+	struct ds_ctx c = { s, &res };
+	uint64_t done = 0;
+	int rc = 0;
+	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+		if (atomic_load(&s->canceled)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		ds_result_clear(&res);
+		ds_match_group(&c, idx + groups[2 * g], groups[2 * g + 1]);
+		int crc = ds_result_commit(s, &res, &done, total);
+		rc = res.rc ? res.rc : crc;
+	}
+	ds_result_free(&res);
+	return rc;
+}
+
+#if DUPSCAN_THREADS
+
+struct pool {
+	dupscan_scan *s;
+	const uint32_t *idx, *groups;
+	size_t ngroups;
+	pthread_mutex_t mu;
+	pthread_cond_t done_cv, room_cv;
+	size_t next;          /* next group a worker takes */
+	size_t committed;     /* groups committed so far */
+	size_t window;        /* groups matched ahead of the commit at most: bounds memory */
+	struct ds_result *slots;
+	bool *ready;
+	bool stop;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->stop && p->next < p->ngroups && p->next >= p->committed + p->window)
+			pthread_cond_wait(&p->room_cv, &p->mu);
+		if (p->stop || p->next >= p->ngroups)
+			break;
+		size_t g = p->next++;
+		struct ds_result *slot = &p->slots[g % p->window];
+		pthread_mutex_unlock(&p->mu);
+
+		struct ds_ctx c = { p->s, slot };
+		ds_result_clear(slot);
+		ds_match_group(&c, p->idx + p->groups[2 * g], p->groups[2 * g + 1]);
+
+		pthread_mutex_lock(&p->mu);
+		p->ready[g % p->window] = true;
+		pthread_cond_broadcast(&p->done_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+		       uint64_t total)
+{
+	int nthreads = s->threads;
+	struct pool p = { .s = s, .idx = idx, .groups = groups, .ngroups = ngroups };
+	p.window = (size_t)nthreads * 4;
+	p.slots = calloc(p.window, sizeof(*p.slots));
+	p.ready = calloc(p.window, sizeof(*p.ready));
+	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
+	int started = 0, rc = 0;
+	if (!p.slots || !p.ready || !tids) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.done_cv, NULL);
+	pthread_cond_init(&p.room_cv, NULL);
+	for (; started < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
+			break;
+	if (started == 0) {
+		rc = run_serial(s, idx, groups, ngroups, total);
+		goto destroy;
+	}
+	uint64_t done = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		struct ds_result *slot = &p.slots[g % p.window];
+		pthread_mutex_lock(&p.mu);
+		while (!p.ready[g % p.window])
+			pthread_cond_wait(&p.done_cv, &p.mu);
+		pthread_mutex_unlock(&p.mu);
+		/* committing touches the index and calls back: one thread, in order */
+		int crc = ds_result_commit(s, slot, &done, total);
+		rc = slot->rc ? slot->rc : crc;
+		pthread_mutex_lock(&p.mu);
+		p.ready[g % p.window] = false;
+		p.committed = g + 1;
+		if (rc)
+			p.stop = true;
+		pthread_cond_broadcast(&p.room_cv);
+		pthread_mutex_unlock(&p.mu);
+		if (rc)
+			break;
+	}
+	pthread_mutex_lock(&p.mu);
+	p.stop = true;
+	pthread_cond_broadcast(&p.room_cv);
+	pthread_mutex_unlock(&p.mu);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+destroy:
+	pthread_cond_destroy(&p.room_cv);
+	pthread_cond_destroy(&p.done_cv);
+	pthread_mutex_destroy(&p.mu);
+out:
+	if (p.slots)
+		for (size_t i = 0; i < p.window; i++)
+			ds_result_free(&p.slots[i]);
+	free(p.slots);
+	free(p.ready);
+	free(tids);
+	return rc;
+}
+
+#endif /* DUPSCAN_THREADS */
+
+int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+		  uint64_t total)
+{
+#if DUPSCAN_THREADS
+	if (s->threads > 1 && ngroups > 1)
+		return run_threads(s, idx, groups, ngroups, total);
+#endif
+	return run_serial(s, idx, groups, ngroups, total);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* result.c: the effects of matching one size group, held until their turn, so
+ * reports, stage callbacks and the index see groups in one fixed order. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define GROW(arr, n, cap)                                                        \
+	((n) < (cap) ? 0 : ds_grow((void **)&(arr), &(cap), sizeof(*(arr))))
+
+static int ds_grow(void **arr, size_t *cap, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+void ds_result_clear(struct ds_result *r)
+{
+	for (size_t i = 0; i < r->nerr; i++)
+		free(r->err[i].path);
+	r->nins = r->nerr = r->nstg = r->nrecs = 0;
+	r->files = 0;
+	r->rc = 0;
+}
+
+void ds_result_free(struct ds_result *r)
+{
+	ds_result_clear(r);
+	free(r->ins);
+	free(r->err);
+	free(r->stg);
+	free(r->recs);
+	memset(r, 0, sizeof(*r));
+}
+
+int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full)
+{
+	struct ds_result *r = c->res;
+	ds_rec(c->s, rec)->cls = cls;
+	if (GROW(r->ins, r->nins, r->capins))
+		return -ENOMEM;
+	r->ins[r->nins++] = (struct ds_insert){ rec, cls, partial, full };
+	return 0;
+}
+
+int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n)
+{
+	struct ds_result *r = c->res;
+	if (!c->s->on_stage || n < 2)
+		return 0;
+	if (GROW(r->stg, r->nstg, r->capstg))
+		return -ENOMEM;
+	while (r->nrecs + n > r->caprecs)
+		if (ds_grow((void **)&r->recs, &r->caprecs, sizeof(*r->recs)))
+			return -ENOMEM;
+	memcpy(r->recs + r->nrecs, recs, n * sizeof(*recs));
+	r->stg[r->nstg++] = (struct ds_stage_event){ stage, (uint32_t)r->nrecs, (uint32_t)n };
+	r->nrecs += n;
+	return 0;
+}
+
+void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int code)
+{
+	rec->flags |= DS_F_DROPPED;
+	struct ds_result *r = c->res;
+	if (GROW(r->err, r->nerr, r->caperr)) {
+		r->rc = -ENOMEM;
+		return;
+	}
+	/* without memory for the path the report still counts, with a placeholder */
+	r->err[r->nerr++] = (struct ds_error){ strdup(path), code };
+}
+
+void ds_fail(struct ds_ctx *c, struct ds_rec *rec, int code)
+{
+	size_t len = ds_rec_path(c->s, rec, NULL, 0);
+	char *path = malloc(len + 1);
+	if (path)
+		ds_rec_path(c->s, rec, path, len + 1);
+	ds_fail_path(c, rec, path ? path : rec->name, code);
+	free(path);
+}
+
+/* The stage callback gets the group's files with their paths, in the chosen order. */
+static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
+{
+	int rc = 0;
+	size_t made = 0;
+	struct dupscan_file *files = malloc(n * sizeof(*files));
+	const dupscan_file **ptrs = malloc(n * sizeof(*ptrs));
+	if (!files || !ptrs) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (; made < n; made++) {
+		const struct ds_rec *r = ds_rec(s, ri[made]);
+		size_t len = ds_rec_path(s, r, NULL, 0);
+		char *p = malloc(len + 1);
+		if (!p) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		ds_rec_path(s, r, p, len + 1);
+		files[made] = (struct dupscan_file){ p, r };
+	}
+	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++)
+			ptrs[i] = &files[i];
+		s->on_stage(s->stage_user, stage, ptrs, n);
+	}
+out:
+	for (size_t i = 0; i < made; i++)
+		free((char *)files[i].path);
+	free(ptrs);
+	free(files);
+	return rc;
+}
+
+int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint64_t total)
+{
+	int rc = r->rc == -ENOMEM ? -ENOMEM : 0;
+	for (size_t i = 0; i < r->nerr; i++) {
+		s->errors++;
+		if (s->on_error)
+			s->on_error(s->error_user, r->err[i].path ? r->err[i].path : "(path unknown: out of memory)",
+				    r->err[i].code);
+	}
+	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
+		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
+	for (size_t i = 0; rc == 0 && i < r->nins; i++)
+		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].partial, r->ins[i].full,
+				     ds_rec(s, r->ins[i].rec)->size);
+	*done += r->files;
+	if (rc == 0 && s->on_progress)
+		s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, *done, total);
+	return rc;
+}
