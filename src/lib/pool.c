@@ -100,6 +100,11 @@ static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *gro
 	uint64_t done = 0;
 	for (size_t g = 0; g < ngroups; g++) {
 		struct ds_result *slot = &p.slots[g % p.window];
+		/* a cancel commits nothing more, however far the workers got */
+		if (atomic_load(&s->canceled)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
 		pthread_mutex_lock(&p.mu);
 		while (!p.ready[g % p.window])
 			pthread_cond_wait(&p.done_cv, &p.mu);
