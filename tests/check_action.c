@@ -259,9 +259,10 @@ START_TEST(test_cancel)
 	dupscan_set_stage_callback(scan, cancel_after_first_set, scan);
 	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
 	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_CANCELED);
-	/* the set confirmed before the cancel is kept whole; the rest is not guessed */
+	/* the sets confirmed before the cancel are kept whole (groups committed
+	 * together with the first one may come too); nothing is guessed */
 	char *sets = tu_sets(scan, dir);
-	ck_assert_str_eq(sets, "a1 a2");
+	ck_assert_msg(strcmp(sets, "a1 a2") == 0 || strcmp(sets, "a1 a2|b1 b2") == 0, "got %s", sets);
 	free(sets);
 	dupscan_free(scan);
 	tu_cleanup(dir);

@@ -351,7 +351,7 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	dupscan_scan *s = c->s;
 	int rc = 0;
 	uint64_t size = ds_rec(s, idx[0])->size;
-	c->res->files = n;
+	c->res->files += n;
 	rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
 	if (rc == 0 && size == 0) {
 		/* zero-length files (with -z) are all equal without a read */
@@ -360,7 +360,8 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			rc = ds_result_insert(c, idx[x], idx[0], empty, empty);
 	}
 	if (rc || size == 0) {
-		c->res->rc = rc;
+		if (rc)
+			c->res->rc = rc;
 		return;
 	}
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
@@ -435,7 +436,8 @@ out:
 	ds_hashes_free(h);
 	free(one);
 	free(blocks);
-	c->res->rc = rc;
+	if (rc)
+		c->res->rc = rc;
 }
 
 int ds_match(dupscan_scan *s)

@@ -11,20 +11,47 @@
 #include <pthread.h>
 #endif
 
-static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		      uint64_t total)
+/* Groups are matched and committed in tasks of consecutive groups, so the many
+ * small groups of a source tree do not each cost a handoff between threads.
+ * Task bounds depend only on the groups, never on the thread count. */
+#define TASK_FILES 512
+#define TASK_GROUPS 64
+
+static size_t make_tasks(const uint32_t *groups, size_t ngroups, size_t *tasks)
+{
+	size_t n = 0, files = 0, count = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		if (count == 0)
+			tasks[n++] = g;
+		files += groups[2 * g + 1];
+		count++;
+		if (files >= TASK_FILES || count >= TASK_GROUPS)
+			files = count = 0;
+	}
+	tasks[n] = ngroups;
+	return n;
+}
+
+static void run_task(struct ds_ctx *c, const uint32_t *idx, const uint32_t *groups, size_t first, size_t end)
+{
+	for (size_t g = first; g < end && c->res->rc == 0; g++)
+		ds_match_group(c, idx + groups[2 * g], groups[2 * g + 1]);
+}
+
+static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,
+		      const size_t *tasks, size_t ntasks, uint64_t total)
 {
 	struct ds_result res = { 0 };
 	struct ds_ctx c = { s, &res };
 	uint64_t done = 0;
 	int rc = 0;
-	for (size_t g = 0; g < ngroups && rc == 0; g++) {
+	for (size_t t = 0; t < ntasks && rc == 0; t++) {
 		if (atomic_load(&s->canceled)) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
 		ds_result_clear(&res);
-		ds_match_group(&c, idx + groups[2 * g], groups[2 * g + 1]);
+		run_task(&c, idx, groups, tasks[t], tasks[t + 1]);
 		int crc = ds_result_commit(s, &res, &done, total);
 		rc = res.rc ? res.rc : crc;
 	}
@@ -37,7 +64,8 @@ static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *grou
 struct pool {
 	dupscan_scan *s;
 	const uint32_t *idx, *groups;
-	size_t ngroups;
+	const size_t *tasks;
+	size_t ngroups;         /* here: the number of tasks */
 	pthread_mutex_t mu;
 	pthread_cond_t done_cv, room_cv;
 	size_t next;          /* next group a worker takes */
@@ -63,7 +91,7 @@ static void *worker(void *arg)
 
 		struct ds_ctx c = { p->s, slot };
 		ds_result_clear(slot);
-		ds_match_group(&c, p->idx + p->groups[2 * g], p->groups[2 * g + 1]);
+		run_task(&c, p->idx, p->groups, p->tasks[g], p->tasks[g + 1]);
 
 		pthread_mutex_lock(&p->mu);
 		p->ready[g % p->window] = true;
@@ -73,11 +101,12 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		       uint64_t total)
+static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,
+		       const size_t *tasks, size_t ntasks, uint64_t total)
 {
 	int nthreads = s->threads;
-	struct pool p = { .s = s, .idx = idx, .groups = groups, .ngroups = ngroups };
+	size_t ngroups = ntasks;
+	struct pool p = { .s = s, .idx = idx, .groups = groups, .tasks = tasks, .ngroups = ntasks };
 	p.window = (size_t)nthreads * 4;
 	p.slots = calloc(p.window, sizeof(*p.slots));
 	p.ready = calloc(p.window, sizeof(*p.ready));
@@ -94,7 +123,7 @@ static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *gro
 		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
 			break;
 	if (started == 0) {
-		rc = run_serial(s, idx, groups, ngroups, total);
+		rc = run_serial(s, idx, groups, tasks, ntasks, total);
 		goto destroy;
 	}
 	uint64_t done = 0;
@@ -147,9 +176,17 @@ out:
 int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total)
 {
+	size_t *tasks = malloc((ngroups + 1) * sizeof(*tasks));
+	if (!tasks)
+		return -ENOMEM;
+	size_t ntasks = make_tasks(groups, ngroups, tasks);
+	int rc;
 #if DUPSCAN_THREADS
-	if (s->threads > 1 && ngroups > 1)
-		return run_threads(s, idx, groups, ngroups, total);
+	if (s->threads > 1 && ntasks > 1)
+		rc = run_threads(s, idx, groups, tasks, ntasks, total);
+	else
 #endif
-	return run_serial(s, idx, groups, ngroups, total);
+		rc = run_serial(s, idx, groups, tasks, ntasks, total);
+	free(tasks);
+	return rc;
 }
