@@ -188,5 +188,8 @@ int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, 
 #endif
 		rc = run_serial(s, idx, groups, tasks, ntasks, total);
 	free(tasks);
+	/* a cancel that came during the last commit still tells the caller */
+	if (rc == 0 && atomic_load(&s->canceled))
+		rc = DUPSCAN_E_CANCELED;
 	return rc;
 }
