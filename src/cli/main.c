@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 
@@ -115,6 +116,17 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 	return 0;
 }
 
+/* Comparing many same-size files side by side wants many descriptors: use the
+ * hard limit the system grants (the library fits itself to whatever it finds). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { 0 };
@@ -126,6 +138,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	struct stage_ctx sctx = { o.print_stages, stdout };
+	raise_fd_limit();
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 

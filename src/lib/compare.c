@@ -192,11 +192,13 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 		goto out;
 	}
 
-	/* first partition: by the first blocks already in memory, if any */
+	/* first partition: by the first blocks already in memory, if any; a member
+	 * may come with the fd its first block was read from */
 	for (size_t i = 0; i < n; i++) {
-		m[i].fd = -1;
 		m[i].cls = 0;
 		m[i].alive = !(ds_rec(s, m[i].rec)->flags & DS_F_DROPPED);
+		if (!m[i].alive)
+			kill_member(&m[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
@@ -217,7 +219,7 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 		goto out;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!m[i].alive)
+		if (!m[i].alive || m[i].fd >= 0)
 			continue;
 		int fd = ds_open_rec(c, ds_rec(s, m[i].rec));
 		if (fd == -ENOMEM) {

@@ -19,7 +19,7 @@
 #define DS_MIN_CHUNK 4096u
 #define DS_MAX_CHUNK (16u * 1024u * 1024u)
 #define DS_BLOCK_BUDGET (32u * 1024u * 1024u) /* first blocks kept in memory per size group */
-#define DS_LOCKSTEP_MAX 256u              /* files open at once when comparing in lockstep */
+#define DS_LOCKSTEP_MAX 256u              /* files open at once per thread, at most */
 
 /* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
 struct ds_arena_chunk;
@@ -133,6 +133,7 @@ struct dupscan_scan {
 	bool ran;
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
 	int threads;                 /* hashing threads; 1 = all in the caller's thread */
+	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint64_t errors;
 
 	struct ds_arg *args;

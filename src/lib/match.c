@@ -243,7 +243,7 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 	int rc = 0;
 	unsigned char *buf = malloc(s->chunk);
 	struct by_hash *bh = malloc(n * sizeof(*bh));
-	struct ds_member *batch = malloc(DS_LOCKSTEP_MAX * sizeof(*batch));
+	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
 	if (!buf || !bh || !batch || !pending) {
 		rc = -ENOMEM;
@@ -278,7 +278,7 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 				}
 				size_t cnt = 1;
 				batch[0] = rep;
-				while (k < np && cnt < DS_LOCKSTEP_MAX)
+				while (k < np && cnt < s->max_open)
 					batch[cnt++] = pending[k++];
 				uint64_t start = blocks ? DS_BLOCK : 0;
 				rc = ds_lockstep(c, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
@@ -331,7 +331,7 @@ static int match_bucket(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_
 	}
 	if (s->quick) {
 		rc = match_quick(c, m, k, h, partial);
-	} else if (k <= DS_LOCKSTEP_MAX) {
+	} else if (k <= s->max_open) {
 		uint64_t start = blocks ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
 		rc = ds_lockstep(c, m, k, size, start, h, blocks, blen);
 		if (rc == 0)
@@ -373,10 +373,16 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
 	struct ds_member *m = NULL;
-	if ((keep && !blocks) || !one || (size > DS_BLOCK && !h) || !bh) {
+	/* a small group keeps its files open from the first read to the lockstep
+	 * read: one open and one fstat per file */
+	bool hold = !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
+	int *fds = hold ? malloc(n * sizeof(*fds)) : NULL;
+	if ((keep && !blocks) || !one || (size > DS_BLOCK && !h) || !bh || (hold && !fds)) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	for (size_t i = 0; hold && i < n; i++)
+		fds[i] = -1;
 	size_t nb = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
@@ -393,7 +399,10 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			continue;
 		unsigned char *dst = keep ? blocks + i * blen : one;
 		int err = ds_pread_full(fd, dst, blen, 0);
-		close(fd);
+		if (err < 0 || !hold)
+			close(fd);
+		else
+			fds[i] = fd;
 		if (err < 0) {
 			ds_fail(c, r, err);
 			continue;
@@ -424,13 +433,21 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			j++;
 		/* a unique first block is settled after 4 KiB */
 		if (j - i >= 2) {
-			for (size_t x = 0; x < j - i; x++)
-				m[x] = (struct ds_member){ idx[bh[i + x].pos], -1, bh[i + x].pos, 0, true };
+			for (size_t x = 0; x < j - i; x++) {
+				uint32_t pos = bh[i + x].pos;
+				m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1, pos, 0, true };
+				if (hold)
+					fds[pos] = -1; /* the lockstep owns it now */
+			}
 			rc = match_bucket(c, m, j - i, bh[i].key, h, blocks, blen);
 		}
 		i = j;
 	}
 out:
+	for (size_t i = 0; fds && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
 	free(m);
 	free(bh);
 	ds_hashes_free(h);

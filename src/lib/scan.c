@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -164,6 +165,12 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	if (s->ran)
 		return DUPSCAN_E_STATE;
 	s->ran = true;
+	/* every thread may hold max_open files: together they must fit the
+	 * process' limit, with room for the caller's own descriptors */
+	struct rlimit rl;
+	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
+	size_t per = limit > 64 ? (limit - 64) / (size_t)s->threads : 8;
+	s->max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
 	int rc = ds_walk(s);
 	if (rc == 0)
 		rc = ds_match(s);
