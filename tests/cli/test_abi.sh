@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The library exports exactly the public API: every DUPSCAN_API function of
+# dupscan.h, every name of the version script, and nothing else; and the header
+# compiles alone as strict C99 and as C++.
+. "$(dirname "$0")/lib.sh"
+SRC=${SOURCE_ROOT:?}; LIB=${DUPSCAN_LIB:?}
+
+exported=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_' | sed 's/@.*//' | sort)
+mapped=$(sed -n '/global:/,/local:/p' "$SRC/src/lib/libdupscan.map" | grep -oE 'dupscan_[a-z0-9_]+' | sort)
+declared=$(grep -oE 'DUPSCAN_API [^(]*\(' "$SRC/include/dupscan.h" | grep -oE 'dupscan_[a-z0-9_]+ *\($' | tr -d ' (' | sort)
+[ -n "$exported" ] && ok "library exports $(echo "$exported" | wc -l) symbols" || not_ok "no exports"
+[ "$exported" = "$mapped" ] && ok "exports = version script" || not_ok "exports differ from the version script" "$(diff <(echo "$mapped") <(echo "$exported"))"
+[ "$exported" = "$declared" ] && ok "exports = DUPSCAN_API declarations of dupscan.h" || not_ok "exports differ from the header" "$(diff <(echo "$declared") <(echo "$exported"))"
+versions=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_' | grep -vc '@@DUPSCAN_0.1$')
+[ "$versions" = 0 ] && ok "every export carries version DUPSCAN_0.1" || not_ok "unversioned exports" "$versions"
+
+printf '#include <dupscan.h>\nint main(void) { return dupscan_strerror(0) == 0; }\n' > h.c
+cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$SRC/include" -I"$(dirname "$DUPSCAN_VERSION_H")" -c h.c -o h.o 2>err.log \
+  && ok "dupscan.h alone: -std=c99 -pedantic -Wall -Werror" || not_ok "C99 compile" "$(cat err.log)"
+if command -v c++ >/dev/null; then
+  cp h.c h.cc
+  c++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$SRC/include" -I"$(dirname "$DUPSCAN_VERSION_H")" -c h.cc -o hxx.o 2>err.log \
+    && ok "dupscan.h from C++" || not_ok "C++ compile" "$(cat err.log)"
+  nm hxx.o | grep -q ' U dupscan_strerror$' && ok "C++ sees unmangled names (extern \"C\")" || not_ok "C++ mangled" "$(nm hxx.o)"
+else
+  ok "# SKIP no C++ compiler"
+fi
+done_testing

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A packager's view: configure with --prefix=/usr and -Ddefault_library=both,
+# install into a DESTDIR, then build a consumer with pkg-config only (shared and
+# static), run it, and check what was installed.
+. "$(dirname "$0")/lib.sh"
+SRC=${SOURCE_ROOT:?}
+command -v pkg-config >/dev/null || { ok "# SKIP pkg-config missing"; done_testing; }
+
+if ! meson setup b "$SRC" --prefix=/usr -Ddefault_library=both -Dtests=disabled --buildtype=release >setup.log 2>&1 \
+   || ! ninja -C b >build.log 2>&1 || ! DESTDIR="$T/root" meson install -C b --quiet >install.log 2>&1; then
+  not_ok "configure, build and install into a DESTDIR" "$(tail -20 setup.log build.log install.log)"
+  done_testing
+fi
+ok "configure, build and install into a DESTDIR"
+libdir=$(cd root/usr && ls -d lib/*/pkgconfig lib/pkgconfig 2>/dev/null | head -1); libdir=${libdir%/pkgconfig}
+v=$(grep -oE "version: '[0-9.]+'" "$SRC/meson.build" | head -1 | grep -oE '[0-9.]+')
+for f in "bin/dupscan" "include/dupscan.h" "include/dupscan_version.h" "$libdir/libdupscan.so.$v" \
+         "$libdir/libdupscan.a" "$libdir/pkgconfig/libdupscan.pc" "share/man/man1/dupscan.1" "share/man/man3/libdupscan.3"; do
+  [ -e "root/usr/$f" ] && ok "installed $f" || not_ok "installed $f" "$(cd root && find . | head -40)"
+done
+[ "$(readlink "root/usr/$libdir/libdupscan.so")" = libdupscan.so.0 ] && ok "dev symlink -> soname" || not_ok "dev symlink" "$(ls -l root/usr/$libdir)"
+soname=$(objdump -p "root/usr/$libdir/libdupscan.so.$v" | awk '/SONAME/ {print $2}')
+[ "$soname" = libdupscan.so.0 ] && ok "soname libdupscan.so.0" || not_ok "soname" "$soname"
+comp=$(find root -path '*bash-completion*' -name dupscan | head -1)
+[ -n "$comp" ] && ok "bash completion installed (${comp#root})" || not_ok "bash completion" "$(cd root && find . -name '*dupscan*')"
+grep -q '^Requires.private:.*libxxhash' "root/usr/$libdir/pkgconfig/libdupscan.pc" && ok "libxxhash is a private requirement" || not_ok ".pc" "$(cat root/usr/$libdir/pkgconfig/libdupscan.pc)"
+grep -q "^Version: $v\$" "root/usr/$libdir/pkgconfig/libdupscan.pc" && ok ".pc version $v" || not_ok ".pc version"
+grep -q "DUPSCAN_VERSION_STRING \"$v\"" root/usr/include/dupscan_version.h && ok "header version $v" || not_ok "header version"
+grep -q "dupscan $v" root/usr/share/man/man1/dupscan.1 && grep -q "libdupscan $v" root/usr/share/man/man3/libdupscan.3 && ok "man pages carry $v" || not_ok "man version"
+for page in root/usr/share/man/man1/dupscan.1 root/usr/share/man/man3/libdupscan.3; do
+  w=$(groff -ww -z -man "$page" 2>&1)
+  [ -z "$w" ] && ok "groff -ww: no warning in ${page##*/}" || not_ok "groff warnings in ${page##*/}" "$w"
+done
+
+# the consumer, with pkg-config and nothing else
+export PKG_CONFIG_SYSROOT_DIR="$T/root" PKG_CONFIG_PATH="$T/root/usr/$libdir/pkgconfig"
+mkdir -p tree/a tree/b; printf same > tree/a/x; printf same > tree/b/y; printf other > tree/a/z
+# shellcheck disable=SC2046
+if cc -o consumer "$SRC/tests/consumer.c" $(pkg-config --cflags --libs libdupscan) 2>cc.log; then
+  run env LD_LIBRARY_PATH="$T/root/usr/$libdir" ./consumer tree
+  [ "$out" = "$(printf 'libdupscan %s (header %s)\ntree/a/x\ntree/b/y' "$v" "$v")" ] && ok "shared consumer prints the set" || not_ok "shared consumer" "$out" "$err"
+  ldd consumer | grep -q "root/usr/$libdir/libdupscan.so.0" && ok "shared consumer uses the installed library" || not_ok "consumer's library" "$(env LD_LIBRARY_PATH="$T/root/usr/$libdir" ldd consumer)"
+else
+  not_ok "shared consumer builds with pkg-config only" "$(cat cc.log)"
+fi
+# shellcheck disable=SC2046
+if cc -static-libgcc -o consumer-static "$SRC/tests/consumer.c" $(pkg-config --cflags libdupscan) \
+     "$T/root/usr/$libdir/libdupscan.a" $(pkg-config --libs --static libxxhash) $(pkg-config --static --libs-only-other libdupscan) -pthread 2>cc.log; then
+  run ./consumer-static tree
+  [ "$out" = "$(printf 'libdupscan %s (header %s)\ntree/a/x\ntree/b/y' "$v" "$v")" ] && ok "static consumer prints the set" || not_ok "static consumer" "$out" "$err"
+  ldd consumer-static | grep -q libdupscan && not_ok "static consumer needs no libdupscan.so" || ok "static consumer needs no libdupscan.so"
+else
+  not_ok "static consumer builds" "$(cat cc.log)"
+fi
+done_testing
