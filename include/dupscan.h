@@ -48,6 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dupscan_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -40,7 +40,7 @@ mkdir -p tree/a tree/b; printf same > tree/a/x; printf same > tree/b/y; printf o
 if cc -o consumer "$SRC/tests/consumer.c" $(pkg-config --cflags --libs libdupscan) 2>cc.log; then
   run env LD_LIBRARY_PATH="$T/root/usr/$libdir" ./consumer tree
   [ "$out" = "$(printf 'libdupscan %s (header %s)\ntree/a/x\ntree/b/y' "$v" "$v")" ] && ok "shared consumer prints the set" || not_ok "shared consumer" "$out" "$err"
-  ldd consumer | grep -q "root/usr/$libdir/libdupscan.so.0" && ok "shared consumer uses the installed library" || not_ok "consumer's library" "$(env LD_LIBRARY_PATH="$T/root/usr/$libdir" ldd consumer)"
+  env LD_LIBRARY_PATH="$T/root/usr/$libdir" ldd consumer | grep -q "root/usr/$libdir/libdupscan.so.0" && ok "shared consumer uses the installed library" || not_ok "consumer's library" "$(env LD_LIBRARY_PATH="$T/root/usr/$libdir" ldd consumer)"
 else
   not_ok "shared consumer builds with pkg-config only" "$(cat cc.log)"
 fi
