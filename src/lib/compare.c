@@ -38,7 +38,7 @@ int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 		ds_rec_path(s, r, path, len + 1);
 	}
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = ds_open_path(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int rc = fd < 0 ? -errno : ds_check_unchanged(fd, r);
 	if (rc < 0) {
 		if (fd >= 0)

@@ -213,6 +213,8 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 
 /* walk.c */
 int ds_walk(dupscan_scan *s);
+/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
+int ds_open_path(const char *path, int flags);
 /* Write the path of record r into buf (NUL-terminated). @return its length,
  * or the length needed when cap is too small (then buf holds nothing useful). */
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* walk.c: reach every regular file under the added paths, each directory once. */
-/* d_type is a BSD/glibc extension: it saves a stat per FIFO, device or skipped dir */
-#define _DEFAULT_SOURCE
+/* d_type (a BSD/glibc extension) saves a stat per FIFO, device or skipped
+ * directory; O_PATH opens directories only to walk down very long paths */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,6 +80,46 @@ static char *dir_path_alloc(const dupscan_scan *s, uint32_t d)
 	if (p)
 		build_path(s, dir->parent, dir->name, p, len + 1);
 	return p;
+}
+
+/* ---- opening paths of any length ---- */
+
+int ds_open_path(const char *path, int flags)
+{
+	if (strlen(path) < PATH_MAX)
+		return open(path, flags);
+	/* past PATH_MAX, go down in pieces shorter than it, each relative to the last */
+	char piece[PATH_MAX];
+	const char *p = path;
+	int dirfd = AT_FDCWD;
+	while (strlen(p) >= PATH_MAX) {
+		const char *cut = p + PATH_MAX - 1;
+		while (cut > p && *cut != '/')
+			cut--;
+		size_t n = (size_t)(cut - p);
+		if (*cut != '/') {
+			errno = ENAMETOOLONG; /* one component longer than PATH_MAX */
+			break;
+		}
+		memcpy(piece, n ? p : "/", n ? n : 1);
+		piece[n ? n : 1] = '\0';
+		int fd = openat(dirfd, piece, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int err = errno;
+		if (dirfd != AT_FDCWD)
+			close(dirfd);
+		if (fd < 0) {
+			errno = err;
+			return -1;
+		}
+		dirfd = fd;
+		p = cut + 1;
+	}
+	int fd = strlen(p) < PATH_MAX ? openat(dirfd, p, flags) : -1;
+	int err = errno;
+	if (dirfd != AT_FDCWD)
+		close(dirfd);
+	errno = err;
+	return fd;
 }
 
 /* ---- visited directories ---- */
@@ -246,7 +288,7 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 	int oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
 	if (!root && !s->follow_symlinks)
 		oflags |= O_NOFOLLOW;
-	int fd = open(path, oflags);
+	int fd = ds_open_path(path, oflags);
 	if (fd < 0) {
 		ds_report(s, path, -errno);
 		goto out;
