@@ -74,7 +74,8 @@ enum dupscan_error {
 	DUPSCAN_E_CANCELED = -1005, /* dupscan_cancel() stopped the scan; results so far are kept */
 	DUPSCAN_E_ALREADY = -1006, /* nothing to do: already the same file or sharing its extents */
 	DUPSCAN_E_SAME_ENTRY = -1007, /* both paths name one directory entry: acting would lose it */
-	DUPSCAN_E_DIFFERS = -1008  /* the filesystem found the contents different */
+	DUPSCAN_E_DIFFERS = -1008, /* the filesystem found the contents different */
+	DUPSCAN_E_LEFTOVER = -1009 /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
 };
 
 /* Flags for the action functions. */

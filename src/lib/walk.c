@@ -324,6 +324,18 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		const char *name = e->d_name;
 		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 			continue;
+		if (strncmp(name, ".dupscan-tmp-", 13) == 0) {
+			/* made by an action that was killed between link and rename */
+			char *fp = malloc(strlen(path) + strlen(name) + 2);
+			if (!fp) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			build_path(s, d, name, fp, strlen(path) + strlen(name) + 2);
+			ds_report(s, fp, DUPSCAN_E_LEFTOVER);
+			free(fp);
+			continue;
+		}
 		if (s->no_hidden && name[0] == '.')
 			continue;
 		switch (e->d_type) {

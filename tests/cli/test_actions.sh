@@ -206,6 +206,15 @@ n=$(printf '%s' "$err" | grep -c "does not support deduplication")
 [ "$n" -le 1 ] && ok "-B unsupported said at most once" || not_ok "-B said $n times" "$err"
 check_tree "-B unsupported: tree unchanged" t "$pristine"
 
+# a temporary name left by a killed run is reported, not scanned
+tree t
+ln t/a/x t/a/.dupscan-tmp-k1ll3d
+run "$DUPSCAN" -r t
+[ "$rc" = 1 ] && ok "leftover temporary name: status 1" || not_ok "leftover status" "$rc"
+case "$err" in *"t/a/.dupscan-tmp-k1ll3d: Temporary name left by an interrupted dupscan action"*) ok "leftover temporary name reported" ;; *) not_ok "leftover report" "$err" ;; esac
+case "$out" in *".dupscan-tmp-"*) not_ok "leftover listed as a duplicate" "$out" ;; *) ok "leftover not listed" ;; esac
+rm t/a/.dupscan-tmp-k1ll3d
+
 # refusals and warnings
 expect "-TT with an action is refused" 2 "" "$DUPSCAN" -rTT -dN t
 expect_err "-TT refusal explained" "refused with -d"
