@@ -38,3 +38,10 @@ expect_err() {
 
 # mk FILE CONTENT: create a file (and its parents) with exact content
 mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
+
+# wait_for FILE TEXT: until FILE holds TEXT (at most 60 s): a program is at a known point
+wait_for() {
+  local i
+  for i in $(seq 600); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "# timed out waiting for '$2' in $1" >&2; return 1
+}

@@ -140,7 +140,7 @@ tree t
 mkfifo answer
 ( "$DUPSCAN" -rd t < answer > d.out 2>&1; echo "rc=$?" >> d.out ) &
 exec 7> answer
-sleep 0.5; echo changed >> "t/a/sub/with space"
+wait_for d.out "Set 1 of 4: keep which files?"; echo changed >> "t/a/sub/with space"
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ -f t/a/x ] && [ -f t/b/x ] && [ -f "t/b/deep/er/new
 line" ] && ok "kept file changed after the scan: its set deletes nothing" || not_ok "changed kept file" "$(inventory t)"
@@ -150,7 +150,7 @@ grep -q "\[!\] t/a/x -- File changed during the scan" d.out && grep -q "rc=1" d.
 tree t
 ( "$DUPSCAN" -rd t < answer > d.out 2>&1 ) &
 exec 7> answer
-sleep 0.5; echo "not the same" > t/b/x.new; mv t/b/x.new t/b/x
+wait_for d.out "Set 1 of 4: keep which files?"; echo "not the same" > t/b/x.new; mv t/b/x.new t/b/x
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ "$(cat t/b/x)" = "not the same" ] && ok "a replaced duplicate is not deleted" || not_ok "replaced duplicate" "$(inventory t)"
 
@@ -158,7 +158,7 @@ printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 tree t
 ( "$DUPSCAN" -rdt t < answer > d.out 2>&1 ) &
 exec 7> answer
-sleep 0.5; echo "rewritten" > t/b/x
+wait_for d.out "Set 1 of 4: keep which files?"; echo "rewritten" > t/b/x
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ ! -e t/b/x ] && [ -f "t/a/sub/with space" ] && ok "-t: a changed duplicate is deleted without the re-check" || not_ok "-t" "$(inventory t)"
 # SIGINT at the prompt: nothing more is deleted, status 1
@@ -167,7 +167,7 @@ tree t
 pid=$!
 exec 7> answer
 printf '1\n' >&7
-sleep 0.5; kill -INT "$pid"
+wait_for d.out "Set 2 of 4: keep which files?"; kill -INT "$pid"
 wait "$pid"; sigrc=$?; exec 7>&-
 [ ! -e t/a/x ] && [ -f t/a/w ] && [ -f t/b/w ] && [ -f t/c/big1 ] && [ "$sigrc" = 1 ] && ok "SIGINT at the prompt: later sets untouched, status 1" || not_ok "SIGINT at the prompt" "status $sigrc" "$(inventory t)" "$(cat d.out)"
 
