@@ -63,6 +63,17 @@ static int same_entry(const char *a, const char *b)
 	return rc;
 }
 
+/* check_pair(), and the two paths must be two directory entries. */
+static int check_two_entries(const dupscan_file *keep, const dupscan_file *dup, unsigned flags,
+			     struct stat *ks, struct stat *ds)
+{
+	int rc = check_pair(keep, dup, flags, ks, ds);
+	if (rc)
+		return rc;
+	int same = same_entry(keep->path, dup->path);
+	return same < 0 ? same : same ? DUPSCAN_E_SAME_ENTRY : 0;
+}
+
 static char *dir_part(const char *path)
 {
 	char *copy = strdup(path);
@@ -172,14 +183,9 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 	struct stat ks, ds;
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
-	int rc = check_pair(keep, dup, flags, &ks, &ds);
+	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
 	if (rc)
 		return rc;
-	int same = same_entry(keep->path, dup->path);
-	if (same < 0)
-		return same;
-	if (same)
-		return DUPSCAN_E_SAME_ENTRY;
 	if (ks.st_dev == ds.st_dev && ks.st_ino == ds.st_ino && kind == DUPSCAN_LINK_HARD)
 		return DUPSCAN_E_ALREADY;
 	if (kind == DUPSCAN_LINK_HARD && ks.st_dev != ds.st_dev)
@@ -209,16 +215,9 @@ out:
 DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
 	struct stat ks, ds;
-	int rc = check_pair(keep, dup, flags, &ks, &ds);
-	if (rc)
+	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
+	if (rc || (flags & DUPSCAN_ACT_DRY_RUN))
 		return rc;
-	int same = same_entry(keep->path, dup->path);
-	if (same < 0)
-		return same;
-	if (same)
-		return DUPSCAN_E_SAME_ENTRY;
-	if (flags & DUPSCAN_ACT_DRY_RUN)
-		return 0;
 	return unlink(dup->path) == 0 ? 0 : -errno;
 }
 

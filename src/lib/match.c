@@ -196,41 +196,51 @@ static int index_members(struct ds_ctx *c, struct ds_member *m, size_t n, struct
 	return 0;
 }
 
-/* -Q: classes by full hash alone. */
-static int match_quick(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
-		       uint64_t partial)
+/* Hash every member to its end, on its own; bh receives (full hash, member)
+ * sorted by hash. @return how many were hashed (dropped files are left out),
+ * or -ENOMEM. */
+static long hash_each(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
+		      uint64_t partial, struct by_hash *bh)
 {
 	dupscan_scan *s = c->s;
-	uint64_t size = ds_rec(s, m[0].rec)->size;
+	bool big = ds_rec(s, m[0].rec)->size > DS_BLOCK;
+	unsigned char *buf = big ? malloc(s->chunk) : NULL;
+	if (big && !buf)
+		return -ENOMEM;
 	int rc = 0;
-	unsigned char *buf = size > DS_BLOCK ? malloc(s->chunk) : NULL;
-	struct by_hash *bh = malloc(k * sizeof(*bh));
-	if ((size > DS_BLOCK && !buf) || !bh) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	size_t nb = 0;
 	for (size_t x = 0; x < k && rc == 0; x++) {
 		struct ds_rec *r = ds_rec(s, m[x].rec);
-		uint64_t full = partial;
-		if (size > DS_BLOCK)
+		uint64_t full = partial; /* a file within its first block is hashed already */
+		if (big)
 			rc = hash_rest(c, r, h, m[x].hidx, buf, &full);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			bh[nb++] = (struct by_hash){ full, (uint32_t)x };
 	}
+	free(buf);
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
-	for (size_t i = 0; rc == 0 && i < nb;) {
+	return rc ? rc : (long)nb;
+}
+
+/* -Q: classes by full hash alone. */
+static int match_quick(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
+		       uint64_t partial)
+{
+	struct by_hash *bh = malloc(k * sizeof(*bh));
+	if (!bh)
+		return -ENOMEM;
+	long nb = hash_each(c, m, k, h, partial, bh);
+	int rc = nb < 0 ? (int)nb : 0;
+	for (size_t i = 0; rc == 0 && i < (size_t)nb;) {
 		size_t j = i + 1;
-		while (j < nb && bh[j].key == bh[i].key)
+		while (j < (size_t)nb && bh[j].key == bh[i].key)
 			j++;
 		for (size_t x = i; j - i >= 2 && rc == 0 && x < j; x++)
 			rc = ds_result_insert(c, m[bh[x].pos].rec, m[bh[i].pos].rec, partial, bh[x].key);
 		i = j;
 	}
-out:
 	free(bh);
-	free(buf);
 	return rc;
 }
 
@@ -241,25 +251,15 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 {
 	dupscan_scan *s = c->s;
 	int rc = 0;
-	unsigned char *buf = malloc(s->chunk);
 	struct by_hash *bh = malloc(n * sizeof(*bh));
 	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
-	if (!buf || !bh || !batch || !pending) {
-		rc = -ENOMEM;
+	long hashed = 0;
+	if (!bh || !batch || !pending || (hashed = hash_each(c, m, n, h, partial, bh)) < 0) {
+		rc = hashed < 0 ? (int)hashed : -ENOMEM;
 		goto out;
 	}
-	size_t nb = 0;
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		struct ds_rec *r = ds_rec(s, m[i].rec);
-		uint64_t full = partial;
-		if (r->size > DS_BLOCK)
-			rc = hash_rest(c, r, h, m[i].hidx, buf, &full);
-		if (!(r->flags & DS_F_DROPPED))
-			bh[nb++] = (struct by_hash){ full, (uint32_t)i };
-	}
-	if (rc == 0)
-		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	size_t nb = (size_t)hashed;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
@@ -305,7 +305,6 @@ out:
 	free(pending);
 	free(batch);
 	free(bh);
-	free(buf);
 	return rc;
 }
 
