@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Fault injection (an LD_PRELOAD shim, tests/fault/fault.c): a failing open,
+# read, stat, readdir, link, symlink, rename or unlink on one file. The scan
+# completes, the file is reported and left out, nothing is reported on partial
+# data, the status is 1, and actions lose nothing.
+. "$(dirname "$0")/lib.sh"
+FAULT=${FAULT_LIB:?}
+
+tree() {
+  rm -rf t; mkdir -p t/d t/victimdir t/e
+  head -c 300000 /dev/urandom > t/d/a; cp t/d/a t/d/b; cp t/d/a t/victimdir/victim
+  head -c 9000 /dev/urandom > t/e/c; cp t/e/c t/e/d
+}
+digests() { find "$1" -type f -exec sha256sum {} + | awk '{print $1}' | sort -u; }
+scan_fault() { # SPEC STATUS EXPECTED-SETS: the scan under one fault
+  tree
+  run env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="$1" "$DUPSCAN" -rq t
+  if [ "$rc" = "$2" ] && [ "$out" = "$3" ]; then ok "scan with $1: status $2, sets as expected"
+  else not_ok "scan with $1" "status $rc (want $2)" "$out" "--- stderr" "$err"; fi
+  if [ "$2" = 1 ]; then
+    case "$err" in *victim*) ok "scan with $1: the failing path is named" ;; *) not_ok "scan with $1: not named" "$err" ;; esac
+  fi
+}
+pair_only=$(printf 't/d/a\nt/d/b\n\nt/e/c\nt/e/d')
+all=$(printf 't/d/a\nt/d/b\nt/victimdir/victim\n\nt/e/c\nt/e/d')
+scan_fault "open64:victim:EACCES" 1 "$pair_only"
+scan_fault "open64:victim:EIO" 1 "$pair_only"
+scan_fault "pread64:victim:EIO" 1 "$pair_only"
+scan_fault "pread64:victim:ZERO" 1 "$pair_only"
+scan_fault "pread64:victim:SHORT" 0 "$all"
+scan_fault "pread64:victim:EINTR" 0 "$all"
+scan_fault "fstat64:victim:EIO" 1 "$pair_only"
+scan_fault "fstatat64:victim:EIO" 1 "$pair_only"
+scan_fault "open64:victimdir:EACCES" 1 "$pair_only"   # the directory itself
+scan_fault "readdir64:victimdir:EIO" 1 "$pair_only"
+
+act_fault() { # SPEC ACTION: the action fails on the victim only; nothing is lost
+  tree
+  local want; want=$(digests t)
+  run env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="$1" "$DUPSCAN" -rq $2 t
+  local got; got=$(digests t)
+  [ "$rc" = 1 ] && ok "$2 with $1: status 1" || not_ok "$2 with $1: status $rc" "$out" "$err"
+  [ "$got" = "$want" ] && ok "$2 with $1: every content present" || not_ok "$2 with $1: content lost"
+  [ -f t/victimdir/victim ] && [ ! -L t/victimdir/victim ] && [ "$(stat -c %h t/victimdir/victim)" = 1 ] \
+    && ok "$2 with $1: the victim untouched" || not_ok "$2 with $1: victim changed" "$(ls -l t/victimdir)"
+  [ -z "$(find t -name '.dupscan-tmp-*')" ] && ok "$2 with $1: no temporary name left" || not_ok "$2 with $1: temporary left"
+}
+act_fault "linkat:victimdir:ENOSPC" -L
+act_fault "rename:victim:EIO" -L
+act_fault "symlink:victimdir:ENOSPC" -l
+act_fault "rename:victim:EACCES" -l
+act_fault "unlink:victim:EIO" -dN
+done_testing

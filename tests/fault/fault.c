@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* fault.c: an LD_PRELOAD shim that makes chosen file-system calls fail, for the
+ * fault-injection tests. DUPSCAN_FAULT="CALL:TEXT:ERR" makes every CALL on a path
+ * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
+ * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
+ * once, then work). CALL is one of open64 openat64 pread64 fstat64 fstatat64
+ * readdir64 linkat symlink rename unlink. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAXFD 4096
+static char *fd_path[MAXFD];          /* what each descriptor was opened as */
+static char call_[32], text_[256], err_[16];
+static int configured = -1;
+static bool eintr_done[MAXFD];
+
+static void configure(void)
+{
+	if (configured >= 0)
+		return;
+	const char *spec = getenv("DUPSCAN_FAULT");
+	configured = spec && sscanf(spec, "%31[^:]:%255[^:]:%15s", call_, text_, err_) == 3;
+}
+
+static int err_code(void)
+{
+	if (!strcmp(err_, "EIO")) return EIO;
+	if (!strcmp(err_, "EACCES")) return EACCES;
+	if (!strcmp(err_, "ENOENT")) return ENOENT;
+	if (!strcmp(err_, "ENOSPC")) return ENOSPC;
+	if (!strcmp(err_, "EINTR")) return EINTR;
+	return EIO;
+}
+
+/* Should this call on this path fail? */
+static bool hit(const char *call, const char *path)
+{
+	configure();
+	return configured && !strcmp(call, call_) && path && strstr(path, text_);
+}
+
+static void remember(int fd, const char *path)
+{
+	if (fd >= 0 && fd < MAXFD) {
+		free(fd_path[fd]);
+		fd_path[fd] = path ? strdup(path) : NULL;
+		eintr_done[fd] = false;
+	}
+}
+
+static const char *path_of(int fd)
+{
+	return fd >= 0 && fd < MAXFD ? fd_path[fd] : NULL;
+}
+
+/* the next definition of fn (libc's); memcpy because ISO C has no cast from
+ * an object pointer to a function pointer */
+#define REAL(fn)                                                  \
+	static __typeof__(&fn) real;                              \
+	if (!real) {                                              \
+		void *sym_ = dlsym(RTLD_NEXT, #fn);               \
+		memcpy(&real, &sym_, sizeof(real));               \
+	}
+
+int open64(const char *path, int flags, ...)
+{
+	REAL(open64);
+	mode_t mode = 0;
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (hit("open64", path)) {
+		errno = err_code();
+		return -1;
+	}
+	int fd = real(path, flags, mode);
+	remember(fd, path);
+	return fd;
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+{
+	REAL(openat64);
+	mode_t mode = 0;
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (hit("openat64", path)) {
+		errno = err_code();
+		return -1;
+	}
+	int fd = real(dirfd, path, flags, mode);
+	remember(fd, path);
+	return fd;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+	REAL(pread64);
+	if (hit("pread64", path_of(fd))) {
+		if (!strcmp(err_, "ZERO"))
+			return 0;
+		if (!strcmp(err_, "SHORT"))
+			return real(fd, buf, n > 1 ? n / 2 : n, off);
+		if (!strcmp(err_, "EINTR") && eintr_done[fd])
+			return real(fd, buf, n, off);
+		if (!strcmp(err_, "EINTR"))
+			eintr_done[fd] = true;
+		errno = err_code();
+		return -1;
+	}
+	return real(fd, buf, n, off);
+}
+
+int fstat64(int fd, struct stat64 *st)
+{
+	REAL(fstat64);
+	if (hit("fstat64", path_of(fd))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(fd, st);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	REAL(fstatat64);
+	if (hit("fstatat64", path)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(dirfd, path, st, flags);
+}
+
+struct dirent64 *readdir64(DIR *d)
+{
+	REAL(readdir64);
+	if (hit("readdir64", path_of(dirfd(d)))) {
+		errno = err_code();
+		return NULL;
+	}
+	return real(d);
+}
+
+int linkat(int olddir, const char *old, int newdir, const char *new_, int flags)
+{
+	REAL(linkat);
+	if (hit("linkat", new_)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(olddir, old, newdir, new_, flags);
+}
+
+int symlink(const char *target, const char *path)
+{
+	REAL(symlink);
+	if (hit("symlink", path)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(target, path);
+}
+
+int rename(const char *old, const char *new_)
+{
+	REAL(rename);
+	if (hit("rename", new_)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(old, new_);
+}
+
+int unlink(const char *path)
+{
+	REAL(unlink);
+	if (hit("unlink", path) && !strstr(path, ".dupscan-tmp-")) {
+		errno = err_code();
+		return -1;
+	}
+	return real(path);
+}
