@@ -14,7 +14,7 @@ man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\
 table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
 man_long=$(grep -E '^\.B \\-\\-[a-z]' "$SRC/man/dupscan.1" | sed -E 's/^\.B (\\-\\-[^ =]+).*/\1/; s/\\-/-/g' | sort -u)
-[ -n "$table_long" ] && [ "$table_long" = "$help_long" ] && [ "$table_long" = "$man_long" ] && ok "long-only options agree ($table_long)" || not_ok "long-only options agree" "table: $table_long" "help: $help_long" "man: $man_long"
+[ -n "$table_long" ] && [ "$table_long" = "$help_long" ] && [ "$table_long" = "$man_long" ] && ok "long-only options agree ($(echo $table_long))" || not_ok "long-only options agree" "table: $table_long" "help: $help_long" "man: $man_long"
 [ -n "$table" ] && ok "option table parsed ($(echo "$table" | wc -l) options)" || not_ok "option table parsed"
 if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else not_ok "--help lists exactly the option table" "$(diff <(echo "$table") <(echo "$help"))"; fi
 if [ "$table" = "$man" ]; then ok "man page documents exactly the option table"; else not_ok "man page documents exactly the option table" "$(diff <(echo "$table") <(echo "$man"))"; fi
@@ -34,5 +34,8 @@ while read -r short long; do
   run "$DUPSCAN" -q $long$val .
   [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
 done <<< "$table"
+index=$(grep -oE "^\.\\\\\" keeps it equal to the option table: .*" "$SRC/man/dupscan.1" | sed 's/.*option table: //' | tr ' ' '\n' | sort)
+all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+[ -n "$index" ] && [ "$index" = "$all" ] && ok "the man page's plain index of long options is complete" || not_ok "man page index" "$(diff <(echo "$all") <(echo "$index"))"
 grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"
 done_testing
