@@ -20,6 +20,7 @@
 #define DS_MAX_CHUNK (16u * 1024u * 1024u)
 #define DS_BLOCK_BUDGET (32u * 1024u * 1024u) /* first blocks kept in memory per size group */
 #define DS_LOCKSTEP_MAX 256u              /* files open at once per thread, at most */
+#define DS_LOCKSTEP_BUDGET (16u * 1024u * 1024u) /* read buffers of one lockstep comparison */
 
 /* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
 struct ds_arena_chunk;
