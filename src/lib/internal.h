@@ -214,6 +214,13 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 
 /* walk.c */
 int ds_walk(dupscan_scan *s);
+/* Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
+ * file record, as the walk does. @return 0, or -ENOMEM; a record the filter
+ * refuses is not added (still 0). */
+int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
+	       const struct stat *st, uint32_t *out);
+int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
+	       const struct stat *st);
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
 /* Write the path of record r into buf (NUL-terminated). @return its length,
@@ -249,6 +256,8 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 
 /* match.c */
 int ds_match(dupscan_scan *s);
+/* One representative per inode (rec->rep), aliases flagged. order: nrecs scratch entries. */
+int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 /* Match one size group (records idx[0..n), all of one size) into c->res. */
 void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n);
 

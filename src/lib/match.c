@@ -68,7 +68,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 	return rc;
 }
 
-static int collapse_links(dupscan_scan *s, uint32_t *order)
+int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 {
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		order[i] = i;
@@ -463,7 +463,7 @@ int ds_match(dupscan_scan *s)
 	uint32_t *groups = NULL;
 	if (!order)
 		return -ENOMEM;
-	rc = collapse_links(s, order);
+	rc = ds_collapse_links(s, order);
 	if (rc == 0)
 		rc = ds_index_reserve(&s->index, s->nrecs);
 	if (rc)

@@ -166,7 +166,7 @@ static int seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
 
 /* ---- tables ---- */
 
-static int add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
+int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
 		   const struct stat *st, uint32_t *out)
 {
 	if (s->ndirs == s->cap_dirs) {
@@ -209,7 +209,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	return keep;
 }
 
-static int add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
+int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
 		   const struct stat *st)
 {
 	struct ds_rec tmp = {
@@ -370,14 +370,14 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		}
 		size_t nlen = strlen(name);
 		if (S_ISREG(st.st_mode)) {
-			rc = add_rec(s, name, nlen, d, arg, &st);
+			rc = ds_add_rec(s, name, nlen, d, arg, &st);
 		} else if (S_ISDIR(st.st_mode) && recurse) {
 			int seen = seen_add(s, st.st_dev, st.st_ino);
 			if (seen < 0) {
 				rc = seen;
 			} else if (seen == 0) {
 				uint32_t nd;
-				rc = add_dir(s, name, nlen, d, arg, &st, &nd);
+				rc = ds_add_dir(s, name, nlen, d, arg, &st, &nd);
 				if (rc == 0)
 					rc = push(stack, nd);
 			}
@@ -407,9 +407,9 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 		memset(&pst, 0, sizeof(pst));
 	free(prefix);
 	uint32_t d;
-	int rc = add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
+	int rc = ds_add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
 	if (rc == 0)
-		rc = add_rec(s, path + plen, strlen(path + plen), d, arg, st);
+		rc = ds_add_rec(s, path + plen, strlen(path + plen), d, arg, st);
 	return rc;
 }
 
@@ -443,7 +443,7 @@ int ds_walk(dupscan_scan *s)
 			continue;
 		}
 		uint32_t d;
-		rc = add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
+		rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
 		if (rc == 0)
 			rc = push(&stack, d);
 		/* depth-first with an explicit stack: no recursion per level */
