@@ -26,6 +26,8 @@ pair_only=$(printf 't/d/a\nt/d/b\n\nt/e/c\nt/e/d')
 all=$(printf 't/d/a\nt/d/b\nt/victimdir/victim\n\nt/e/c\nt/e/d')
 scan_fault "open64:victim:EACCES" 1 "$pair_only"
 scan_fault "open64:victim:EIO" 1 "$pair_only"
+scan_fault "open64:victim:ENOENT" 1 "$pair_only"   # vanished between walk and read
+scan_fault "fstatat64:victim:ENOENT" 1 "$pair_only"
 scan_fault "pread64:victim:EIO" 1 "$pair_only"
 scan_fault "pread64:victim:ZERO" 1 "$pair_only"
 scan_fault "pread64:victim:SHORT" 0 "$all"
