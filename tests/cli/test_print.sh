@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # -P early|partial|fullhash: the groups that pass each stage, in jdupes' format.
 . "$(dirname "$0")/lib.sh"
-head -c 10000 /dev/urandom > a; cp a b
+# a's first and last bytes are 'A', so the 'Z's below always make c and d differ
+head -c 10000 /dev/urandom > a
+printf 'A' | dd of=a bs=1 seek=0 conv=notrunc status=none; printf 'A' | dd of=a bs=1 seek=9999 conv=notrunc status=none
+cp a b
 cp a c; printf 'Z' | dd of=c bs=1 seek=9999 conv=notrunc status=none   # same first block
 cp a d; printf 'Z' | dd of=d bs=1 seek=0 conv=notrunc status=none      # other first block
 head -c 20 /dev/urandom > e
