@@ -180,10 +180,8 @@ static int read_job(struct pwalk *w, struct wjob *j)
 				rc = -ENOMEM;
 				break;
 			}
-			/* a directory reached twice is walked once; without -s that takes a
-			 * bind mount, the one case where which path is walked may vary */
 			if (seen)
-				continue;
+				continue; /* a directory reached twice is walked once */
 		} else if (!S_ISREG(st.st_mode)) {
 			continue;
 		}
