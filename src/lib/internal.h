@@ -221,11 +221,6 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	       const struct stat *st, uint32_t *out);
 int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
 	       const struct stat *st);
-/* Mark directory (dev, ino) as reached. @return 1 if it was already, 0, or -ENOMEM. */
-int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino);
-/* pwalk.c: walk the directory argument arg (its root is dirs[root_dir]) on the
- * thread pool, with the same result as the one-thread walk. */
-int ds_walk_dir_parallel(dupscan_scan *s, uint32_t arg, uint32_t root_dir);
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
 /* Write the path of record r into buf (NUL-terminated). @return its length,

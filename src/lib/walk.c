@@ -132,7 +132,7 @@ static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
 }
 
 /* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
-int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
+static int seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
 {
 	if ((s->seen_count + 1) * 2 > s->seen_cap) {
 		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
@@ -372,7 +372,7 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		if (S_ISREG(st.st_mode)) {
 			rc = ds_add_rec(s, name, nlen, d, arg, &st);
 		} else if (S_ISDIR(st.st_mode) && recurse) {
-			int seen = ds_seen_add(s, st.st_dev, st.st_ino);
+			int seen = seen_add(s, st.st_dev, st.st_ino);
 			if (seen < 0) {
 				rc = seen;
 			} else if (seen == 0) {
@@ -437,21 +437,13 @@ int ds_walk(dupscan_scan *s)
 			ds_report(s, path, DUPSCAN_E_NOTREG);
 			continue;
 		}
-		int seen = ds_seen_add(s, st.st_dev, st.st_ino);
+		int seen = seen_add(s, st.st_dev, st.st_ino);
 		if (seen != 0) {
 			rc = seen < 0 ? seen : 0;
 			continue;
 		}
 		uint32_t d;
 		rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
-#if DUPSCAN_THREADS
-		/* following symlinks, which of two ways to one directory is walked
-		 * must not depend on timing: that case stays on one thread */
-		if (rc == 0 && s->threads > 1 && !s->follow_symlinks) {
-			rc = ds_walk_dir_parallel(s, a, d);
-			continue;
-		}
-#endif
 		if (rc == 0)
 			rc = push(&stack, d);
 		/* depth-first with an explicit stack: no recursion per level */
