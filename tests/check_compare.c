@@ -105,7 +105,7 @@ START_TEST(test_lockstep_partition)
 	ck_assert_int_eq(ds_walk(scan), 0);
 	ck_assert_uint_eq(scan->nrecs, 5);
 	struct ds_result res = { 0 };
-	struct ds_ctx ctx = { scan, &res };
+	struct ds_ctx ctx = { scan, &res, NULL };
 	struct ds_member m[5];
 	for (uint32_t i = 0; i < 5; i++) {
 		/* put the walk's records in name order: a b c d e */

@@ -197,11 +197,15 @@ struct ds_result {
 	int rc;              /* -ENOMEM or DUPSCAN_E_CANCELED while matching */
 };
 /* Matching context: the scan, and where a group's effects go. */
+struct ds_pool;
 struct ds_ctx {
 	dupscan_scan *s;
 	struct ds_result *res;
+	struct ds_pool *pool; /* NULL when matching in one thread */
 };
 void ds_result_clear(struct ds_result *r);
+/* Move src's reports to the end of dst's, keeping their order. @return 0 or -ENOMEM. */
+int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);
 void ds_result_free(struct ds_result *r);
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
@@ -266,6 +270,9 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n);
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total);
+/* Run fn(job, 0..nslices-1). In a pool, idle workers take slices too; fn must
+ * only write what its slice owns. Returns when every slice is done. */
+void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);

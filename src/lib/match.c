@@ -343,6 +343,66 @@ static int match_bucket(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_
 	return rc;
 }
 
+/* The first-block pass of one size group, in slices: a group of many small
+ * files (one size of a source tree, a mail spool) is spread over the pool. */
+#define FIRST_SLICE 256
+
+struct first_job {
+	struct ds_ctx *c;
+	const uint32_t *idx;
+	size_t n, blen;
+	unsigned char *blocks;  /* kept first blocks, or NULL */
+	struct ds_hashes *h;    /* streaming states, or NULL within one block */
+	int *fds;               /* files held open, or NULL */
+	uint64_t *partial;      /* per file */
+	bool *got;              /* per file: read, partial set */
+	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
+};
+
+static void first_slice(void *arg, size_t sl)
+{
+	struct first_job *j = arg;
+	struct ds_ctx c = { j->c->s, j->res ? &j->res[sl] : j->c->res, NULL };
+	dupscan_scan *s = c.s;
+	unsigned char one[DS_BLOCK];
+	size_t begin = 0, end = j->n; /* one slice: the whole group */
+	if (j->res) {
+		begin = sl * FIRST_SLICE;
+		end = begin + FIRST_SLICE < j->n ? begin + FIRST_SLICE : j->n;
+	}
+	for (size_t i = begin; i < end; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			c.res->rc = DUPSCAN_E_CANCELED;
+			return;
+		}
+		struct ds_rec *r = ds_rec(s, j->idx[i]);
+		int fd = ds_open_rec(&c, r);
+		if (fd == -ENOMEM) {
+			c.res->rc = fd;
+			return;
+		}
+		if (fd < 0)
+			continue;
+		unsigned char *dst = j->blocks ? j->blocks + i * j->blen : one;
+		int err = ds_pread_full(fd, dst, j->blen, 0);
+		if (err < 0 || !j->fds)
+			close(fd);
+		else
+			j->fds[i] = fd;
+		if (err < 0) {
+			ds_fail(&c, r, err);
+			continue;
+		}
+		if (j->h) {
+			ds_hash_update(j->h, i, dst, j->blen);
+			j->partial[i] = ds_hash_digest(j->h, i);
+		} else {
+			j->partial[i] = ds_hash_oneshot(dst, j->blen);
+		}
+		j->got[i] = true;
+	}
+}
+
 /* Hash the first block of every file of one size group, then settle each run of
  * equal partial hashes. Effects go to c->res; c->res->rc tells how it ended. */
 void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
@@ -367,54 +427,52 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 	unsigned char *blocks = keep ? malloc(n * blen) : NULL;
-	unsigned char *one = malloc(DS_BLOCK);
 	/* streaming states only where a full hash will continue them */
 	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
+	uint64_t *partial = malloc(n * sizeof(*partial));
+	bool *got = calloc(n, sizeof(*got));
 	struct ds_member *m = NULL;
 	/* a small group keeps its files open from the first read to the lockstep
 	 * read: one open and one fstat per file */
 	bool hold = !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
 	int *fds = hold ? malloc(n * sizeof(*fds)) : NULL;
-	if ((keep && !blocks) || !one || (size > DS_BLOCK && !h) || !bh || (hold && !fds)) {
+	if ((keep && !blocks) || (size > DS_BLOCK && !h) || !bh || !partial || !got || (hold && !fds)) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; hold && i < n; i++)
 		fds[i] = -1;
-	size_t nb = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
-			rc = DUPSCAN_E_CANCELED;
+	struct first_job job = { c, idx, n, blen, keep ? blocks : NULL, h, fds, partial, got, NULL };
+	size_t nslices = (n + FIRST_SLICE - 1) / FIRST_SLICE;
+	if (c->pool && nslices > 1) {
+		/* each slice reports into its own result; merged below in file order */
+		job.res = calloc(nslices, sizeof(*job.res));
+		if (!job.res) {
+			rc = -ENOMEM;
 			goto out;
 		}
-		struct ds_rec *r = ds_rec(s, idx[i]);
-		int fd = ds_open_rec(c, r);
-		if (fd == -ENOMEM) {
-			rc = fd;
-			goto out;
-		}
-		if (fd < 0)
-			continue;
-		unsigned char *dst = keep ? blocks + i * blen : one;
-		int err = ds_pread_full(fd, dst, blen, 0);
-		if (err < 0 || !hold)
-			close(fd);
-		else
-			fds[i] = fd;
-		if (err < 0) {
-			ds_fail(c, r, err);
-			continue;
-		}
-		uint64_t partial;
-		if (h) {
-			ds_hash_update(h, i, dst, blen);
-			partial = ds_hash_digest(h, i);
-		} else {
-			partial = ds_hash_oneshot(dst, blen);
-		}
-		bh[nb++] = (struct by_hash){ partial, (uint32_t)i };
+	} else {
+		nslices = 1;
 	}
+	ds_parallel_for(c, nslices, first_slice, &job);
+	for (size_t sl = 0; job.res && sl < nslices; sl++) {
+		if (rc == 0)
+			rc = job.res[sl].rc;
+		if (rc == 0)
+			rc = ds_result_take_errors(c->res, &job.res[sl]);
+		ds_result_free(&job.res[sl]);
+	}
+	if (job.res)
+		free(job.res);
+	else if (rc == 0)
+		rc = c->res->rc;
+	if (rc)
+		goto out;
+	size_t nb = 0;
+	for (size_t i = 0; i < n; i++)
+		if (got[i])
+			bh[nb++] = (struct by_hash){ partial[i], (uint32_t)i };
 	rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
 	size_t most = 0;
 	for (size_t i = 0; rc == 0 && i < nb;) {
@@ -448,9 +506,10 @@ out:
 			close(fds[i]);
 	free(fds);
 	free(m);
+	free(got);
+	free(partial);
 	free(bh);
 	ds_hashes_free(h);
-	free(one);
 	free(blocks);
 	if (rc)
 		c->res->rc = rc;

@@ -42,7 +42,7 @@ static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *grou
 		      const size_t *tasks, size_t ntasks, uint64_t total)
 {
 	struct ds_result res = { 0 };
-	struct ds_ctx c = { s, &res };
+	struct ds_ctx c = { s, &res, NULL };
 	uint64_t done = 0;
 	int rc = 0;
 	for (size_t t = 0; t < ntasks && rc == 0; t++) {
@@ -61,44 +61,118 @@ static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *grou
 
 #if DUPSCAN_THREADS
 
-struct pool {
+/* A loop that its owner split into slices: idle workers help with it. */
+struct ds_assist {
+	void (*fn)(void *job, size_t slice);
+	void *job;
+	size_t nslices;
+	size_t next;            /* next slice to take */
+	size_t done;            /* slices finished */
+	struct ds_assist *link;
+};
+
+struct ds_pool {
 	dupscan_scan *s;
 	const uint32_t *idx, *groups;
 	const size_t *tasks;
-	size_t ngroups;         /* here: the number of tasks */
+	size_t ntasks;
 	pthread_mutex_t mu;
 	pthread_cond_t done_cv, room_cv;
-	size_t next;          /* next group a worker takes */
-	size_t committed;     /* groups committed so far */
-	size_t window;        /* groups matched ahead of the commit at most: bounds memory */
+	size_t next;          /* next task a worker takes */
+	size_t committed;     /* tasks committed so far */
+	size_t window;        /* tasks matched ahead of the commit at most: bounds memory */
+	size_t running;       /* tasks being matched: they may still ask for help */
+	struct ds_assist *help;
 	struct ds_result *slots;
 	bool *ready;
 	bool stop;
 };
 
+static struct ds_assist *find_help(const struct ds_pool *p)
+{
+	for (struct ds_assist *a = p->help; a; a = a->link)
+		if (a->next < a->nslices)
+			return a;
+	return NULL;
+}
+
+/* Take one slice of a (mutex held; released while it runs). */
+static void help_once(struct ds_pool *p, struct ds_assist *a)
+{
+	size_t i = a->next++;
+	pthread_mutex_unlock(&p->mu);
+	a->fn(a->job, i);
+	pthread_mutex_lock(&p->mu);
+	if (++a->done == a->nslices)
+		pthread_cond_broadcast(&p->done_cv);
+}
+
 static void *worker(void *arg)
 {
-	struct pool *p = arg;
+	struct ds_pool *p = arg;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (!p->stop && p->next < p->ngroups && p->next >= p->committed + p->window)
-			pthread_cond_wait(&p->room_cv, &p->mu);
-		if (p->stop || p->next >= p->ngroups)
+		/* help first: the group that asked holds up every commit after it */
+		struct ds_assist *a = find_help(p);
+		if (a) {
+			help_once(p, a);
+			continue;
+		}
+		if (p->stop)
 			break;
+		if (p->next >= p->ntasks) {
+			if (p->running == 0)
+				break;
+			pthread_cond_wait(&p->room_cv, &p->mu);
+			continue;
+		}
+		if (p->next >= p->committed + p->window) {
+			pthread_cond_wait(&p->room_cv, &p->mu);
+			continue;
+		}
 		size_t g = p->next++;
 		struct ds_result *slot = &p->slots[g % p->window];
+		p->running++;
 		pthread_mutex_unlock(&p->mu);
 
-		struct ds_ctx c = { p->s, slot };
+		struct ds_ctx c = { p->s, slot, p };
 		ds_result_clear(slot);
 		run_task(&c, p->idx, p->groups, p->tasks[g], p->tasks[g + 1]);
 
 		pthread_mutex_lock(&p->mu);
+		p->running--;
 		p->ready[g % p->window] = true;
 		pthread_cond_broadcast(&p->done_cv);
+		/* idle workers wait for the last running task before they leave */
+		pthread_cond_broadcast(&p->room_cv);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
+}
+
+void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+{
+	struct ds_pool *p = c->pool;
+	if (!p || nslices < 2) {
+		for (size_t i = 0; i < nslices; i++)
+			fn(job, i);
+		return;
+	}
+	struct ds_assist a = { fn, job, nslices, 0, 0, NULL };
+	pthread_mutex_lock(&p->mu);
+	a.link = p->help;
+	p->help = &a;
+	pthread_cond_broadcast(&p->room_cv);
+	while (a.next < a.nslices)
+		help_once(p, &a);
+	struct ds_assist **pp = &p->help;
+	while (*pp != &a)
+		pp = &(*pp)->link;
+	*pp = a.link;
+	/* helpers still running a slice hold a pointer to a */
+	while (a.done < a.nslices)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 }
 
 static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,
@@ -106,7 +180,7 @@ static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *gro
 {
 	int nthreads = s->threads;
 	size_t ngroups = ntasks;
-	struct pool p = { .s = s, .idx = idx, .groups = groups, .tasks = tasks, .ngroups = ntasks };
+	struct ds_pool p = { .s = s, .idx = idx, .groups = groups, .tasks = tasks, .ntasks = ntasks };
 	p.window = (size_t)nthreads * 4;
 	p.slots = calloc(p.window, sizeof(*p.slots));
 	p.ready = calloc(p.window, sizeof(*p.ready));
@@ -169,6 +243,15 @@ out:
 	free(p.ready);
 	free(tids);
 	return rc;
+}
+
+#else
+
+void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+{
+	(void)c;
+	for (size_t i = 0; i < nslices; i++)
+		fn(job, i);
 }
 
 #endif /* DUPSCAN_THREADS */

@@ -30,6 +30,18 @@ void ds_result_clear(struct ds_result *r)
 	r->rc = 0;
 }
 
+int ds_result_take_errors(struct ds_result *dst, struct ds_result *src)
+{
+	for (size_t i = 0; i < src->nerr; i++) {
+		if (GROW(dst->err, dst->nerr, dst->caperr))
+			return -ENOMEM;
+		dst->err[dst->nerr++] = src->err[i];
+		src->err[i].path = NULL;
+	}
+	src->nerr = 0;
+	return 0;
+}
+
 void ds_result_free(struct ds_result *r)
 {
 	ds_result_clear(r);

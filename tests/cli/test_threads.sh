@@ -16,10 +16,18 @@ for i in range(600):
         k = r.choice([0, len(b) // 2, len(b) - 1]); b[k] ^= 1   # first, middle or last byte
     with open(f"{d}/f{i:03d}", "wb") as f:
         f.write(b)
+# one size group larger than a first-block slice (256 files): threads share it
+for i in range(1500):
+    d = f"t/many/m{i % 7}"
+    os.makedirs(d, exist_ok=True)
+    with open(f"{d}/g{i:04d}", "w") as f:
+        f.write(f"{r.randrange(900):03d}:{i % 3}\n")
 PY
 mkdir t/locked; printf x > t/locked/a; printf x > t/locked/b
 if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
 chmod 000 t/locked
+# unreadable files spread over that group's slices: reports stay in order
+for i in 0007 0400 0401 0777 1203 1499; do chmod 000 t/many/m*/g$i; done
 for args in "-r" "-rS -P early -P partial -P fullhash" "-rj" "-ru" "-rm" "-rQ" "-rTT" "-rH -o time"; do
   # shellcheck disable=SC2086
   "${as[@]}" "$DUPSCAN" -q $args --threads=1 t > one.out 2> one.err; rc1=$?
