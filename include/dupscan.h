@@ -75,7 +75,8 @@ enum dupscan_error {
 	DUPSCAN_E_ALREADY = -1006, /* nothing to do: already the same file or sharing its extents */
 	DUPSCAN_E_SAME_ENTRY = -1007, /* both paths name one directory entry: acting would lose it */
 	DUPSCAN_E_DIFFERS = -1008, /* the filesystem found the contents different */
-	DUPSCAN_E_LEFTOVER = -1009 /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
+	DUPSCAN_E_LEFTOVER = -1009, /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
+	DUPSCAN_E_PROTECTED = -1010 /* the file is under a protected path: never changed */
 };
 
 /* Flags for the action functions. */
@@ -139,6 +140,10 @@ typedef void (*dupscan_progress_fn)(void *user, int phase, uint64_t done, uint64
  * read; return nonzero to keep the file, 0 to leave it out. The file (path,
  * size, dev, ino, mtime, mode) is valid only during the call. */
 typedef int (*dupscan_filter_fn)(void *user, const dupscan_file *file);
+/* Directory filter: called with a directory's path, and the part of it below
+ * its argument, before the walk enters it; return 0 to skip it and everything
+ * under it (it is then never opened), nonzero to walk it. */
+typedef int (*dupscan_dir_filter_fn)(void *user, const char *path, const char *relpath);
 /* Stage: a group of count (>= 2) files that passed a stage together, in the
  * chosen order; the array and the files are valid only during the call. */
 typedef void (*dupscan_stage_fn)(void *user, int stage, const dupscan_file *const *files, size_t count);
@@ -183,6 +188,18 @@ DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *scan, dupscan_progr
  * left out are neither matched nor listed as unique. */
 DUPSCAN_API void dupscan_set_filter(dupscan_scan *scan, dupscan_filter_fn fn, void *user);
 
+/* Predicate deciding which directories the walk enters (NULL: all of them);
+ * not called for the added paths themselves. */
+DUPSCAN_API void dupscan_set_dir_filter(dupscan_scan *scan, dupscan_dir_filter_fn fn, void *user);
+
+/* Protect a file or directory (and everything under it), before dupscan_run():
+ * its files are matched and listed, dupscan_file_is_protected() tells them, and
+ * the action functions refuse to change them (DUPSCAN_E_PROTECTED). Identified
+ * by device and inode, so any spelling of the path, or a symlink to it, counts.
+ * @return 0, -errno when the path cannot be stat()ed, -EINVAL, -ENOMEM, or
+ *         DUPSCAN_E_STATE after dupscan_run(). */
+DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
+
 /* Callback told about each group of files that passes a matching stage
  * (enum dupscan_stage), as the scan goes. Costs a path per file reported. */
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *scan, dupscan_stage_fn fn, void *user);
@@ -225,6 +242,11 @@ DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *file);
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *file); /* ns since the epoch */
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode */
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
+/* The part of the path below its added path ("b/c" for "a/b/c" reached from
+ * "a"); for a file added directly, its last component. */
+DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *file);
+/* @return 1 when the file is under a path given to dupscan_protect_path(). */
+DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *file);
 
 /* Stop a running dupscan_run() soon; safe to call from a signal handler or
  * another thread. dupscan_run() then returns DUPSCAN_E_CANCELED with the sets
@@ -253,6 +275,27 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
  * copy is never deleted) or when both paths name one directory entry.
  * @return 0, DUPSCAN_E_SAME_ENTRY, DUPSCAN_E_CHANGED or -errno. */
 DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags);
+
+/* Move dup to the new path dest, keeping keep; never overwrites: -EEXIST when
+ * dest exists. The parent of dest must exist. Within one filesystem this is a
+ * rename; across filesystems see dupscan_move_path(). dup is re-checked right
+ * before it leaves its place. @return 0, -EEXIST, DUPSCAN_E_PROTECTED,
+ * DUPSCAN_E_SAME_ENTRY, DUPSCAN_E_CHANGED or -errno. */
+DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
+				       const char *dest, unsigned flags);
+
+/* Move the file from to the new path to, never overwriting (-EEXIST). Across
+ * filesystems: copied under a temporary name beside to, fsynced, compared byte
+ * by byte with from, given its name, and only then is from unlinked; a crash
+ * at any point leaves from in place. Honours DUPSCAN_ACT_DRY_RUN.
+ * @return 0, -EEXIST, DUPSCAN_E_DIFFERS (the copy did not read back equal) or -errno. */
+DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags);
+
+/* Copy the regular file from to a new file to (created exclusively: -EEXIST
+ * when it exists) with from's mode, modification time and, when permitted,
+ * owner; fsynced and compared byte by byte before success. On failure to is
+ * removed. @return 0, -EEXIST, DUPSCAN_E_DIFFERS or -errno. */
+DUPSCAN_API int dupscan_copy_file(const char *from, const char *to);
 
 /* Ask the filesystem to share dup's extents with keep's (Linux FIDEDUPERANGE, in
  * ranges the kernel accepts); the kernel compares the bytes itself.

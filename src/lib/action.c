@@ -67,6 +67,8 @@ static int same_entry(const char *a, const char *b)
 static int check_two_entries(const dupscan_file *keep, const dupscan_file *dup, unsigned flags,
 			     struct stat *ks, struct stat *ds)
 {
+	if (dup && (dup->rec->flags & DS_F_PROTECTED))
+		return DUPSCAN_E_PROTECTED;
 	int rc = check_pair(keep, dup, flags, ks, ds);
 	if (rc)
 		return rc;
@@ -254,6 +256,8 @@ out:
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
 	struct stat ks, ds;
+	if (dup && (dup->rec->flags & DS_F_PROTECTED))
+		return DUPSCAN_E_PROTECTED;
 	int rc = check_pair(keep, dup, flags, &ks, &ds);
 	if (rc)
 		return rc;
@@ -325,4 +329,208 @@ out:
 	if (dfd >= 0)
 		close(dfd);
 	return rc;
+}
+
+/* ---- moving and copying ---- */
+
+#define COPY_BUF (1u << 20)
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read up to len bytes, fewer only at the end of the file. @return bytes or -errno. */
+static ssize_t read_full(int fd, unsigned char *p, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Both descriptors from offset 0 to their ends: equal bytes? @return 0,
+ * DUPSCAN_E_DIFFERS or -errno. */
+static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
+{
+	if (lseek(a, 0, SEEK_SET) < 0 || lseek(b, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t na = read_full(a, ba, COPY_BUF), nb = read_full(b, bb, COPY_BUF);
+		if (na < 0 || nb < 0)
+			return (int)(na < 0 ? na : nb);
+		if (na != nb || memcmp(ba, bb, (size_t)na) != 0)
+			return DUPSCAN_E_DIFFERS;
+		if (na == 0)
+			return 0;
+	}
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *dir = dir_part(path);
+	if (!dir)
+		return -ENOMEM;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) == 0 ? 0 : -errno;
+	close(fd);
+	/* some filesystems cannot sync a directory; the data itself was synced */
+	return rc == -EINVAL ? 0 : rc;
+}
+
+DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
+{
+	if (!from || !to)
+		return -EINVAL;
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int rc = S_ISREG(st.st_mode) ? -errno : DUPSCAN_E_NOTREG;
+		close(in);
+		return rc;
+	}
+	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	if (out < 0) {
+		int rc = -errno;
+		close(in);
+		return rc;
+	}
+	unsigned char *buf = malloc(2 * COPY_BUF);
+	int rc = buf ? 0 : -ENOMEM;
+	while (rc == 0) {
+		ssize_t n = read_full(in, buf, COPY_BUF);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		rc = write_all(out, buf, (size_t)n);
+	}
+	if (rc == 0 && fsync(out) != 0)
+		rc = -errno;
+	/* read back and compare: what reached the new file is what from holds */
+	if (rc == 0)
+		rc = compare_fds(in, out, buf, buf + COPY_BUF);
+	if (rc == 0) {
+		/* owner first: chown may clear set-id bits, which fchmod then restores */
+		if (fchown(out, st.st_uid, st.st_gid) != 0 && errno != EPERM)
+			rc = -errno;
+		if (rc == 0 && fchmod(out, st.st_mode & 07777) != 0)
+			rc = -errno;
+		struct timespec times[2] = { st.st_atim, st.st_mtim };
+		if (rc == 0 && futimens(out, times) != 0)
+			rc = -errno;
+		if (rc == 0 && fsync(out) != 0)
+			rc = -errno;
+	}
+	free(buf);
+	close(in);
+	if (close(out) != 0 && rc == 0)
+		rc = -errno;
+	if (rc)
+		unlink(to);
+	return rc;
+}
+
+static int create_copy(const char *tmp, const void *from)
+{
+	int rc = dupscan_copy_file(from, tmp);
+	if (rc == 0)
+		return 0;
+	/* make_temp() retries on EEXIST and reports errno otherwise */
+	errno = rc == -EEXIST ? EEXIST : rc < 0 && rc > -4096 ? -rc : EIO;
+	return -1;
+}
+
+/* The move itself; recheck (when not NULL) is the file that must still be
+ * from, checked right before from leaves its place. */
+static int move_path(const char *from, const char *to, const dupscan_file *recheck, unsigned flags)
+{
+	struct stat st;
+	if (lstat(from, &st) != 0)
+		return -errno;
+	if (lstat(to, &st) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if (flags & DUPSCAN_ACT_DRY_RUN)
+		return 0;
+	if (recheck && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
+		int rc = dupscan_check_unchanged(recheck);
+		if (rc)
+			return rc;
+	}
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return fsync_dir_of(to);
+	int err = errno;
+	if (err == EINVAL || err == ENOSYS) {
+		/* no RENAME_NOREPLACE here: link() never overwrites either */
+		if (link(from, to) == 0)
+			return unlink(from) == 0 ? fsync_dir_of(to) : -errno;
+		err = errno;
+	}
+	if (err != EXDEV)
+		return -err;
+	/* another filesystem: a verified copy gets its name first, and only then
+	 * does from go; killed in between, both copies are left */
+	char *tmp = NULL;
+	int rc = make_temp(to, &tmp, create_copy, from);
+	if (rc)
+		return rc;
+	if (link(tmp, to) != 0)
+		rc = -errno;
+	unlink(tmp);
+	free(tmp);
+	if (rc == 0)
+		rc = fsync_dir_of(to);
+	if (rc == 0 && recheck && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
+		rc = dupscan_check_unchanged(recheck);
+	if (rc) {
+		if (rc != -EEXIST)
+			unlink(to);
+		return rc;
+	}
+	return unlink(from) == 0 ? 0 : -errno;
+}
+
+DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags)
+{
+	if (!from || !to)
+		return -EINVAL;
+	return move_path(from, to, NULL, flags);
+}
+
+DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
+				       const char *dest, unsigned flags)
+{
+	struct stat ks, ds;
+	if (!dest)
+		return -EINVAL;
+	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
+	if (rc)
+		return rc;
+	return move_path(dup->path, dest, dup, flags);
 }

@@ -38,7 +38,8 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
 enum ds_rec_flag {
 	DS_F_DROPPED = 1u << 0, /* unreadable or changed: out of the match */
 	DS_F_SKIPPED = 1u << 1, /* not examined (zero length without -z) */
-	DS_F_ALIAS = 1u << 2    /* the same path reached a second time */
+	DS_F_ALIAS = 1u << 2,   /* the same path reached a second time */
+	DS_F_PROTECTED = 1u << 3 /* under a protected path: never acted on */
 };
 
 /* One per path reached: 72 bytes, fixed-size; the name lives in the scan's
@@ -63,6 +64,7 @@ struct ds_dir {
 	const char *name;   /* component, or the whole prefix for a root */
 	uint32_t parent;    /* DS_NONE for a root */
 	uint32_t arg;
+	bool prot;          /* under a protected path */
 	uint64_t dev, ino;
 };
 
@@ -74,6 +76,7 @@ struct ds_arg {
 struct dupscan_file {
 	const char *path;
 	const struct ds_rec *rec;
+	uint32_t rel;       /* path + rel: the path below its argument */
 };
 
 struct dupscan_set {
@@ -130,6 +133,11 @@ struct dupscan_scan {
 	void *filter_user;
 	dupscan_stage_fn on_stage;
 	void *stage_user;
+	dupscan_dir_filter_fn dir_filter;
+	void *dir_filter_user;
+
+	uint64_t *protect;           /* pairs: dev, ino of protected paths */
+	size_t nprotect;
 
 	bool ran;
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
@@ -225,6 +233,8 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	       const struct stat *st, uint32_t *out);
 int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
 	       const struct stat *st);
+/* Where the part of a path below its argument starts, for paths built from dir. */
+uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
 /* Write the path of record r into buf (NUL-terminated). @return its length,

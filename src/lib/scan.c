@@ -49,6 +49,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		free(s->rec_blocks[i]);
 	free(s->rec_blocks);
 	free(s->seen);
+	free(s->protect);
 	ds_arena_free(&s->names);
 	free(s);
 }
@@ -144,6 +145,33 @@ DUPSCAN_API void dupscan_set_filter(dupscan_scan *s, dupscan_filter_fn fn, void 
 	s->filter_user = user;
 }
 
+DUPSCAN_API void dupscan_set_dir_filter(dupscan_scan *s, dupscan_dir_filter_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->dir_filter = fn;
+	s->dir_filter_user = user;
+}
+
+DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
+{
+	if (!s || !path || !*path)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -errno;
+	uint64_t *p = realloc(s->protect, (s->nprotect + 1) * 2 * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->protect = p;
+	p[2 * s->nprotect] = st.st_dev;
+	p[2 * s->nprotect + 1] = st.st_ino;
+	s->nprotect++;
+	return 0;
+}
+
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn, void *user)
 {
 	if (!s)
@@ -236,3 +264,8 @@ DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? f->rec->mode : 0; }
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)f->rec->arg : -1; }
+DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *f) { return f ? f->path + f->rel : NULL; }
+DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *f)
+{
+	return f && (f->rec->flags & DS_F_PROTECTED) != 0;
+}

@@ -279,7 +279,7 @@ int ds_build_sets(dupscan_scan *s)
 			rc = -ENOMEM;
 			goto out;
 		}
-		s->sets[id].files[s->sets[id].count++] = (struct dupscan_file){ p, r };
+		s->sets[id].files[s->sets[id].count++] = (struct dupscan_file){ p, r, ds_rel_offset(s, r->dir) };
 	}
 	size_t kept = 0;
 	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
@@ -332,7 +332,7 @@ int ds_build_uniques(dupscan_scan *s)
 					free(multi);
 					return -ENOMEM;
 				}
-				s->uniques[n] = (struct dupscan_file){ p, r };
+				s->uniques[n] = (struct dupscan_file){ p, r, ds_rel_offset(s, r->dir) };
 			}
 			n++;
 		}

@@ -57,6 +57,15 @@ static size_t build_path(const dupscan_scan *s, uint32_t dir, const char *name, 
 	return len;
 }
 
+uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir)
+{
+	uint32_t d = dir;
+	while (s->dirs[d].parent != DS_NONE)
+		d = s->dirs[d].parent;
+	size_t len = strlen(s->dirs[d].name);
+	return (uint32_t)(len + sep_after(s->dirs[d].name, len));
+}
+
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
 {
 	return build_path(s, r->dir, r->name, buf, cap);
@@ -164,6 +173,41 @@ static int seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
 	return 0;
 }
 
+/* ---- protected paths ---- */
+
+static bool is_protected(const dupscan_scan *s, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < s->nprotect; i++)
+		if (s->protect[2 * i] == dev && s->protect[2 * i + 1] == ino)
+			return true;
+	return false;
+}
+
+/* Is directory path, or a directory above it, protected? Climbs ".." by
+ * descriptor, so spelling and symlinks in the argument do not matter. */
+static bool under_protected(const dupscan_scan *s, const char *path)
+{
+	if (s->nprotect == 0)
+		return false;
+	int fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	for (int depth = 0; fd >= 0 && depth < 65536; depth++) {
+		struct stat st, up;
+		if (fstat(fd, &st) != 0)
+			break;
+		if ((found = is_protected(s, st.st_dev, st.st_ino)))
+			break;
+		int ufd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = ufd;
+		if (fd < 0 || fstat(fd, &up) != 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino))
+			break; /* "/" is its own parent */
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 /* ---- tables ---- */
 
 int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
@@ -184,6 +228,7 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	d->name = copy;
 	d->parent = parent;
 	d->arg = arg;
+	d->prot = parent != DS_NONE && (s->dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
 	d->dev = st->st_dev;
 	d->ino = st->st_ino;
 	*out = s->ndirs++;
@@ -202,7 +247,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 			return -ENOMEM;
 		build_path(s, dir, name, path, len + 1);
 	}
-	struct dupscan_file f = { path, r };
+	struct dupscan_file f = { path, r, ds_rel_offset(s, dir) };
 	int keep = s->filter(s->filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
@@ -225,6 +270,8 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		.rep = s->nrecs,
 		.cls = DS_NONE,
 	};
+	if (s->nprotect && (s->dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
+		tmp.flags |= DS_F_PROTECTED;
 	if (s->filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);
 		if (keep <= 0)
@@ -271,6 +318,25 @@ static int push(struct dir_stack *st, uint32_t d)
 	}
 	st->v[st->n++] = d;
 	return 0;
+}
+
+/* The caller's directory filter: @return 1 to walk into dir/name, 0 to prune
+ * it, -ENOMEM. */
+static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
+{
+	char stackbuf[4096];
+	char *path = stackbuf;
+	size_t len = build_path(s, dir, name, stackbuf, sizeof(stackbuf));
+	if (len >= sizeof(stackbuf)) {
+		path = malloc(len + 1);
+		if (!path)
+			return -ENOMEM;
+		build_path(s, dir, name, path, len + 1);
+	}
+	int keep = s->dir_filter(s->dir_filter_user, path, path + ds_rel_offset(s, dir)) != 0;
+	if (path != stackbuf)
+		free(path);
+	return keep;
 }
 
 /* Read one directory, adding its files and pushing its subdirectories.
@@ -344,6 +410,16 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		case DT_DIR:
 			if (!recurse)
 				continue;
+			/* a pruned directory costs no stat and no open */
+			if (s->dir_filter) {
+				int keep = dir_filter_keeps(s, d, name);
+				if (keep < 0) {
+					rc = keep;
+					goto out;
+				}
+				if (!keep)
+					continue;
+			}
 			break;
 		case DT_LNK:
 			if (!s->follow_symlinks)
@@ -372,7 +448,9 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		if (S_ISREG(st.st_mode)) {
 			rc = ds_add_rec(s, name, nlen, d, arg, &st);
 		} else if (S_ISDIR(st.st_mode) && recurse) {
-			int seen = seen_add(s, st.st_dev, st.st_ino);
+			/* d_type did not say it was a directory: ask the filter now */
+			int keep = s->dir_filter && e->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
+			int seen = keep <= 0 ? (keep < 0 ? keep : 1) : seen_add(s, st.st_dev, st.st_ino);
 			if (seen < 0) {
 				rc = seen;
 			} else if (seen == 0) {
@@ -408,6 +486,15 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 	free(prefix);
 	uint32_t d;
 	int rc = ds_add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
+	if (rc == 0 && s->nprotect) {
+		char *dir = strndup(path, plen ? plen : 1);
+		if (!dir)
+			return -ENOMEM;
+		if (!plen)
+			strcpy(dir, ".");
+		s->dirs[d].prot = under_protected(s, dir);
+		free(dir);
+	}
 	if (rc == 0)
 		rc = ds_add_rec(s, path + plen, strlen(path + plen), d, arg, st);
 	return rc;
@@ -444,6 +531,8 @@ int ds_walk(dupscan_scan *s)
 		}
 		uint32_t d;
 		rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
+		if (rc == 0)
+			s->dirs[d].prot = under_protected(s, path);
 		if (rc == 0)
 			rc = push(&stack, d);
 		/* depth-first with an explicit stack: no recursion per level */

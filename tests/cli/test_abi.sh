@@ -7,13 +7,18 @@
 SRC=${SOURCE_ROOT:?}; LIB=${DUPSCAN_LIB:?}
 
 exported=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_' | sed 's/@.*//' | sort)
-mapped=$(sed -n '/global:/,/local:/p' "$SRC/src/lib/libdupscan.map" | grep -oE 'dupscan_[a-z0-9_]+' | sort)
+mapped=$(grep -oE 'dupscan_[a-z0-9_]+' "$SRC/src/lib/libdupscan.map" | sort)
 declared=$(grep -oE 'DUPSCAN_API [^(]*\(' "$SRC/include/dupscan.h" | grep -oE 'dupscan_[a-z0-9_]+ *\($' | tr -d ' (' | sort)
 [ -n "$exported" ] && ok "library exports $(echo "$exported" | wc -l) symbols" || not_ok "no exports"
 [ "$exported" = "$mapped" ] && ok "exports = version script" || not_ok "exports differ from the version script" "$(diff <(echo "$mapped") <(echo "$exported"))"
 [ "$exported" = "$declared" ] && ok "exports = DUPSCAN_API declarations of dupscan.h" || not_ok "exports differ from the header" "$(diff <(echo "$declared") <(echo "$exported"))"
-versions=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_' | grep -vc '@@DUPSCAN_0.1$')
-[ "$versions" = 0 ] && ok "every export carries version DUPSCAN_0.1" || not_ok "unversioned exports" "$versions"
+# each symbol carries the version node it was added in, and nothing moves between nodes
+node_of() { awk -v s="$1" '/^DUPSCAN_[0-9.]+ *\{/ {n=$1} $1 == s";" {print n}' "$SRC/src/lib/libdupscan.map"; }
+wrong=0
+for sym in $(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_'); do
+  [ "${sym#*@@}" = "$(node_of "${sym%@@*}")" ] || { wrong=$((wrong + 1)); echo "# $sym"; }
+done
+[ "$wrong" = 0 ] && ok "every export carries the version node of the script that added it" || not_ok "misversioned exports" "$wrong"
 
 printf '#include <dupscan.h>\nint main(void) { return dupscan_strerror(0) == 0; }\n' > h.c
 cc -std=c99 -pedantic -Wall -Wextra -Werror -I"$SRC/include" -I"$(dirname "$DUPSCAN_VERSION_H")" -c h.c -o h.o 2>err.log \
