@@ -12,19 +12,28 @@ static void show(FILE *out, const char *arrow, const char *path)
 	fputc('\n', out);
 }
 
-int act_dedupe(const dupscan_scan *scan, unsigned flags, FILE *out)
+int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 {
+	FILE *out = a->out;
 	int failures = 0;
 	size_t processed = 0;
 	bool said_unsupported = false;
 	size_t total = dupscan_set_count(scan);
-	for (size_t i = 0; i < total && !cli_interrupted(); i++) {
+	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
-		const dupscan_file *keep = dupscan_set_file(set, 0);
+		const dupscan_file *keep = act_kept(set);
 		show(out, "[SRC]", dupscan_file_path(keep));
-		for (size_t k = 1; k < dupscan_set_file_count(set); k++) {
+		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			int rc = cli_interrupted() ? DUPSCAN_E_CANCELED : dupscan_dedupe(keep, f, flags);
+			if (f == keep)
+				continue;
+			if (dupscan_file_is_protected(f)) {
+				show(out, "[PRO]", dupscan_file_path(f));
+				continue;
+			}
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : act_journal(a, "dedupe", keep, f, NULL);
+			if (rc == 0)
+				rc = dupscan_dedupe(keep, f, a->flags);
 			processed++;
 			if (rc == 0) {
 				show(out, "-##->", dupscan_file_path(f));

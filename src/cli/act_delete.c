@@ -61,19 +61,23 @@ static int ask(const dupscan_set *set, size_t index, size_t total, bool *keep, F
 	return rc;
 }
 
-int act_delete(const dupscan_scan *scan, const struct cli_opts *o, unsigned flags, FILE *out)
+int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 {
+	const struct cli_opts *o = a->o;
+	FILE *out = a->out;
 	int failures = 0;
 	bool eof = false;
 	size_t total = dupscan_set_count(scan);
-	for (size_t i = 0; i < total && !cli_interrupted(); i++) {
+	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t n = dupscan_set_file_count(set);
 		bool *keep = calloc(n, sizeof(*keep));
 		if (!keep)
 			return failures + 1;
 		if (o->no_prompt) {
-			keep[0] = true;
+			const dupscan_file *first = act_kept(set);
+			for (size_t k = 0; k < n; k++)
+				keep[k] = dupscan_set_file(set, k) == first;
 			fputc('\n', out);
 		} else if (eof) {
 			for (size_t k = 0; k < n; k++)
@@ -88,13 +92,17 @@ int act_delete(const dupscan_scan *scan, const struct cli_opts *o, unsigned flag
 				kept = dupscan_set_file(set, k);
 		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			if (keep[k]) {
-				line(out, "[+]", dupscan_file_path(f), NULL);
+			if (keep[k] || dupscan_file_is_protected(f)) {
+				line(out, "[+]", dupscan_file_path(f), keep[k] ? NULL : "protected");
 				continue;
 			}
-			int rc = cli_interrupted() ? DUPSCAN_E_CANCELED : dupscan_remove_duplicate(kept, f, flags);
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
+				 : act_journal(a, "delete", kept, f, NULL);
+			if (rc == 0)
+				rc = dupscan_remove_duplicate(kept, f, a->flags);
 			if (rc == 0) {
 				line(out, "[-]", dupscan_file_path(f), NULL);
+				act_prune(a, f);
 			} else {
 				line(out, "[!]", dupscan_file_path(f), dupscan_strerror(rc));
 				failures++;

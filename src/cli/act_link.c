@@ -12,26 +12,39 @@ static void show(FILE *out, const char *arrow, const char *path)
 	fputc('\n', out);
 }
 
-int act_link(const dupscan_scan *scan, int kind, unsigned flags, FILE *out)
+int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 {
+	FILE *out = a->out;
 	int failures = 0;
 	size_t total = dupscan_set_count(scan);
-	for (size_t i = 0; i < total && !cli_interrupted(); i++) {
+	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t n = dupscan_set_file_count(set);
-		const dupscan_file *keep = dupscan_set_file(set, 0);
+		const dupscan_file *keep = act_kept(set);
 		/* a set made only of hard links to one inode has nothing to link */
 		size_t others = 0;
-		for (size_t k = 1; k < n; k++) {
+		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
 			others += dupscan_file_ino(f) != dupscan_file_ino(keep) || dupscan_file_dev(f) != dupscan_file_dev(keep);
 		}
 		if (others == 0 && kind == DUPSCAN_LINK_HARD)
 			continue;
 		show(out, "[SRC]", dupscan_file_path(keep));
-		for (size_t k = 1; k < n; k++) {
+		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			int rc = cli_interrupted() ? DUPSCAN_E_CANCELED : dupscan_replace_with_link(keep, f, kind, flags);
+			if (f == keep)
+				continue;
+			if (dupscan_file_is_protected(f)) {
+				show(out, "[PRO]", dupscan_file_path(f));
+				continue;
+			}
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : 0;
+			/* a hard link already in place needs no journal line */
+			bool same = dupscan_file_dev(f) == dupscan_file_dev(keep) && dupscan_file_ino(f) == dupscan_file_ino(keep);
+			if (rc == 0 && !(same && kind == DUPSCAN_LINK_HARD))
+				rc = act_journal(a, kind == DUPSCAN_LINK_HARD ? "hardlink" : "symlink", keep, f, NULL);
+			if (rc == 0)
+				rc = dupscan_replace_with_link(keep, f, kind, a->flags);
 			if (rc == 0) {
 				show(out, kind == DUPSCAN_LINK_HARD ? "---->" : "-@@->", dupscan_file_path(f));
 			} else if (rc == DUPSCAN_E_ALREADY) {

@@ -8,8 +8,11 @@
 
 #include "dupscan.h"
 #include "extfilter.h"
+#include "glob.h"
 
 #define EXIT_USAGE 2
+#define EXIT_DUPE 255       /* -e: a duplicate was found */
+#define ACT_MOVE 'M'        /* --move-to: no short letter */
 
 struct cli_path {
 	const char *path;
@@ -21,7 +24,16 @@ struct cli_opts {
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
 	bool json, no_prompt, soft_abort, no_change_check, dry_run;
-	int action;         /* 0 (print), 'd', 'L', 'l' or 'B' */
+	bool error_on_dupe, prune_empty_dirs;
+	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
+	const char *move_to;    /* --move-to */
+	const char *journal;    /* --journal, NULL: the default place */
+	const char *undo;       /* --undo */
+	const char *files_from; /* --files-from */
+	char *files_from_buf;   /* its content; paths point into it */
+	const char **protect;   /* --protect, repeatable */
+	int nprotect;
+	struct glob_list exclude, include;
 	unsigned print_stages; /* -P: bit (1 << enum dupscan_stage) per stage */
 	struct xf_list filters;
 	int partial_only;   /* how many times -T was given */
@@ -52,9 +64,27 @@ void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out);
 /* main.c: has SIGINT asked to stop? */
 bool cli_interrupted(void);
 /* actions: each @return the number of files it failed to act on */
-int act_delete(const dupscan_scan *scan, const struct cli_opts *o, unsigned flags, FILE *out);
-int act_link(const dupscan_scan *scan, int kind, unsigned flags, FILE *out);
-int act_dedupe(const dupscan_scan *scan, unsigned flags, FILE *out);
+struct journal;
+struct act_ctx {
+	const struct cli_opts *o;
+	unsigned flags;         /* DUPSCAN_ACT_* */
+	FILE *out;
+	struct journal *journal; /* NULL with --dry-run */
+	bool stop;              /* the journal failed: no further change */
+};
+int act_delete(const dupscan_scan *scan, struct act_ctx *a);
+int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind);
+int act_dedupe(const dupscan_scan *scan, struct act_ctx *a);
+int act_move(const dupscan_scan *scan, struct act_ctx *a);
+/* act_common.c: the file a set keeps: its first protected file, else its first */
+const dupscan_file *act_kept(const dupscan_set *set);
+/* Journal a change before making it (dest: for "move"). @return 0, or -errno
+ * after telling the user and setting a->stop. */
+int act_journal(struct act_ctx *a, const char *kind, const dupscan_file *keep, const dupscan_file *dup,
+		const char *dest);
+/* --prune-empty-dirs: remove the directories a file left empty, up to (not
+ * including) its argument. */
+void act_prune(struct act_ctx *a, const dupscan_file *gone);
 /* act_summarize.c */
 void act_summarize(const dupscan_scan *scan, FILE *out);
 

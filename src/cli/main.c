@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "journal.h"
 
 /* SIGINT: with -Z during the scan it cancels the scan; during actions it
  * stops them after the file at hand. */
@@ -34,22 +36,39 @@ static void catch_sigint(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 {
-	unsigned flags = (o->no_change_check ? DUPSCAN_ACT_NO_CHANGE_CHECK : 0) |
-			 (o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0);
+	struct act_ctx a = { o, (o->no_change_check ? DUPSCAN_ACT_NO_CHANGE_CHECK : 0) |
+				(o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0), stdout, NULL, false };
+	/* no change without its journal line first */
+	if (!o->dry_run && dupscan_set_count(scan) > 0 && !(a.journal = journal_open(o->journal)))
+		return -1;
 	if (o->dry_run)
 		fprintf(stderr, "dupscan: --dry-run: showing what would be done; nothing is changed\n");
 	if (o->quick)
 		fprintf(stderr, "dupscan: warning: -Q/--quick: files are acted on after hash comparison "
 			"only, without the byte-by-byte check\n");
 	catch_sigint();
+	int failures;
 	switch (o->action) {
-	case 'd': return act_delete(scan, o, flags, stdout);
-	case 'L': return act_link(scan, DUPSCAN_LINK_HARD, flags, stdout);
-	case 'l': return act_link(scan, DUPSCAN_LINK_SOFT, flags, stdout);
-	default: return act_dedupe(scan, flags, stdout);
+	case 'd': failures = act_delete(scan, &a); break;
+	case 'L': failures = act_link(scan, &a, DUPSCAN_LINK_HARD); break;
+	case 'l': failures = act_link(scan, &a, DUPSCAN_LINK_SOFT); break;
+	case ACT_MOVE: failures = act_move(scan, &a); break;
+	default: failures = act_dedupe(scan, &a); break;
 	}
+	if (a.journal) {
+		fflush(stdout);
+		if (!o->journal) {
+			fputs("dupscan: journal of this run: ", stderr);
+			fwrite(journal_path(a.journal), 1, strlen(journal_path(a.journal)), stderr);
+			fputs(" (dupscan --undo=FILE reverses it)\n", stderr);
+		}
+		if (journal_close(a.journal) != 0)
+			failures++;
+	}
+	return a.stop ? failures + 1 : failures;
 }
 
 struct err_ctx {
@@ -77,10 +96,45 @@ static void on_stage(void *user, int stage, const dupscan_file *const *files, si
 		act_print_stage(c->out, stage, files, count);
 }
 
-/* -X filters run inside the walk, before a file costs any read */
+/* -X filters and globs run inside the walk, before a file costs any read */
 static int on_filter(void *user, const dupscan_file *f)
 {
-	return xf_pass(user, dupscan_file_path(f), dupscan_file_size(f), dupscan_file_mtime_ns(f));
+	const struct cli_opts *o = user;
+	if (o->filters.n && !xf_pass(&o->filters, dupscan_file_path(f), dupscan_file_size(f), dupscan_file_mtime_ns(f)))
+		return 0;
+	return glob_file_keeps(&o->exclude, &o->include, dupscan_file_relpath(f));
+}
+
+/* an excluded directory is never opened */
+static int on_dir_filter(void *user, const char *path, const char *relpath)
+{
+	(void)path;
+	const struct cli_opts *o = user;
+	return glob_dir_keeps(&o->exclude, relpath);
+}
+
+/* -e: the first set, on stderr, and status 255 */
+static int error_on_dupe(const dupscan_scan *scan)
+{
+	const dupscan_set *set = dupscan_get_set(scan, 0);
+	fputs("dupscan: duplicates found (-e/--error-on-dupe):\n", stderr);
+	for (size_t k = 0; k < 2; k++) {
+		const char *p = dupscan_file_path(dupscan_set_file(set, k));
+		fputs("  ", stderr);
+		fwrite(p, 1, strlen(p), stderr);
+		fputc('\n', stderr);
+	}
+	return EXIT_DUPE;
+}
+
+static void free_opts(struct cli_opts *o)
+{
+	xf_free(&o->filters);
+	glob_free(&o->exclude);
+	glob_free(&o->include);
+	free(o->protect);
+	free(o->files_from_buf);
+	free(o->paths);
 }
 
 static int set_options(dupscan_scan *scan, const struct cli_opts *o)
@@ -132,9 +186,10 @@ int main(int argc, char **argv)
 	struct cli_opts o = { 0 };
 	bool stop;
 	int status = cli_parse(argc, argv, &o, &stop);
-	if (status != 0 || stop) {
-		xf_free(&o.filters);
-		free(o.paths);
+	if (status == 0 && !stop && o.undo)
+		status = journal_undo(o.undo);
+	if (status != 0 || stop || o.undo) {
+		free_opts(&o);
 		return status;
 	}
 	struct stage_ctx sctx = { o.print_stages, stdout };
@@ -149,11 +204,21 @@ int main(int argc, char **argv)
 		rc = set_options(scan, &o);
 	for (int i = 0; rc >= 0 && i < o.npaths; i++)
 		rc = dupscan_add_path(scan, o.paths[i].path, o.recurse || o.paths[i].recurse_after);
+	for (int i = 0; rc >= 0 && i < o.nprotect; i++) {
+		rc = dupscan_protect_path(scan, o.protect[i]);
+		if (rc < 0 && rc != -ENOMEM) {
+			fprintf(stderr, "dupscan: --protect '%s': %s\n", o.protect[i], dupscan_strerror(rc));
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (rc >= 0) {
 		dupscan_set_error_callback(scan, on_error, &ectx);
 		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
-		if (o.filters.n)
-			dupscan_set_filter(scan, on_filter, &o.filters);
+		if (o.filters.n || o.exclude.n || o.include.n)
+			dupscan_set_filter(scan, on_filter, &o);
+		if (o.exclude.n)
+			dupscan_set_dir_filter(scan, on_dir_filter, &o);
 		if (o.print_stages)
 			dupscan_set_stage_callback(scan, on_stage, &sctx);
 		if (o.soft_abort) {
@@ -175,8 +240,12 @@ int main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
+	if (o.error_on_dupe && dupscan_set_count(scan) > 0) {
+		status = error_on_dupe(scan);
+		goto out;
+	}
 	if (o.action) {
-		if (run_action(scan, &o) > 0)
+		if (run_action(scan, &o) != 0)
 			status = 1;
 	} else if (o.print_unique) {
 		act_print_unique(scan, &o, stdout);
@@ -200,7 +269,6 @@ int main(int argc, char **argv)
 out:
 	dupscan_free(scan);
 	cli_progress_free(ectx.progress);
-	xf_free(&o.filters);
-	free(o.paths);
+	free_opts(&o);
 	return status;
 }

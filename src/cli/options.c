@@ -23,23 +23,39 @@ static const char help_text[] =
 " -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 262144)\n"
 " -d --delete          prompt for the files to keep in each set, delete the rest\n"
 "    --dry-run         with an action: print what it would do, change nothing\n"
+" -e --error-on-dupe   exit with status 255 as soon as a duplicate is found\n"
+"    --exclude=GLOB    leave out files matching GLOB (relative to their argument;\n"
+"                      '**' spans directories; GLOB/ prunes directories)\n"
 " -f --omit-first      omit the first file of each set\n"
+"    --files-from=FILE read more paths from FILE ('-': stdin), one per line,\n"
+"                      or NUL-separated with -0\n"
 " -h --help            print this help and exit\n"
 " -H --hard-links      list every path of hard-linked files; hard links to one\n"
 "                      inode are then duplicates of each other\n"
 " -i --reverse         reverse the order of files and sets\n"
 " -I --isolate         files under the same path argument never match each other\n"
+"    --include=GLOB    consider only files matching GLOB (repeatable)\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
+"    --journal=FILE    append the changes of an action to FILE (default: a new\n"
+"                      file under $XDG_STATE_HOME/dupscan/)\n"
 " -l --link-soft       replace duplicates by relative symlinks to the first file\n"
 " -L --link-hard       replace duplicates by hard links to the first file\n"
 " -m --summarize       print only a summary of the duplicates\n"
 " -M --print-summarize print the sets, then the summary\n"
+"    --move-to=DIR     move duplicates under DIR, at their path below their\n"
+"                      argument; never overwrites\n"
 " -N --no-prompt       with -d: keep the first file of each set, delete the rest\n"
+;
+
+static const char help_text2[] =
 " -o --order=BY        order files by name (default) or time (modification time)\n"
 " -O --param-order     order by path argument first, then by -o\n"
 " -p --permissions     files with different mode, owner or group never match\n"
 " -P --print=STAGE     also print the files that pass a stage together:\n"
 "                      early, partial or fullhash (repeatable)\n"
+"    --protect=PATH    files under PATH are listed but never deleted, linked,\n"
+"                      moved or deduplicated, and are kept first (repeatable)\n"
+"    --prune-empty-dirs  after -d or --move-to, remove directories left empty\n"
 " -q --quiet           no progress indicator\n"
 " -Q --quick           skip the byte-by-byte confirmation: hashes only (risky)\n"
 " -r --recurse         descend into subdirectories of every directory argument\n"
@@ -53,6 +69,7 @@ static const char help_text[] =
 " -T --partial-only    match on size and the first 4096 bytes only; must be given\n"
 "                      twice (-TT); dangerous\n"
 " -u --print-unique    print the files that have no duplicate\n"
+"    --undo=FILE       reverse the moves and links recorded in a journal\n"
 " -v --version         print the version and exit\n"
 " -X --ext-filter=SPEC  only consider files passing a filter (repeatable);\n"
 "                      '-X help' lists them: size[+-=]:N, noext:, onlyext:,\n"
@@ -60,10 +77,14 @@ static const char help_text[] =
 " -z --zero-match      zero-length files are duplicates of each other\n"
 " -Z --soft-abort      on Ctrl-C, act on the sets found so far\n"
 "\n"
-"Exit status: 0 scan completed, 1 a path could not be read, 2 usage error.\n"
+"Exit status: 0 scan completed, 1 a path could not be read or acted on,\n"
+"2 usage error, 255 a duplicate was found with -e.\n"
 "See dupscan(1) for details.\n";
 
-enum { OPT_DRY_RUN = 256, OPT_THREADS }; /* long-only options */
+enum { /* long-only options */
+	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
+	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE
+};
 
 static const struct option long_opts[] = {
 	{ "print-null", no_argument, NULL, '0' },
@@ -72,6 +93,15 @@ static const struct option long_opts[] = {
 	{ "dedupe", no_argument, NULL, 'B' },
 	{ "delete", no_argument, NULL, 'd' },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "error-on-dupe", no_argument, NULL, 'e' },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "include", required_argument, NULL, OPT_INCLUDE },
+	{ "journal", required_argument, NULL, OPT_JOURNAL },
+	{ "move-to", required_argument, NULL, OPT_MOVE_TO },
+	{ "protect", required_argument, NULL, OPT_PROTECT },
+	{ "prune-empty-dirs", no_argument, NULL, OPT_PRUNE },
+	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "link-soft", no_argument, NULL, 'l' },
 	{ "link-hard", no_argument, NULL, 'L' },
 	{ "no-prompt", no_argument, NULL, 'N' },
@@ -107,7 +137,7 @@ static const struct option long_opts[] = {
 
 /* A leading '-' makes getopt hand over paths in order, so -R can apply to the
  * paths after it while options may still follow paths, as in jdupes. */
-static const char short_opts[] = "-:01ABC:dfhHiIjlLmMNo:OpP:qQrRsStTuvX:zZ";
+static const char short_opts[] = "-:01ABC:defhHiIjlLmMNo:OpP:qQrRsStTuvX:zZ";
 
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
@@ -130,6 +160,75 @@ static int add_path(struct cli_opts *o, const char *path, bool after_R)
 	}
 	o->paths = p;
 	o->paths[o->npaths++] = (struct cli_path){ path, after_R };
+	return 0;
+}
+
+static const char *action_name(int c)
+{
+	switch (c) {
+	case 'B': return "-B";
+	case 'd': return "-d";
+	case 'l': return "-l";
+	case 'L': return "-L";
+	default: return "--move-to";
+	}
+}
+
+/* --files-from: the whole list in one buffer, split in place (paths point into it). */
+static int read_files_from(struct cli_opts *o)
+{
+	bool is_stdin = strcmp(o->files_from, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(o->files_from, "re");
+	if (!f) {
+		fprintf(stderr, "dupscan: --files-from '%s': %s\n", o->files_from, strerror(errno));
+		return EXIT_USAGE;
+	}
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int rc = 0;
+	for (;;) {
+		if (len + 65536 + 1 > cap) {
+			char *b = realloc(buf, cap = (len + 65536 + 1) * 2);
+			if (!b) {
+				rc = 1;
+				break;
+			}
+			buf = b;
+		}
+		size_t n = fread(buf + len, 1, 65536, f);
+		len += n;
+		if (n < 65536)
+			break;
+	}
+	if (rc == 0 && ferror(f)) {
+		fprintf(stderr, "dupscan: --files-from '%s': read error\n", o->files_from);
+		rc = EXIT_USAGE;
+	}
+	if (!is_stdin)
+		fclose(f);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[len] = '\0';
+	o->files_from_buf = buf;
+	char sep = o->print_null ? '\0' : '\n';
+	for (size_t i = 0; i < len;) {
+		char *p = buf + i;
+		char *end = memchr(p, sep, len - i);
+		size_t plen = end ? (size_t)(end - p) : len - i;
+		p[plen] = '\0';
+		i += plen + 1;
+		if (plen == 0)
+			continue;
+		if (memchr(p, '\0', plen)) {
+			fprintf(stderr, "dupscan: --files-from '%s': a path holds a NUL byte (use -0 for NUL-separated lists)\n",
+				o->files_from);
+			return EXIT_USAGE;
+		}
+		if ((rc = add_path(o, p, false)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -159,14 +258,44 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case '0': o->print_null = true; break;
 		case '1': o->one_fs = true; break;
 		case 'A': o->no_hidden = true; break;
+		case OPT_MOVE_TO:
+			if (!optarg[0])
+				return usage_error("%s", "--move-to needs a directory");
+			o->move_to = optarg;
+			c = ACT_MOVE;
+			/* fall through */
 		case 'B':
 		case 'd':
 		case 'l':
 		case 'L':
 			if (o->action && o->action != c)
-				return usage_error("choose one action: -%c and -%c were both given", o->action, c);
+				return usage_error("choose one action: %s and %s were both given",
+						   action_name(o->action), action_name(c));
 			o->action = c;
 			break;
+		case 'e': o->error_on_dupe = true; break;
+		case OPT_PROTECT: {
+			const char **v = realloc(o->protect, (size_t)(o->nprotect + 1) * sizeof(*v));
+			if (!v)
+				return usage_error("%s", "out of memory");
+			o->protect = v;
+			v[o->nprotect++] = optarg;
+			break;
+		}
+		case OPT_EXCLUDE:
+		case OPT_INCLUDE:
+			if (glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, optarg) != 0)
+				return usage_error("invalid pattern '%s' for --%s", optarg,
+						   c == OPT_EXCLUDE ? "exclude" : "include");
+			break;
+		case OPT_FILES_FROM: o->files_from = optarg; break;
+		case OPT_JOURNAL:
+			if (!optarg[0])
+				return usage_error("%s", "--journal needs a file name");
+			o->journal = optarg;
+			break;
+		case OPT_UNDO: o->undo = optarg; break;
+		case OPT_PRUNE: o->prune_empty_dirs = true; break;
 		case 'N': o->no_prompt = true; break;
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
@@ -187,6 +316,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'f': o->omit_first = true; break;
 		case 'h':
 			fputs(help_text, stdout);
+			fputs(help_text2, stdout);
 			*stop = true;
 			return 0;
 		case 'H': o->hard_links = true; break;
@@ -257,10 +387,24 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	for (; optind < argc; optind++)
 		if ((rc = add_path(o, argv[optind], after_R)))
 			return rc;
+	if (o->undo) {
+		if (o->npaths || o->action || o->files_from)
+			return usage_error("%s", "--undo=FILE takes no paths and no action");
+		return 0;
+	}
+	if (o->files_from && (rc = read_files_from(o)))
+		return rc;
 	if (o->partial_only == 1)
 		return usage_error("%s", "-T/--partial-only must be given twice (-TT) to take effect: it matches on the first 4096 bytes only");
 	if (o->npaths == 0)
-		return usage_error("%s", "no files or directories given");
+		return usage_error("%s", o->files_from ? "no paths in --files-from" : "no files or directories given");
+	if (o->prune_empty_dirs && o->action != 'd' && o->action != ACT_MOVE)
+		return usage_error("%s", "--prune-empty-dirs needs -d or --move-to");
+	if (o->journal && !o->action)
+		return usage_error("%s", "--journal needs an action: -d, -L, -l, -B or --move-to");
+	if (o->error_on_dupe && o->action)
+		return usage_error("-e/--error-on-dupe stops at the first duplicate; it is refused with %s",
+				   action_name(o->action));
 	if (o->partial_only >= 2 && o->action)
 		return usage_error("-TT matches on the first 4096 bytes only; it is refused with -%c, "
 				   "which would act on files that may differ", o->action);

@@ -7,6 +7,9 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dupscan-cli-XXXXXX")
 chmod 755 "$T"
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
+# action journals go to the test's own place (writable by the nobody user too)
+export XDG_STATE_HOME="$T/.state"
+mkdir -p "$XDG_STATE_HOME" && chmod 1777 "$XDG_STATE_HOME"
 tap_n=0
 failed=0
 

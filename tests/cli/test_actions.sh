@@ -173,10 +173,10 @@ wait "$pid"; sigrc=$?; exec 7>&-
 
 # a read-only directory: the replacement fails, the tree stays whole
 tree t
-if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
+if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; touch ro.journal; chown 65534 ro.journal; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
 chmod 555 t/b
 pre=$(inventory t)
-run "${as[@]}" "$DUPSCAN" -rL t
+run "${as[@]}" "$DUPSCAN" -rL --journal="$T/ro.journal" t
 chmod 755 t/b
 [ "$rc" = 1 ] && ok "-L into a read-only directory: status 1" || not_ok "-L read-only status" "$rc"
 case "$out" in *"-//-> t/b/x"*) ok "-L read-only: failure arrow" ;; *) not_ok "-L read-only arrow" "$out" ;; esac

@@ -10,10 +10,12 @@ table=$(grep -oE "^\\s*\\{ \"[a-z0-9:-]+\", [a-z_]+, NULL, '.' \\}" "$SRC/src/cl
 help=$("$DUPSCAN" --help | grep -oE '^ -[^ ] --[a-z0-9:-]+' | sed 's/^ //' | sort)
 man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\-(.) ", " \\-\\-([^ ]+).*/-\1 --\2/; s/\\-/-/g' | sort)
 
-# long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, ".B \-\-name" in the man page
+# long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, an entry in the man page
 table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
-man_long=$(grep -E '^\.B \\-\\-[a-z]' "$SRC/man/dupscan.1" | sed -E 's/^\.B (\\-\\-[^ =]+).*/\1/; s/\\-/-/g' | sort -u)
+# (option entries only: the line after .TP, ".B \-\-name" or ".BI \-\-name= ARG")
+man_long=$(awk 'prev == ".TP" && /^\.BI? \\-\\-[a-z]/ {print} {prev = $0}' "$SRC/man/dupscan.1" |
+  sed -E 's/^\.BI? (\\-\\-[^ =]+).*/\1/; s/\\-/-/g' | sort -u)
 [ -n "$table_long" ] && [ "$table_long" = "$help_long" ] && [ "$table_long" = "$man_long" ] && ok "long-only options agree ($(echo $table_long))" || not_ok "long-only options agree" "table: $table_long" "help: $help_long" "man: $man_long"
 [ -n "$table" ] && ok "option table parsed ($(echo "$table" | wc -l) options)" || not_ok "option table parsed"
 if [ "$table" = "$help" ]; then ok "--help lists exactly the option table"; else not_ok "--help lists exactly the option table" "$(diff <(echo "$table") <(echo "$help"))"; fi

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* act_common.c: what every destructive action shares: which file a set keeps,
+ * journaling a change before it is made, and --prune-empty-dirs. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "journal.h"
+
+const dupscan_file *act_kept(const dupscan_set *set)
+{
+	size_t n = dupscan_set_file_count(set);
+	for (size_t k = 0; k < n; k++)
+		if (dupscan_file_is_protected(dupscan_set_file(set, k)))
+			return dupscan_set_file(set, k);
+	return dupscan_set_file(set, 0);
+}
+
+int act_journal(struct act_ctx *a, const char *kind, const dupscan_file *keep, const dupscan_file *dup,
+		const char *dest)
+{
+	if (!a->journal || (a->flags & DUPSCAN_ACT_DRY_RUN))
+		return 0;
+	struct stat ds, ks;
+	const char *kp = dupscan_file_path(keep), *dp = dupscan_file_path(dup);
+	int rc;
+	if (dest)
+		rc = journal_record(a->journal, kind, dp, dest, NULL, NULL);
+	else if (lstat(dp, &ds) != 0 || stat(kp, &ks) != 0)
+		rc = -errno;
+	else
+		rc = journal_record(a->journal, kind, kp, dp, &ds, &ks);
+	if (rc) {
+		fflush(a->out);
+		fprintf(stderr, "dupscan: journal '%s': %s; stopping before the next change\n",
+			journal_path(a->journal), dupscan_strerror(rc));
+		a->stop = true;
+	}
+	return rc;
+}
+
+static bool dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool empty = true;
+	struct dirent *e;
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+void act_prune(struct act_ctx *a, const dupscan_file *gone)
+{
+	if (!a->o->prune_empty_dirs || (a->flags & DUPSCAN_ACT_DRY_RUN))
+		return;
+	const char *path = dupscan_file_path(gone), *rel = dupscan_file_relpath(gone);
+	char *p = strdup(path);
+	if (!p)
+		return;
+	/* only the directories between the file and its argument: never the argument */
+	char *below = p + (rel - path);
+	for (char *slash = strrchr(below, '/'); slash; slash = strrchr(below, '/')) {
+		*slash = '\0';
+		struct stat st;
+		if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || !dir_is_empty(p))
+			break;
+		if (a->journal && journal_rmdir(a->journal, p, &st) != 0) {
+			a->stop = true;
+			break;
+		}
+		if (rmdir(p) != 0)
+			break;
+		fputs("   [-] ", a->out);
+		fwrite(p, 1, strlen(p), a->out);
+		fputs("/\n", a->out);
+	}
+	free(p);
+}

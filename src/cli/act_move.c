@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* act_move.c: --move-to=DIR, moving each duplicate under DIR at its path
+ * below its argument, never over an existing file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static void line(FILE *out, const char *tag, const char *path, const char *to, const char *why)
+{
+	fprintf(out, "   %s ", tag);
+	fwrite(path, 1, strlen(path), out);
+	if (to) {
+		fputs(" -> ", out);
+		fwrite(to, 1, strlen(to), out);
+	}
+	if (why)
+		fprintf(out, " -- %s", why);
+	fputc('\n', out);
+}
+
+/* mkdir -p for the parent of path. @return 0 or -errno. */
+static int make_parents(const char *path)
+{
+	char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	char *end = strrchr(p, '/');
+	for (char *s = p + 1; end && s <= end && rc == 0; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		struct stat st;
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = -errno;
+		else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+			rc = -ENOTDIR;
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
+/* DIR/relpath, or the first of DIR/relpath.1, .2, ... that does not exist. */
+static char *free_name(const char *dir, const char *rel, int *err)
+{
+	size_t cap = strlen(dir) + strlen(rel) + 16;
+	char *p = malloc(cap);
+	if (!p) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < 100000; i++) {
+		if (i == 0)
+			snprintf(p, cap, "%s/%s", dir, rel);
+		else
+			snprintf(p, cap, "%s/%s.%d", dir, rel, i);
+		struct stat st;
+		if (lstat(p, &st) != 0 && errno == ENOENT)
+			return p;
+	}
+	free(p);
+	*err = -EEXIST;
+	return NULL;
+}
+
+static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f)
+{
+	const char *rel = dupscan_file_relpath(f);
+	int rc = 0;
+	/* someone may take the name between the look and the move: look again */
+	for (int attempt = 0; attempt < 100; attempt++) {
+		char *dest = free_name(a->o->move_to, rel, &rc);
+		if (!dest)
+			break;
+		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
+			rc = make_parents(dest);
+		if (rc == 0)
+			rc = act_journal(a, "move", keep, f, dest);
+		if (rc == 0)
+			rc = dupscan_move_duplicate(keep, f, dest, a->flags);
+		if (rc == 0) {
+			line(a->out, "[>]", dupscan_file_path(f), dest, NULL);
+			act_prune(a, f);
+		}
+		free(dest);
+		if (rc != -EEXIST)
+			break;
+	}
+	return rc;
+}
+
+int act_move(const dupscan_scan *scan, struct act_ctx *a)
+{
+	int failures = 0;
+	size_t total = dupscan_set_count(scan);
+	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		const dupscan_file *keep = act_kept(set);
+		fputc('\n', a->out);
+		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
+			const dupscan_file *f = dupscan_set_file(set, k);
+			if (f == keep || dupscan_file_is_protected(f)) {
+				line(a->out, "[+]", dupscan_file_path(f), NULL, f == keep ? NULL : "protected");
+				continue;
+			}
+			/* another name of the kept inode holds no data of its own */
+			if (dupscan_file_dev(f) == dupscan_file_dev(keep) && dupscan_file_ino(f) == dupscan_file_ino(keep)) {
+				line(a->out, "[+]", dupscan_file_path(f), NULL, "a hard link of the kept file");
+				continue;
+			}
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : move_one(a, keep, f);
+			if (rc) {
+				line(a->out, "[!]", dupscan_file_path(f), NULL, dupscan_strerror(rc));
+				failures++;
+			}
+		}
+		fflush(a->out);
+	}
+	return failures;
+}

@@ -1,0 +1,513 @@
+/* SPDX-License-Identifier: MIT */
+/* journal.c: every destructive run appends what it is about to do to a journal,
+ * fsynced before each change, so --undo can reverse moves and links later.
+ * The format is text, one change per line, tab-separated, paths absolute and
+ * escaped (backslash, and bytes below 0x20 or 0x7f as \xHH); see dupscan(1). */
+#define _GNU_SOURCE /* O_CLOEXEC, utimensat */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dupscan_config.h"
+#include "journal.h"
+
+#define JOURNAL_MAGIC "# dupscan journal 1\n"
+
+struct journal {
+	int fd;
+	char *path;
+	char *cwd;
+};
+
+/* mkdir -p; @return 0 or -errno. */
+static int make_dirs(const char *path, mode_t mode)
+{
+	char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *s = p + 1; rc == 0; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			rc = -errno;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+static char *default_path(void)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[PATH_MAX];
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/dupscan", state);
+	else if (home && home[0])
+		snprintf(dir, sizeof(dir), "%s/.local/state/dupscan", home);
+	else
+		return NULL;
+	if (make_dirs(dir, 0700) != 0)
+		return NULL;
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", localtime_r(&now, &tm));
+	char *out = malloc(strlen(dir) + 64);
+	if (out)
+		sprintf(out, "%s/journal-%s-%ld", dir, stamp, (long)getpid());
+	return out;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- lines ---- */
+
+struct line {
+	char *buf;
+	size_t len, cap;
+	int oom;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (l->oom)
+		return;
+	if (l->len + n + 1 > l->cap) {
+		size_t cap = (l->len + n + 1) * 2;
+		char *b = realloc(l->buf, cap);
+		if (!b) {
+			l->oom = 1;
+			return;
+		}
+		l->buf = b;
+		l->cap = cap;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+	l->buf[l->len] = '\0';
+}
+
+static void put_str(struct line *l, const char *s)
+{
+	put(l, s, strlen(s));
+}
+
+static void put_escaped(struct line *l, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		char esc[5];
+		if (*p == '\\') {
+			put(l, "\\\\", 2);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\x%02x", *p);
+			put(l, esc, 4);
+		} else {
+			put(l, (const char *)p, 1);
+		}
+	}
+}
+
+/* A tab, then the path made absolute against cwd, escaped. */
+static void put_path(struct line *l, const char *cwd, const char *path)
+{
+	put(l, "\t", 1);
+	if (path[0] != '/') {
+		put_escaped(l, cwd);
+		if (strcmp(cwd, "/") != 0)
+			put(l, "/", 1);
+	}
+	put_escaped(l, path);
+}
+
+static void put_num(struct line *l, bool octal, long long v)
+{
+	char b[32];
+	if (octal)
+		snprintf(b, sizeof(b), "%llo", (unsigned long long)v);
+	else
+		snprintf(b, sizeof(b), "%lld", v);
+	put(l, "\t", 1);
+	put_str(l, b);
+}
+
+static int64_t ns(struct timespec ts)
+{
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Append a finished line and make it durable before anything it names changes. */
+static int commit(struct journal *j, struct line *l)
+{
+	put(l, "\n", 1);
+	int rc = l->oom ? -ENOMEM : write_all(j->fd, l->buf, l->len);
+	if (rc == 0 && fdatasync(j->fd) != 0)
+		rc = -errno;
+	free(l->buf);
+	return rc;
+}
+
+struct journal *journal_open(const char *path)
+{
+	struct journal *j = calloc(1, sizeof(*j));
+	char cwd[PATH_MAX];
+	if (!j || !getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "dupscan: journal: cannot tell the current directory: %s\n", strerror(errno));
+		free(j);
+		return NULL;
+	}
+	j->cwd = strdup(cwd);
+	j->path = path ? strdup(path) : default_path();
+	if (!j->path || !j->cwd) {
+		fprintf(stderr, "dupscan: journal: no place for it (set XDG_STATE_HOME or HOME, or give --journal=FILE)\n");
+		goto fail;
+	}
+	j->fd = open(j->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	struct stat st;
+	if (j->fd < 0 || fstat(j->fd, &st) != 0) {
+		fprintf(stderr, "dupscan: journal '%s': %s\n", j->path, strerror(errno));
+		goto fail;
+	}
+	struct line l = { 0 };
+	if (st.st_size == 0)
+		put_str(&l, JOURNAL_MAGIC);
+	put_str(&l, "run");
+	put_num(&l, false, (long long)time(NULL));
+	put(&l, "\t", 1);
+	put_str(&l, DUPSCAN_VERSION_STRING);
+	int rc = commit(j, &l);
+	if (rc) {
+		fprintf(stderr, "dupscan: journal '%s': %s\n", j->path, strerror(-rc));
+		goto fail;
+	}
+	return j;
+fail:
+	if (j->fd > 0)
+		close(j->fd);
+	free(j->path);
+	free(j->cwd);
+	free(j);
+	return NULL;
+}
+
+int journal_record(struct journal *j, const char *kind, const char *a, const char *b, const struct stat *st,
+		   const struct stat *kept)
+{
+	struct line l = { 0 };
+	put_str(&l, kind);
+	put_path(&l, j->cwd, a);
+	put_path(&l, j->cwd, b);
+	if (st && kept) {
+		put_num(&l, true, (long long)(st->st_mode & 07777));
+		put_num(&l, false, (long long)st->st_uid);
+		put_num(&l, false, (long long)st->st_gid);
+		put_num(&l, false, (long long)ns(st->st_atim));
+		put_num(&l, false, (long long)ns(st->st_mtim));
+		put_num(&l, false, (long long)kept->st_size);
+		put_num(&l, false, (long long)ns(kept->st_mtim));
+	}
+	return commit(j, &l);
+}
+
+int journal_rmdir(struct journal *j, const char *dir, const struct stat *st)
+{
+	struct line l = { 0 };
+	put_str(&l, "rmdir");
+	put_path(&l, j->cwd, dir);
+	put_num(&l, true, (long long)(st->st_mode & 07777));
+	return commit(j, &l);
+}
+
+const char *journal_path(const struct journal *j)
+{
+	return j->path;
+}
+
+int journal_close(struct journal *j)
+{
+	if (!j)
+		return 0;
+	int rc = close(j->fd) == 0 ? 0 : -errno;
+	free(j->path);
+	free(j->cwd);
+	free(j);
+	return rc;
+}
+
+/* ---- undo ---- */
+
+#define MAXF 10
+
+struct entry {
+	char *f[MAXF]; /* fields, unescaped; f[0] is the kind */
+	int n;
+	unsigned lineno;
+};
+
+/* Split a line at tabs and undo the escapes in place. @return 0, or -1 when malformed. */
+static int parse(char *line, struct entry *e)
+{
+	e->n = 0;
+	for (char *s = line; s && e->n < MAXF;) {
+		char *tab = strchr(s, '\t');
+		if (tab)
+			*tab = '\0';
+		char *w = s;
+		for (char *r = s; *r; r++) {
+			if (*r != '\\') {
+				*w++ = *r;
+			} else if (r[1] == '\\') {
+				*w++ = '\\';
+				r++;
+			} else if (r[1] == 'x' && r[2] && r[3]) {
+				char hex[3] = { r[2], r[3], 0 };
+				char *end;
+				long v = strtol(hex, &end, 16);
+				if (*end)
+					return -1;
+				*w++ = (char)v;
+				r += 3;
+			} else {
+				return -1;
+			}
+		}
+		*w = '\0';
+		e->f[e->n++] = s;
+		s = tab ? tab + 1 : NULL;
+	}
+	return 0;
+}
+
+static void say(const char *what, const char *path, const char *why)
+{
+	printf("%s ", what);
+	fwrite(path, 1, strlen(path), stdout);
+	if (why)
+		printf(" -- %s", why);
+	putchar('\n');
+}
+
+static void complain(const char *path, const char *why)
+{
+	fflush(stdout);
+	fputs("dupscan: undo: ", stderr);
+	fwrite(path, 1, strlen(path), stderr);
+	fprintf(stderr, ": %s\n", why);
+}
+
+static char *parent_of(const char *path)
+{
+	char *c = strdup(path);
+	if (!c)
+		return NULL;
+	char *d = strdup(dirname(c));
+	free(c);
+	return d;
+}
+
+/* Put a copy of kept back at dup (now a link to kept) with dup's own metadata. */
+static int restore_copy(const struct entry *e, bool soft)
+{
+	const char *kept = e->f[1], *dup = e->f[2];
+	struct stat ks, ds, ls;
+	if (e->n < 10) {
+		complain(dup, "malformed journal entry");
+		return 1;
+	}
+	if (lstat(dup, &ls) != 0) {
+		complain(dup, "gone since; nothing to restore it over");
+		return 1;
+	}
+	if (stat(kept, &ks) != 0) {
+		complain(dup, "its kept twin is gone; cannot restore its content");
+		return 1;
+	}
+	bool linked = soft ? S_ISLNK(ls.st_mode) && stat(dup, &ds) == 0 && ds.st_dev == ks.st_dev &&
+				     ds.st_ino == ks.st_ino
+			   : ls.st_dev == ks.st_dev && ls.st_ino == ks.st_ino;
+	if (!linked) {
+		say("skipped", dup, soft ? "no longer a symlink to its kept twin" : "no longer a hard link of its kept twin");
+		return 0;
+	}
+	long long ksize = strtoll(e->f[8], NULL, 10), kmtime = strtoll(e->f[9], NULL, 10);
+	if ((long long)ks.st_size != ksize || ns(ks.st_mtim) != kmtime) {
+		complain(dup, "its kept twin changed since; its own content cannot be restored from it");
+		return 1;
+	}
+	char *dir = parent_of(dup);
+	if (!dir)
+		return 1;
+	char *tmp = malloc(strlen(dir) + 64);
+	int rc = tmp ? -EEXIST : -ENOMEM;
+	for (int i = 0; rc == -EEXIST && i < 1000; i++) {
+		sprintf(tmp, "%s/.dupscan-tmp-undo%ld-%d", dir, (long)getpid(), i);
+		rc = dupscan_copy_file(kept, tmp);
+	}
+	free(dir);
+	if (rc == 0) {
+		mode_t mode = (mode_t)strtol(e->f[3], NULL, 8);
+		uid_t uid = (uid_t)strtoll(e->f[4], NULL, 10);
+		gid_t gid = (gid_t)strtoll(e->f[5], NULL, 10);
+		struct timespec t[2];
+		long long at = strtoll(e->f[6], NULL, 10), mt = strtoll(e->f[7], NULL, 10);
+		t[0] = (struct timespec){ (time_t)(at / 1000000000), (long)(at % 1000000000) };
+		t[1] = (struct timespec){ (time_t)(mt / 1000000000), (long)(mt % 1000000000) };
+		if (lchown(tmp, uid, gid) != 0 && errno != EPERM)
+			rc = -errno;
+		if (rc == 0 && chmod(tmp, mode) != 0)
+			rc = -errno;
+		if (rc == 0 && utimensat(AT_FDCWD, tmp, t, 0) != 0)
+			rc = -errno;
+		if (rc == 0 && rename(tmp, dup) != 0)
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+	}
+	free(tmp);
+	if (rc) {
+		complain(dup, dupscan_strerror(rc));
+		return 1;
+	}
+	say("restored", dup, NULL);
+	return 0;
+}
+
+static int undo_move(const struct entry *e)
+{
+	const char *from = e->f[1], *to = e->f[2];
+	struct stat st;
+	if (lstat(from, &st) == 0) {
+		say("skipped", from, "already in place");
+		return 0;
+	}
+	if (lstat(to, &st) != 0) {
+		complain(from, "its moved copy is gone; cannot move it back");
+		return 1;
+	}
+	char *dir = parent_of(from);
+	int rc = dir ? make_dirs(dir, 0777) : -ENOMEM;
+	free(dir);
+	if (rc == 0)
+		rc = dupscan_move_path(to, from, 0);
+	if (rc) {
+		complain(from, dupscan_strerror(rc));
+		return 1;
+	}
+	say("restored", from, NULL);
+	return 0;
+}
+
+static int undo_one(const struct entry *e)
+{
+	const char *k = e->f[0];
+	if (strcmp(k, "move") == 0 && e->n >= 3)
+		return undo_move(e);
+	if ((strcmp(k, "hardlink") == 0 || strcmp(k, "symlink") == 0) && e->n >= 3)
+		return restore_copy(e, k[0] == 's');
+	if (strcmp(k, "delete") == 0 && e->n >= 3) {
+		complain(e->f[2], "was deleted (without --move-to): cannot be undone");
+		return 1;
+	}
+	if (strcmp(k, "dedupe") == 0 && e->n >= 3) {
+		say("unchanged", e->f[2], "deduplication never changed its content");
+		return 0;
+	}
+	if (strcmp(k, "rmdir") == 0 && e->n >= 3) {
+		struct stat st;
+		if (lstat(e->f[1], &st) == 0)
+			return 0;
+		int rc = make_dirs(e->f[1], (mode_t)strtol(e->f[2], NULL, 8));
+		if (rc) {
+			complain(e->f[1], strerror(-rc));
+			return 1;
+		}
+		say("restored", e->f[1], NULL);
+		return 0;
+	}
+	complain(k, "unknown journal entry");
+	return 1;
+}
+
+int journal_undo(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		fprintf(stderr, "dupscan: --undo: '%s': %s\n", path, strerror(errno));
+		return 2;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	struct entry *v = NULL;
+	size_t n = 0;
+	unsigned lineno = 0;
+	int status = 0;
+	bool magic = false;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		if (lineno == 1)
+			magic = strcmp(line, JOURNAL_MAGIC) == 0;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (line[0] == '#' || line[0] == '\0' || strncmp(line, "run\t", 4) == 0)
+			continue;
+		struct entry *nv = realloc(v, (n + 1) * sizeof(*v));
+		char *copy = strdup(line);
+		if (!nv || !copy) {
+			free(copy);
+			v = nv ? nv : v;
+			fprintf(stderr, "dupscan: --undo: out of memory\n");
+			status = 1;
+			break;
+		}
+		v = nv;
+		if (parse(copy, &v[n]) != 0) {
+			fprintf(stderr, "dupscan: --undo: '%s' line %u: malformed; stopped before undoing anything\n",
+				path, lineno);
+			free(copy);
+			status = 2;
+			break;
+		}
+		v[n++].lineno = lineno;
+	}
+	free(line);
+	fclose(f);
+	if (status == 0 && !magic) {
+		fprintf(stderr, "dupscan: --undo: '%s' is not a dupscan journal\n", path);
+		status = 2;
+	}
+	/* newest first: a later change may stand on an earlier one */
+	for (size_t i = n; status != 2 && i-- > 0;)
+		if (undo_one(&v[i]))
+			status = 1;
+	for (size_t i = 0; i < n; i++)
+		free(v[i].f[0]);
+	free(v);
+	if (fflush(stdout) != 0)
+		status = status ? status : 1;
+	return status;
+}
