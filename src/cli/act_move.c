@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -69,7 +70,23 @@ static char *free_name(const char *dir, const char *rel, int *err)
 	return NULL;
 }
 
-static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f)
+/* Another name of an inode already moved to twin_dest: link it there and
+ * drop this name, so the names stay one inode (across filesystems too). */
+static int move_as_link(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f,
+			const char *twin_dest, const char *dest)
+{
+	if (a->flags & DUPSCAN_ACT_DRY_RUN)
+		return 0;
+	if (link(twin_dest, dest) != 0)
+		return -errno;
+	int rc = dupscan_remove_duplicate(keep, f, a->flags);
+	if (rc)
+		unlink(dest); /* f stays where it was: one name less at the target only */
+	return rc;
+}
+
+static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f, const char *twin_dest,
+		    char **moved_to)
 {
 	const char *rel = dupscan_file_relpath(f);
 	int rc = 0;
@@ -83,10 +100,13 @@ static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_f
 		if (rc == 0)
 			rc = act_journal(a, "move", keep, f, dest);
 		if (rc == 0)
-			rc = dupscan_move_duplicate(keep, f, dest, a->flags);
+			rc = twin_dest ? move_as_link(a, keep, f, twin_dest, dest)
+				       : dupscan_move_duplicate(keep, f, dest, a->flags);
 		if (rc == 0) {
 			line(a->out, "[>]", dupscan_file_path(f), dest, NULL);
 			act_prune(a, f);
+			*moved_to = dest;
+			return 0;
 		}
 		free(dest);
 		if (rc != -EEXIST)
@@ -102,6 +122,9 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		const dupscan_file *keep = act_kept(set);
+		/* where the last moved inode went: its other names follow it there */
+		const dupscan_file *last = NULL;
+		char *last_dest = NULL;
 		fputc('\n', a->out);
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
@@ -114,12 +137,24 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 				line(a->out, "[+]", dupscan_file_path(f), NULL, "a hard link of the kept file");
 				continue;
 			}
-			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : move_one(a, keep, f);
+			bool twin = last && dupscan_file_dev(f) == dupscan_file_dev(last) &&
+				    dupscan_file_ino(f) == dupscan_file_ino(last);
+			char *dest = NULL;
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
+				 : move_one(a, keep, f, twin ? last_dest : NULL, &dest);
+			if (rc == 0 && !twin) {
+				free(last_dest);
+				last = f;
+				last_dest = dest;
+			} else {
+				free(dest);
+			}
 			if (rc) {
 				line(a->out, "[!]", dupscan_file_path(f), NULL, dupscan_strerror(rc));
 				failures++;
 			}
 		}
+		free(last_dest);
 		fflush(a->out);
 	}
 	return failures;

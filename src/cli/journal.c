@@ -229,6 +229,8 @@ int journal_record(struct journal *j, const char *kind, const char *a, const cha
 		put_num(&l, false, (long long)ns(st->st_mtim));
 		put_num(&l, false, (long long)kept->st_size);
 		put_num(&l, false, (long long)ns(kept->st_mtim));
+		put_num(&l, false, (long long)st->st_dev);
+		put_num(&l, false, (long long)st->st_ino);
 	}
 	return commit(j, &l);
 }
@@ -260,7 +262,7 @@ int journal_close(struct journal *j)
 
 /* ---- undo ---- */
 
-#define MAXF 10
+#define MAXF 12
 
 struct entry {
 	char *f[MAXF]; /* fields, unescaped; f[0] is the kind */
@@ -329,8 +331,57 @@ static char *parent_of(const char *path)
 	return d;
 }
 
-/* Put a copy of kept back at dup (now a link to kept) with dup's own metadata. */
-static int restore_copy(const struct entry *e, bool soft)
+/* Files restored so far, by the inode they had: hard links among them come
+ * back as hard links, not as separate copies. */
+struct restored {
+	long long dev, ino;
+	char *path;
+	dev_t now_dev;
+	ino_t now_ino;
+};
+struct restored_map {
+	struct restored *v;
+	size_t n;
+};
+/* keyed apart: a link's key is the inode a file had before the run, a move's
+ * the inode its moved copy has now; numbers can be reused between the two */
+struct undo_state {
+	struct restored_map links, moves;
+};
+
+static const struct restored *find_restored(const struct restored_map *u, long long dev, long long ino)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].dev == dev && u->v[i].ino == ino)
+			return &u->v[i];
+	return NULL;
+}
+
+static void remember_restored(struct restored_map *u, long long dev, long long ino, const char *path)
+{
+	struct stat st;
+	struct restored *v = realloc(u->v, (u->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	u->v = v;
+	if (stat(path, &st) != 0 || !(v[u->n].path = strdup(path)))
+		return;
+	v[u->n].dev = dev;
+	v[u->n].ino = ino;
+	v[u->n].now_dev = st.st_dev;
+	v[u->n].now_ino = st.st_ino;
+	u->n++;
+}
+
+static int link_temp(const char *tmp, const void *target)
+{
+	return link(target, tmp) == 0 ? 0 : -errno;
+}
+
+/* Put a copy of kept back at dup (now a link to kept) with dup's own metadata;
+ * or, when another name of dup's former inode came back already, a hard link
+ * to it. */
+static int restore_copy(struct undo_state *u, const struct entry *e, bool soft)
 {
 	const char *kept = e->f[1], *dup = e->f[2];
 	struct stat ks, ds, ls;
@@ -363,12 +414,23 @@ static int restore_copy(const struct entry *e, bool soft)
 		return 1;
 	char *tmp = malloc(strlen(dir) + 64);
 	int rc = tmp ? -EEXIST : -ENOMEM;
+	long long odev = e->n >= 12 ? strtoll(e->f[10], NULL, 10) : -1;
+	long long oino = e->n >= 12 ? strtoll(e->f[11], NULL, 10) : -1;
+	const struct restored *twin = odev >= 0 ? find_restored(&u->links, odev, oino) : NULL;
+	struct stat tst;
+	if (twin && (stat(twin->path, &tst) != 0 || tst.st_dev != twin->now_dev || tst.st_ino != twin->now_ino))
+		twin = NULL;
 	for (int i = 0; rc == -EEXIST && i < 1000; i++) {
 		sprintf(tmp, "%s/.dupscan-tmp-undo%ld-%d", dir, (long)getpid(), i);
-		rc = dupscan_copy_file(kept, tmp);
+		rc = twin ? link_temp(tmp, twin->path) : dupscan_copy_file(kept, tmp);
 	}
 	free(dir);
-	if (rc == 0) {
+	if (rc == 0 && twin) {
+		if (rename(tmp, dup) != 0) {
+			rc = -errno;
+			unlink(tmp);
+		}
+	} else if (rc == 0) {
 		mode_t mode = (mode_t)strtol(e->f[3], NULL, 8);
 		uid_t uid = (uid_t)strtoll(e->f[4], NULL, 10);
 		gid_t gid = (gid_t)strtoll(e->f[5], NULL, 10);
@@ -392,27 +454,43 @@ static int restore_copy(const struct entry *e, bool soft)
 		complain(dup, dupscan_strerror(rc));
 		return 1;
 	}
+	if (odev >= 0 && !twin)
+		remember_restored(&u->links, odev, oino, dup);
 	say("restored", dup, NULL);
 	return 0;
 }
 
-static int undo_move(const struct entry *e)
+/* Move a file back. Names of one inode moved together come back as names of
+ * one inode: the first is moved, the others linked to it. */
+static int undo_move(struct undo_state *u, const struct entry *e)
 {
 	const char *from = e->f[1], *to = e->f[2];
-	struct stat st;
+	struct stat st, ts;
 	if (lstat(from, &st) == 0) {
 		say("skipped", from, "already in place");
 		return 0;
 	}
-	if (lstat(to, &st) != 0) {
+	if (lstat(to, &ts) != 0) {
 		complain(from, "its moved copy is gone; cannot move it back");
 		return 1;
 	}
 	char *dir = parent_of(from);
 	int rc = dir ? make_dirs(dir, 0777) : -ENOMEM;
 	free(dir);
-	if (rc == 0)
+	const struct restored *twin = find_restored(&u->moves, (long long)ts.st_dev, (long long)ts.st_ino);
+	struct stat now;
+	if (twin && (stat(twin->path, &now) != 0 || now.st_dev != twin->now_dev || now.st_ino != twin->now_ino))
+		twin = NULL;
+	if (rc == 0 && twin) {
+		if (link(twin->path, from) != 0)
+			rc = -errno;
+		else if (unlink(to) != 0)
+			rc = -errno;
+	} else if (rc == 0) {
 		rc = dupscan_move_path(to, from, 0);
+		if (rc == 0 && ts.st_nlink > 1)
+			remember_restored(&u->moves, (long long)ts.st_dev, (long long)ts.st_ino, from);
+	}
 	if (rc) {
 		complain(from, dupscan_strerror(rc));
 		return 1;
@@ -421,13 +499,13 @@ static int undo_move(const struct entry *e)
 	return 0;
 }
 
-static int undo_one(const struct entry *e)
+static int undo_one(struct undo_state *u, const struct entry *e)
 {
 	const char *k = e->f[0];
 	if (strcmp(k, "move") == 0 && e->n >= 3)
-		return undo_move(e);
+		return undo_move(u, e);
 	if ((strcmp(k, "hardlink") == 0 || strcmp(k, "symlink") == 0) && e->n >= 3)
-		return restore_copy(e, k[0] == 's');
+		return restore_copy(u, e, k[0] == 's');
 	if (strcmp(k, "delete") == 0 && e->n >= 3) {
 		complain(e->f[2], "was deleted (without --move-to): cannot be undone");
 		return 1;
@@ -501,9 +579,16 @@ int journal_undo(const char *path)
 		status = 2;
 	}
 	/* newest first: a later change may stand on an earlier one */
+	struct undo_state u = { { NULL, 0 }, { NULL, 0 } };
 	for (size_t i = n; status != 2 && i-- > 0;)
-		if (undo_one(&v[i]))
+		if (undo_one(&u, &v[i]))
 			status = 1;
+	struct restored_map *maps[] = { &u.links, &u.moves };
+	for (size_t m = 0; m < 2; m++) {
+		for (size_t i = 0; i < maps[m]->n; i++)
+			free(maps[m]->v[i].path);
+		free(maps[m]->v);
+	}
 	for (size_t i = 0; i < n; i++)
 		free(v[i].f[0]);
 	free(v);

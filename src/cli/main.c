@@ -141,9 +141,11 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 {
 	const struct { int opt; int64_t val; } table[] = {
 		{ DUPSCAN_OPT_ZERO_MATCH, o->zero_match },
-		/* -L lists every path of an inode, so other names of a duplicate are
-		 * relinked too and links already made show as such */
-		{ DUPSCAN_OPT_HARD_LINKS, o->hard_links || o->action == 'L' },
+		/* -L, -l and --move-to list every path of an inode: other names of a
+		 * duplicate are acted on too (one name alone frees nothing, and --undo
+		 * can then give the names back as one inode), and links already made
+		 * show as such */
+		{ DUPSCAN_OPT_HARD_LINKS, o->hard_links || o->action == 'L' || o->action == 'l' || o->action == ACT_MOVE },
 		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, o->symlinks },
 		{ DUPSCAN_OPT_NO_HIDDEN, o->no_hidden },
 		{ DUPSCAN_OPT_ONE_FILE_SYSTEM, o->one_fs },

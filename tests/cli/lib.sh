@@ -48,3 +48,27 @@ wait_for() {
   for i in $(seq 600); do grep -qF -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   echo "# timed out waiting for '$2' in $1" >&2; return 1
 }
+
+# snapshot DIR: one line per path under DIR: type, mode, mtime, content digest,
+# symlink target, and which inode group it belongs to (the tree's hard links);
+# two snapshots are equal when paths, contents, metadata and link structure are
+snapshot() {
+  python3 - "$1" <<'PY'
+import hashlib, os, stat, sys
+root = sys.argv[1]
+groups, out = {}, []
+for d, dirs, files in os.walk(root):
+    dirs.sort()
+    for n in sorted(files) + [x + "/" for x in dirs]:
+        p = os.path.join(d, n.rstrip("/")); st = os.lstat(p); rel = os.path.relpath(p, root)
+        if stat.S_ISDIR(st.st_mode):
+            out.append(f"{rel!r}/\tdir {oct(st.st_mode & 0o7777)}")
+        elif stat.S_ISLNK(st.st_mode):
+            out.append(f"{rel!r}\tsymlink -> {os.readlink(p)!r}")
+        else:
+            g = groups.setdefault((st.st_dev, st.st_ino), len(groups))
+            digest = hashlib.sha256(open(p, 'rb').read()).hexdigest()[:12]
+            out.append(f"{rel!r}\tfile inode#{g} {oct(st.st_mode & 0o7777)} {st.st_mtime_ns} {digest}")
+print("\n".join(sorted(out)))
+PY
+}

@@ -3,13 +3,14 @@
  * fault-injection tests. DUPSCAN_FAULT="CALL:TEXT:ERR" makes every CALL on a path
  * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
  * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
- * once, then work). CALL is one of open64 openat64 pread64 fstat64 fstatat64
+ * once, then work), or KILL (the process dies by SIGKILL at that call). CALL is one of open64 openat64 pread64 fstat64 fstatat64
  * readdir64 linkat symlink rename unlink. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,7 +47,10 @@ static int err_code(void)
 static bool hit(const char *call, const char *path)
 {
 	configure();
-	return configured && !strcmp(call, call_) && path && strstr(path, text_);
+	bool match = configured && !strcmp(call, call_) && path && strstr(path, text_);
+	if (match && !strcmp(err_, "KILL"))
+		raise(SIGKILL);
+	return match;
 }
 
 static void remember(int fd, const char *path)
