@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,117 @@ START_TEST(test_cancel)
 }
 END_TEST
 
+static bool same_bytes(const char *p, const char *q)
+{
+	FILE *f = fopen(p, "rb"), *g = fopen(q, "rb");
+	bool same = f && g;
+	for (int a = 0, b = 0; same && (a != EOF || b != EOF);) {
+		a = fgetc(f);
+		b = fgetc(g);
+		same = a == b;
+	}
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	return same;
+}
+
+/* a protected duplicate: listed, flagged, and every action refuses it */
+START_TEST(test_protected_refused)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "keep/a", "protect me\n");
+	tu_text(dir, "vault/b", "protect me\n");
+	char *vault = tu_path(dir, "vault"), *dest = tu_path(dir, "moved");
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_protect_path(scan, vault), 0);
+	ck_assert_int_eq(dupscan_protect_path(scan, "/nonexistent/dupscan"), -ENOENT);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	ck_assert_int_eq(dupscan_protect_path(scan, vault), DUPSCAN_E_STATE);
+	ck_assert_uint_eq(dupscan_set_count(scan), 1);
+	const dupscan_set *set = dupscan_get_set(scan, 0);
+	const dupscan_file *a = dupscan_set_file(set, 0), *b = dupscan_set_file(set, 1);
+	ck_assert_int_eq(dupscan_file_is_protected(a), 0);
+	ck_assert_int_eq(dupscan_file_is_protected(b), 1);
+	ck_assert_str_eq(dupscan_file_relpath(b), "vault/b");
+	ck_assert_int_eq(dupscan_remove_duplicate(a, b, 0), DUPSCAN_E_PROTECTED);
+	ck_assert_int_eq(dupscan_replace_with_link(a, b, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_PROTECTED);
+	ck_assert_int_eq(dupscan_replace_with_link(a, b, DUPSCAN_LINK_SOFT, DUPSCAN_ACT_NO_CHANGE_CHECK), DUPSCAN_E_PROTECTED);
+	ck_assert_int_eq(dupscan_dedupe(a, b, 0), DUPSCAN_E_PROTECTED);
+	ck_assert_int_eq(dupscan_move_duplicate(a, b, dest, 0), DUPSCAN_E_PROTECTED);
+	check_content(dir, "vault/b", "protect me\n");
+	/* the other way round the unprotected file may go */
+	ck_assert_int_eq(dupscan_move_duplicate(b, a, dest, 0), 0);
+	check_content(dir, "moved", "protect me\n");
+	ck_assert_int_ne(access(dupscan_file_path(a), F_OK), 0);
+	dupscan_free(scan);
+	free(vault);
+	free(dest);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_move_never_overwrites)
+{
+	char *dir = tu_tmpdir();
+	const dupscan_file *keep, *dup;
+	dupscan_scan *scan = pair(dir, &keep, &dup);
+	char *c = tu_path(dir, "c"), *d = tu_path(dir, "d");
+	ck_assert_int_eq(dupscan_move_duplicate(keep, dup, c, 0), -EEXIST);
+	check_content(dir, "c", "other\n");
+	check_content(dir, "b", "pair content\n");
+	ck_assert_int_eq(dupscan_move_duplicate(keep, dup, d, DUPSCAN_ACT_DRY_RUN), 0);
+	ck_assert_int_ne(access(d, F_OK), 0);
+	/* b changed since the scan: refused, left where it is */
+	tu_text(dir, "b", "pair content, changed\n");
+	ck_assert_int_eq(dupscan_move_duplicate(keep, dup, d, 0), DUPSCAN_E_CHANGED);
+	check_content(dir, "b", "pair content, changed\n");
+	ck_assert_int_ne(access(d, F_OK), 0);
+	dupscan_free(scan);
+	free(c);
+	free(d);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_copy_file)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "src", 3 * 1024 * 1024 + 17, 5, -1);
+	char *src = tu_path(dir, "src"), *dst = tu_path(dir, "dst"), *ex = tu_path(dir, "exists");
+	ck_assert_int_eq(chmod(src, 0640), 0);
+	struct timespec t[2] = { { 1000000000, 5 }, { 1234567890, 123456789 } };
+	ck_assert_int_eq(utimensat(AT_FDCWD, src, t, 0), 0);
+	ck_assert_int_eq(dupscan_copy_file(src, dst), 0);
+	struct stat s1 = lstat_rel(dir, "src"), s2 = lstat_rel(dir, "dst");
+	ck_assert_uint_ne(s1.st_ino, s2.st_ino);
+	ck_assert_uint_eq(s2.st_mode & 07777, 0640);
+	ck_assert_int_eq(s2.st_mtim.tv_sec, 1234567890);
+	ck_assert_int_eq(s2.st_mtim.tv_nsec, 123456789);
+	ck_assert_int_eq((int)s1.st_size, (int)s2.st_size);
+	ck_assert(same_bytes(src, dst));
+	tu_text(dir, "exists", "mine\n");
+	ck_assert_int_eq(dupscan_copy_file(src, ex), -EEXIST);
+	check_content(dir, "exists", "mine\n");
+	ck_assert_int_eq(dupscan_copy_file(dir, dst), DUPSCAN_E_NOTREG);
+	char *dst2 = tu_path(dir, "dst2");
+	ck_assert_int_eq(dupscan_copy_file(dir, dst2), DUPSCAN_E_NOTREG);
+	ck_assert_int_ne(access(dst2, F_OK), 0);
+	/* move_path on one filesystem keeps the inode, and never overwrites */
+	ck_assert_int_eq(dupscan_move_path(dst, ex, 0), -EEXIST);
+	ck_assert_int_eq(dupscan_move_path(dst, dst2, 0), 0);
+	ck_assert_uint_eq(lstat_rel(dir, "dst2").st_ino, s2.st_ino);
+	free(src);
+	free(dst);
+	free(dst2);
+	free(ex);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("action");
@@ -281,6 +393,11 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_remove_duplicate");
 	tcase_add_test(tc, test_remove);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("protect, move, copy");
+	tcase_add_test(tc, test_protected_refused);
+	tcase_add_test(tc, test_move_never_overwrites);
+	tcase_add_test(tc, test_copy_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_cancel");
 	tcase_add_test(tc, test_cancel);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* glob.c: --exclude/--include matching: fnmatch(3) component by component, so
  * '*' never crosses a '/', and "**" for any depth. */
+#define _GNU_SOURCE /* strndup */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,40 +31,62 @@ void glob_free(struct glob_list *l)
 	l->n = 0;
 }
 
-/* Match components [p, pend) of the pattern against [s, send) of the path;
- * both are '/'-separated runs. One component is copied out for fnmatch. */
-static bool match_parts(const char *p, const char *pend, const char *s, const char *send)
+/* Split s (modified: '/' become NULs) into its non-empty components.
+ * @return how many, or (size_t)-1 on ENOMEM. */
+static size_t components(char *s, char ***out)
 {
-	while (p < pend && *p == '/')
-		p++;
-	while (s < send && *s == '/')
-		s++;
-	if (p == pend)
-		return s == send;
-	const char *pc = memchr(p, '/', (size_t)(pend - p));
-	pc = pc ? pc : pend;
-	if (pc - p == 2 && p[0] == '*' && p[1] == '*') {
-		/* zero or more whole components */
-		for (const char *t = s;; t++) {
-			if ((t == s || t[-1] == '/' || t == send) && match_parts(pc, pend, t, send))
-				return true;
-			if (t == send)
-				return false;
+	size_t n = 0, cap = 8;
+	char **v = malloc(cap * sizeof(*v));
+	for (char *tok = s; v && *tok;) {
+		char *slash = strchr(tok, '/');
+		if (slash)
+			*slash = '\0';
+		if (*tok) {
+			if (n == cap) {
+				char **nv = realloc(v, (cap *= 2) * sizeof(*v));
+				if (!nv) {
+					free(v);
+					v = NULL;
+					break;
+				}
+				v = nv;
+			}
+			v[n++] = tok;
 		}
+		if (!slash)
+			break;
+		tok = slash + 1;
 	}
-	if (s == send)
-		return false;
-	const char *sc = memchr(s, '/', (size_t)(send - s));
-	sc = sc ? sc : send;
-	char pbuf[4096], sbuf[4096];
-	size_t pl = (size_t)(pc - p), sl = (size_t)(sc - s);
-	if (pl >= sizeof(pbuf) || sl >= sizeof(sbuf))
-		return false;
-	memcpy(pbuf, p, pl);
-	pbuf[pl] = '\0';
-	memcpy(sbuf, s, sl);
-	sbuf[sl] = '\0';
-	return fnmatch(pbuf, sbuf, 0) == 0 && match_parts(pc, pend, sc, send);
+	*out = v;
+	return v ? n : (size_t)-1;
+}
+
+/* Pattern components against path components, by dynamic programming over
+ * (pattern suffix, path suffix): "**" cannot make it exponential. */
+static bool match_components(char **pat, size_t np, char **path, size_t ns)
+{
+	bool *next = calloc(ns + 1, sizeof(bool)), *cur = calloc(ns + 1, sizeof(bool));
+	bool result = false;
+	if (!next || !cur)
+		goto out;
+	next[ns] = true; /* no pattern left matches no path left */
+	for (size_t i = np; i-- > 0;) {
+		bool any = strcmp(pat[i], "**") == 0;
+		for (size_t j = ns + 1; j-- > 0;) {
+			if (any)
+				cur[j] = next[j] || (j < ns && cur[j + 1]);
+			else
+				cur[j] = j < ns && next[j + 1] && fnmatch(pat[i], path[j], 0) == 0;
+		}
+		bool *swap = next;
+		next = cur;
+		cur = swap;
+	}
+	result = next[0];
+out:
+	free(next);
+	free(cur);
+	return result;
 }
 
 bool glob_match(const char *pattern, const char *relpath, bool is_dir)
@@ -74,14 +97,21 @@ bool glob_match(const char *pattern, const char *relpath, bool is_dir)
 		return false;
 	while (plen > 0 && pattern[plen - 1] == '/')
 		plen--;
-	const char *pend = pattern + plen;
-	const char *send = relpath + strlen(relpath);
-	if (!memchr(pattern, '/', plen)) {
-		/* a bare name pattern: the last component, at any depth */
-		const char *base = strrchr(relpath, '/');
-		return match_parts(pattern, pend, base ? base + 1 : relpath, send);
-	}
-	return match_parts(pattern, pend, relpath, send);
+	/* a bare name pattern: the last component, at any depth */
+	bool bare = !memchr(pattern, '/', plen);
+	const char *subject = relpath;
+	if (bare && strrchr(relpath, '/'))
+		subject = strrchr(relpath, '/') + 1;
+	char *pc = strndup(pattern, plen), *sc = strdup(subject);
+	char **pv = NULL, **sv = NULL;
+	size_t np = pc ? components(pc, &pv) : (size_t)-1;
+	size_t ns = sc ? components(sc, &sv) : (size_t)-1;
+	bool hit = np != (size_t)-1 && ns != (size_t)-1 && match_components(pv, np, sv, ns);
+	free(pv);
+	free(sv);
+	free(pc);
+	free(sc);
+	return hit;
 }
 
 bool glob_dir_keeps(const struct glob_list *ex, const char *reldir)

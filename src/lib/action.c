@@ -408,10 +408,10 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 	if (in < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
-		int rc = S_ISREG(st.st_mode) ? -errno : DUPSCAN_E_NOTREG;
+	int src_rc = fstat(in, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
+	if (src_rc) {
 		close(in);
-		return rc;
+		return src_rc;
 	}
 	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 	if (out < 0) {

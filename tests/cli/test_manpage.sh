@@ -39,5 +39,7 @@ done <<< "$table"
 index=$(grep -oE "^\.\\\\\" keeps it equal to the option table: .*" "$SRC/man/dupscan.1" | sed 's/.*option table: //' | tr ' ' '\n' | sort)
 all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 [ -n "$index" ] && [ "$index" = "$all" ] && ok "the man page's plain index of long options is complete" || not_ok "man page index" "$(diff <(echo "$all") <(echo "$index"))"
+missing=$(for o in $all; do grep -qE -- "(^|[ '])$o(=|[ ']|$)" "$SRC/src/cli/dupscan.bash-completion" || echo "$o"; done)
+[ -z "$missing" ] && ok "bash completion offers every long option" || not_ok "bash completion lacks" "$missing"
 grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"
 done_testing
