@@ -104,8 +104,9 @@ enum dupscan_option {
 	DUPSCAN_OPT_ORDER,           /* DUPSCAN_ORDER_NAME (default) or DUPSCAN_ORDER_TIME (jdupes -o) */
 	DUPSCAN_OPT_PARAM_ORDER,     /* order by the added path's index first (jdupes -O) */
 	DUPSCAN_OPT_REVERSE,         /* reverse the order (jdupes -i) */
-	DUPSCAN_OPT_THREADS          /* threads reading and hashing; 0 (default): one per online CPU;
+	DUPSCAN_OPT_THREADS,         /* threads reading and hashing; 0 (default): one per online CPU;
 	                              * ignored (always 1) when built without thread support */
+	DUPSCAN_OPT_DIRS             /* also sets of identical directories (see dupscan_set_is_dirs()) */
 };
 
 enum dupscan_order {
@@ -219,6 +220,13 @@ DUPSCAN_API size_t dupscan_set_count(const dupscan_scan *scan);
 /* @return set number i (0-based), or NULL when i is out of range. Valid until
  * dupscan_free(). */
 DUPSCAN_API const dupscan_set *dupscan_get_set(const dupscan_scan *scan, size_t i);
+
+/* @return 1 when the set is of directories (DUPSCAN_OPT_DIRS): directories
+ * whose whole content, recursively, is identical whatever the file names, every
+ * file pair confirmed byte by byte. Their paths end with '/'; size is the total
+ * of their files. Such sets come first; files and directories inside a listed
+ * directory set are left out of later sets unless a copy lies outside them. */
+DUPSCAN_API int dupscan_set_is_dirs(const dupscan_set *set);
 
 /* @return the number of files in a set (at least 2). */
 DUPSCAN_API size_t dupscan_set_file_count(const dupscan_set *set);

@@ -401,6 +401,39 @@ START_TEST(test_two_threads)
 }
 END_TEST
 
+START_TEST(test_dir_sets)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "A/x", "same x\n");
+	tu_text(dir, "A/sub/y", "same y\n");
+	tu_text(dir, "B/renamed", "same x\n");
+	tu_text(dir, "B/other/z", "same y\n");
+	tu_text(dir, "C/x", "same x\n");
+	tu_text(dir, "D/x", "differs\n");
+	tu_text(dir, "E/x", "differs!\n"); /* same size as D/x, other bytes */
+	dupscan_scan *scan = tu_scan(dir, DUPSCAN_OPT_DIRS, 1, 0);
+	char *sets = tu_sets(scan, dir);
+	/* A = B; their subdirectories are covered; C/x has copies in A and B */
+	ck_assert_str_eq(sets, "A/ B/|A/x B/renamed C/x");
+	ck_assert_int_eq(dupscan_set_is_dirs(dupscan_get_set(scan, 0)), 1);
+	ck_assert_int_eq(dupscan_set_is_dirs(dupscan_get_set(scan, 1)), 0);
+	const dupscan_file *a = dupscan_set_file(dupscan_get_set(scan, 0), 0);
+	ck_assert_uint_eq(dupscan_file_size(a), 14);
+	ck_assert_int_eq(S_ISDIR(dupscan_file_mode(a)), 1);
+	free(sets);
+	dupscan_free(scan);
+	/* without the option: files only */
+	scan = tu_scan(dir, 0);
+	sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "A/sub/y B/other/z|A/x B/renamed C/x");
+	ck_assert_int_eq(dupscan_set_is_dirs(dupscan_get_set(scan, 0)), 0);
+	ck_assert_int_eq(dupscan_set_is_dirs(NULL), 0);
+	free(sets);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sets");
@@ -421,6 +454,7 @@ int main(void)
 	tcase_add_test(tc, test_two_threads);
 	tcase_add_test(tc, test_filter_predicate);
 	tcase_add_test(tc, test_stage_callback);
+	tcase_add_test(tc, test_dir_sets);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_set_option");
 	tcase_add_test(tc, test_options_and_errors);

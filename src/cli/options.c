@@ -22,6 +22,7 @@ static const char help_text[] =
 "                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
 " -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 262144)\n"
 " -d --delete          prompt for the files to keep in each set, delete the rest\n"
+"    --dirs            also list directories whose whole content is identical\n"
 "    --dry-run         with an action: print what it would do, change nothing\n"
 " -e --error-on-dupe   exit with status 255 as soon as a duplicate is found\n"
 "    --exclude=GLOB    leave out files matching GLOB (relative to their argument;\n"
@@ -83,7 +84,7 @@ static const char help_text2[] =
 
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
-	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE
+	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "no-hidden", no_argument, NULL, 'A' },
 	{ "dedupe", no_argument, NULL, 'B' },
 	{ "delete", no_argument, NULL, 'd' },
+	{ "dirs", no_argument, NULL, OPT_DIRS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "error-on-dupe", no_argument, NULL, 'e' },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
@@ -296,6 +298,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			break;
 		case OPT_UNDO: o->undo = optarg; break;
 		case OPT_PRUNE: o->prune_empty_dirs = true; break;
+		case OPT_DIRS: o->dirs = true; break;
 		case 'N': o->no_prompt = true; break;
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
@@ -402,6 +405,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		return usage_error("%s", "--prune-empty-dirs needs -d or --move-to");
 	if (o->journal && !o->action)
 		return usage_error("%s", "--journal needs an action: -d, -L, -l, -B or --move-to");
+	if (o->dirs && o->action)
+		return usage_error("--dirs lists directories; it is refused with %s (act on files without --dirs)",
+				   action_name(o->action));
+	if (o->dirs && (o->quick || o->partial_only))
+		return usage_error("%s", "--dirs needs every file pair compared byte by byte: it is refused with -Q and -TT");
 	if (o->error_on_dupe && o->action)
 		return usage_error("-e/--error-on-dupe stops at the first duplicate; it is refused with %s",
 				   action_name(o->action));

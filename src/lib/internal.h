@@ -65,6 +65,8 @@ struct ds_dir {
 	uint32_t parent;    /* DS_NONE for a root */
 	uint32_t arg;
 	bool prot;          /* under a protected path */
+	bool incomplete;    /* an entry could not be listed or compared: never a duplicate directory */
+	bool pseudo;        /* holds a file given as an argument: not a directory of the walk */
 	uint64_t dev, ino;
 };
 
@@ -82,6 +84,7 @@ struct dupscan_file {
 struct dupscan_set {
 	struct dupscan_file *files;
 	size_t count;
+	bool dirs;          /* a set of directories */
 };
 
 /* ---- index.c: binary tree keyed on (partial, full, size) ---- */
@@ -121,7 +124,7 @@ uint64_t ds_hash_oneshot(const void *buf, size_t len);
 struct dupscan_scan {
 	/* options */
 	bool zero_match, hard_links, follow_symlinks, no_hidden, one_fs, isolate,
-	     permissions, quick, partial_only, param_order, reverse;
+	     permissions, quick, partial_only, param_order, reverse, dir_sets;
 	int order;
 	size_t chunk;
 
@@ -286,6 +289,9 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);
+/* dirsets.c: with DUPSCAN_OPT_DIRS, add the directory sets and leave out what
+ * they cover. @return 0 or -ENOMEM. */
+int ds_build_dir_sets(dupscan_scan *s);
 int ds_build_uniques(dupscan_scan *s);
 void ds_free_results(dupscan_scan *s);
 /* Natural order: runs of digits compare as numbers. */

@@ -96,6 +96,7 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 	case DUPSCAN_OPT_PARTIAL_ONLY: flag = &s->partial_only; break;
 	case DUPSCAN_OPT_PARAM_ORDER: flag = &s->param_order; break;
 	case DUPSCAN_OPT_REVERSE: flag = &s->reverse; break;
+	case DUPSCAN_OPT_DIRS: flag = &s->dir_sets; break;
 	case DUPSCAN_OPT_CHUNK_SIZE:
 		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
 			return DUPSCAN_E_OPTION;
@@ -205,6 +206,8 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	/* canceled: the classes confirmed so far are still whole sets */
 	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
+		if (built == 0 && s->dir_sets && rc == 0)
+			built = ds_build_dir_sets(s);
 		if (built < 0)
 			rc = built;
 	}
@@ -218,6 +221,11 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)
 {
 	return s ? s->errors : 0;
+}
+
+DUPSCAN_API int dupscan_set_is_dirs(const dupscan_set *set)
+{
+	return set && set->dirs;
 }
 
 DUPSCAN_API size_t dupscan_set_count(const dupscan_scan *s)

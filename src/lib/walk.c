@@ -229,6 +229,7 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	d->parent = parent;
 	d->arg = arg;
 	d->prot = parent != DS_NONE && (s->dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
+	d->incomplete = d->pseudo = false;
 	d->dev = st->st_dev;
 	d->ino = st->st_ino;
 	*out = s->ndirs++;
@@ -354,6 +355,8 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 	int oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
 	if (!root && !s->follow_symlinks)
 		oflags |= O_NOFOLLOW;
+	/* until it is listed to its end, a directory's content is unknown */
+	s->dirs[d].incomplete = true;
 	int fd = ds_open_path(path, oflags);
 	if (fd < 0) {
 		ds_report(s, path, -errno);
@@ -375,6 +378,9 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		goto out;
 	}
 	int stat_flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	/* entries that are left out without being compared: a directory holding
+	 * one is never called a duplicate (filters chosen by the caller aside) */
+	bool complete = false, skipped = false;
 	for (;;) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
@@ -385,6 +391,8 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		if (!e) {
 			if (errno != 0)
 				ds_report(s, path, -errno);
+			else
+				complete = true;
 			break;
 		}
 		const char *name = e->d_name;
@@ -400,16 +408,20 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 			build_path(s, d, name, fp, strlen(path) + strlen(name) + 2);
 			ds_report(s, fp, DUPSCAN_E_LEFTOVER);
 			free(fp);
+			skipped = true;
 			continue;
 		}
 		if (s->no_hidden && name[0] == '.')
 			continue;
 		switch (e->d_type) {
 		case DT_FIFO: case DT_CHR: case DT_BLK: case DT_SOCK:
+			skipped = true;
 			continue; /* never a candidate, never opened */
 		case DT_DIR:
-			if (!recurse)
+			if (!recurse) {
+				skipped = true;
 				continue;
+			}
 			/* a pruned directory costs no stat and no open */
 			if (s->dir_filter) {
 				int keep = dir_filter_keeps(s, d, name);
@@ -422,8 +434,10 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 			}
 			break;
 		case DT_LNK:
-			if (!s->follow_symlinks)
+			if (!s->follow_symlinks) {
+				skipped = true;
 				continue;
+			}
 			break;
 		default:
 			break;
@@ -431,6 +445,7 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		struct stat st;
 		if (fstatat(fd, name, &st, stat_flags) != 0) {
 			int err = errno;
+			skipped = true;
 			/* dangling or looping symlinks are not files */
 			if (s->follow_symlinks && (err == ENOENT || err == ELOOP))
 				continue;
@@ -445,6 +460,8 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 			continue;
 		}
 		size_t nlen = strlen(name);
+		if (!S_ISREG(st.st_mode) && !(S_ISDIR(st.st_mode) && recurse))
+			skipped = true;
 		if (S_ISREG(st.st_mode)) {
 			rc = ds_add_rec(s, name, nlen, d, arg, &st);
 		} else if (S_ISDIR(st.st_mode) && recurse) {
@@ -453,6 +470,8 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 			int seen = keep <= 0 ? (keep < 0 ? keep : 1) : seen_add(s, st.st_dev, st.st_ino);
 			if (seen < 0) {
 				rc = seen;
+			} else if (seen == 1 && keep == 1) {
+				skipped = true; /* a loop, or a directory reached twice */
 			} else if (seen == 0) {
 				uint32_t nd;
 				rc = ds_add_dir(s, name, nlen, d, arg, &st, &nd);
@@ -463,6 +482,7 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		if (rc)
 			goto out;
 	}
+	s->dirs[d].incomplete = !complete || skipped;
 out:
 	if (dh)
 		closedir(dh);
@@ -486,6 +506,8 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 	free(prefix);
 	uint32_t d;
 	int rc = ds_add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
+	if (rc == 0)
+		s->dirs[d].pseudo = true;
 	if (rc == 0 && s->nprotect) {
 		char *dir = strndup(path, plen ? plen : 1);
 		if (!dir)

@@ -28,7 +28,7 @@ if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --
 chmod 000 t/locked
 # unreadable files spread over that group's slices: reports stay in order
 for i in 0007 0400 0401 0777 1203 1499; do chmod 000 t/many/m*/g$i; done
-for args in "-r" "-rS -P early -P partial -P fullhash" "-rj" "-ru" "-rm" "-rQ" "-rTT" "-rH -o time"; do
+for args in "-r" "-r --dirs" "-rS -P early -P partial -P fullhash" "-rj" "-ru" "-rm" "-rQ" "-rTT" "-rH -o time"; do
   # shellcheck disable=SC2086
   "${as[@]}" "$DUPSCAN" -q $args --threads=1 t > one.out 2> one.err; rc1=$?
   same=yes
