@@ -76,7 +76,8 @@ enum dupscan_error {
 	DUPSCAN_E_SAME_ENTRY = -1007, /* both paths name one directory entry: acting would lose it */
 	DUPSCAN_E_DIFFERS = -1008, /* the filesystem found the contents different */
 	DUPSCAN_E_LEFTOVER = -1009, /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
-	DUPSCAN_E_PROTECTED = -1010 /* the file is under a protected path: never changed */
+	DUPSCAN_E_PROTECTED = -1010, /* the file is under a protected path: never changed */
+	DUPSCAN_E_CACHE = -1011     /* the hash cache file is damaged or of another version: ignored */
 };
 
 /* Flags for the action functions. */
@@ -200,6 +201,22 @@ DUPSCAN_API void dupscan_set_dir_filter(dupscan_scan *scan, dupscan_dir_filter_f
  * @return 0, -errno when the path cannot be stat()ed, -EINVAL, -ENOMEM, or
  *         DUPSCAN_E_STATE after dupscan_run(). */
 DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
+
+/* Keep partial and full hashes in the cache file path between runs (NULL: no
+ * cache), before dupscan_run(). Entries are keyed on device, inode, size, mtime
+ * and ctime: any difference and the entry is not used. A cached hash only
+ * spares hashing: files are still compared byte by byte before they are called
+ * duplicates. The file is read at the start of dupscan_run() and replaced at
+ * its end (atomically, under an flock of path.lock, merged with what another
+ * process may have saved meanwhile; entries of files gone are dropped). A
+ * damaged file is reported through the error callback (DUPSCAN_E_CACHE),
+ * ignored and replaced; cache trouble never counts in dupscan_error_count().
+ * @return 0, -EINVAL, -ENOMEM, or DUPSCAN_E_STATE after dupscan_run(). */
+DUPSCAN_API int dupscan_set_cache(dupscan_scan *scan, const char *path);
+
+/* Remove the cache file at path (under its lock). @return 0 (also when there
+ * was none), or -errno. */
+DUPSCAN_API int dupscan_cache_clear(const char *path);
 
 /* Callback told about each group of files that passes a matching stage
  * (enum dupscan_stage), as the scan goes. Costs a path per file reported. */

@@ -24,7 +24,8 @@ struct cli_opts {
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
 	bool json, no_prompt, soft_abort, no_change_check, dry_run;
-	bool error_on_dupe, prune_empty_dirs, dirs;
+	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear;
+	const char *cache_file; /* --cache=FILE, NULL: the default place */
 	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
 	const char *move_to;    /* --move-to */
 	const char *journal;    /* --journal, NULL: the default place */

@@ -2,9 +2,11 @@
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "journal.h"
@@ -127,6 +129,32 @@ static int error_on_dupe(const dupscan_scan *scan)
 	return EXIT_DUPE;
 }
 
+/* --cache's file: given, or $XDG_CACHE_HOME/dupscan/hashes (made when missing). */
+static char *cache_path(const struct cli_opts *o)
+{
+	if (o->cache_file)
+		return strdup(o->cache_file);
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char dir[4096];
+	if (xdg && xdg[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/dupscan", xdg);
+	else if (home && home[0])
+		snprintf(dir, sizeof(dir), "%s/.cache/dupscan", home);
+	else
+		return NULL;
+	/* the parent may be missing too: one level is enough for ~/.cache */
+	char *slash = strrchr(dir, '/');
+	*slash = '\0';
+	mkdir(dir, 0700);
+	*slash = '/';
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return NULL;
+	char *p = malloc(strlen(dir) + 8);
+	if (p)
+		sprintf(p, "%s/hashes", dir);
+	return p;
+}
+
 static void free_opts(struct cli_opts *o)
 {
 	xf_free(&o->filters);
@@ -195,6 +223,24 @@ int main(int argc, char **argv)
 		free_opts(&o);
 		return status;
 	}
+	char *cache = (o.cache || o.cache_clear) ? cache_path(&o) : NULL;
+	if ((o.cache || o.cache_clear) && !cache) {
+		fprintf(stderr, "dupscan: --cache: no place for the cache (set XDG_CACHE_HOME or HOME, or give --cache=FILE)\n");
+		free_opts(&o);
+		return EXIT_USAGE;
+	}
+	if (o.cache_clear) {
+		int crc = dupscan_cache_clear(cache);
+		if (crc < 0) {
+			fprintf(stderr, "dupscan: --cache-clear '%s': %s\n", cache, dupscan_strerror(crc));
+			status = 1;
+		}
+		if (o.npaths == 0 || crc < 0) {
+			free(cache);
+			free_opts(&o);
+			return status;
+		}
+	}
 	struct stage_ctx sctx = { o.print_stages, stdout };
 	raise_fd_limit();
 	static char outbuf[1 << 16];
@@ -215,6 +261,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (rc >= 0 && o.cache)
+		rc = dupscan_set_cache(scan, cache);
 	if (rc >= 0) {
 		dupscan_set_error_callback(scan, on_error, &ectx);
 		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
@@ -272,6 +320,7 @@ int main(int argc, char **argv)
 out:
 	dupscan_free(scan);
 	cli_progress_free(ectx.progress);
+	free(cache);
 	free_opts(&o);
 	return status;
 }

@@ -21,6 +21,9 @@ static const char help_text[] =
 " -B --dedupe          ask the filesystem to share the data of duplicates\n"
 "                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
 " -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 262144)\n"
+"    --cache[=FILE]    keep hashes between runs (default file under\n"
+"                      $XDG_CACHE_HOME/dupscan/); files are still compared\n"
+"    --cache-clear     delete the hash cache (alone: then exit)\n"
 " -d --delete          prompt for the files to keep in each set, delete the rest\n"
 "    --dirs            also list directories whose whole content is identical\n"
 "    --dry-run         with an action: print what it would do, change nothing\n"
@@ -84,7 +87,7 @@ static const char help_text2[] =
 
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
-	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS
+	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +96,8 @@ static const struct option long_opts[] = {
 	{ "no-hidden", no_argument, NULL, 'A' },
 	{ "dedupe", no_argument, NULL, 'B' },
 	{ "delete", no_argument, NULL, 'd' },
+	{ "cache", optional_argument, NULL, OPT_CACHE },
+	{ "cache-clear", no_argument, NULL, OPT_CACHE_CLEAR },
 	{ "dirs", no_argument, NULL, OPT_DIRS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "error-on-dupe", no_argument, NULL, 'e' },
@@ -299,6 +304,13 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case OPT_UNDO: o->undo = optarg; break;
 		case OPT_PRUNE: o->prune_empty_dirs = true; break;
 		case OPT_DIRS: o->dirs = true; break;
+		case OPT_CACHE:
+			if (optarg && !optarg[0])
+				return usage_error("%s", "--cache= needs a file name (or no '=' for the default)");
+			o->cache = true;
+			o->cache_file = optarg;
+			break;
+		case OPT_CACHE_CLEAR: o->cache_clear = true; break;
 		case 'N': o->no_prompt = true; break;
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
@@ -397,6 +409,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	}
 	if (o->files_from && (rc = read_files_from(o)))
 		return rc;
+	if (o->cache_clear && o->npaths == 0 && !o->files_from)
+		return 0; /* main clears it and stops */
 	if (o->partial_only == 1)
 		return usage_error("%s", "-T/--partial-only must be given twice (-TT) to take effect: it matches on the first 4096 bytes only");
 	if (o->npaths == 0)

@@ -112,6 +112,7 @@ struct lockstep {
 	uint32_t *count, *first_rep, *rep_next;
 	unsigned char **bufs, **pool;
 	size_t npool;
+	uint64_t hash_from;   /* bytes before this offset are in the hash states already */
 };
 
 /* Read [off, off + len) of every alive member and split each class by those
@@ -138,8 +139,8 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 			drop_member(ls->c, &m[i], err);
 			continue;
 		}
-		if (h && off + len > DS_BLOCK) {
-			size_t skip = off < DS_BLOCK ? (size_t)(DS_BLOCK - off) : 0;
+		if (h && off + len > ls->hash_from) {
+			size_t skip = off < ls->hash_from ? (size_t)(ls->hash_from - off) : 0;
 			ds_hash_update(h, m[i].hidx, buf + skip, len - skip);
 		}
 		uint32_t old = m[i].cls, found = DS_NONE, *tail = &ls->first_rep[old];
@@ -172,8 +173,22 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 	return (long)retire_singletons(m, n, ls->count);
 }
 
+static int lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		    struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, uint64_t hash_from);
+
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len)
+{
+	return lockstep(c, m, n, size, start, h, first_blocks, block_len, DS_BLOCK);
+}
+
+int ds_lockstep_whole(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, struct ds_hashes *h)
+{
+	return lockstep(c, m, n, size, 0, h, NULL, 0, 0);
+}
+
+static int lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		    struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, uint64_t hash_from)
 {
 	dupscan_scan *s = c->s;
 	int rc = 0;
@@ -185,7 +200,7 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 	uint64_t rest = size - (start < size ? start : size);
 	if (rest < chunk)
 		chunk = rest ? (size_t)rest : 1;
-	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = chunk };
+	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = chunk, .hash_from = hash_from };
 	ls.count = malloc(n * sizeof(*ls.count));
 	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
 	ls.rep_next = malloc(n * sizeof(*ls.rep_next));

@@ -42,11 +42,11 @@ enum ds_rec_flag {
 	DS_F_PROTECTED = 1u << 3 /* under a protected path: never acted on */
 };
 
-/* One per path reached: 72 bytes, fixed-size; the name lives in the scan's
+/* One per path reached: 80 bytes, fixed-size; the name lives in the scan's
  * arena and hashes only in the index, for the few files that get that far. */
 struct ds_rec {
 	uint64_t size, dev, ino;
-	int64_t mtime_ns;
+	int64_t mtime_ns, ctime_ns;
 	const char *name;        /* last component; the directory holds the rest */
 	uint32_t dir;            /* index into scan->dirs */
 	uint32_t mode, uid, gid;
@@ -139,6 +139,11 @@ struct dupscan_scan {
 	dupscan_dir_filter_fn dir_filter;
 	void *dir_filter_user;
 
+	char *cache_path;            /* hash cache file, or NULL */
+	struct ds_cache *cache;      /* what it held when the run began */
+	struct ds_insert *hashed;    /* hashes of this run, for the cache */
+	size_t nhashed, caphashed;
+
 	uint64_t *protect;           /* pairs: dev, ino of protected paths */
 	size_t nprotect;
 
@@ -198,6 +203,8 @@ struct ds_stage_event {
 struct ds_result {
 	struct ds_insert *ins;
 	size_t nins, capins;
+	struct ds_insert *notes;     /* hashes for the cache; cls: 1 when full is set */
+	size_t nnotes, capnotes;
 	struct ds_error *err;
 	size_t nerr, caperr;
 	struct ds_stage_event *stg;
@@ -220,6 +227,8 @@ int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);
 void ds_result_free(struct ds_result *r);
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
+/* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
+int ds_result_note(struct ds_ctx *c, uint32_t rec, uint64_t partial, uint64_t full, bool has_full);
 /* A file could not be read: drop it and keep the report for the commit. */
 void ds_fail(struct ds_ctx *c, struct ds_rec *r, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
@@ -271,6 +280,10 @@ int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
 
+/* ds_lockstep() from offset 0 with fresh hash states (optional h): every byte
+ * is fed to them, so each class member's state ends as its full XXH64. */
+int ds_lockstep_whole(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, struct ds_hashes *h);
+
 /* match.c */
 int ds_match(dupscan_scan *s);
 /* One representative per inode (rec->rep), aliases flagged. order: nrecs scratch entries. */
@@ -289,6 +302,17 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);
+/* cache.c */
+struct ds_cache;
+/* Read s->cache_path into s->cache (a damaged file is reported and ignored). @return 0 or -ENOMEM. */
+int ds_cache_load(dupscan_scan *s);
+void ds_cache_free(struct ds_cache *c);
+/* Cached hashes of r when its key still matches. */
+bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *partial, uint64_t *full, bool *has_full);
+/* Remember hashes of this run (in commit order). @return 0 or -ENOMEM. */
+int ds_cache_note(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full);
+/* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
+int ds_cache_save(dupscan_scan *s);
 /* dirsets.c: with DUPSCAN_OPT_DIRS, add the directory sets and leave out what
  * they cover. @return 0 or -ENOMEM. */
 int ds_build_dir_sets(dupscan_scan *s);

@@ -343,6 +343,125 @@ static int match_bucket(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_
 	return rc;
 }
 
+/* ---- from the hash cache ---- */
+
+struct cached {
+	uint64_t partial, full;
+	uint32_t pos;
+	bool has_full;
+};
+
+static int cmp_cached(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct cached *a = pa, *b = pb;
+	if (a->partial != b->partial)
+		return a->partial < b->partial ? -1 : 1;
+	if (a->full != b->full)
+		return a->full < b->full ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Settle a size group from cached hashes, when they settle all of it: no
+ * first block is read, files unique by hash are never opened, and each run of
+ * equal full hashes is still compared byte by byte. @return 1 when done, 0 to
+ * match the group the usual way (nothing was done), or a negative code. */
+static int match_cached(struct ds_ctx *c, const uint32_t *idx, size_t n)
+{
+	dupscan_scan *s = c->s;
+	if (!s->cache || s->quick || s->partial_only)
+		return 0;
+	struct cached *v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	int rc = 1;
+	for (size_t i = 0; rc == 1 && i < n; i++) {
+		v[i].pos = (uint32_t)i;
+		if (!ds_cache_get(s, ds_rec(s, idx[i]), &v[i].partial, &v[i].full, &v[i].has_full))
+			rc = 0;
+	}
+	if (rc == 1)
+		rc = ds_sort(v, n, sizeof(*v), cmp_cached, NULL) ? -ENOMEM : 1;
+	/* every run of equal first blocks must fit the files one thread may open */
+	for (size_t i = 0; rc == 1 && i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].partial == v[i].partial)
+			j++;
+		if (j - i > s->max_open)
+			rc = 0;
+		i = j;
+	}
+	struct ds_member *m = rc == 1 ? malloc(n * sizeof(*m)) : NULL;
+	uint32_t *ri = rc == 1 ? malloc(n * sizeof(*ri)) : NULL;
+	if (rc == 1 && (!m || !ri))
+		rc = -ENOMEM;
+	for (size_t i = 0; rc == 1 && i < n; i++)
+		rc = ds_result_note(c, idx[v[i].pos], v[i].partial, v[i].full, v[i].has_full) ? -ENOMEM : 1;
+	for (size_t i = 0; rc == 1 && i < n;) {
+		size_t j = i + 1;
+		while (j < n && v[j].partial == v[i].partial)
+			j++;
+		if (j - i >= 2) {
+			for (size_t x = i; x < j; x++)
+				ri[x - i] = idx[v[x].pos];
+			if (ds_result_stage(c, DUPSCAN_STAGE_PARTIAL, ri, j - i))
+				rc = -ENOMEM;
+		}
+		/* a shared first block without full hashes (files that differed
+		 * after it last time, so they were never read to the end): compare
+		 * the run whole, hashing from its first byte */
+		bool all_full = true;
+		for (size_t x = i; x < j; x++)
+			all_full = all_full && v[x].has_full;
+		if (j - i >= 2 && !all_full && rc == 1) {
+			struct ds_hashes *h = ds_hashes_new(j - i);
+			if (!h) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (size_t x = i; x < j; x++)
+				m[x - i] = (struct ds_member){ idx[v[x].pos], -1, (uint32_t)(x - i), 0, true };
+			uint64_t size = ds_rec(s, idx[v[i].pos])->size;
+			int lrc = ds_lockstep_whole(c, m, j - i, size, h);
+			for (size_t x = 0; lrc == 0 && x < j - i; x++)
+				if (m[x].alive)
+					lrc = ds_result_insert(c, m[x].rec, m[m[x].cls].rec, v[i].partial,
+							       ds_hash_digest(h, m[x].hidx));
+			if (lrc == 0)
+				lrc = stage_classes(c, m, j - i);
+			ds_hashes_free(h);
+			if (lrc)
+				rc = lrc;
+			i = j;
+			continue;
+		}
+		for (size_t a = i; rc == 1 && a < j;) {
+			size_t b = a + 1;
+			while (b < j && v[b].full == v[a].full)
+				b++;
+			if (b - a >= 2) {
+				for (size_t x = a; x < b; x++)
+					m[x - a] = (struct ds_member){ idx[v[x].pos], -1, (uint32_t)(x - a), 0, true };
+				uint64_t size = ds_rec(s, idx[v[a].pos])->size;
+				int lrc = ds_lockstep(c, m, b - a, size, 0, NULL, NULL, 0);
+				for (size_t x = 0; lrc == 0 && x < b - a; x++)
+					if (m[x].alive)
+						lrc = ds_result_insert(c, m[x].rec, m[m[x].cls].rec, v[a].partial, v[a].full);
+				if (lrc == 0)
+					lrc = stage_classes(c, m, b - a);
+				if (lrc)
+					rc = lrc;
+			}
+			a = b;
+		}
+		i = j;
+	}
+	free(ri);
+	free(m);
+	free(v);
+	return rc;
+}
+
 /* The first-block pass of one size group, in slices: a group of many small
  * files (one size of a source tree, a mail spool) is spread over the pool. */
 #define FIRST_SLICE 256
@@ -423,6 +542,12 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			c->res->rc = rc;
 		return;
 	}
+	rc = match_cached(c, idx, n);
+	if (rc) {
+		if (rc < 0)
+			c->res->rc = rc;
+		return;
+	}
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
@@ -473,6 +598,12 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (got[i])
 			bh[nb++] = (struct by_hash){ partial[i], (uint32_t)i };
+	/* a file within its first block has its full hash too */
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (got[i])
+			rc = ds_result_note(c, idx[i], partial[i], partial[i], size <= DS_BLOCK);
+	if (rc)
+		goto out;
 	rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
 	size_t most = 0;
 	for (size_t i = 0; rc == 0 && i < nb;) {

@@ -25,7 +25,7 @@ void ds_result_clear(struct ds_result *r)
 {
 	for (size_t i = 0; i < r->nerr; i++)
 		free(r->err[i].path);
-	r->nins = r->nerr = r->nstg = r->nrecs = 0;
+	r->nins = r->nerr = r->nstg = r->nrecs = r->nnotes = 0;
 	r->files = 0;
 	r->rc = 0;
 }
@@ -46,6 +46,7 @@ void ds_result_free(struct ds_result *r)
 {
 	ds_result_clear(r);
 	free(r->ins);
+	free(r->notes);
 	free(r->err);
 	free(r->stg);
 	free(r->recs);
@@ -59,6 +60,17 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 	if (GROW(r->ins, r->nins, r->capins))
 		return -ENOMEM;
 	r->ins[r->nins++] = (struct ds_insert){ rec, cls, partial, full };
+	return 0;
+}
+
+int ds_result_note(struct ds_ctx *c, uint32_t rec, uint64_t partial, uint64_t full, bool has_full)
+{
+	struct ds_result *r = c->res;
+	if (!c->s->cache_path)
+		return 0;
+	if (GROW(r->notes, r->nnotes, r->capnotes))
+		return -ENOMEM;
+	r->notes[r->nnotes++] = (struct ds_insert){ rec, has_full, partial, full };
 	return 0;
 }
 
@@ -150,6 +162,12 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nins; i++)
 		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].partial, r->ins[i].full,
 				     ds_rec(s, r->ins[i].rec)->size);
+	if (s->cache_path && !s->quick && !s->partial_only) {
+		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
+			rc = ds_cache_note(s, r->notes[i].rec, r->notes[i].partial, r->notes[i].full, r->notes[i].cls);
+		for (size_t i = 0; rc == 0 && i < r->nins; i++)
+			rc = ds_cache_note(s, r->ins[i].rec, r->ins[i].partial, r->ins[i].full, true);
+	}
 	*done += r->files;
 	if (rc == 0 && s->on_progress)
 		s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, *done, total);

@@ -50,6 +50,9 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->rec_blocks);
 	free(s->seen);
 	free(s->protect);
+	free(s->cache_path);
+	ds_cache_free(s->cache);
+	free(s->hashed);
 	ds_arena_free(&s->names);
 	free(s);
 }
@@ -200,7 +203,9 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
 	size_t per = limit > 64 ? (limit - 64) / (size_t)s->threads : 8;
 	s->max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
-	int rc = ds_walk(s);
+	int rc = s->cache_path ? ds_cache_load(s) : 0;
+	if (rc == 0)
+		rc = ds_walk(s);
 	if (rc == 0)
 		rc = ds_match(s);
 	/* canceled: the classes confirmed so far are still whole sets */
@@ -208,6 +213,8 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		int built = ds_build_sets(s);
 		if (built == 0 && s->dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);
+		if (built == 0 && s->cache_path && rc == 0 && !s->quick && !s->partial_only)
+			built = ds_cache_save(s);
 		if (built < 0)
 			rc = built;
 	}

@@ -263,6 +263,7 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		.dev = st->st_dev,
 		.ino = st->st_ino,
 		.mtime_ns = mtime_ns(st),
+		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
 		.dir = dir,
 		.mode = st->st_mode,
 		.uid = st->st_uid,

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/* cache.c: the hash cache. Partial and full XXH64 hashes kept between runs,
+ * keyed on (device, inode, size, mtime, ctime): any difference and the entry
+ * is not used. A cached hash only ever spares hashing; files are still
+ * compared byte by byte before they are called duplicates.
+ *
+ * File format (native byte order; a file from another machine fails the
+ * checks and is ignored):
+ *   header, 48 bytes: magic "DUPSCANH", u32 version (1), u32 entry size (64),
+ *     u64 entry count, u64 string-table size, u64 XXH64 of everything after
+ *     the header, u64 0 (reserved)
+ *   entries, sorted by (device, inode), 64 bytes each: u64 dev, ino, size,
+ *     i64 mtime_ns, ctime_ns, u64 partial, full, u32 flags (1: full is set),
+ *     u32 offset of the file's absolute path in the string table
+ *   string table: NUL-terminated paths (to prune entries whose file is gone)
+ * Written to a temporary name beside it and renamed over it, under an
+ * flock(2) of FILE.lock that also covers re-reading the current file, so two
+ * runs that save at once merge their entries instead of losing one's. */
+#define _GNU_SOURCE /* flock */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CACHE_MAGIC "DUPSCANH"
+#define CACHE_VERSION 1u
+#define HEADER_SIZE 48u
+#define ENTRY_SIZE 64u
+#define F_FULL 1u
+
+struct cache_header {
+	char magic[8];
+	uint32_t version, entry_size;
+	uint64_t count, strings, checksum, reserved;
+};
+
+struct cache_entry {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t partial, full;
+	uint32_t flags, path;
+};
+
+_Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout");
+_Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
+
+struct ds_cache {
+	struct cache_entry *e;
+	size_t n;
+	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
+	size_t nstrings;
+	struct stat st;       /* the file as read: is it still the one on disk? */
+};
+
+static void cache_free(struct ds_cache *c)
+{
+	if (!c)
+		return;
+	free(c->e);
+	free(c->strings);
+	free(c);
+}
+
+void ds_cache_free(struct ds_cache *c)
+{
+	cache_free(c);
+}
+
+/* Cache trouble is told through the error callback but is not a scan error. */
+static void cache_report(dupscan_scan *s, const char *path, int code)
+{
+	if (s->on_error)
+		s->on_error(s->error_user, path, code);
+}
+
+static int cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino)
+{
+	if (a->dev != dev)
+		return a->dev < dev ? -1 : 1;
+	return a->ino < ino ? -1 : a->ino > ino;
+}
+
+static int cmp_entry(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct cache_entry *b = pb;
+	return cmp_key(pa, b->dev, b->ino);
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : DUPSCAN_E_CACHE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read and check a cache file; the paths are only hashed, and kept when
+ * with_strings. @return 0 with *out (NULL when there is no file),
+ * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
+static int cache_read(const char *path, struct ds_cache **out, bool with_strings)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct stat st;
+	struct cache_header h;
+	struct ds_cache *c = calloc(1, sizeof(*c));
+	int rc = c ? 0 : -ENOMEM;
+	if (rc == 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+		rc = DUPSCAN_E_CACHE;
+	if (rc == 0)
+		rc = read_all(fd, &h, sizeof(h));
+	if (rc == 0 && (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.version != CACHE_VERSION ||
+			h.entry_size != ENTRY_SIZE || h.count > (uint64_t)st.st_size / ENTRY_SIZE ||
+			h.strings > (uint64_t)st.st_size ||
+			(uint64_t)st.st_size != HEADER_SIZE + h.count * ENTRY_SIZE + h.strings))
+		rc = DUPSCAN_E_CACHE;
+	struct ds_hashes *x = NULL;
+	if (rc == 0) {
+		c->st = st;
+		c->n = (size_t)h.count;
+		c->nstrings = (size_t)h.strings;
+		c->e = malloc(c->n ? c->n * ENTRY_SIZE : 1);
+		c->strings = malloc(with_strings ? c->nstrings + 1 : 65536);
+		x = ds_hashes_new(1);
+		if (!c->e || !c->strings || !x)
+			rc = -ENOMEM;
+	}
+	if (rc == 0)
+		rc = read_all(fd, c->e, c->n * ENTRY_SIZE);
+	if (rc == 0) {
+		ds_hash_update(x, 0, c->e, c->n * ENTRY_SIZE);
+		if (with_strings) {
+			rc = read_all(fd, c->strings, c->nstrings);
+			if (rc == 0) {
+				c->strings[c->nstrings] = '\0';
+				ds_hash_update(x, 0, c->strings, c->nstrings);
+			}
+		} else {
+			for (size_t left = c->nstrings; rc == 0 && left > 0;) {
+				size_t len = left < 65536 ? left : 65536;
+				rc = read_all(fd, c->strings, len);
+				if (rc == 0)
+					ds_hash_update(x, 0, c->strings, len);
+				left -= len;
+			}
+			free(c->strings);
+			c->strings = NULL;
+		}
+	}
+	if (rc == 0 && ds_hash_digest(x, 0) != h.checksum)
+		rc = DUPSCAN_E_CACHE;
+	ds_hashes_free(x);
+	/* sorted, and every path inside the table: what lookups and pruning rely on */
+	for (size_t i = 0; rc == 0 && i < c->n; i++)
+		if (c->e[i].path >= c->nstrings + (c->nstrings == 0) ||
+		    (i > 0 && cmp_entry(NULL, &c->e[i - 1], &c->e[i]) >= 0))
+			rc = DUPSCAN_E_CACHE;
+	close(fd);
+	if (rc) {
+		cache_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int ds_cache_load(dupscan_scan *s)
+{
+	struct ds_cache *c = NULL;
+	int rc = cache_read(s->cache_path, &c, false);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		cache_report(s, s->cache_path, rc); /* ignored: a run without it */
+	s->cache = c;
+	return 0;
+}
+
+bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *partial, uint64_t *full, bool *has_full)
+{
+	const struct ds_cache *c = s->cache;
+	if (!c)
+		return false;
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = cmp_key(&c->e[mid], r->dev, r->ino);
+		if (cmp == 0) {
+			const struct cache_entry *e = &c->e[mid];
+			if (e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+				return false;
+			*partial = e->partial;
+			*full = e->full;
+			*has_full = (e->flags & F_FULL) != 0;
+			return true;
+		}
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+int ds_cache_note(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full)
+{
+	if (s->nhashed == s->caphashed) {
+		size_t cap = s->caphashed ? s->caphashed * 2 : 1024;
+		struct ds_insert *v = realloc(s->hashed, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->hashed = v;
+		s->caphashed = cap;
+	}
+	s->hashed[s->nhashed++] = (struct ds_insert){ rec, has_full, partial, full };
+	return 0;
+}
+
+/* ---- saving ---- */
+
+struct builder {
+	struct cache_entry *e;
+	size_t n, cap;
+	char *strings;
+	size_t nstrings, capstrings;
+};
+
+static int add_entry(struct builder *b, const struct cache_entry *e, const char *path)
+{
+	size_t len = strlen(path) + 1;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct cache_entry *v = realloc(b->e, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->e = v;
+		b->cap = cap;
+	}
+	if (b->nstrings + len > b->capstrings) {
+		size_t cap = (b->nstrings + len) * 2;
+		char *v = realloc(b->strings, cap);
+		if (!v)
+			return -ENOMEM;
+		b->strings = v;
+		b->capstrings = cap;
+	}
+	if (b->nstrings + len > UINT32_MAX)
+		return -EFBIG;
+	b->e[b->n] = *e;
+	b->e[b->n].path = (uint32_t)b->nstrings;
+	b->n++;
+	memcpy(b->strings + b->nstrings, path, len);
+	b->nstrings += len;
+	return 0;
+}
+
+static int64_t ts_ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* An old entry this run did not see: kept while its file is still there as it was. */
+static bool still_there(const struct cache_entry *e, const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_dev == e->dev &&
+	       (uint64_t)st.st_ino == e->ino && (uint64_t)st.st_size == e->size && ts_ns(st.st_mtim) == e->mtime_ns &&
+	       ts_ns(st.st_ctim) == e->ctime_ns;
+}
+
+static int cmp_seen(void *ctx, const void *pa, const void *pb)
+{
+	const dupscan_scan *s = ctx;
+	const struct ds_insert *a = pa, *b = pb;
+	const struct ds_rec *x = ds_rec(s, a->rec), *y = ds_rec(s, b->rec);
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return a->cls > b->cls ? -1 : a->cls < b->cls; /* with a full hash first */
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_cache(const char *path, const struct builder *b)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 32);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, plen + 32, "%s.tmp%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0) {
+		int rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	struct cache_header h = { .version = CACHE_VERSION, .entry_size = ENTRY_SIZE, .count = b->n,
+				  .strings = b->nstrings };
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	struct ds_hashes *x = ds_hashes_new(1);
+	int rc = x ? 0 : -ENOMEM;
+	if (x) {
+		ds_hash_update(x, 0, b->e, b->n * ENTRY_SIZE);
+		ds_hash_update(x, 0, b->strings, b->nstrings);
+		h.checksum = ds_hash_digest(x, 0);
+		ds_hashes_free(x);
+	}
+	if (rc == 0)
+		rc = write_all(fd, &h, sizeof(h));
+	if (rc == 0)
+		rc = write_all(fd, b->e, b->n * ENTRY_SIZE);
+	if (rc == 0)
+		rc = write_all(fd, b->strings, b->nstrings);
+	/* no fsync: after a crash a torn file fails its checksum and is ignored,
+	 * which costs one run's hashing, never a wrong result */
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* The lock beside the cache: held while the file is re-read, merged and replaced. */
+static int lock_cache(const char *path)
+{
+	size_t plen = strlen(path);
+	char *lp = malloc(plen + 6);
+	if (!lp)
+		return -ENOMEM;
+	memcpy(lp, path, plen);
+	memcpy(lp + plen, ".lock", 6);
+	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	int rc = fd < 0 ? -errno : 0;
+	free(lp);
+	while (rc == 0 && flock(fd, LOCK_EX) != 0) {
+		if (errno != EINTR) {
+			rc = -errno;
+			close(fd);
+		}
+	}
+	return rc ? rc : fd;
+}
+
+static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns && a->partial == b->partial && a->full == b->full && a->flags == b->flags;
+}
+
+/* This run's files (each inode once, with its full hash when known), then the
+ * old entries of files this run did not see, while they are still there as
+ * they were. With b NULL only tell whether that differs from old.
+ * @return 1 when it differs, 0 when not, or a negative code. */
+/* The paths of a cache read without them (the caller holds the lock). */
+static int load_strings(const char *path, struct ds_cache *c)
+{
+	if (c->strings)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	c->strings = malloc(c->nstrings + 1);
+	int rc = c->strings ? 0 : -ENOMEM;
+	if (rc == 0 && lseek(fd, (off_t)(HEADER_SIZE + c->n * ENTRY_SIZE), SEEK_SET) < 0)
+		rc = -errno;
+	if (rc == 0)
+		rc = read_all(fd, c->strings, c->nstrings);
+	if (rc == 0)
+		c->strings[c->nstrings] = '\0';
+	close(fd);
+	return rc;
+}
+
+static int merge(dupscan_scan *s, struct ds_cache *old, const char *cwd, struct builder *b)
+{
+	int rc = 0, changed = !old;
+	size_t i = 0, j = 0;
+	while (rc == 0 && (i < s->nhashed || (old && j < old->n))) {
+		const struct ds_rec *r = i < s->nhashed ? ds_rec(s, s->hashed[i].rec) : NULL;
+		int order = !r ? 1 : !old || j >= old->n ? -1 : -cmp_key(&old->e[j], r->dev, r->ino);
+		/* paths are needed for old entries this run did not see, and to write */
+		if ((order > 0 || b) && old && (rc = load_strings(s->cache_path, old)) != 0)
+			break;
+		if (order > 0) {
+			const char *p = old->strings + old->e[j].path;
+			if (!still_there(&old->e[j], p))
+				changed = 1;
+			else if (b)
+				rc = add_entry(b, &old->e[j], p);
+			j++;
+			continue;
+		}
+		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, s->hashed[i].partial,
+					 s->hashed[i].full, s->hashed[i].cls ? F_FULL : 0, 0 };
+		bool was = order == 0 && same_entry(&e, &old->e[j]);
+		changed |= !was;
+		if (b && was) {
+			rc = add_entry(b, &e, old->strings + old->e[j].path);
+		} else if (b) {
+			char buf[PATH_MAX * 2];
+			size_t room = sizeof(buf) - strlen(cwd) - 2;
+			size_t len = ds_rec_path(s, r, buf, room);
+			if (len < room) { /* longer paths are not cached */
+				if (buf[0] != '/' && cwd[0]) {
+					memmove(buf + strlen(cwd) + 1, buf, len + 1);
+					memcpy(buf, cwd, strlen(cwd));
+					buf[strlen(cwd)] = '/';
+				}
+				rc = add_entry(b, &e, buf);
+			}
+		}
+		uint64_t dev = r->dev, ino = r->ino;
+		while (i < s->nhashed && ds_rec(s, s->hashed[i].rec)->dev == dev && ds_rec(s, s->hashed[i].rec)->ino == ino)
+			i++;
+		while (old && j < old->n && cmp_key(&old->e[j], dev, ino) == 0)
+			j++;
+	}
+	return rc ? rc : changed;
+}
+
+int ds_cache_save(dupscan_scan *s)
+{
+	int lock = lock_cache(s->cache_path);
+	if (lock < 0) {
+		cache_report(s, s->cache_path, lock);
+		return lock == -ENOMEM ? lock : 0;
+	}
+	/* what is on disk now, maybe newer than what was loaded */
+	ds_cache_free(s->cache);
+	s->cache = NULL;
+	struct ds_cache *old = NULL;
+	int rc = cache_read(s->cache_path, &old, false);
+	if (rc && rc != -ENOMEM)
+		rc = 0; /* a broken file is replaced */
+	struct builder b = { 0 };
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	if (rc == 0)
+		rc = ds_sort(s->hashed, s->nhashed, sizeof(*s->hashed), cmp_seen, s);
+	/* a run that changed nothing writes nothing */
+	if (rc == 0)
+		rc = merge(s, old, cwd, NULL);
+	if (rc == 1)
+		rc = merge(s, old, cwd, &b);
+	if (rc == 1)
+		rc = write_cache(s->cache_path, &b);
+	if (rc < 0 && rc != -ENOMEM)
+		cache_report(s, s->cache_path, rc);
+	cache_free(old);
+	free(b.e);
+	free(b.strings);
+	close(lock); /* releases the lock */
+	return rc == -ENOMEM ? rc : 0;
+}
+
+DUPSCAN_API int dupscan_set_cache(dupscan_scan *s, const char *path)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	char *copy = NULL;
+	if (path && !(copy = strdup(path)))
+		return -ENOMEM;
+	free(s->cache_path);
+	s->cache_path = copy;
+	return 0;
+}
+
+DUPSCAN_API int dupscan_cache_clear(const char *path)
+{
+	if (!path || !*path)
+		return -EINVAL;
+	int lock = lock_cache(path);
+	if (lock < 0)
+		return lock;
+	int rc = unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+	close(lock);
+	return rc;
+}

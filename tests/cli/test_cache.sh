@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --cache: hashes kept between runs, keyed on device, inode, size, mtime and
+# ctime; a cached hash spares reading first blocks and hashing but never the
+# byte-by-byte comparison; damaged caches are reported and ignored; two runs at
+# once share one cache. A file never opened is shown with the fault shim: an
+# open of it would fail and be reported.
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$T/.cache"
+
+tree() {
+  rm -rf t; mkdir -p t/d
+  head -c 20000 /dev/urandom > t/a; cp t/a t/d/a2                       # a pair
+  head -c 20000 /dev/urandom > t/victim                                  # same size, other first block
+  head -c 20000 /dev/urandom > t/x; cp t/x t/y; printf Z | dd of=t/y bs=1 seek=19000 conv=notrunc status=none  # same first block, other end
+  head -c 300 /dev/urandom > t/small1; cp t/small1 t/small2
+}
+entries() { od -An -t u8 -j 16 -N 8 "$1" | tr -d ' '; }
+tree
+plain=$("$DUPSCAN" -rq t)
+run "$DUPSCAN" -rq --cache=c.bin t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && [ -z "$err" ] && [ -s c.bin ] && ok "first run: same sets, cache written" || not_ok "first run" "$rc" "$out" "$err"
+[ "$(head -c 8 c.bin)" = DUPSCANH ] && [ "$(entries c.bin)" = 7 ] && ok "cache holds one entry per file hashed (7)" || not_ok "entries" "$(entries c.bin)"
+run "$DUPSCAN" -rq --cache=c.bin t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && ok "second run: same sets" || not_ok "second run" "$out" "$err"
+
+if [ -n "${FAULT_LIB:-}" ]; then
+  fault() { DUPSCAN_FAULT="$1" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" "${@:2}"; }
+  run fault "open64:victim:EIO" -rq t
+  [ "$rc" = 1 ] && expect_err "(without the cache the unique file is opened: the fault shows)" "t/victim: Input/output error"
+  run fault "open64:victim:EIO" -rq --cache=c.bin t
+  [ "$rc" = 0 ] && [ -z "$err" ] && [ "$out" = "$plain" ] && ok "with the cache a file unique by its hashes is never opened" || not_ok "cache hit" "$rc" "$err"
+  run fault "open64:t/y:EIO" -rq --cache=c.bin t
+  [ "$rc" = 1 ] && expect_err "a shared first block with no full hash cached (x, y differ at the end) is compared again" "t/y: Input/output error"
+  run fault "open64:d/a2:EIO" -rq --cache=c.bin t
+  [ "$rc" = 1 ] && expect_err "a cached duplicate is still compared byte by byte (opened)" "t/d/a2: Input/output error"
+else
+  echo "# skipped: the fault shim is not built here (sanitizer build)"
+fi
+
+# a stale cache must never hide a duplicate: each key field invalidates
+tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null
+cp t/a new; touch -r t/victim new; cat new > t/victim; touch -r new t/victim   # same size and mtime, new content (ctime moves)
+run "$DUPSCAN" -rq --cache=c.bin t
+printf '%s' "$out" | grep -qx "t/victim" && ok "rewritten with size and mtime restored (ctime changed): the new twin is found" || not_ok "ctime key" "$out"
+tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null
+cp -p t/a t/victim.new; touch -r t/victim t/victim.new; mv t/victim.new t/victim          # another inode, same size and mtime
+run "$DUPSCAN" -rq --cache=c.bin t
+printf '%s' "$out" | grep -qx "t/victim" && ok "replaced by another inode: the new twin is found" || not_ok "inode key" "$out"
+tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null
+head -c 20000 t/y > t/z; cp t/z t/zz; echo more >> t/z; echo more >> t/zz                 # sizes change, still a pair
+run "$DUPSCAN" -rq --cache=c.bin t
+printf '%s' "$out" | grep -qx "t/zz" && ok "a new size: hashed again" || not_ok "size key" "$out"
+touch -d '2001-01-01' t/x; touch -d '2001-01-01' t/y
+run "$DUPSCAN" -rq --cache=c.bin t
+[ "$rc" = 0 ] && ok "touched files: hashed again, no error" || not_ok "touch" "$err"
+
+# damaged caches: reported, ignored, rewritten
+tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null; plain=$("$DUPSCAN" -rq t)
+for damage in truncate flip garbage empty version; do
+  cp c.bin good.bin
+  case $damage in
+    truncate) head -c 200 good.bin > c.bin ;;
+    flip) cp good.bin c.bin; printf '\377' | dd of=c.bin bs=1 seek=100 conv=notrunc status=none ;;
+    garbage) head -c 5000 /dev/urandom > c.bin ;;
+    empty) : > c.bin ;;
+    version) cp good.bin c.bin; printf '\002' | dd of=c.bin bs=1 seek=8 conv=notrunc status=none ;;
+  esac
+  run "$DUPSCAN" -rq --cache=c.bin t
+  [ "$rc" = 0 ] && [ "$out" = "$plain" ] && printf '%s' "$err" | grep -q "c.bin: Hash cache damaged or of another version: ignored, and rewritten" && ok "$damage cache: reported, ignored, status 0" || not_ok "$damage cache" "$rc" "$err"
+  run "$DUPSCAN" -rq --cache=c.bin t
+  [ -z "$err" ] && [ "$out" = "$plain" ] && ok "$damage cache: rewritten whole" || not_ok "$damage rewrite" "$err"
+done
+
+# two runs at once on one cache: both finish, the cache keeps both trees
+rm -rf p q c.bin; mkdir p q
+for i in $(seq 200); do head -c $((i * 37)) /dev/urandom > p/f$i; cp p/f$i p/g$i; head -c $((i * 37 + 1)) /dev/urandom > q/f$i; cp q/f$i q/g$i; done
+"$DUPSCAN" -rq --cache=c.bin p > p.out 2> p.err & a=$!
+"$DUPSCAN" -rq --cache=c.bin q > q.out 2> q.err & b=$!
+wait $a; ra=$?; wait $b; rb=$?
+[ "$ra" = 0 ] && [ "$rb" = 0 ] && [ ! -s p.err ] && [ ! -s q.err ] && [ "$(grep -c . p.out)" = 400 ] && [ "$(grep -c . q.out)" = 400 ] && ok "two runs at once on one cache: both complete" || not_ok "concurrent" "$ra $rb" "$(cat p.err q.err)"
+[ "$(entries c.bin)" = 800 ] && ok "the cache merged both runs (800 entries)" || not_ok "merged" "$(entries c.bin)"
+run "$DUPSCAN" -rq --cache=c.bin p q
+[ "$rc" = 0 ] && [ -z "$err" ] && ok "and is valid" || not_ok "valid after concurrent" "$err"
+# entries of files gone are dropped
+rm p/f1 p/g1
+"$DUPSCAN" -rq --cache=c.bin q > /dev/null
+[ "$(entries c.bin)" = 798 ] && ok "entries of deleted files are pruned" || not_ok "prune" "$(entries c.bin)"
+
+# the default place, and --cache-clear
+run "$DUPSCAN" -rq --cache p
+[ -s "$XDG_CACHE_HOME/dupscan/hashes" ] && ok "default cache under \$XDG_CACHE_HOME/dupscan" || not_ok "default" "$(ls -R "$XDG_CACHE_HOME")"
+run "$DUPSCAN" --cache-clear
+[ "$rc" = 0 ] && [ ! -e "$XDG_CACHE_HOME/dupscan/hashes" ] && ok "--cache-clear alone: removed, status 0" || not_ok "clear" "$rc" "$err"
+run "$DUPSCAN" --cache-clear --cache=c.bin -rq p
+[ "$rc" = 0 ] && [ "$(entries c.bin)" = 398 ] && ok "--cache-clear with paths: cleared, then this run's entries only" || not_ok "clear+scan" "$(entries c.bin)"
+run "$DUPSCAN" -rq --cache= p
+[ "$rc" = 2 ] && expect_err "--cache= with no name: usage error" "needs a file name"
+run "$DUPSCAN" -rq --cache=/nonexistent/dir/c.bin p
+[ "$rc" = 0 ] && [ "$(grep -c . <<< "$out")" = 398 ] && expect_err "an unwritable cache: reported, the scan still completes" "/nonexistent/dir/c.bin"
+done_testing
