@@ -263,6 +263,7 @@ int ds_build_sets(dupscan_scan *s)
 	}
 	for (uint32_t id = 0; id < c.nsets; id++) {
 		s->sets[id].count = 0;
+		s->sets[id].dirs = false;
 		s->sets[id].files = ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1);
 		if (!s->sets[id].files) {
 			rc = -ENOMEM;
