@@ -458,11 +458,19 @@ int ds_cache_save(dupscan_scan *s)
 		cache_report(s, s->cache_path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
-	/* what is on disk now, maybe newer than what was loaded */
-	ds_cache_free(s->cache);
-	s->cache = NULL;
+	/* what is on disk now: what was loaded, unless another run replaced it */
 	struct ds_cache *old = NULL;
-	int rc = cache_read(s->cache_path, &old, false);
+	struct stat now;
+	int rc = 0;
+	if (s->cache && stat(s->cache_path, &now) == 0 && now.st_dev == s->cache->st.st_dev &&
+	    now.st_ino == s->cache->st.st_ino && now.st_size == s->cache->st.st_size &&
+	    ts_ns(now.st_mtim) == ts_ns(s->cache->st.st_mtim) && ts_ns(now.st_ctim) == ts_ns(s->cache->st.st_ctim)) {
+		old = s->cache;
+	} else {
+		ds_cache_free(s->cache);
+		rc = cache_read(s->cache_path, &old, false);
+	}
+	s->cache = NULL;
 	if (rc && rc != -ENOMEM)
 		rc = 0; /* a broken file is replaced */
 	struct builder b = { 0 };
