@@ -206,7 +206,8 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
  * cache), before dupscan_run(). Entries are keyed on device, inode, size, mtime
  * and ctime: any difference and the entry is not used. A cached hash only
  * spares hashing: files are still compared byte by byte before they are called
- * duplicates. The file is read at the start of dupscan_run() and replaced at
+ * duplicates, so no cache makes different files a set (a forged one, with wrong
+ * hashes under right keys, could hide a duplicate). The file is read at the start of dupscan_run() and replaced at
  * its end (atomically, under an flock of path.lock, merged with what another
  * process may have saved meanwhile; entries of files gone are dropped). A
  * damaged file is reported through the error callback (DUPSCAN_E_CACHE),
