@@ -341,12 +341,102 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
 	return keep;
 }
 
+/* ---- a directory's entries, a batch at a time ---- */
+
+#define STAT_BATCH 4096u   /* entries listed before they are added: bounds memory */
+#define STAT_SLICE 64u    /* entries one thread stats at a time */
+
+enum { ENT_STAT, ENT_LEFTOVER };
+
+struct wentry {
+	size_t name;          /* offset in the batch's names */
+	int kind;
+	unsigned char d_type;
+	int err;              /* -errno of fstatat, or 0 */
+	struct stat st;
+};
+
+struct stat_batch {
+	int fd, flags;
+	struct wentry *e;
+	size_t n, cap;
+	char *names;
+	size_t nnames, capnames;
+	int read_err;         /* readdir failed after this batch */
+};
+
+static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type)
+{
+	size_t len = strlen(name) + 1;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 64;
+		struct wentry *v = realloc(b->e, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		b->e = v;
+		b->cap = cap;
+	}
+	if (b->nnames + len > b->capnames) {
+		size_t cap = (b->nnames + len) * 2;
+		char *v = realloc(b->names, cap);
+		if (!v)
+			return -ENOMEM;
+		b->names = v;
+		b->capnames = cap;
+	}
+	memcpy(b->names + b->nnames, name, len);
+	b->e[b->n++] = (struct wentry){ .name = b->nnames, .kind = kind, .d_type = d_type };
+	b->nnames += len;
+	return 0;
+}
+
+/* fstatat() for one slice of a batch; each entry is its slice's own. */
+static void stat_slice(void *job, size_t sl)
+{
+	struct stat_batch *b = job;
+	size_t end = (sl + 1) * STAT_SLICE < b->n ? (sl + 1) * STAT_SLICE : b->n;
+	for (size_t k = sl * STAT_SLICE; k < end; k++) {
+		struct wentry *we = &b->e[k];
+		if (we->kind == ENT_STAT)
+			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+	}
+}
+
+/* Add one stat()ed entry of directory d: a file record, or a directory to walk.
+ * @return 0 or -ENOMEM. */
+static int add_entry(dupscan_scan *s, uint32_t d, uint32_t arg, bool recurse, const char *name,
+		     const struct wentry *we, struct dir_stack *stack, bool *skipped)
+{
+	const struct stat *st = &we->st;
+	size_t nlen = strlen(name);
+	if (S_ISREG(st->st_mode))
+		return ds_add_rec(s, name, nlen, d, arg, st);
+	if (!S_ISDIR(st->st_mode) || !recurse) {
+		*skipped = true;
+		return 0;
+	}
+	/* d_type did not say it was a directory: ask the filter now */
+	int keep = s->dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
+	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : seen_add(s, st->st_dev, st->st_ino);
+	if (seen < 0)
+		return seen;
+	if (seen == 1) {
+		if (keep == 1)
+			*skipped = true; /* a loop, or a directory reached twice */
+		return 0;
+	}
+	uint32_t nd;
+	int rc = ds_add_dir(s, name, nlen, d, arg, st, &nd);
+	return rc ? rc : push(stack, nd);
+}
+
 /* Read one directory, adding its files and pushing its subdirectories.
  * @return 0 (trouble with this directory is reported) or -ENOMEM. */
-static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
+static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack, struct ds_pool *pool)
 {
 	int rc = 0;
 	DIR *dh = NULL;
+	struct stat_batch b = { 0 };
 	char *path = dir_path_alloc(s, d);
 	if (!path)
 		return -ENOMEM;
@@ -378,113 +468,109 @@ static int read_dir(dupscan_scan *s, uint32_t d, struct dir_stack *stack)
 		rc = rc == -ENOMEM ? rc : 0;
 		goto out;
 	}
-	int stat_flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
 	/* entries that are left out without being compared: a directory holding
 	 * one is never called a duplicate (filters chosen by the caller aside) */
-	bool complete = false, skipped = false;
-	for (;;) {
-		if (s->canceled) {
-			rc = DUPSCAN_E_CANCELED;
-			goto out;
-		}
-		errno = 0;
-		struct dirent *e = readdir(dh);
-		if (!e) {
-			if (errno != 0)
-				ds_report(s, path, -errno);
-			else
-				complete = true;
-			break;
-		}
-		const char *name = e->d_name;
-		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
-			continue;
-		if (strncmp(name, ".dupscan-tmp-", 13) == 0) {
-			/* made by an action that was killed between link and rename */
-			char *fp = malloc(strlen(path) + strlen(name) + 2);
-			if (!fp) {
-				rc = -ENOMEM;
+	bool complete = false, skipped = false, more = true;
+	b.fd = fd;
+	b.flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	/* a batch at a time: list, stat (on the helper threads when there are
+	 * many), then add in listing order, so nothing depends on the threads */
+	while (more && rc == 0) {
+		b.n = b.nnames = 0;
+		while (b.n < STAT_BATCH) {
+			if (s->canceled) {
+				rc = DUPSCAN_E_CANCELED;
 				goto out;
 			}
-			build_path(s, d, name, fp, strlen(path) + strlen(name) + 2);
-			ds_report(s, fp, DUPSCAN_E_LEFTOVER);
-			free(fp);
-			skipped = true;
-			continue;
-		}
-		if (s->no_hidden && name[0] == '.')
-			continue;
-		switch (e->d_type) {
-		case DT_FIFO: case DT_CHR: case DT_BLK: case DT_SOCK:
-			skipped = true;
-			continue; /* never a candidate, never opened */
-		case DT_DIR:
-			if (!recurse) {
-				skipped = true;
-				continue;
+			errno = 0;
+			struct dirent *e = readdir(dh);
+			if (!e) {
+				if (errno != 0)
+					b.read_err = -errno;
+				else
+					complete = true;
+				more = false;
+				break;
 			}
-			/* a pruned directory costs no stat and no open */
-			if (s->dir_filter) {
-				int keep = dir_filter_keeps(s, d, name);
-				if (keep < 0) {
-					rc = keep;
-					goto out;
+			const char *name = e->d_name;
+			if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
+				continue;
+			int kind = ENT_STAT;
+			if (strncmp(name, ".dupscan-tmp-", 13) == 0) {
+				/* made by an action that was killed between link and rename */
+				kind = ENT_LEFTOVER;
+				skipped = true;
+			} else if (s->no_hidden && name[0] == '.') {
+				continue;
+			} else {
+				switch (e->d_type) {
+				case DT_FIFO: case DT_CHR: case DT_BLK: case DT_SOCK:
+					skipped = true;
+					continue; /* never a candidate, never opened */
+				case DT_DIR:
+					if (!recurse) {
+						skipped = true;
+						continue;
+					}
+					/* a pruned directory costs no stat and no open */
+					if (s->dir_filter) {
+						int keep = dir_filter_keeps(s, d, name);
+						if (keep < 0) {
+							rc = keep;
+							goto out;
+						}
+						if (!keep)
+							continue;
+					}
+					break;
+				case DT_LNK:
+					if (!s->follow_symlinks) {
+						skipped = true;
+						continue;
+					}
+					break;
+				default:
+					break;
 				}
-				if (!keep)
-					continue;
 			}
-			break;
-		case DT_LNK:
-			if (!s->follow_symlinks) {
-				skipped = true;
-				continue;
-			}
-			break;
-		default:
-			break;
-		}
-		struct stat st;
-		if (fstatat(fd, name, &st, stat_flags) != 0) {
-			int err = errno;
-			skipped = true;
-			/* dangling or looping symlinks are not files */
-			if (s->follow_symlinks && (err == ENOENT || err == ELOOP))
-				continue;
-			char *fp = malloc(strlen(path) + strlen(name) + 2);
-			if (!fp) {
-				rc = -ENOMEM;
+			rc = batch_add(&b, name, kind, e->d_type);
+			if (rc)
 				goto out;
-			}
-			build_path(s, d, name, fp, strlen(path) + strlen(name) + 2);
-			ds_report(s, fp, -err);
-			free(fp);
-			continue;
 		}
-		size_t nlen = strlen(name);
-		if (!S_ISREG(st.st_mode) && !(S_ISDIR(st.st_mode) && recurse))
-			skipped = true;
-		if (S_ISREG(st.st_mode)) {
-			rc = ds_add_rec(s, name, nlen, d, arg, &st);
-		} else if (S_ISDIR(st.st_mode) && recurse) {
-			/* d_type did not say it was a directory: ask the filter now */
-			int keep = s->dir_filter && e->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
-			int seen = keep <= 0 ? (keep < 0 ? keep : 1) : seen_add(s, st.st_dev, st.st_ino);
-			if (seen < 0) {
-				rc = seen;
-			} else if (seen == 1 && keep == 1) {
-				skipped = true; /* a loop, or a directory reached twice */
-			} else if (seen == 0) {
-				uint32_t nd;
-				rc = ds_add_dir(s, name, nlen, d, arg, &st, &nd);
-				if (rc == 0)
-					rc = push(stack, nd);
+		size_t nslices = (b.n + STAT_SLICE - 1) / STAT_SLICE;
+		struct ds_ctx wc = { s, NULL, pool };
+		ds_parallel_for(&wc, nslices, stat_slice, &b);
+		for (size_t k = 0; k < b.n && rc == 0; k++) {
+			struct wentry *we = &b.e[k];
+			const char *name = b.names + we->name;
+			if (we->kind == ENT_LEFTOVER || we->err) {
+				int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
+				skipped = true;
+				/* dangling or looping symlinks are not files */
+				if (err != DUPSCAN_E_LEFTOVER && s->follow_symlinks && (err == -ENOENT || err == -ELOOP))
+					continue;
+				size_t cap = strlen(path) + strlen(name) + 2;
+				char *fp = malloc(cap);
+				if (!fp) {
+					rc = -ENOMEM;
+					break;
+				}
+				build_path(s, d, name, fp, cap);
+				ds_report(s, fp, err);
+				free(fp);
+				continue;
 			}
+			rc = add_entry(s, d, arg, recurse, name, we, stack, &skipped);
 		}
-		if (rc)
-			goto out;
+		if (b.read_err)
+			ds_report(s, path, b.read_err);
 	}
+	if (rc)
+		goto out;
 	s->dirs[d].incomplete = !complete || skipped;
 out:
+	free(b.e);
+	free(b.names);
 	if (dh)
 		closedir(dh);
 	free(path);
@@ -527,6 +613,8 @@ int ds_walk(dupscan_scan *s)
 {
 	struct dir_stack stack = { 0 };
 	int rc = 0;
+	/* large directories are stat()ed on these while the caller's thread adds */
+	struct ds_pool *pool = ds_helpers_start(s);
 	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
@@ -560,8 +648,9 @@ int ds_walk(dupscan_scan *s)
 			rc = push(&stack, d);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && stack.n > 0)
-			rc = read_dir(s, stack.v[--stack.n], &stack);
+			rc = read_dir(s, stack.v[--stack.n], &stack, pool);
 	}
+	ds_helpers_stop(pool);
 	free(stack.v);
 	/* a fixed point between walking and reading, announced to the caller */
 	if (rc == 0 && s->on_progress)

@@ -22,6 +22,10 @@ for i in range(1500):
     os.makedirs(d, exist_ok=True)
     with open(f"{d}/g{i:04d}", "w") as f:
         f.write(f"{r.randrange(900):03d}:{i % 3}\n")
+    # names an interrupted action leaves: reported in listing order, among
+    # entries the walk stats on several threads
+    if i % 250 == 0:
+        open(f"{d}/.dupscan-tmp-{i:06d}", "w").close()
 PY
 mkdir t/locked; printf x > t/locked/a; printf x > t/locked/b
 if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
