@@ -296,10 +296,6 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n);
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total);
-/* Threads that only help with ds_parallel_for() (s->threads - 1 of them; the
- * caller's thread is the last one), or NULL for one thread. */
-struct ds_pool *ds_helpers_start(dupscan_scan *s);
-void ds_helpers_stop(struct ds_pool *p);
 /* Run fn(job, 0..nslices-1). In a pool, idle workers take slices too; fn must
  * only write what its slice owns. Returns when every slice is done. */
 void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job);

@@ -86,9 +86,6 @@ struct ds_pool {
 	struct ds_result *slots;
 	bool *ready;
 	bool stop;
-	bool hold;            /* helpers only: stay until stopped, though there is no task */
-	pthread_t *helpers;   /* helpers only: their threads */
-	size_t nhelpers;
 };
 
 static struct ds_assist *find_help(const struct ds_pool *p)
@@ -124,7 +121,7 @@ static void *worker(void *arg)
 		if (p->stop)
 			break;
 		if (p->next >= p->ntasks) {
-			if (p->running == 0 && !p->hold)
+			if (p->running == 0)
 				break;
 			pthread_cond_wait(&p->room_cv, &p->mu);
 			continue;
@@ -248,64 +245,7 @@ out:
 	return rc;
 }
 
-struct ds_pool *ds_helpers_start(dupscan_scan *s)
-{
-	if (s->threads < 2)
-		return NULL;
-	struct ds_pool *p = calloc(1, sizeof(*p));
-	pthread_t *tids = calloc((size_t)s->threads, sizeof(*tids));
-	if (!p || !tids) {
-		free(p);
-		free(tids);
-		return NULL; /* the caller's thread does it all */
-	}
-	p->s = s;
-	p->hold = true;
-	p->helpers = tids;
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->done_cv, NULL);
-	pthread_cond_init(&p->room_cv, NULL);
-	/* the caller's thread takes slices too */
-	for (p->nhelpers = 0; (int)p->nhelpers < s->threads - 1; p->nhelpers++)
-		if (pthread_create(&tids[p->nhelpers], NULL, worker, p) != 0)
-			break;
-	if (p->nhelpers == 0) {
-		ds_helpers_stop(p);
-		return NULL;
-	}
-	return p;
-}
-
-void ds_helpers_stop(struct ds_pool *p)
-{
-	if (!p)
-		return;
-	pthread_mutex_lock(&p->mu);
-	p->stop = true;
-	p->hold = false;
-	pthread_cond_broadcast(&p->room_cv);
-	pthread_mutex_unlock(&p->mu);
-	for (size_t i = 0; i < p->nhelpers; i++)
-		pthread_join(p->helpers[i], NULL);
-	pthread_cond_destroy(&p->room_cv);
-	pthread_cond_destroy(&p->done_cv);
-	pthread_mutex_destroy(&p->mu);
-	free(p->helpers);
-	free(p);
-}
-
 #else
-
-struct ds_pool *ds_helpers_start(dupscan_scan *s)
-{
-	(void)s;
-	return NULL;
-}
-
-void ds_helpers_stop(struct ds_pool *p)
-{
-	(void)p;
-}
 
 void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
 {

@@ -26,10 +26,19 @@ for i in range(1500):
     # entries the walk stats on several threads
     if i % 250 == 0:
         open(f"{d}/.dupscan-tmp-{i:06d}", "w").close()
+# large directories (listed ahead on other threads) holding large and small
+# subdirectories, some unreadable: reports and records in the same order
+for k in range(3):
+    for i in range(400):
+        d = f"t/big{k}/sub{i % 5}" if i % 3 else f"t/big{k}"
+        os.makedirs(d, exist_ok=True)
+        with open(f"{d}/a-rather-long-file-name-to-fill-the-directory-{i:04d}", "w") as f:
+            f.write(f"{i % 37}\n")
+    os.makedirs(f"t/big{k}/closed", exist_ok=True)
 PY
 mkdir t/locked; printf x > t/locked/a; printf x > t/locked/b
 if [ "$(id -u)" = 0 ]; then chown -R 65534:65534 t; as=(setpriv --reuid=65534 --regid=65534 --clear-groups); else as=(); fi
-chmod 000 t/locked
+chmod 000 t/locked t/big0/closed t/big2/closed t/big1/sub3
 # unreadable files spread over that group's slices: reports stay in order
 for i in 0007 0400 0401 0777 1203 1499; do chmod 000 t/many/m*/g$i; done
 for args in "-r" "-r --dirs" "-rS -P early -P partial -P fullhash" "-rj" "-ru" "-rm" "-rQ" "-rTT" "-rH -o time"; do
@@ -44,7 +53,7 @@ for args in "-r" "-r --dirs" "-rS -P early -P partial -P fullhash" "-rj" "-ru" "
   done
   [ "$same" = yes ] && [ -s one.out ] && ok "$args: identical with 1, 2 and 8 threads" || not_ok "$args: differs" "$same" "$(diff one.out n.out | head -5)" "$(diff one.err n.err | head -5)"
 done
-chmod 755 t/locked
+chmod 755 t/locked t/big0/closed t/big2/closed t/big1/sub3
 expect "--threads=0 refused" 2 "" "$DUPSCAN" --threads=0 t
 expect_err "--threads named" "invalid value '0' for --threads"
 done_testing
