@@ -414,6 +414,8 @@ struct dir_job {
 	uint64_t dev, ino;
 	bool recurse, ask;   /* descend; entries that are directories go to the filter first */
 	int state;           /* JOB_*, under the prefetch lock */
+	bool queued;         /* offered to the helpers: lives until the walk ends */
+	size_t slot;         /* its place in walker.all */
 	bool ahead;          /* listed by a helper: counted in the prefetch budget */
 	int fatal;           /* -ENOMEM or DUPSCAN_E_CANCELED while listing */
 	int open_err;        /* the directory could not be opened or was replaced */
@@ -655,6 +657,7 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 		free(j);
 		return -ENOMEM;
 	}
+	j->slot = w->nall;
 	w->all[w->nall++] = j;
 	j->d = d;
 	j->path = dir_path_alloc(s, d);
@@ -676,6 +679,7 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 		int rc = grow_jobs(&pf->todo, &pf->captodo, pf->ntodo + 1);
 		if (rc == 0) {
 			pf->todo[pf->ntodo++] = j;
+			j->queued = true;
 			if (pf->idle)
 				pthread_cond_signal(&pf->work_cv);
 		}
@@ -718,7 +722,8 @@ static void obtain(struct walker *w, struct dir_job *j)
 	list_job(w->s, j);
 }
 
-/* j has been taken: its entries and descriptor leave the budget. */
+/* j has been taken: its entries and descriptor leave the budget, and it is
+ * freed unless the helpers' queue may still point to it. */
 static void release(struct walker *w, struct dir_job *j, size_t counted)
 {
 	if (j->dh)
@@ -726,8 +731,15 @@ static void release(struct walker *w, struct dir_job *j, size_t counted)
 	j->dh = NULL;
 	free(j->b.e);
 	free(j->b.names);
+	free(j->path);
 	j->b.e = NULL;
 	j->b.names = NULL;
+	j->path = NULL;
+	if (!j->queued) {
+		w->all[j->slot] = NULL;
+		free(j);
+		return;
+	}
 #if DUPSCAN_THREADS
 	if (w->pf && j->ahead) {
 		pthread_mutex_lock(&w->pf->mu);
@@ -905,6 +917,8 @@ int ds_walk(dupscan_scan *s)
 	prefetch_stop(w.pf);
 	for (size_t i = 0; i < w.nall; i++) {
 		struct dir_job *j = w.all[i];
+		if (!j)
+			continue;
 		if (j->dh)
 			closedir(j->dh);
 		free(j->b.e);
