@@ -68,7 +68,7 @@ static const char help_text2[] =
 " -s --symlinks        follow symlinks to files and directories\n"
 " -S --size            print the size of the files of each set\n"
 " -t --no-change-check do not re-check that files are unchanged before acting\n"
-"    --threads=N       read and hash with N threads (default: one per CPU;\n"
+"    --threads=N       walk, read and hash with N threads (default: one per CPU;\n"
 "                      1 when built without thread support)\n"
 " -T --partial-only    match on size and the first 4096 bytes only; must be given\n"
 "                      twice (-TT); dangerous\n"
