@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* arena.c: a bump allocator for names, so a path costs no malloc of its own. */
+/* arena.c: a bump allocator for names, so a path costs no malloc of its own;
+ * and large buffers that go back to the system when freed. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "internal.h"
@@ -57,4 +60,24 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len)
 	memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
+}
+
+#define BIG (128u * 1024u)
+
+void *ds_big_alloc(size_t len)
+{
+	if (len < BIG)
+		return malloc(len ? len : 1);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void ds_big_free(void *p, size_t len)
+{
+	if (!p)
+		return;
+	if (len < BIG)
+		free(p);
+	else
+		munmap(p, len);
 }

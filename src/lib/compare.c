@@ -128,7 +128,7 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 		if (!m[i].alive)
 			continue;
 		if (ls->npool == 0) {
-			ls->pool[0] = malloc(ls->chunk);
+			ls->pool[0] = ds_big_alloc(ls->chunk);
 			if (!ls->pool[0])
 				return -ENOMEM;
 			ls->npool = 1;
@@ -299,10 +299,10 @@ out:
 	}
 	if (ls.pool)
 		for (size_t i = 0; i < ls.npool; i++)
-			free(ls.pool[i]);
+			ds_big_free(ls.pool[i], ls.chunk);
 	if (ls.bufs)
 		for (size_t i = 0; i < n; i++)
-			free(ls.bufs[i]);
+			ds_big_free(ls.bufs[i], ls.chunk);
 	free(ls.pool);
 	free(ls.bufs);
 	free(ls.rep_next);

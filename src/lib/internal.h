@@ -33,6 +33,11 @@ void ds_arena_init(struct ds_arena *a);
 void ds_arena_free(struct ds_arena *a);
 void *ds_arena_alloc(struct ds_arena *a, size_t len);
 char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
+/* Read buffers and first-block arrays: from 128 KiB on straight from mmap, so
+ * they go back to the system when freed (glibc raises its mmap threshold after
+ * a large free and then keeps such buffers resident). NULL on ENOMEM. */
+void *ds_big_alloc(size_t len);
+void ds_big_free(void *p, size_t len);
 
 /* ---- records ---- */
 enum ds_rec_flag {

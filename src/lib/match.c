@@ -204,7 +204,7 @@ static long hash_each(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds
 {
 	dupscan_scan *s = c->s;
 	bool big = ds_rec(s, m[0].rec)->size > DS_BLOCK;
-	unsigned char *buf = big ? malloc(s->chunk) : NULL;
+	unsigned char *buf = big ? ds_big_alloc(s->chunk) : NULL;
 	if (big && !buf)
 		return -ENOMEM;
 	int rc = 0;
@@ -217,7 +217,7 @@ static long hash_each(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			bh[nb++] = (struct by_hash){ full, (uint32_t)x };
 	}
-	free(buf);
+	ds_big_free(buf, big ? s->chunk : 0);
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
 	return rc ? rc : (long)nb;
@@ -551,7 +551,7 @@ void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
-	unsigned char *blocks = keep ? malloc(n * blen) : NULL;
+	unsigned char *blocks = keep ? ds_big_alloc(n * blen) : NULL;
 	/* streaming states only where a full hash will continue them */
 	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
@@ -641,7 +641,7 @@ out:
 	free(partial);
 	free(bh);
 	ds_hashes_free(h);
-	free(blocks);
+	ds_big_free(blocks, keep ? n * blen : 0);
 	if (rc)
 		c->res->rc = rc;
 }
