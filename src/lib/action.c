@@ -335,21 +335,6 @@ out:
 
 #define COPY_BUF (1u << 20)
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Read up to len bytes, fewer only at the end of the file. @return bytes or -errno. */
 static ssize_t read_full(int fd, unsigned char *p, size_t len)
 {
@@ -427,7 +412,7 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 			rc = (int)n;
 			break;
 		}
-		rc = write_all(out, buf, (size_t)n);
+		rc = ds_write_all(out, buf, (size_t)n);
 	}
 	if (rc == 0 && fsync(out) != 0)
 		rc = -errno;

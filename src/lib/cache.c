@@ -296,21 +296,6 @@ static int cmp_seen(void *ctx, const void *pa, const void *pb)
 	return a->cls > b->cls ? -1 : a->cls < b->cls; /* with a full hash first */
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_cache(const char *path, const struct builder *b)
 {
 	size_t plen = strlen(path);
@@ -336,11 +321,11 @@ static int write_cache(const char *path, const struct builder *b)
 		ds_hashes_free(x);
 	}
 	if (rc == 0)
-		rc = write_all(fd, &h, sizeof(h));
+		rc = ds_write_all(fd, &h, sizeof(h));
 	if (rc == 0)
-		rc = write_all(fd, b->e, b->n * ENTRY_SIZE);
+		rc = ds_write_all(fd, b->e, b->n * ENTRY_SIZE);
 	if (rc == 0)
-		rc = write_all(fd, b->strings, b->nstrings);
+		rc = ds_write_all(fd, b->strings, b->nstrings);
 	/* no fsync: after a crash a torn file fails its checksum and is ignored,
 	 * which costs one run's hashing, never a wrong result */
 	if (close(fd) != 0 && rc == 0)

@@ -51,6 +51,21 @@ int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 	return fd;
 }
 
+int ds_write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;

@@ -273,6 +273,8 @@ struct ds_member {
 int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
 /* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(int fd, const struct ds_rec *r);
+/* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
+int ds_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
 int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* Partition members (all of one size) into classes of identical content by
