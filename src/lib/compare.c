@@ -29,14 +29,9 @@ int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 {
 	dupscan_scan *s = c->s;
 	char stackbuf[4096];
-	char *path = stackbuf;
-	size_t len = ds_rec_path(s, r, stackbuf, sizeof(stackbuf));
-	if (len >= sizeof(stackbuf)) {
-		path = malloc(len + 1);
-		if (!path)
-			return -ENOMEM;
-		ds_rec_path(s, r, path, len + 1);
-	}
+	char *path = ds_path_in(s, r->dir, r->name, stackbuf, sizeof(stackbuf));
+	if (!path)
+		return -ENOMEM;
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
 	int fd = ds_open_path(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int rc = fd < 0 ? -errno : ds_check_unchanged(fd, r);

@@ -254,6 +254,9 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
+/* The path of dir/name: in buf when it fits cap, else malloc'ed (the caller
+ * frees it when it is not buf); NULL on ENOMEM. */
+char *ds_path_in(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap);
 /* Write the path of record r into buf (NUL-terminated). @return its length,
  * or the length needed when cap is too small (then buf holds nothing useful). */
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap);

@@ -240,18 +240,24 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	return 0;
 }
 
+char *ds_path_in(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap)
+{
+	size_t len = build_path(s, dir, name, buf, cap);
+	if (len < cap)
+		return buf;
+	char *path = malloc(len + 1);
+	if (path)
+		build_path(s, dir, name, path, len + 1);
+	return path;
+}
+
 /* The caller's filter sees the file before it costs a record. @return 1 to keep. */
 static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, const char *name)
 {
 	char stackbuf[4096];
-	char *path = stackbuf;
-	size_t len = build_path(s, dir, name, stackbuf, sizeof(stackbuf));
-	if (len >= sizeof(stackbuf)) {
-		path = malloc(len + 1);
-		if (!path)
-			return -ENOMEM;
-		build_path(s, dir, name, path, len + 1);
-	}
+	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
+	if (!path)
+		return -ENOMEM;
 	struct dupscan_file f = { path, r, ds_rel_offset(s, dir) };
 	int keep = s->filter(s->filter_user, &f) != 0;
 	if (path != stackbuf)
@@ -313,14 +319,9 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
 {
 	char stackbuf[4096];
-	char *path = stackbuf;
-	size_t len = build_path(s, dir, name, stackbuf, sizeof(stackbuf));
-	if (len >= sizeof(stackbuf)) {
-		path = malloc(len + 1);
-		if (!path)
-			return -ENOMEM;
-		build_path(s, dir, name, path, len + 1);
-	}
+	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
+	if (!path)
+		return -ENOMEM;
 	int keep = s->dir_filter(s->dir_filter_user, path, path + ds_rel_offset(s, dir)) != 0;
 	if (path != stackbuf)
 		free(path);
