@@ -24,28 +24,6 @@ static void line(FILE *out, const char *tag, const char *path, const char *to, c
 	fputc('\n', out);
 }
 
-/* mkdir -p for the parent of path. @return 0 or -errno. */
-static int make_parents(const char *path)
-{
-	char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	int rc = 0;
-	char *end = strrchr(p, '/');
-	for (char *s = p + 1; end && s <= end && rc == 0; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		struct stat st;
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			rc = -errno;
-		else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
-			rc = -ENOTDIR;
-		*s = '/';
-	}
-	free(p);
-	return rc;
-}
 
 /* DIR/relpath, or the first of DIR/relpath.1, .2, ... that does not exist. */
 static char *free_name(const char *dir, const char *rel, int *err)
@@ -96,7 +74,7 @@ static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_f
 		if (!dest)
 			break;
 		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
-			rc = make_parents(dest);
+			rc = cli_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
 		if (rc == 0)
 			rc = act_journal(a, "move", keep, f, dest);
 		if (rc == 0)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "dupscan.h"
 #include "extfilter.h"
@@ -83,6 +84,8 @@ const dupscan_file *act_kept(const dupscan_set *set);
  * after telling the user and setting a->stop. */
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_file *keep, const dupscan_file *dup,
 		const char *dest);
+/* mkdir -p for the first len bytes of path. @return 0 or -errno. */
+int cli_make_dirs(const char *path, size_t len, mode_t mode);
 /* --prune-empty-dirs: remove the directories a file left empty, up to (not
  * including) its argument. */
 void act_prune(struct act_ctx *a, const dupscan_file *gone);

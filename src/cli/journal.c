@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "dupscan_config.h"
 #include "journal.h"
 
@@ -26,27 +27,6 @@ struct journal {
 	char *cwd;
 };
 
-/* mkdir -p; @return 0 or -errno. */
-static int make_dirs(const char *path, mode_t mode)
-{
-	char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	int rc = 0;
-	for (char *s = p + 1; rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST)
-			rc = -errno;
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return rc;
-}
 
 static char *default_path(void)
 {
@@ -58,7 +38,7 @@ static char *default_path(void)
 		snprintf(dir, sizeof(dir), "%s/.local/state/dupscan", home);
 	else
 		return NULL;
-	if (make_dirs(dir, 0700) != 0)
+	if (cli_make_dirs(dir, strlen(dir), 0700) != 0)
 		return NULL;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -475,7 +455,7 @@ static int undo_move(struct undo_state *u, const struct entry *e)
 		return 1;
 	}
 	char *dir = parent_of(from);
-	int rc = dir ? make_dirs(dir, 0777) : -ENOMEM;
+	int rc = dir ? cli_make_dirs(dir, strlen(dir), 0777) : -ENOMEM;
 	free(dir);
 	const struct restored *twin = find_restored(&u->moves, (long long)ts.st_dev, (long long)ts.st_ino);
 	struct stat now;
@@ -518,7 +498,7 @@ static int undo_one(struct undo_state *u, const struct entry *e)
 		struct stat st;
 		if (lstat(e->f[1], &st) == 0)
 			return 0;
-		int rc = make_dirs(e->f[1], (mode_t)strtol(e->f[2], NULL, 8));
+		int rc = cli_make_dirs(e->f[1], strlen(e->f[1]), (mode_t)strtol(e->f[2], NULL, 8));
 		if (rc) {
 			complain(e->f[1], strerror(-rc));
 			return 1;
