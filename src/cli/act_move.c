@@ -40,8 +40,15 @@ static char *free_name(const char *dir, const char *rel, int *err)
 		else
 			snprintf(p, cap, "%s/%s.%d", dir, rel, i);
 		struct stat st;
-		if (lstat(p, &st) != 0 && errno == ENOENT)
+		if (lstat(p, &st) == 0)
+			continue;
+		if (errno == ENOENT)
 			return p;
+		/* not a name that is taken (a file where a directory should be, ...):
+		 * no suffix will do better */
+		*err = -errno;
+		free(p);
+		return NULL;
 	}
 	free(p);
 	*err = -EEXIST;
