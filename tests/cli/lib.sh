@@ -39,6 +39,15 @@ expect_err() {
   if printf '%s' "$err" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "stderr: $err" "want /$2/"; fi
 }
 
+# flip_byte FILE OFFSET: invert every bit of the byte at OFFSET, so the file
+# always changes (writing a fixed byte leaves it as it was when that byte was there)
+flip_byte() {
+  local b
+  b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  [ -n "$b" ] || { echo "# flip_byte: $1 has no byte $2" >&2; return 1; }
+  printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
 # mk FILE CONTENT: create a file (and its parents) with exact content
 mk() { mkdir -p "$(dirname "$1")"; printf '%s' "$2" > "$1"; }
 

@@ -12,7 +12,7 @@ tree() {
   rm -rf t; mkdir -p t/d
   head -c 20000 /dev/urandom > t/a; cp t/a t/d/a2                       # a pair
   head -c 20000 /dev/urandom > t/victim                                  # same size, other first block
-  head -c 20000 /dev/urandom > t/x; cp t/x t/y; printf Z | dd of=t/y bs=1 seek=19000 conv=notrunc status=none  # same first block, other end
+  head -c 20000 /dev/urandom > t/x; cp t/x t/y; flip_byte t/y 19000  # same first block, other end
   head -c 300 /dev/urandom > t/small1; cp t/small1 t/small2
 }
 entries() { od -An -t u8 -j 16 -N 8 "$1" | tr -d ' '; }
@@ -61,10 +61,10 @@ for damage in truncate flip garbage empty version; do
   cp c.bin good.bin
   case $damage in
     truncate) head -c 200 good.bin > c.bin ;;
-    flip) cp good.bin c.bin; printf '\377' | dd of=c.bin bs=1 seek=100 conv=notrunc status=none ;;
+    flip) cp good.bin c.bin; flip_byte c.bin 100 ;;
     garbage) head -c 5000 /dev/urandom > c.bin ;;
     empty) : > c.bin ;;
-    version) cp good.bin c.bin; printf '\002' | dd of=c.bin bs=1 seek=8 conv=notrunc status=none ;;
+    version) cp good.bin c.bin; flip_byte c.bin 8 ;;
   esac
   run "$DUPSCAN" -rq --cache=c.bin t
   [ "$rc" = 0 ] && [ "$out" = "$plain" ] && printf '%s' "$err" | grep -q "c.bin: Hash cache damaged or of another version: ignored, and rewritten" && ok "$damage cache: reported, ignored, status 0" || not_ok "$damage cache" "$rc" "$err"

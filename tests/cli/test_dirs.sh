@@ -44,7 +44,7 @@ u/q/other/
 u/p/a
 u/q/renamed" "$DUPSCAN" -rq --dirs u
 rm u/q/extra
-printf 'X' | dd of=u/q/other/place/y bs=1 seek=4500 conv=notrunc status=none
+flip_byte u/q/other/place/y 4500
 run "$DUPSCAN" -rq --dirs u
 [ "$rc" = 0 ] && ! printf '%s' "$out" | grep -q '/$' && ok "a byte differing deep inside: no directory at any level" || not_ok "deep byte" "$out"
 cp u/p/deep/er/big u/q/other/place/y
