@@ -186,8 +186,8 @@ START_TEST(test_same_entry_refused)
 	ck_assert_int_eq(stat(f1, &st), 0);
 	struct ds_rec r = { .size = (uint64_t)st.st_size, .dev = st.st_dev, .ino = st.st_ino,
 			    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-			    .mode = st.st_mode };
-	struct dupscan_file keep = { f1, &r, 0 }, dup = { f2, &r, 0 };
+			    .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec, .mode = st.st_mode };
+	struct dupscan_file keep = { f1, &r, 0, NULL }, dup = { f2, &r, 0, NULL };
 	ck_assert_int_eq(dupscan_remove_duplicate(&keep, &dup, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_SAME_ENTRY);

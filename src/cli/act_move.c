@@ -55,19 +55,17 @@ static char *free_name(const char *dir, const char *rel, int *err)
 	return NULL;
 }
 
-/* Another name of an inode already moved to twin_dest: link it there and
- * drop this name, so the names stay one inode (across filesystems too). */
+/* Another name of an inode already moved to twin_dest: drop this name (its
+ * content is at twin_dest and in the kept file, which the removal checks),
+ * then give twin_dest this name too, so the names stay one inode (across
+ * filesystems too). */
 static int move_as_link(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f,
 			const char *twin_dest, const char *dest)
 {
-	if (a->flags & DUPSCAN_ACT_DRY_RUN)
-		return 0;
-	if (link(twin_dest, dest) != 0)
-		return -errno;
 	int rc = dupscan_remove_duplicate(keep, f, a->flags);
-	if (rc)
-		unlink(dest); /* f stays where it was: one name less at the target only */
-	return rc;
+	if (rc || (a->flags & DUPSCAN_ACT_DRY_RUN))
+		return rc;
+	return link(twin_dest, dest) == 0 ? 0 : -errno;
 }
 
 static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f, const char *twin_dest,
@@ -107,8 +105,9 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		const dupscan_file *keep = act_kept(set);
-		/* where the last moved inode went: its other names follow it there */
-		const dupscan_file *last = NULL;
+		/* where the last moved inode went: its other names follow it there;
+		 * inodes of the directory entries themselves (a symlink is its own) */
+		struct stat last = { 0 }, now;
 		char *last_dest = NULL;
 		fputc('\n', a->out);
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
@@ -122,14 +121,15 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 				line(a->out, "[+]", dupscan_file_path(f), NULL, "a hard link of the kept file");
 				continue;
 			}
-			bool twin = last && dupscan_file_dev(f) == dupscan_file_dev(last) &&
-				    dupscan_file_ino(f) == dupscan_file_ino(last);
+			bool entry = lstat(dupscan_file_path(f), &now) == 0;
+			bool twin = entry && last_dest && !S_ISLNK(now.st_mode) && now.st_dev == last.st_dev &&
+				    now.st_ino == last.st_ino;
 			char *dest = NULL;
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
 				 : move_one(a, keep, f, twin ? last_dest : NULL, &dest);
-			if (rc == 0 && !twin) {
+			if (rc == 0 && !twin && entry && S_ISREG(now.st_mode)) {
 				free(last_dest);
-				last = f;
+				last = now;
 				last_dest = dest;
 			} else {
 				free(dest);

@@ -18,14 +18,47 @@
 #include "internal.h"
 
 #define DEDUPE_STEP (16u * 1024u * 1024u) /* btrfs caps one call at 16 MiB */
+#define COPY_BUF (1u << 20)
 
-static int matches_scan(const struct stat *st, const struct ds_rec *r)
+static int64_t ts_ns(struct timespec t)
 {
-	int64_t mt = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-	if (!S_ISREG(st->st_mode) || st->st_dev != r->dev || st->st_ino != r->ino ||
-	    (uint64_t)st->st_size != r->size || mt != r->mtime_ns)
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The ctime f's inode must have: the scan's, or the one dupscan's own last
+ * change of it left (a link, a rename or an unlink moves an inode's ctime). */
+static int64_t want_ctime(const dupscan_file *f)
+{
+	return f->inode ? f->inode->ctime_ns : f->rec->ctime_ns;
+}
+
+/* dupscan itself just changed the inode open at fd: later checks of any of its
+ * names expect the ctime it has now. */
+static void own_change(const dupscan_file *f, int fd)
+{
+	struct stat st;
+	if (f->inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->rec->dev && st.st_ino == f->rec->ino)
+		f->inode->ctime_ns = ts_ns(st.st_ctim);
+}
+
+/* st is f as scanned: a regular file with its device, inode, size, mtime and
+ * ctime (the ctime catches in-place writes that put the mtime back). */
+static int as_scanned(const struct stat *st, const dupscan_file *f, unsigned flags)
+{
+	if (!S_ISREG(st->st_mode))
+		return DUPSCAN_E_CHANGED;
+	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
+		return 0;
+	const struct ds_rec *r = f->rec;
+	if (st->st_dev != r->dev || st->st_ino != r->ino || (uint64_t)st->st_size != r->size ||
+	    ts_ns(st->st_mtim) != r->mtime_ns || ts_ns(st->st_ctim) != want_ctime(f))
 		return DUPSCAN_E_CHANGED;
 	return 0;
+}
+
+static int gone_or(int err)
+{
+	return err == ENOENT || err == ENOTDIR || err == ELOOP ? DUPSCAN_E_CHANGED : -err;
 }
 
 DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *f)
@@ -35,45 +68,326 @@ DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *f)
 		return -EINVAL;
 	if (stat(f->path, &st) != 0)
 		return -errno;
-	return matches_scan(&st, f->rec);
+	return as_scanned(&st, f, 0);
 }
 
-/* Both files must still exist; unless told otherwise, exactly as scanned. */
-static int check_pair(const dupscan_file *keep, const dupscan_file *dup, unsigned flags,
-		      struct stat *ks, struct stat *ds)
+/* ---- the kept file, held open: the inode every later check compares with ---- */
+
+struct kept {
+	int fd;
+	struct stat st;
+};
+
+static int pin_kept(const dupscan_file *keep, struct kept *k)
 {
-	if (!keep || !dup)
-		return -EINVAL;
-	if (stat(keep->path, ks) != 0 || stat(dup->path, ds) != 0)
-		return errno == ENOENT ? DUPSCAN_E_CHANGED : -errno;
-	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
-		return S_ISREG(ks->st_mode) && S_ISREG(ds->st_mode) ? 0 : DUPSCAN_E_CHANGED;
-	int rc = matches_scan(ks, keep->rec);
-	return rc ? rc : matches_scan(ds, dup->rec);
+	k->fd = ds_open_path(keep->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (k->fd < 0)
+		return gone_or(errno);
+	return fstat(k->fd, &k->st) == 0 ? 0 : -errno;
 }
 
-/* realpath() of both: the same result means one directory entry under two
- * spellings (or a symlink to the other), and acting on one loses the other. */
-static int same_entry(const char *a, const char *b)
+/* keep's path still reaches the pinned inode, and that inode is as expected.
+ * Called with the duplicate's entry out of the way, so a path that reached the
+ * file only through the duplicate's name fails here (SAME_ENTRY). */
+static int kept_holds(const dupscan_file *keep, const struct kept *k, unsigned flags)
 {
-	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
-	int rc = (!ra || !rb) ? -errno : strcmp(ra, rb) == 0;
-	free(ra);
-	free(rb);
+	struct stat now, st;
+	if (stat(keep->path, &now) != 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? DUPSCAN_E_SAME_ENTRY : -errno;
+	if (now.st_dev != k->st.st_dev || now.st_ino != k->st.st_ino)
+		return DUPSCAN_E_CHANGED;
+	if (fstat(k->fd, &st) != 0)
+		return -errno;
+	return as_scanned(&st, keep, flags);
+}
+
+/* ---- the duplicate's directory entry: its directory open, its name ---- */
+
+struct slot {
+	int dirfd;
+	char *dir, *name;
+	struct stat entry;  /* the entry itself (a symlink with -s) */
+	struct stat file;   /* what it names: the entry, or a symlink's target */
+	int fd;             /* the regular file it holds, open; -1 for a symlink */
+	char tmp[24];       /* a temporary name in dirfd, when one was made */
+};
+
+#define SLOT_INIT { -1, NULL, NULL, { 0 }, { 0 }, -1, { 0 } }
+
+/* Split path into its directory and last name. */
+static int split_path(const char *path, char **dir, char **name)
+{
+	const char *slash = strrchr(path, '/');
+	*dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	*name = strdup(slash ? slash + 1 : path);
+	return *dir && *name ? 0 : -ENOMEM;
+}
+
+static int open_slot(const dupscan_file *dup, struct slot *d)
+{
+	int rc = split_path(dup->path, &d->dir, &d->name);
+	if (rc)
+		return rc;
+	d->dirfd = ds_open_path(d->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d->dirfd < 0 || fstatat(d->dirfd, d->name, &d->entry, AT_SYMLINK_NOFOLLOW) != 0)
+		return gone_or(errno);
+	if (S_ISLNK(d->entry.st_mode))
+		return fstatat(d->dirfd, d->name, &d->file, 0) == 0 ? 0 : gone_or(errno);
+	d->fd = openat(d->dirfd, d->name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (d->fd < 0 || fstat(d->fd, &d->file) != 0)
+		return gone_or(errno);
+	/* the name must still hold what was opened */
+	return d->file.st_dev == d->entry.st_dev && d->file.st_ino == d->entry.st_ino ? 0 : DUPSCAN_E_CHANGED;
+}
+
+static void close_slot(struct slot *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->dirfd >= 0)
+		close(d->dirfd);
+	free(d->dir);
+	free(d->name);
+}
+
+/* The directory entry a path names, following symlinks in its last component
+ * too: the entry's directory (by device and inode) and its name. */
+static int final_entry(const char *path, struct stat *dir, char **name)
+{
+	char *p = strdup(path);
+	int rc = p ? 0 : -ENOMEM;
+	for (int hops = 0; rc == 0; hops++) {
+		struct stat st;
+		if (lstat(p, &st) != 0) {
+			rc = -errno;
+			break;
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+		char target[PATH_MAX];
+		ssize_t n = readlink(p, target, sizeof(target) - 1);
+		if (n < 0 || hops >= 40) {
+			rc = n < 0 ? -errno : -ELOOP;
+			break;
+		}
+		target[n] = '\0';
+		const char *slash = strrchr(p, '/');
+		size_t keep = target[0] == '/' || !slash ? 0 : (size_t)(slash - p) + 1;
+		char *next = malloc(keep + (size_t)n + 1);
+		if (!next) {
+			rc = -ENOMEM;
+			break;
+		}
+		memcpy(next, p, keep);
+		memcpy(next + keep, target, (size_t)n + 1);
+		free(p);
+		p = next;
+	}
+	char *d = NULL;
+	if (rc == 0 && (rc = split_path(p, &d, name)) == 0 && stat(d, dir) != 0)
+		rc = -errno;
+	free(d);
+	free(p);
 	return rc;
 }
 
-/* check_pair(), and the two paths must be two directory entries. */
-static int check_two_entries(const dupscan_file *keep, const dupscan_file *dup, unsigned flags,
-			     struct stat *ks, struct stat *ds)
+/* Does keep's path end at dup's very directory entry (through a symlink, a
+ * bind mount or a second spelling)? Decided by the directories' device and
+ * inode and the name, never by comparing path strings. */
+static bool same_entry(const dupscan_file *keep, const struct slot *d)
 {
-	if (dup && (dup->rec->flags & DS_F_PROTECTED))
+	struct stat kdir, ddir;
+	char *kname = NULL;
+	bool same = final_entry(keep->path, &kdir, &kname) == 0 && fstat(d->dirfd, &ddir) == 0 &&
+		    kdir.st_dev == ddir.st_dev && kdir.st_ino == ddir.st_ino && strcmp(kname, d->name) == 0;
+	free(kname);
+	return same;
+}
+
+/* Pin keep, open dup's entry, and check both: not protected, two entries,
+ * each as scanned. */
+static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned flags, struct kept *k,
+		   struct slot *d)
+{
+	if (!keep || !dup)
+		return -EINVAL;
+	if (dup->rec->flags & DS_F_PROTECTED)
 		return DUPSCAN_E_PROTECTED;
-	int rc = check_pair(keep, dup, flags, ks, ds);
+	int rc = pin_kept(keep, k);
+	if (rc == 0)
+		rc = open_slot(dup, d);
+	if (rc == 0 && same_entry(keep, d))
+		rc = DUPSCAN_E_SAME_ENTRY;
+	if (rc == 0)
+		rc = as_scanned(&k->st, keep, flags);
+	if (rc == 0)
+		rc = as_scanned(&d->file, dup, flags);
+	return rc;
+}
+
+static void release(struct kept *k, struct slot *d)
+{
+	if (k->fd >= 0)
+		close(k->fd);
+	close_slot(d);
+}
+
+/* Make a fresh ".dupscan-tmp-XXXXXX" name in d's directory with create(). */
+static int temp_in(struct slot *d, int (*create)(struct slot *d, const void *arg), const void *arg)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^ (uintptr_t)d;
+	int rc = -EEXIST;
+	for (int attempt = 0; attempt < 100 && rc == -EEXIST; attempt++) {
+		memcpy(d->tmp, ".dupscan-tmp-", 13);
+		for (int i = 0; i < 6; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			d->tmp[13 + i] = alphabet[(x >> 33) % (sizeof(alphabet) - 1)];
+		}
+		d->tmp[19] = '\0';
+		rc = create(d, arg) == 0 ? 0 : -errno;
+	}
+	if (rc)
+		d->tmp[0] = '\0';
+	return rc;
+}
+
+/* rename without replacing; where the filesystem cannot promise that, look first */
+static int rename_noreplace(int from_dir, const char *from, int to_dir, const char *to)
+{
+	if (renameat2(from_dir, from, to_dir, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	struct stat st;
+	if (fstatat(to_dir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return renameat(from_dir, from, to_dir, to);
+}
+
+static int create_hidden(struct slot *d, const void *unused)
+{
+	(void)unused;
+	return rename_noreplace(d->dirfd, d->name, d->dirfd, d->tmp);
+}
+
+/* The entry now at d->tmp is the one checked, unchanged but for the ctime the
+ * rename itself moved. */
+static int tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned flags)
+{
+	struct stat st;
+	if (fstatat(d->dirfd, d->tmp, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -errno;
+	if (st.st_dev != d->entry.st_dev || st.st_ino != d->entry.st_ino)
+		return DUPSCAN_E_CHANGED;
+	if (d->fd < 0 || (flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
+		return 0;
+	return (uint64_t)st.st_size == dup->rec->size && ts_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
+											 : DUPSCAN_E_CHANGED;
+}
+
+/* Take dup's entry out of the way (to d->tmp), then check that it is what was
+ * checked and that keep still holds without it; otherwise put it back. */
+static int hide_and_check(const dupscan_file *keep, const dupscan_file *dup, const struct kept *k, struct slot *d,
+			  unsigned flags)
+{
+	int rc = temp_in(d, create_hidden, NULL);
 	if (rc)
 		return rc;
-	int same = same_entry(keep->path, dup->path);
-	return same < 0 ? same : same ? DUPSCAN_E_SAME_ENTRY : 0;
+	own_change(dup, d->fd);
+	rc = tmp_holds_dup(dup, d, flags);
+	if (rc == 0)
+		rc = kept_holds(keep, k, flags);
+	if (rc && rename_noreplace(d->dirfd, d->tmp, d->dirfd, d->name) == 0) {
+		own_change(dup, d->fd);
+		d->tmp[0] = '\0';
+	}
+	/* a name that came back meanwhile keeps it: what was hidden stays at
+	 * d->tmp, a leftover a later scan reports, never lost */
+	return rc;
+}
+
+/* The duplicate's content, still open at d->fd after its last name went, comes
+ * back at its name (or, when that is taken, under d->tmp): used when the kept
+ * file changed in the instant between the last check and the change. */
+static int create_copy_of_fd(struct slot *d, const void *arg)
+{
+	const struct stat *st = arg;
+	int out = openat(d->dirfd, d->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	if (out < 0)
+		return -1;
+	unsigned char *buf = malloc(COPY_BUF);
+	int rc = buf ? 0 : -ENOMEM;
+	for (off_t off = 0; rc == 0;) {
+		ssize_t n = pread(d->fd, buf, COPY_BUF, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : 0;
+			break;
+		}
+		rc = ds_write_all(out, buf, (size_t)n);
+		off += n;
+	}
+	free(buf);
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	if (rc == 0 && fchown(out, st->st_uid, st->st_gid) != 0 && errno != EPERM)
+		rc = -errno;
+	if (rc == 0 && (fchmod(out, st->st_mode & 07777) != 0 || futimens(out, times) != 0 || fsync(out) != 0))
+		rc = -errno;
+	close(out);
+	if (rc) {
+		unlinkat(d->dirfd, d->tmp, 0);
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+static int put_back_copy(struct slot *d, bool over_own_symlink)
+{
+	struct stat st, now;
+	if (d->fd < 0 || fstat(d->fd, &st) != 0)
+		return DUPSCAN_E_CHANGED;
+	if (temp_in(d, create_copy_of_fd, &st) != 0)
+		return DUPSCAN_E_CHANGED;
+	/* with -l the name holds the symlink just made: replacing that loses nothing */
+	bool ours = over_own_symlink && fstatat(d->dirfd, d->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(now.st_mode);
+	int ok = ours ? renameat(d->dirfd, d->tmp, d->dirfd, d->name)
+		      : rename_noreplace(d->dirfd, d->tmp, d->dirfd, d->name);
+	if (ok == 0)
+		d->tmp[0] = '\0';
+	return DUPSCAN_E_CHANGED;
+}
+
+struct link_src {
+	const struct kept *k;
+	const char *path;   /* keep's path, or the symlink's target text */
+};
+
+static int create_hard(struct slot *d, const void *arg)
+{
+	const struct link_src *src = arg;
+	/* link the very inode that was checked, not whatever its path holds now */
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", src->k->fd);
+	if (linkat(AT_FDCWD, proc, d->dirfd, d->tmp, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	/* no /proc: by path; the caller checks which inode that linked */
+	return linkat(AT_FDCWD, src->path, d->dirfd, d->tmp, AT_SYMLINK_FOLLOW);
+}
+
+static int create_soft(struct slot *d, const void *arg)
+{
+	const struct link_src *src = arg;
+	return symlinkat(src->path, d->dirfd, d->tmp);
 }
 
 static char *dir_part(const char *path)
@@ -84,54 +398,6 @@ static char *dir_part(const char *path)
 	char *d = strdup(dirname(copy));
 	free(copy);
 	return d;
-}
-
-/* A name in dup's directory that tells where it came from. */
-static int make_temp(const char *dup, char **out, int (*create)(const char *tmp, const void *arg),
-		     const void *arg)
-{
-	char *dir = dir_part(dup);
-	if (!dir)
-		return -ENOMEM;
-	size_t cap = strlen(dir) + 32;
-	char *tmp = malloc(cap);
-	if (!tmp) {
-		free(dir);
-		return -ENOMEM;
-	}
-	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^ (uintptr_t)tmp;
-	int rc = -EEXIST;
-	for (int attempt = 0; attempt < 100 && rc == -EEXIST; attempt++) {
-		char suffix[7];
-		for (int i = 0; i < 6; i++) {
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			suffix[i] = alphabet[(x >> 33) % (sizeof(alphabet) - 1)];
-		}
-		suffix[6] = '\0';
-		snprintf(tmp, cap, "%s/.dupscan-tmp-%s", dir, suffix);
-		rc = create(tmp, arg) == 0 ? 0 : -errno;
-	}
-	free(dir);
-	if (rc) {
-		free(tmp);
-		return rc;
-	}
-	*out = tmp;
-	return 0;
-}
-
-static int create_hard(const char *tmp, const void *keep)
-{
-	/* follow a kept path that is a symlink: link its file, not the link */
-	return linkat(AT_FDCWD, keep, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW);
-}
-
-static int create_soft(const char *tmp, const void *target)
-{
-	return symlink(target, tmp);
 }
 
 /* The path from dup's directory to keep, through the real directories. */
@@ -179,48 +445,127 @@ done:
 	return out;
 }
 
+/* Swap the new link at d->tmp with the duplicate at d->name; @return 1 when
+ * swapped (the old entry is at d->tmp), 0 when the filesystem cannot swap. */
+static int swap_in(struct slot *d)
+{
+	if (renameat2(d->dirfd, d->tmp, d->dirfd, d->name, RENAME_EXCHANGE) == 0)
+		return 1;
+	return errno == EINVAL || errno == ENOSYS ? 0 : -errno;
+}
+
 DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupscan_file *dup,
 					  int kind, unsigned flags)
 {
-	struct stat ks, ds;
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
-	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
+	struct kept k = { -1, { 0 } };
+	struct slot d = SLOT_INIT;
+	char *target = NULL;
+	int rc = prepare(keep, dup, flags, &k, &d);
 	if (rc)
-		return rc;
-	if (ks.st_dev == ds.st_dev && ks.st_ino == ds.st_ino && kind == DUPSCAN_LINK_HARD)
-		return DUPSCAN_E_ALREADY;
-	if (kind == DUPSCAN_LINK_HARD && ks.st_dev != ds.st_dev)
-		return -EXDEV;
-	char *target = NULL, *tmp = NULL;
-	if (kind == DUPSCAN_LINK_SOFT && !(target = relative_target(keep->path, dup->path)))
-		return errno ? -errno : -ENOMEM;
+		goto out;
+	bool hard = kind == DUPSCAN_LINK_HARD;
+	if (hard && d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino) {
+		rc = DUPSCAN_E_ALREADY;
+		goto out;
+	}
+	if (hard && d.entry.st_dev != k.st.st_dev) {
+		rc = -EXDEV;
+		goto out;
+	}
+	if (!hard && !(target = relative_target(keep->path, dup->path))) {
+		rc = errno ? -errno : -ENOMEM;
+		goto out;
+	}
 	if (flags & DUPSCAN_ACT_DRY_RUN)
 		goto out;
-	rc = kind == DUPSCAN_LINK_HARD ? make_temp(dup->path, &tmp, create_hard, keep->path)
-				       : make_temp(dup->path, &tmp, create_soft, target);
+	struct link_src src = { &k, hard ? keep->path : target };
+	rc = temp_in(&d, hard ? create_hard : create_soft, &src);
 	if (rc)
 		goto out;
-	/* the duplicate must still be what was compared, right up to the swap */
-	if (!(flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
-		rc = dupscan_check_unchanged(dup);
-	if (rc == 0 && rename(tmp, dup->path) != 0)
+	if (hard)
+		own_change(keep, k.fd);
+	/* the new name must reach the inode that was checked, still as scanned */
+	struct stat st;
+	if (fstatat(d.dirfd, d.tmp, &st, 0) != 0)
+		rc = errno == ELOOP || errno == ENOENT ? DUPSCAN_E_SAME_ENTRY : -errno;
+	else if (st.st_dev != k.st.st_dev || st.st_ino != k.st.st_ino)
+		rc = DUPSCAN_E_CHANGED;
+	else if (fstat(k.fd, &st) != 0 || as_scanned(&st, keep, flags) != 0)
+		rc = DUPSCAN_E_CHANGED;
+	int swapped = rc ? 0 : swap_in(&d);
+	if (swapped < 0)
+		rc = swapped;
+	if (rc == 0 && !swapped) {
+		/* no atomic swap here: check the duplicate once more, then rename over it */
+		struct stat now;
+		if (fstatat(d.dirfd, d.name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_ino != d.entry.st_ino ||
+		    now.st_dev != d.entry.st_dev)
+			rc = DUPSCAN_E_CHANGED;
+		else if (renameat(d.dirfd, d.tmp, d.dirfd, d.name) != 0)
+			rc = -errno;
+		else
+			d.tmp[0] = '\0';
+	}
+	if (rc == 0 && swapped) {
+		/* d.tmp holds what was at the name: the duplicate, or else it goes back;
+		 * the swap moved the ctime of both inodes */
+		own_change(dup, d.fd);
+		if (hard)
+			own_change(keep, k.fd);
+		rc = tmp_holds_dup(dup, &d, flags);
+		if (rc == 0)
+			rc = kept_holds(keep, &k, flags);
+		if (rc && swap_in(&d) == 1) {
+			own_change(dup, d.fd);
+			if (hard)
+				own_change(keep, k.fd);
+		} else if (rc) {
+			d.tmp[0] = '\0'; /* could not swap back: what was there stays at d.tmp */
+		}
+	}
+	if (d.tmp[0] && unlinkat(d.dirfd, d.tmp, 0) != 0 && rc == 0)
 		rc = -errno;
-	if (rc)
-		unlink(tmp);
+	d.tmp[0] = '\0';
+	if (rc == 0) {
+		own_change(dup, d.fd);
+		if (hard)
+			own_change(keep, k.fd);
+		/* a symlink reaches the content only while keep holds it: if keep was
+		 * replaced in the instant after its check, the duplicate comes back */
+		else if (d.fd >= 0 && kept_holds(keep, &k, flags) != 0)
+			rc = put_back_copy(&d, true);
+	}
 out:
-	free(tmp);
 	free(target);
+	release(&k, &d);
 	return rc;
 }
 
 DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
-	struct stat ks, ds;
-	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
-	if (rc || (flags & DUPSCAN_ACT_DRY_RUN))
-		return rc;
-	return unlink(dup->path) == 0 ? 0 : -errno;
+	struct kept k = { -1, { 0 } };
+	struct slot d = SLOT_INIT;
+	int rc = prepare(keep, dup, flags, &k, &d);
+	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN))
+		rc = hide_and_check(keep, dup, &k, &d, flags);
+	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN)) {
+		if (unlinkat(d.dirfd, d.tmp, 0) != 0) {
+			rc = -errno;
+			if (rename_noreplace(d.dirfd, d.tmp, d.dirfd, d.name) == 0)
+				d.tmp[0] = '\0';
+		} else {
+			d.tmp[0] = '\0';
+			own_change(dup, d.fd);
+			/* keep replaced in the instant between its check and the unlink:
+			 * the duplicate's content, still open, comes back */
+			if (kept_holds(keep, &k, flags) != 0)
+				rc = put_back_copy(&d, false);
+		}
+	}
+	release(&k, &d);
+	return rc;
 }
 
 /* Do the two files already map to the same physical extents? */
@@ -255,25 +600,29 @@ out:
 
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
-	struct stat ks, ds;
-	if (dup && (dup->rec->flags & DS_F_PROTECTED))
-		return DUPSCAN_E_PROTECTED;
-	int rc = check_pair(keep, dup, flags, &ks, &ds);
+	struct kept k = { -1, { 0 } };
+	struct slot d = SLOT_INIT;
+	struct file_dedupe_range *req = NULL;
+	int rc = prepare(keep, dup, flags, &k, &d);
 	if (rc)
-		return rc;
-	if ((ks.st_dev == ds.st_dev && ks.st_ino == ds.st_ino) || ks.st_size == 0)
-		return DUPSCAN_E_ALREADY;
-	int kfd = open(keep->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int dfd = open(dup->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct file_dedupe_range *req = malloc(sizeof(*req) + sizeof(struct file_dedupe_range_info));
-	if (kfd < 0 || dfd < 0 || !req) {
-		rc = req ? -errno : -ENOMEM;
+		goto out;
+	if ((d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino) || k.st.st_size == 0) {
+		rc = DUPSCAN_E_ALREADY;
 		goto out;
 	}
-	/* the open files are the scanned ones, whatever happened to the paths */
-	if (!(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
-	    ((rc = ds_check_unchanged(kfd, keep->rec)) != 0 || (rc = ds_check_unchanged(dfd, dup->rec)) != 0))
+	/* a symlinked duplicate: its target, which prepare() checked */
+	if (d.fd < 0 && (d.fd = openat(d.dirfd, d.name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >= 0) {
+		struct stat st;
+		if (fstat(d.fd, &st) != 0 || st.st_dev != d.file.st_dev || st.st_ino != d.file.st_ino)
+			rc = DUPSCAN_E_CHANGED;
+	}
+	req = malloc(sizeof(*req) + sizeof(struct file_dedupe_range_info));
+	if (rc == 0 && (d.fd < 0 || !req))
+		rc = req ? gone_or(errno) : -ENOMEM;
+	if (rc)
 		goto out;
+	int kfd = k.fd, dfd = d.fd;
+	struct stat ks = k.st, ds = d.file;
 	if (extents_shared(kfd, dfd)) {
 		rc = DUPSCAN_E_ALREADY;
 		goto out;
@@ -298,8 +647,8 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 				if (wfd >= 0) {
 					struct stat ws;
 					if (fstat(wfd, &ws) == 0 && ws.st_ino == ds.st_ino && ws.st_dev == ds.st_dev) {
-						close(dfd);
-						dfd = wfd;
+						close(d.fd);
+						d.fd = dfd = wfd;
 						continue;
 					}
 					close(wfd);
@@ -324,16 +673,12 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 	}
 out:
 	free(req);
-	if (kfd >= 0)
-		close(kfd);
-	if (dfd >= 0)
-		close(dfd);
+	release(&k, &d);
 	return rc;
 }
 
 /* ---- moving and copying ---- */
 
-#define COPY_BUF (1u << 20)
 
 /* Read up to len bytes, fewer only at the end of the file. @return bytes or -errno. */
 static ssize_t read_full(int fd, unsigned char *p, size_t len)
@@ -385,25 +730,19 @@ static int fsync_dir_of(const char *path)
 	return rc == -EINVAL ? 0 : rc;
 }
 
-DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
+/* Copy the regular file open at in (from its start) to the new file to. */
+static int copy_fd(int in, const char *to)
 {
-	if (!from || !to)
-		return -EINVAL;
-	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (in < 0)
-		return -errno;
 	struct stat st;
-	int src_rc = fstat(in, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
-	if (src_rc) {
-		close(in);
-		return src_rc;
-	}
+	if (fstat(in, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return DUPSCAN_E_NOTREG;
+	if (lseek(in, 0, SEEK_SET) < 0)
+		return -errno;
 	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-	if (out < 0) {
-		int rc = -errno;
-		close(in);
-		return rc;
-	}
+	if (out < 0)
+		return -errno;
 	unsigned char *buf = malloc(2 * COPY_BUF);
 	int rc = buf ? 0 : -ENOMEM;
 	while (rc == 0) {
@@ -432,12 +771,60 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 			rc = -errno;
 	}
 	free(buf);
-	close(in);
 	if (close(out) != 0 && rc == 0)
 		rc = -errno;
 	if (rc)
 		unlink(to);
 	return rc;
+}
+
+DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
+{
+	if (!from || !to)
+		return -EINVAL;
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	int rc = copy_fd(in, to);
+	close(in);
+	return rc;
+}
+
+/* A free ".dupscan-tmp-XXXXXX" name beside path, made by create(). */
+static int make_temp(const char *dup, char **out, int (*create)(const char *tmp, const void *arg),
+		     const void *arg)
+{
+	char *dir = dir_part(dup);
+	if (!dir)
+		return -ENOMEM;
+	size_t cap = strlen(dir) + 32;
+	char *tmp = malloc(cap);
+	if (!tmp) {
+		free(dir);
+		return -ENOMEM;
+	}
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^ (uintptr_t)tmp;
+	int rc = -EEXIST;
+	for (int attempt = 0; attempt < 100 && rc == -EEXIST; attempt++) {
+		char suffix[7];
+		for (int i = 0; i < 6; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			suffix[i] = alphabet[(x >> 33) % (sizeof(alphabet) - 1)];
+		}
+		suffix[6] = '\0';
+		snprintf(tmp, cap, "%s/.dupscan-tmp-%s", dir, suffix);
+		rc = create(tmp, arg) == 0 ? 0 : -errno;
+	}
+	free(dir);
+	if (rc) {
+		free(tmp);
+		return rc;
+	}
+	*out = tmp;
+	return 0;
 }
 
 static int create_copy(const char *tmp, const void *from)
@@ -450,9 +837,18 @@ static int create_copy(const char *tmp, const void *from)
 	return -1;
 }
 
-/* The move itself; recheck (when not NULL) is the file that must still be
- * from, checked right before from leaves its place. */
-static int move_path(const char *from, const char *to, const dupscan_file *recheck, unsigned flags)
+static int create_copy_of_slot(const char *tmp, const void *slot)
+{
+	const struct slot *d = slot;
+	int rc = copy_fd(d->fd, tmp);
+	if (rc == 0)
+		return 0;
+	/* make_temp() retries on EEXIST and reports errno otherwise */
+	errno = rc == -EEXIST ? EEXIST : rc < 0 && rc > -4096 ? -rc : EIO;
+	return -1;
+}
+
+static int move_path(const char *from, const char *to, unsigned flags)
 {
 	struct stat st;
 	if (lstat(from, &st) != 0)
@@ -463,11 +859,6 @@ static int move_path(const char *from, const char *to, const dupscan_file *reche
 		return -errno;
 	if (flags & DUPSCAN_ACT_DRY_RUN)
 		return 0;
-	if (recheck && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
-		int rc = dupscan_check_unchanged(recheck);
-		if (rc)
-			return rc;
-	}
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
 		return fsync_dir_of(to);
 	int err = errno;
@@ -491,8 +882,6 @@ static int move_path(const char *from, const char *to, const dupscan_file *reche
 	free(tmp);
 	if (rc == 0)
 		rc = fsync_dir_of(to);
-	if (rc == 0 && recheck && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
-		rc = dupscan_check_unchanged(recheck);
 	if (rc) {
 		if (rc != -EEXIST)
 			unlink(to);
@@ -505,17 +894,85 @@ DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned fla
 {
 	if (!from || !to)
 		return -EINVAL;
-	return move_path(from, to, NULL, flags);
+	return move_path(from, to, flags);
+}
+
+/* Across filesystems: a verified copy of the checked file (or a symlink with
+ * the same target) gets the name dest; the duplicate is not touched yet. */
+static int copy_to(const struct slot *d, const char *dest)
+{
+	if (d->fd < 0) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(d->dirfd, d->name, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return symlink(target, dest) == 0 ? fsync_dir_of(dest) : -errno;
+	}
+	char *tmp = NULL;
+	int rc = make_temp(dest, &tmp, create_copy_of_slot, d);
+	if (rc)
+		return rc;
+	if (link(tmp, dest) != 0)
+		rc = -errno;
+	unlink(tmp);
+	free(tmp);
+	return rc ? rc : fsync_dir_of(dest);
 }
 
 DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
 				       const char *dest, unsigned flags)
 {
-	struct stat ks, ds;
 	if (!dest)
 		return -EINVAL;
-	int rc = check_two_entries(keep, dup, flags, &ks, &ds);
+	struct kept k = { -1, { 0 } };
+	struct slot d = SLOT_INIT;
+	struct stat st;
+	int rc = prepare(keep, dup, flags, &k, &d);
+	if (rc == 0 && lstat(dest, &st) == 0)
+		rc = -EEXIST;
+	else if (rc == 0 && errno != ENOENT)
+		rc = -errno;
+	if (rc || (flags & DUPSCAN_ACT_DRY_RUN))
+		goto out;
+	if (renameat2(d.dirfd, d.name, AT_FDCWD, dest, RENAME_NOREPLACE) == 0) {
+		/* moved: it must be the entry checked, and keep must hold without
+		 * it; otherwise it goes back */
+		own_change(dup, d.fd);
+		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino ||
+		    (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
+		     ((uint64_t)st.st_size != dup->rec->size || ts_ns(st.st_mtim) != dup->rec->mtime_ns)))
+			rc = DUPSCAN_E_CHANGED;
+		if (rc == 0)
+			rc = kept_holds(keep, &k, flags);
+		if (rc == 0)
+			rc = fsync_dir_of(dest);
+		else if (renameat2(AT_FDCWD, dest, d.dirfd, d.name, RENAME_NOREPLACE) == 0)
+			own_change(dup, d.fd);
+		goto out;
+	}
+	if (errno != EXDEV && errno != EINVAL && errno != ENOSYS) {
+		rc = -errno;
+		goto out;
+	}
+	/* another filesystem (or no RENAME_NOREPLACE): a verified copy at dest
+	 * first, then the duplicate goes as -d removes it; killed in between,
+	 * both are left */
+	rc = copy_to(&d, dest);
 	if (rc)
-		return rc;
-	return move_path(dup->path, dest, dup, flags);
+		goto out;
+	rc = hide_and_check(keep, dup, &k, &d, flags);
+	if (rc == 0 && unlinkat(d.dirfd, d.tmp, 0) != 0) {
+		rc = -errno;
+		if (rename_noreplace(d.dirfd, d.tmp, d.dirfd, d.name) == 0)
+			d.tmp[0] = '\0';
+	} else if (rc == 0) {
+		d.tmp[0] = '\0';
+		own_change(dup, d.fd);
+	}
+	if (rc)
+		unlink(dest);
+out:
+	release(&k, &d);
+	return rc;
 }

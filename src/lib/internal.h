@@ -84,6 +84,11 @@ struct dupscan_file {
 	const char *path;
 	const struct ds_rec *rec;
 	uint32_t rel;       /* path + rel: the path below its argument */
+	/* the record standing for its inode (all its names share it): its
+	 * ctime_ns is the inode's ctime as last seen, by the scan or right after
+	 * an action's own change (links, renames and unlinks move it); NULL
+	 * for directories and files not in a result */
+	struct ds_rec *inode;
 };
 
 struct dupscan_set {
@@ -185,6 +190,14 @@ struct dupscan_scan {
 static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 {
 	return &s->rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
+}
+
+/* The handle of record r, reached by path p (rel: where its part below the
+ * argument starts). */
+static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
+					     uint32_t rel)
+{
+	return (struct dupscan_file){ p, r, rel, r->rep < s->nrecs ? ds_rec(s, r->rep) : NULL };
 }
 
 /* error.c */

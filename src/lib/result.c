@@ -132,7 +132,7 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 			goto out;
 		}
 		ds_rec_path(s, r, p, len + 1);
-		files[made] = (struct dupscan_file){ p, r, ds_rel_offset(s, r->dir) };
+		files[made] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
 	}
 	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
 	if (rc == 0) {

@@ -280,7 +280,7 @@ int ds_build_sets(dupscan_scan *s)
 			rc = -ENOMEM;
 			goto out;
 		}
-		s->sets[id].files[s->sets[id].count++] = (struct dupscan_file){ p, r, ds_rel_offset(s, r->dir) };
+		s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
 	}
 	size_t kept = 0;
 	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
@@ -333,7 +333,7 @@ int ds_build_uniques(dupscan_scan *s)
 					free(multi);
 					return -ENOMEM;
 				}
-				s->uniques[n] = (struct dupscan_file){ p, r, ds_rel_offset(s, r->dir) };
+				s->uniques[n] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
 			}
 			n++;
 		}

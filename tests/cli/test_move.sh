@@ -139,13 +139,17 @@ if [ -n "$other" ]; then
   [ -z "$(find "$X" -name '.dupscan-tmp-*')" ] && ok "--move-to across filesystems: no temporary left" || not_ok "cross-fs temps" "$(find "$X")"
   run "$DUPSCAN" --undo=jx
   [ "$rc" = 0 ] && [ "$(snapshot t)" = "$before" ] && ok "--undo of a move across filesystems: tree as before" || not_ok "cross-fs undo" "$err" "$(diff <(echo "$before") <(snapshot t))"
-  # killed between the verified copy and the unlink: both copies are there
+  # killed between the verified copy and the unlink of the original (set
+  # aside under a temporary name in its directory, checked there): both copies left
   if [ -n "${FAULT_LIB:-}" ]; then
     tree t; rm -rf "$X/mv"
-    DUPSCAN_FAULT="unlink:t/b/x:KILL" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --move-to="$X/mv" --journal=jk t > /dev/null 2>&1; krc=$?
-    [ "$krc" = 137 ] && [ "$(cat t/b/x)" = hello ] && [ "$(cat "$X/mv/b/x")" = hello ] && ok "killed between copy and unlink: both copies left" || not_ok "killed move" "status $krc" "$(find t "$X" | sort)"
+    DUPSCAN_FAULT="unlink:t/b/.dupscan-tmp-:KILL" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --move-to="$X/mv" --journal=jk t > /dev/null 2>&1; krc=$?
+    left=$(find t/b -maxdepth 1 -name '.dupscan-tmp-*')
+    [ "$krc" = 137 ] && [ -n "$left" ] && [ "$(cat "$left")" = hello ] && [ "$(cat "$X/mv/b/x")" = hello ] && ok "killed between copy and unlink: both copies left" || not_ok "killed move" "status $krc" "$(find t "$X" | sort)"
     run "$DUPSCAN" --undo=jk
-    [ "$rc" = 0 ] && [ "$(cat t/b/x)" = hello ] && printf '%s' "$out" | grep -q "skipped $T/t/b/x -- already in place" && ok "--undo after a killed move: the original is in place, nothing to do" || not_ok "undo killed" "$out $err"
+    [ "$rc" = 0 ] && [ "$(cat t/b/x)" = hello ] && printf '%s' "$out" | grep -q "restored $T/t/b/x" && ok "--undo after a killed move: the original is back at its name" || not_ok "undo killed" "$out $err"
+    run "$DUPSCAN" -rq t
+    [ "$rc" = 1 ] && expect_err "the set-aside copy is reported by the next scan" "dupscan-tmp-.*left by an interrupted action|interrupted"
   fi
   rm -rf "$X"
 else

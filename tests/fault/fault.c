@@ -4,7 +4,9 @@
  * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
  * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
  * once, then work), or KILL (the process dies by SIGKILL at that call). CALL is one of open64 openat64 pread64 fstat64 fstatat64
- * readdir64 linkat symlink rename unlink. */
+ * readdir64 linkat symlink rename unlink; the *at forms (symlinkat, renameat,
+ * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
+ * directory descriptor was opened as joined with the name. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -162,10 +164,21 @@ struct dirent64 *readdir64(DIR *d)
 	return real(d);
 }
 
+/* dirfd's path joined with name, in buf; or name when it stands alone */
+static const char *at_path(int dirfd, const char *name, char *buf, size_t cap)
+{
+	const char *dir = path_of(dirfd);
+	if (name[0] == '/' || dirfd == AT_FDCWD || !dir)
+		return name;
+	snprintf(buf, cap, "%s/%s", dir, name);
+	return buf;
+}
+
 int linkat(int olddir, const char *old, int newdir, const char *new_, int flags)
 {
 	REAL(linkat);
-	if (hit("linkat", new_)) {
+	char buf[8192];
+	if (hit("linkat", at_path(newdir, new_, buf, sizeof(buf)))) {
 		errno = err_code();
 		return -1;
 	}
@@ -200,4 +213,42 @@ int unlink(const char *path)
 		return -1;
 	}
 	return real(path);
+}
+
+int symlinkat(const char *target, int dirfd, const char *path)
+{
+	REAL(symlinkat);
+	char buf[8192];
+	if (hit("symlink", at_path(dirfd, path, buf, sizeof(buf)))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(target, dirfd, path);
+}
+
+int renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags)
+{
+	REAL(renameat2);
+	char buf[8192];
+	if (hit("rename", at_path(newdir, new_, buf, sizeof(buf)))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(olddir, old, newdir, new_, flags);
+}
+
+int renameat(int olddir, const char *old, int newdir, const char *new_)
+{
+	return renameat2(olddir, old, newdir, new_, 0);
+}
+
+int unlinkat(int dirfd, const char *path, int flags)
+{
+	REAL(unlinkat);
+	char buf[8192];
+	if (hit("unlink", at_path(dirfd, path, buf, sizeof(buf)))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(dirfd, path, flags);
 }
