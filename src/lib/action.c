@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +77,42 @@ DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *f)
 struct kept {
 	int fd;
 	struct stat st;
+	/* an inotify instance watching both files for writes from before their
+	 * check until after the change: the one change a check by metadata can
+	 * miss is an in-place write whose mtime is put back in the instant before
+	 * a link or rename moves the ctime anyway; -1 where inotify is refused */
+	int watch;
+	bool written;
 };
+
+#define KEPT_INIT { -1, { 0 }, -1, false }
+
+static void watch_fd(struct kept *k, int fd)
+{
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (k->watch >= 0 && fd >= 0 && inotify_add_watch(k->watch, proc, IN_MODIFY) < 0) {
+		close(k->watch);
+		k->watch = -1;
+	}
+}
+
+/* Has either file been written since the watch began? */
+static bool written_since(struct kept *k)
+{
+	union {
+		struct inotify_event e;
+		char bytes[4096];
+	} buf;
+	ssize_t n;
+	while (k->watch >= 0 && (n = read(k->watch, buf.bytes, sizeof(buf))) > 0)
+		for (ssize_t at = 0; at < n;) {
+			const struct inotify_event *e = (const void *)(buf.bytes + at);
+			k->written |= (e->mask & (IN_MODIFY | IN_Q_OVERFLOW)) != 0;
+			at += (ssize_t)(sizeof(*e) + e->len);
+		}
+	return k->written;
+}
 
 static int pin_kept(const dupscan_file *keep, struct kept *k)
 {
@@ -89,9 +125,11 @@ static int pin_kept(const dupscan_file *keep, struct kept *k)
 /* keep's path still reaches the pinned inode, and that inode is as expected.
  * Called with the duplicate's entry out of the way, so a path that reached the
  * file only through the duplicate's name fails here (SAME_ENTRY). */
-static int kept_holds(const dupscan_file *keep, const struct kept *k, unsigned flags)
+static int kept_holds(const dupscan_file *keep, struct kept *k, unsigned flags)
 {
 	struct stat now, st;
+	if (!(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) && written_since(k))
+		return DUPSCAN_E_CHANGED;
 	if (stat(keep->path, &now) != 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? DUPSCAN_E_SAME_ENTRY : -errno;
 	if (now.st_dev != k->st.st_dev || now.st_ino != k->st.st_ino)
@@ -216,6 +254,16 @@ static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	int rc = pin_kept(keep, k);
 	if (rc == 0)
 		rc = open_slot(dup, d);
+	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
+		k->watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		watch_fd(k, k->fd);
+		watch_fd(k, d->fd);
+		/* looked at again now that writes are watched: nothing between the
+		 * two goes unseen */
+		if (fstat(k->fd, &k->st) != 0 || (d->fd >= 0 ? fstat(d->fd, &d->file)
+							    : fstatat(d->dirfd, d->name, &d->file, 0)) != 0)
+			rc = gone_or(errno);
+	}
 	if (rc == 0 && same_entry(keep, d))
 		rc = DUPSCAN_E_SAME_ENTRY;
 	if (rc == 0)
@@ -229,6 +277,8 @@ static void release(struct kept *k, struct slot *d)
 {
 	if (k->fd >= 0)
 		close(k->fd);
+	if (k->watch >= 0)
+		close(k->watch);
 	close_slot(d);
 }
 
@@ -292,7 +342,7 @@ static int tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned
 
 /* Take dup's entry out of the way (to d->tmp), then check that it is what was
  * checked and that keep still holds without it; otherwise put it back. */
-static int hide_and_check(const dupscan_file *keep, const dupscan_file *dup, const struct kept *k, struct slot *d,
+static int hide_and_check(const dupscan_file *keep, const dupscan_file *dup, struct kept *k, struct slot *d,
 			  unsigned flags)
 {
 	int rc = temp_in(d, create_hidden, NULL);
@@ -459,7 +509,7 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 {
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
-	struct kept k = { -1, { 0 } };
+	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	char *target = NULL;
 	int rc = prepare(keep, dup, flags, &k, &d);
@@ -492,8 +542,8 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 		rc = errno == ELOOP || errno == ENOENT ? DUPSCAN_E_SAME_ENTRY : -errno;
 	else if (st.st_dev != k.st.st_dev || st.st_ino != k.st.st_ino)
 		rc = DUPSCAN_E_CHANGED;
-	else if (fstat(k.fd, &st) != 0 || as_scanned(&st, keep, flags) != 0)
-		rc = DUPSCAN_E_CHANGED;
+	else
+		rc = kept_holds(keep, &k, flags);
 	int swapped = rc ? 0 : swap_in(&d);
 	if (swapped < 0)
 		rc = swapped;
@@ -545,7 +595,7 @@ out:
 
 DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
-	struct kept k = { -1, { 0 } };
+	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	int rc = prepare(keep, dup, flags, &k, &d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN))
@@ -600,7 +650,7 @@ out:
 
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
-	struct kept k = { -1, { 0 } };
+	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	struct file_dedupe_range *req = NULL;
 	int rc = prepare(keep, dup, flags, &k, &d);
@@ -925,7 +975,7 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 {
 	if (!dest)
 		return -EINVAL;
-	struct kept k = { -1, { 0 } };
+	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	struct stat st;
 	int rc = prepare(keep, dup, flags, &k, &d);
