@@ -323,6 +323,13 @@ DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned fla
  * removed. @return 0, -EEXIST, DUPSCAN_E_DIFFERS or -errno. */
 DUPSCAN_API int dupscan_copy_file(const char *from, const char *to);
 
+/* XXH64 (seed 0) of the whole content of the regular file at path, read from
+ * its start to its end; size (may be NULL) gets the bytes read. Used to tell,
+ * later, that a file still holds a content seen before (dupscan --undo checks
+ * what it restores with it). @return 0, DUPSCAN_E_NOTREG or -errno.
+ * Since 0.3. */
+DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash);
+
 /* Ask the filesystem to share dup's extents with keep's (Linux FIDEDUPERANGE, in
  * ranges the kernel accepts); the kernel compares the bytes itself.
  * @return 0, DUPSCAN_E_ALREADY (already shared), DUPSCAN_E_DIFFERS,

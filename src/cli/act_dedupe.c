@@ -31,7 +31,7 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 				show(out, "[PRO]", dupscan_file_path(f));
 				continue;
 			}
-			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : act_journal(a, "dedupe", keep, f, NULL);
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : act_journal(a, "dedupe", set, keep, f, NULL, NULL);
 			if (rc == 0)
 				rc = dupscan_dedupe(keep, f, a->flags);
 			processed++;

@@ -97,7 +97,7 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 				continue;
 			}
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
-				 : act_journal(a, "delete", kept, f, NULL);
+				 : act_journal(a, "delete", set, kept, f, NULL, NULL);
 			if (rc == 0)
 				rc = dupscan_remove_duplicate(kept, f, a->flags);
 			if (rc == 0) {

@@ -30,6 +30,11 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 		if (others == 0 && kind == DUPSCAN_LINK_HARD)
 			continue;
 		show(out, "[SRC]", dupscan_file_path(keep));
+		/* the content's hash goes in the journal: --undo checks that what it
+		 * restores is that content (one read of the kept file per set) */
+		uint64_t hash = 0;
+		bool hashed = a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN) &&
+			      dupscan_hash_file(dupscan_file_path(keep), NULL, &hash) == 0;
 		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
 			if (f == keep)
@@ -42,7 +47,8 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 			/* a hard link already in place needs no journal line */
 			bool same = dupscan_file_dev(f) == dupscan_file_dev(keep) && dupscan_file_ino(f) == dupscan_file_ino(keep);
 			if (rc == 0 && !(same && kind == DUPSCAN_LINK_HARD))
-				rc = act_journal(a, kind == DUPSCAN_LINK_HARD ? "hardlink" : "symlink", keep, f, NULL);
+				rc = act_journal(a, kind == DUPSCAN_LINK_HARD ? "hardlink" : "symlink", set, keep, f, NULL,
+						 hashed ? &hash : NULL);
 			if (rc == 0)
 				rc = dupscan_replace_with_link(keep, f, kind, a->flags);
 			if (rc == 0) {

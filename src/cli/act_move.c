@@ -81,7 +81,7 @@ static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_f
 		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
 			rc = cli_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
 		if (rc == 0)
-			rc = act_journal(a, "move", keep, f, dest);
+			rc = act_journal(a, "move", NULL, keep, f, dest, NULL);
 		if (rc == 0)
 			rc = twin_dest ? move_as_link(a, keep, f, twin_dest, dest)
 				       : dupscan_move_duplicate(keep, f, dest, a->flags);

@@ -80,10 +80,11 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a);
 int act_move(const dupscan_scan *scan, struct act_ctx *a);
 /* act_common.c: the file a set keeps: its first protected file, else its first */
 const dupscan_file *act_kept(const dupscan_set *set);
-/* Journal a change before making it (dest: for "move"). @return 0, or -errno
- * after telling the user and setting a->stop. */
-int act_journal(struct act_ctx *a, const char *kind, const dupscan_file *keep, const dupscan_file *dup,
-		const char *dest);
+/* Journal a change before making it (dest: for "move"; hash: the content's
+ * XXH64, or NULL). @return 0; DUPSCAN_E_CHANGED when dup or keep is gone (skip
+ * this file); or -errno after telling the user and setting a->stop. */
+int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
+		const dupscan_file *dup, const char *dest, const uint64_t *hash);
 /* mkdir -p for the first len bytes of path. @return 0 or -errno. */
 int cli_make_dirs(const char *path, size_t len, mode_t mode);
 /* --prune-empty-dirs: remove the directories a file left empty, up to (not

@@ -19,7 +19,8 @@
 #include "dupscan_config.h"
 #include "journal.h"
 
-#define JOURNAL_MAGIC "# dupscan journal 1\n"
+#define JOURNAL_MAGIC_LINE "# dupscan journal 1"
+#define JOURNAL_MAGIC JOURNAL_MAGIC_LINE "\n"
 
 struct journal {
 	int fd;
@@ -194,24 +195,40 @@ fail:
 	return NULL;
 }
 
-int journal_record(struct journal *j, const char *kind, const char *a, const char *b, const struct stat *st,
-		   const struct stat *kept)
+int journal_record(struct journal *j, const struct journal_change *c)
 {
 	struct line l = { 0 };
-	put_str(&l, kind);
-	put_path(&l, j->cwd, a);
-	put_path(&l, j->cwd, b);
-	if (st && kept) {
-		put_num(&l, true, (long long)(st->st_mode & 07777));
-		put_num(&l, false, (long long)st->st_uid);
-		put_num(&l, false, (long long)st->st_gid);
-		put_num(&l, false, (long long)ns(st->st_atim));
-		put_num(&l, false, (long long)ns(st->st_mtim));
-		put_num(&l, false, (long long)kept->st_size);
-		put_num(&l, false, (long long)ns(kept->st_mtim));
-		put_num(&l, false, (long long)st->st_dev);
-		put_num(&l, false, (long long)st->st_ino);
+	put_str(&l, c->kind);
+	if (c->dest) {
+		put_path(&l, j->cwd, c->dup);
+		put_path(&l, j->cwd, c->dest);
+		return commit(j, &l);
 	}
+	const struct stat *st = &c->entry, *kept = &c->kept_st;
+	put_path(&l, j->cwd, c->kept);
+	put_path(&l, j->cwd, c->dup);
+	put_num(&l, true, (long long)(st->st_mode & 07777));
+	put_num(&l, false, (long long)st->st_uid);
+	put_num(&l, false, (long long)st->st_gid);
+	put_num(&l, false, (long long)ns(st->st_atim));
+	put_num(&l, false, (long long)ns(st->st_mtim));
+	put_num(&l, false, (long long)kept->st_size);
+	put_num(&l, false, (long long)ns(kept->st_mtim));
+	put_num(&l, false, (long long)st->st_dev);
+	put_num(&l, false, (long long)st->st_ino);
+	put_num(&l, false, (long long)kept->st_dev);
+	put_num(&l, false, (long long)kept->st_ino);
+	char hex[20];
+	snprintf(hex, sizeof(hex), "%016llx", c->hash ? (unsigned long long)*c->hash : 0ull);
+	put(&l, "\t", 1);
+	put_str(&l, c->hash ? hex : "-");
+	put(&l, "\t", 1);
+	put_str(&l, c->link_target ? "symlink" : "file");
+	put(&l, "\t", 1);
+	if (c->link_target)
+		put_escaped(&l, c->link_target);
+	for (size_t i = 0; i < c->nsiblings; i++)
+		put_path(&l, j->cwd, c->siblings[i]);
 	return commit(j, &l);
 }
 
@@ -242,12 +259,14 @@ int journal_close(struct journal *j)
 
 /* ---- undo ---- */
 
-#define MAXF 12
+#define MAXF (17 + JOURNAL_MAX_SIBLINGS)
 
 struct entry {
 	char *f[MAXF]; /* fields, unescaped; f[0] is the kind */
 	int n;
 	unsigned lineno;
+	unsigned run;  /* the run that wrote it: device and inode numbers mean
+			* something only within one run (numbers are reused) */
 };
 
 /* Split a line at tabs and undo the escapes in place. @return 0, or -1 when malformed. */
@@ -311,8 +330,8 @@ static char *parent_of(const char *path)
 	return d;
 }
 
-/* Files restored so far, by the inode they had: hard links among them come
- * back as hard links, not as separate copies. */
+/* Files restored so far in one run, by the inode they had: hard links among
+ * them come back as hard links, not as separate copies. */
 struct restored {
 	long long dev, ino;
 	char *path;
@@ -327,13 +346,24 @@ struct restored_map {
  * the inode its moved copy has now; numbers can be reused between the two */
 struct undo_state {
 	struct restored_map links, moves;
+	unsigned run;
 };
 
-static const struct restored *find_restored(const struct restored_map *u, long long dev, long long ino)
+static void forget(struct restored_map *u)
 {
 	for (size_t i = 0; i < u->n; i++)
+		free(u->v[i].path);
+	u->n = 0;
+}
+
+/* The restored name of inode (dev, ino), while it still holds what was restored. */
+static const struct restored *find_restored(const struct restored_map *u, long long dev, long long ino)
+{
+	struct stat st;
+	for (size_t i = 0; i < u->n; i++)
 		if (u->v[i].dev == dev && u->v[i].ino == ino)
-			return &u->v[i];
+			return stat(u->v[i].path, &st) == 0 && st.st_dev == u->v[i].now_dev &&
+				       st.st_ino == u->v[i].now_ino ? &u->v[i] : NULL;
 	return NULL;
 }
 
@@ -353,14 +383,74 @@ static void remember_restored(struct restored_map *u, long long dev, long long i
 	u->n++;
 }
 
-static int link_temp(const char *tmp, const void *target)
+/* Does path hold the content e recorded: its size, and its hash when the
+ * journal has one (older journals have none)? */
+static bool holds_content(const struct entry *e, const char *path)
 {
-	return link(target, tmp) == 0 ? 0 : -errno;
+	long long size = strtoll(e->f[8], NULL, 10);
+	if (e->n > 14 && strcmp(e->f[14], "-") != 0) {
+		uint64_t got_size, hash;
+		return dupscan_hash_file(path, &got_size, &hash) == 0 && (long long)got_size == size &&
+		       hash == strtoull(e->f[14], NULL, 16);
+	}
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_size == size;
 }
 
-/* Put a copy of kept back at dup (now a link to kept) with dup's own metadata;
- * or, when another name of dup's former inode came back already, a hard link
- * to it. */
+/* A name of the duplicate's former inode that is still there with its content:
+ * another name recorded with it, or one this undo restored in the same run. */
+static const char *former_inode(const struct undo_state *u, const struct entry *e, long long dev, long long ino)
+{
+	struct stat st;
+	for (int i = 17; i < e->n; i++)
+		if (lstat(e->f[i], &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_dev == dev &&
+		    (long long)st.st_ino == ino && holds_content(e, e->f[i]))
+			return e->f[i];
+	const struct restored *twin = find_restored(&u->links, dev, ino);
+	return twin && holds_content(e, twin->path) ? twin->path : NULL;
+}
+
+struct restore_src {
+	const struct entry *e;
+	const char *link_to;  /* an existing name to hard-link, or NULL */
+	bool symlink;         /* recreate the symlink the duplicate was */
+};
+
+static int make_restored(const char *tmp, const struct restore_src *src)
+{
+	const struct entry *e = src->e;
+	if (src->symlink)
+		return symlink(e->f[16], tmp) == 0 ? 0 : -errno;
+	if (src->link_to)
+		return link(src->link_to, tmp) == 0 ? 0 : -errno;
+	int rc = dupscan_copy_file(e->f[1], tmp);
+	if (rc)
+		return rc;
+	/* the copy must be the content the duplicate had */
+	if (!holds_content(e, tmp)) {
+		unlink(tmp);
+		return DUPSCAN_E_CHANGED;
+	}
+	mode_t mode = (mode_t)strtol(e->f[3], NULL, 8);
+	uid_t uid = (uid_t)strtoll(e->f[4], NULL, 10);
+	gid_t gid = (gid_t)strtoll(e->f[5], NULL, 10);
+	long long at = strtoll(e->f[6], NULL, 10), mt = strtoll(e->f[7], NULL, 10);
+	struct timespec t[2] = { { (time_t)(at / 1000000000), (long)(at % 1000000000) },
+				 { (time_t)(mt / 1000000000), (long)(mt % 1000000000) } };
+	if (lchown(tmp, uid, gid) != 0 && errno != EPERM)
+		rc = -errno;
+	if (rc == 0 && chmod(tmp, mode) != 0)
+		rc = -errno;
+	if (rc == 0 && utimensat(AT_FDCWD, tmp, t, 0) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+/* Put back at dup (now a link to kept) what it was: a symlink as a symlink; a
+ * name of an inode that still has another name as a hard link to it; else a
+ * copy of kept, checked against the recorded content, with dup's metadata. */
 static int restore_copy(struct undo_state *u, const struct entry *e, bool soft)
 {
 	const char *kept = e->f[1], *dup = e->f[2];
@@ -384,57 +474,39 @@ static int restore_copy(struct undo_state *u, const struct entry *e, bool soft)
 		say("skipped", dup, soft ? "no longer a symlink to its kept twin" : "no longer a hard link of its kept twin");
 		return 0;
 	}
-	long long ksize = strtoll(e->f[8], NULL, 10), kmtime = strtoll(e->f[9], NULL, 10);
-	if ((long long)ks.st_size != ksize || ns(ks.st_mtim) != kmtime) {
-		complain(dup, "its kept twin changed since; its own content cannot be restored from it");
-		return 1;
-	}
-	char *dir = parent_of(dup);
-	if (!dir)
-		return 1;
-	char *tmp = malloc(strlen(dir) + 64);
-	int rc = tmp ? -EEXIST : -ENOMEM;
 	long long odev = e->n >= 12 ? strtoll(e->f[10], NULL, 10) : -1;
 	long long oino = e->n >= 12 ? strtoll(e->f[11], NULL, 10) : -1;
-	const struct restored *twin = odev >= 0 ? find_restored(&u->links, odev, oino) : NULL;
-	struct stat tst;
-	if (twin && (stat(twin->path, &tst) != 0 || tst.st_dev != twin->now_dev || tst.st_ino != twin->now_ino))
-		twin = NULL;
+	struct restore_src src = { e, NULL, e->n >= 17 && strcmp(e->f[15], "symlink") == 0 };
+	if (!src.symlink && odev >= 0)
+		src.link_to = former_inode(u, e, odev, oino);
+	if (!src.symlink && !src.link_to) {
+		bool same = e->n > 14 && strcmp(e->f[14], "-") != 0
+				    ? holds_content(e, kept)
+				    : (long long)ks.st_size == strtoll(e->f[8], NULL, 10) &&
+					      ns(ks.st_mtim) == strtoll(e->f[9], NULL, 10);
+		if (!same) {
+			complain(dup, "its kept twin changed since; its own content cannot be restored from it");
+			return 1;
+		}
+	}
+	char *dir = parent_of(dup);
+	char *tmp = dir ? malloc(strlen(dir) + 64) : NULL;
+	int rc = tmp ? -EEXIST : -ENOMEM;
 	for (int i = 0; rc == -EEXIST && i < 1000; i++) {
 		sprintf(tmp, "%s/.dupscan-tmp-undo%ld-%d", dir, (long)getpid(), i);
-		rc = twin ? link_temp(tmp, twin->path) : dupscan_copy_file(kept, tmp);
+		rc = make_restored(tmp, &src);
 	}
 	free(dir);
-	if (rc == 0 && twin) {
-		if (rename(tmp, dup) != 0) {
-			rc = -errno;
-			unlink(tmp);
-		}
-	} else if (rc == 0) {
-		mode_t mode = (mode_t)strtol(e->f[3], NULL, 8);
-		uid_t uid = (uid_t)strtoll(e->f[4], NULL, 10);
-		gid_t gid = (gid_t)strtoll(e->f[5], NULL, 10);
-		struct timespec t[2];
-		long long at = strtoll(e->f[6], NULL, 10), mt = strtoll(e->f[7], NULL, 10);
-		t[0] = (struct timespec){ (time_t)(at / 1000000000), (long)(at % 1000000000) };
-		t[1] = (struct timespec){ (time_t)(mt / 1000000000), (long)(mt % 1000000000) };
-		if (lchown(tmp, uid, gid) != 0 && errno != EPERM)
-			rc = -errno;
-		if (rc == 0 && chmod(tmp, mode) != 0)
-			rc = -errno;
-		if (rc == 0 && utimensat(AT_FDCWD, tmp, t, 0) != 0)
-			rc = -errno;
-		if (rc == 0 && rename(tmp, dup) != 0)
-			rc = -errno;
-		if (rc)
-			unlink(tmp);
+	if (rc == 0 && rename(tmp, dup) != 0) {
+		rc = -errno;
+		unlink(tmp);
 	}
 	free(tmp);
 	if (rc) {
 		complain(dup, dupscan_strerror(rc));
 		return 1;
 	}
-	if (odev >= 0 && !twin)
+	if (!src.symlink && !src.link_to && odev >= 0)
 		remember_restored(&u->links, odev, oino, dup);
 	say("restored", dup, NULL);
 	return 0;
@@ -457,10 +529,8 @@ static int undo_move(struct undo_state *u, const struct entry *e)
 	char *dir = parent_of(from);
 	int rc = dir ? cli_make_dirs(dir, strlen(dir), 0777) : -ENOMEM;
 	free(dir);
-	const struct restored *twin = find_restored(&u->moves, (long long)ts.st_dev, (long long)ts.st_ino);
-	struct stat now;
-	if (twin && (stat(twin->path, &now) != 0 || now.st_dev != twin->now_dev || now.st_ino != twin->now_ino))
-		twin = NULL;
+	const struct restored *twin = S_ISREG(ts.st_mode) ? find_restored(&u->moves, (long long)ts.st_dev,
+									   (long long)ts.st_ino) : NULL;
 	if (rc == 0 && twin) {
 		if (link(twin->path, from) != 0)
 			rc = -errno;
@@ -468,7 +538,7 @@ static int undo_move(struct undo_state *u, const struct entry *e)
 			rc = -errno;
 	} else if (rc == 0) {
 		rc = dupscan_move_path(to, from, 0);
-		if (rc == 0 && ts.st_nlink > 1)
+		if (rc == 0 && S_ISREG(ts.st_mode) && ts.st_nlink > 1)
 			remember_restored(&u->moves, (long long)ts.st_dev, (long long)ts.st_ino, from);
 	}
 	if (rc) {
@@ -481,6 +551,11 @@ static int undo_move(struct undo_state *u, const struct entry *e)
 
 static int undo_one(struct undo_state *u, const struct entry *e)
 {
+	if (e->run != u->run) {
+		forget(&u->links);
+		forget(&u->moves);
+		u->run = e->run;
+	}
 	const char *k = e->f[0];
 	if (strcmp(k, "move") == 0 && e->n >= 3)
 		return undo_move(u, e);
@@ -522,15 +597,23 @@ int journal_undo(const char *path)
 	ssize_t len;
 	struct entry *v = NULL;
 	size_t n = 0;
-	unsigned lineno = 0;
+	unsigned lineno = 0, run = 0, torn = 0;
 	int status = 0;
 	bool magic = false;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		lineno++;
+		/* a line without its newline was cut short (a crash, a full disk):
+		 * journal lines are written whole before their change is made, so
+		 * its change never happened; it can only be the last */
+		if (len == 0 || line[len - 1] != '\n') {
+			torn = lineno;
+			break;
+		}
+		line[--len] = '\0';
 		if (lineno == 1)
-			magic = strcmp(line, JOURNAL_MAGIC) == 0;
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
+			magic = strcmp(line, JOURNAL_MAGIC_LINE) == 0;
+		if (strncmp(line, "run\t", 4) == 0)
+			run++;
 		if (line[0] == '#' || line[0] == '\0' || strncmp(line, "run\t", 4) == 0)
 			continue;
 		struct entry *nv = realloc(v, (n + 1) * sizeof(*v));
@@ -550,25 +633,31 @@ int journal_undo(const char *path)
 			status = 2;
 			break;
 		}
+		v[n].run = run;
 		v[n++].lineno = lineno;
 	}
 	free(line);
 	fclose(f);
-	if (status == 0 && !magic) {
+	/* a run killed before it wrote anything leaves an empty journal */
+	bool empty = lineno == 0 || (torn == 1 && n == 0);
+	if (status == 0 && !magic && !empty) {
 		fprintf(stderr, "dupscan: --undo: '%s' is not a dupscan journal\n", path);
 		status = 2;
 	}
+	if (status == 0 && torn > 1)
+		fprintf(stderr, "dupscan: --undo: '%s' line %u: incomplete (the run stopped while writing it, "
+			"so its change was never made): ignored\n", path, torn);
+	if (status == 0 && n == 0)
+		puts("nothing to undo");
 	/* newest first: a later change may stand on an earlier one */
-	struct undo_state u = { { NULL, 0 }, { NULL, 0 } };
+	struct undo_state u = { { NULL, 0 }, { NULL, 0 }, 0 };
 	for (size_t i = n; status != 2 && i-- > 0;)
 		if (undo_one(&u, &v[i]))
 			status = 1;
-	struct restored_map *maps[] = { &u.links, &u.moves };
-	for (size_t m = 0; m < 2; m++) {
-		for (size_t i = 0; i < maps[m]->n; i++)
-			free(maps[m]->v[i].path);
-		free(maps[m]->v);
-	}
+	forget(&u.links);
+	forget(&u.moves);
+	free(u.links.v);
+	free(u.moves.v);
 	for (size_t i = 0; i < n; i++)
 		free(v[i].f[0]);
 	free(v);

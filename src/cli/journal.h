@@ -14,13 +14,24 @@ struct journal;
  * the default place when path is NULL, and append a run header.
  * @return the journal, or NULL with a message on stderr. */
 struct journal *journal_open(const char *path);
+#define JOURNAL_MAX_SIBLINGS 16
+
+/* One change, as journal_record() writes it. */
+struct journal_change {
+	const char *kind;          /* "move", "hardlink", "symlink", "delete", "dedupe" */
+	const char *kept, *dup;    /* for "move": the file moved (dup) and dest */
+	const char *dest;
+	struct stat entry;         /* the duplicate's directory entry (lstat) */
+	struct stat kept_st;       /* the kept file (stat) */
+	const char *link_target;   /* the duplicate is a symlink: its target */
+	const uint64_t *hash;      /* XXH64 of the content, NULL when not known */
+	const char *siblings[JOURNAL_MAX_SIBLINGS]; /* other names of the duplicate's inode */
+	size_t nsiblings;
+};
+
 /* Record one change before it is made: written and fsynced.
- * kind: "move", "hardlink", "symlink", "delete", "dedupe".
- * For "move", b is the destination; otherwise a is the kept file, b the
- * duplicate and st the duplicate's own metadata (restored by --undo).
  * @return 0, or -errno (then the change must not be made). */
-int journal_record(struct journal *j, const char *kind, const char *a, const char *b, const struct stat *st,
-		   const struct stat *kept);
+int journal_record(struct journal *j, const struct journal_change *c);
 /* Record a directory removed by --prune-empty-dirs. */
 int journal_rmdir(struct journal *j, const char *dir, const struct stat *st);
 const char *journal_path(const struct journal *j);

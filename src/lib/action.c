@@ -828,6 +828,38 @@ static int copy_fd(int in, const char *to)
 	return rc;
 }
 
+DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash)
+{
+	if (!path || !hash)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	struct ds_hashes *h = ds_hashes_new(1);
+	unsigned char *buf = malloc(COPY_BUF);
+	int rc = !h || !buf ? -ENOMEM : fstat(fd, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
+	uint64_t total = 0;
+	while (rc == 0) {
+		ssize_t n = read_full(fd, buf, COPY_BUF);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		ds_hash_update(h, 0, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (rc == 0) {
+		*hash = ds_hash_digest(h, 0);
+		if (size)
+			*size = total;
+	}
+	free(buf);
+	ds_hashes_free(h);
+	close(fd);
+	return rc;
+}
+
 DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 {
 	if (!from || !to)
