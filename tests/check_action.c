@@ -162,6 +162,119 @@ START_TEST(test_remove)
 }
 END_TEST
 
+/* Rewrite rel in place with text of the same length and put its times back,
+ * as cp -p or rsync --inplace -t would. */
+static void rewrite_keep_times(const char *dir, const char *rel, const char *text)
+{
+	struct stat st = lstat_rel(dir, rel);
+	char *p = tu_path(dir, rel);
+	int fd = open(p, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	struct timespec t[2] = { st.st_atim, st.st_mtim };
+	ck_assert_int_eq(futimens(fd, t), 0);
+	close(fd);
+	ck_assert_int_eq(lstat_rel(dir, rel).st_mtim.tv_nsec, st.st_mtim.tv_nsec);
+	free(p);
+}
+
+/* An in-place rewrite with the mtime put back is seen by its ctime, on either file. */
+START_TEST(test_ctime_checked)
+{
+	for (int which = 0; which < 2; which++) {
+		char *dir = tu_tmpdir();
+		const dupscan_file *keep, *dup;
+		dupscan_scan *scan = pair(dir, &keep, &dup);
+		rewrite_keep_times(dir, which ? "b" : "a", "PAIR CONTENT\n");
+		ck_assert_int_eq(dupscan_check_unchanged(which ? dup : keep), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_CHANGED);
+		check_content(dir, "b", which ? "PAIR CONTENT\n" : "pair content\n");
+		ck_assert(S_ISREG(lstat_rel(dir, "b").st_mode));
+		ck_assert_int_eq(count_temps(dir), 0);
+		dupscan_free(scan);
+		tu_cleanup(dir);
+	}
+}
+END_TEST
+
+/* Several duplicates against one kept file: each link moves the kept file's
+ * ctime, and the next action expects the ctime the library itself left. */
+START_TEST(test_own_changes_expected)
+{
+	char *dir = tu_tmpdir();
+	char *a = tu_path(dir, "a"), *a2 = tu_path(dir, "a2");
+	tu_text(dir, "a", "many\n");
+	ck_assert_int_eq(link(a, a2), 0);
+	tu_text(dir, "b", "many\n");
+	tu_text(dir, "c", "many\n");
+	tu_text(dir, "d", "many\n");
+	dupscan_scan *scan = tu_scan(dir, DUPSCAN_OPT_HARD_LINKS, 1, 0);
+	const dupscan_set *set = dupscan_get_set(scan, 0);
+	ck_assert_uint_eq(dupscan_set_file_count(set), 5);
+	const dupscan_file *keep = dupscan_set_file(set, 0);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dupscan_set_file(set, 1), DUPSCAN_LINK_HARD, 0),
+			 DUPSCAN_E_ALREADY);
+	for (size_t k = 2; k < 5; k++)
+		ck_assert_int_eq(dupscan_replace_with_link(keep, dupscan_set_file(set, k), DUPSCAN_LINK_HARD, 0), 0);
+	ck_assert_uint_eq(lstat_rel(dir, "a").st_nlink, 5);
+	/* a name of the kept inode, deleted after all that */
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dupscan_set_file(set, 1), 0), 0);
+	ck_assert_uint_eq(lstat_rel(dir, "a").st_nlink, 4);
+	check_content(dir, "a", "many\n");
+	free(a);
+	free(a2);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* The kept file saved by rename after the scan: no link to the new content. */
+START_TEST(test_kept_replaced_by_rename)
+{
+	char *dir = tu_tmpdir();
+	const dupscan_file *keep, *dup;
+	dupscan_scan *scan = pair(dir, &keep, &dup);
+	tu_text(dir, "a.new", "pair content\n"); /* even the same bytes: another inode */
+	char *from = tu_path(dir, "a.new"), *to = tu_path(dir, "a");
+	ck_assert_int_eq(rename(from, to), 0);
+	ck_assert_int_eq(dupscan_replace_with_link(keep, dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_CHANGED);
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), DUPSCAN_E_CHANGED);
+	ck_assert_uint_ne(lstat_rel(dir, "a").st_ino, lstat_rel(dir, "b").st_ino);
+	check_content(dir, "b", "pair content\n");
+	free(from);
+	free(to);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_hash_file)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "big", 3 * 1024 * 1024 + 17, 5, -1);
+	tu_text(dir, "empty", "");
+	char *big = tu_path(dir, "big"), *empty = tu_path(dir, "empty");
+	FILE *f = fopen(big, "rb");
+	unsigned char *buf = malloc(3 * 1024 * 1024 + 17);
+	ck_assert_uint_eq(fread(buf, 1, 3 * 1024 * 1024 + 17, f), 3 * 1024 * 1024 + 17);
+	fclose(f);
+	uint64_t size = 0, hash = 0;
+	ck_assert_int_eq(dupscan_hash_file(big, &size, &hash), 0);
+	ck_assert_uint_eq(size, 3 * 1024 * 1024 + 17);
+	ck_assert_uint_eq(hash, ds_hash_oneshot(buf, 3 * 1024 * 1024 + 17));
+	ck_assert_int_eq(dupscan_hash_file(empty, NULL, &hash), 0);
+	ck_assert_uint_eq(hash, ds_hash_oneshot("", 0));
+	ck_assert_int_eq(dupscan_hash_file(dir, NULL, &hash), DUPSCAN_E_NOTREG);
+	ck_assert_int_eq(dupscan_hash_file(NULL, NULL, &hash), -EINVAL);
+	free(buf);
+	free(big);
+	free(empty);
+	tu_cleanup(dir);
+}
+END_TEST
+
 /* One directory entry reached as two paths through a symlinked directory. */
 START_TEST(test_same_entry_refused)
 {
@@ -393,6 +506,14 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_remove_duplicate");
 	tcase_add_test(tc, test_remove);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("racing changes");
+	tcase_add_test(tc, test_ctime_checked);
+	tcase_add_test(tc, test_own_changes_expected);
+	tcase_add_test(tc, test_kept_replaced_by_rename);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("dupscan_hash_file");
+	tcase_add_test(tc, test_hash_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("protect, move, copy");
 	tcase_add_test(tc, test_protected_refused);
