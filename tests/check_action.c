@@ -300,7 +300,7 @@ START_TEST(test_same_entry_refused)
 	struct ds_rec r = { .size = (uint64_t)st.st_size, .dev = st.st_dev, .ino = st.st_ino,
 			    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
 			    .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec, .mode = st.st_mode };
-	struct dupscan_file keep = { f1, &r, 0, NULL }, dup = { f2, &r, 0, NULL };
+	struct dupscan_file keep = { f1, &r, 0, NULL, NULL }, dup = { f2, &r, 0, NULL, NULL };
 	ck_assert_int_eq(dupscan_remove_duplicate(&keep, &dup, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_SAME_ENTRY);

@@ -77,28 +77,20 @@ DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *f)
 struct kept {
 	int fd;
 	struct stat st;
-	/* an inotify instance watching both files for writes from before their
-	 * check until after the change: the one change a check by metadata can
-	 * miss is an in-place write whose mtime is put back in the instant before
-	 * a link or rename moves the ctime anyway; -1 where inotify is refused */
+	/* inotify watches on both files for writes from before their check until
+	 * after the change: the one change a check by metadata can miss is an
+	 * in-place write whose mtime is put back in the instant before a link or
+	 * rename moves the ctime anyway. The instance is the scan's (or our own
+	 * for a handle without one); -1 where inotify is refused. */
 	int watch;
-	bool written;
+	bool own_watch, written;
+	int wd[2], nwd;
 };
 
-#define KEPT_INIT { -1, { 0 }, -1, false }
+#define KEPT_INIT { -1, { 0 }, -1, false, false, { -1, -1 }, 0 }
 
-static void watch_fd(struct kept *k, int fd)
-{
-	char proc[32];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (k->watch >= 0 && fd >= 0 && inotify_add_watch(k->watch, proc, IN_MODIFY) < 0) {
-		close(k->watch);
-		k->watch = -1;
-	}
-}
-
-/* Has either file been written since the watch began? */
-static bool written_since(struct kept *k)
+/* Read the events queued; count writes to this action's files. */
+static void drain(struct kept *k, bool count)
 {
 	union {
 		struct inotify_event e;
@@ -108,9 +100,45 @@ static bool written_since(struct kept *k)
 	while (k->watch >= 0 && (n = read(k->watch, buf.bytes, sizeof(buf))) > 0)
 		for (ssize_t at = 0; at < n;) {
 			const struct inotify_event *e = (const void *)(buf.bytes + at);
-			k->written |= (e->mask & (IN_MODIFY | IN_Q_OVERFLOW)) != 0;
+			bool ours = false;
+			for (int i = 0; i < k->nwd; i++)
+				ours |= e->wd == k->wd[i];
+			if (count && ((ours && (e->mask & IN_MODIFY)) || (e->mask & IN_Q_OVERFLOW)))
+				k->written = true;
 			at += (ssize_t)(sizeof(*e) + e->len);
 		}
+}
+
+static void watch_begin(struct kept *k, dupscan_scan *scan)
+{
+	if (scan && scan->act_watch < 0)
+		scan->act_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	k->own_watch = !scan;
+	k->watch = scan ? scan->act_watch : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	drain(k, false); /* what earlier actions left */
+}
+
+static void watch_fd(struct kept *k, int fd)
+{
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (k->watch < 0 || fd < 0)
+		return;
+	int wd = inotify_add_watch(k->watch, proc, IN_MODIFY);
+	if (wd >= 0) {
+		k->wd[k->nwd++] = wd;
+	} else if (k->own_watch) {
+		close(k->watch);
+		k->watch = -1;
+	} else {
+		k->watch = -1; /* the scan's instance stays; this action goes without */
+	}
+}
+
+/* Has either file been written since the watch began? */
+static bool written_since(struct kept *k)
+{
+	drain(k, true);
 	return k->written;
 }
 
@@ -255,7 +283,7 @@ static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0)
 		rc = open_slot(dup, d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
-		k->watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		watch_begin(k, dup->scan);
 		watch_fd(k, k->fd);
 		watch_fd(k, d->fd);
 		/* looked at again now that writes are watched: nothing between the
@@ -277,7 +305,9 @@ static void release(struct kept *k, struct slot *d)
 {
 	if (k->fd >= 0)
 		close(k->fd);
-	if (k->watch >= 0)
+	for (int i = 0; k->watch >= 0 && i < k->nwd; i++)
+		inotify_rm_watch(k->watch, k->wd[i]);
+	if (k->own_watch && k->watch >= 0)
 		close(k->watch);
 	close_slot(d);
 }
@@ -609,8 +639,9 @@ DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan
 			d.tmp[0] = '\0';
 			own_change(dup, d.fd);
 			/* keep replaced in the instant between its check and the unlink:
-			 * the duplicate's content, still open, comes back */
-			if (kept_holds(keep, &k, flags) != 0)
+			 * the duplicate's content, still open, comes back (a symlink
+			 * held none) */
+			if (d.fd >= 0 && kept_holds(keep, &k, flags) != 0)
 				rc = put_back_copy(&d, false);
 		}
 	}

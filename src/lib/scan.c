@@ -29,6 +29,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->chunk = DS_DEFAULT_CHUNK;
 	s->threads = default_threads();
 	s->order = DUPSCAN_ORDER_NAME;
+	s->act_watch = -1;
 	ds_arena_init(&s->names);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
@@ -54,6 +55,8 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_cache_free(s->cache);
 	free(s->hashed);
 	ds_arena_free(&s->names);
+	if (s->act_watch >= 0)
+		close(s->act_watch);
 	free(s);
 }
 

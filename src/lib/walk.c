@@ -258,7 +258,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	struct dupscan_file f = { path, r, ds_rel_offset(s, dir), NULL };
+	struct dupscan_file f = { path, r, ds_rel_offset(s, dir), NULL, NULL };
 	int keep = s->filter(s->filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);

@@ -3,7 +3,8 @@
  * fault-injection tests. DUPSCAN_FAULT="CALL:TEXT:ERR" makes every CALL on a path
  * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
  * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
- * once, then work), or KILL (the process dies by SIGKILL at that call). CALL is one of open64 openat64 pread64 fstat64 fstatat64
+ * once, then work), or KILL (the process dies by SIGKILL at that call), or
+ * DELAY (the call waits 5 ms, then is made: a window for a racing writer). CALL is one of open64 openat64 pread64 fstat64 fstatat64
  * readdir64 linkat symlink rename unlink; the *at forms (symlinkat, renameat,
  * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
  * directory descriptor was opened as joined with the name. */
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAXFD 4096
@@ -52,6 +54,11 @@ static bool hit(const char *call, const char *path)
 	bool match = configured && !strcmp(call, call_) && path && strstr(path, text_);
 	if (match && !strcmp(err_, "KILL"))
 		raise(SIGKILL);
+	if (match && !strcmp(err_, "DELAY")) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+		return false;
+	}
 	return match;
 }
 
