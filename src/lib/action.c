@@ -961,6 +961,21 @@ static int create_copy_of_slot(const char *tmp, const void *slot)
 	return -1;
 }
 
+/* A verified copy made by create() under a temporary name beside to, then
+ * given the name to (link: never over an existing file), fsynced. */
+static int place_copy(const char *to, int (*create)(const char *tmp, const void *arg), const void *arg)
+{
+	char *tmp = NULL;
+	int rc = make_temp(to, &tmp, create, arg);
+	if (rc)
+		return rc;
+	if (link(tmp, to) != 0)
+		rc = -errno;
+	unlink(tmp);
+	free(tmp);
+	return rc ? rc : fsync_dir_of(to);
+}
+
 static int move_path(const char *from, const char *to, unsigned flags)
 {
 	struct stat st;
@@ -985,16 +1000,7 @@ static int move_path(const char *from, const char *to, unsigned flags)
 		return -err;
 	/* another filesystem: a verified copy gets its name first, and only then
 	 * does from go; killed in between, both copies are left */
-	char *tmp = NULL;
-	int rc = make_temp(to, &tmp, create_copy, from);
-	if (rc)
-		return rc;
-	if (link(tmp, to) != 0)
-		rc = -errno;
-	unlink(tmp);
-	free(tmp);
-	if (rc == 0)
-		rc = fsync_dir_of(to);
+	int rc = place_copy(to, create_copy, from);
 	if (rc) {
 		if (rc != -EEXIST)
 			unlink(to);
@@ -1022,15 +1028,7 @@ static int copy_to(const struct slot *d, const char *dest)
 		target[n] = '\0';
 		return symlink(target, dest) == 0 ? fsync_dir_of(dest) : -errno;
 	}
-	char *tmp = NULL;
-	int rc = make_temp(dest, &tmp, create_copy_of_slot, d);
-	if (rc)
-		return rc;
-	if (link(tmp, dest) != 0)
-		rc = -errno;
-	unlink(tmp);
-	free(tmp);
-	return rc ? rc : fsync_dir_of(dest);
+	return place_copy(dest, create_copy_of_slot, d);
 }
 
 DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
