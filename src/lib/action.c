@@ -973,7 +973,9 @@ static int place_copy(const char *to, int (*create)(const char *tmp, const void 
 		rc = -errno;
 	unlink(tmp);
 	free(tmp);
-	return rc ? rc : fsync_dir_of(to);
+	if (rc == 0 && (rc = fsync_dir_of(to)) != 0)
+		unlink(to); /* ours: the link just made */
+	return rc;
 }
 
 static int move_path(const char *from, const char *to, unsigned flags)
@@ -1001,12 +1003,7 @@ static int move_path(const char *from, const char *to, unsigned flags)
 	/* another filesystem: a verified copy gets its name first, and only then
 	 * does from go; killed in between, both copies are left */
 	int rc = place_copy(to, create_copy, from);
-	if (rc) {
-		if (rc != -EEXIST)
-			unlink(to);
-		return rc;
-	}
-	return unlink(from) == 0 ? 0 : -errno;
+	return rc ? rc : unlink(from) == 0 ? 0 : -errno;
 }
 
 DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags)
