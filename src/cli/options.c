@@ -16,7 +16,7 @@ static const char help_text[] =
 "Prints sets of duplicate files (identical content, confirmed byte by byte).\n"
 "\n"
 " -0 --print-null      end each printed path with a NUL byte instead of a newline\n"
-" -1 --one-file-system never match files on different filesystems or devices\n"
+" -1 --one-file-system never match files across filesystems, nor enter another one\n"
 " -A --no-hidden       skip hidden files and directories (names starting with '.')\n"
 " -B --dedupe          ask the filesystem to share the data of duplicates\n"
 "                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
@@ -428,9 +428,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		return usage_error("-e/--error-on-dupe stops at the first duplicate; it is refused with %s",
 				   action_name(o->action));
 	if (o->partial_only >= 2 && o->action)
-		return usage_error("-TT matches on the first 4096 bytes only; it is refused with -%c, "
-				   "which would act on files that may differ", o->action);
+		return usage_error("-TT matches on the first 4096 bytes only; it is refused with %s, "
+				   "which would act on files that may differ", action_name(o->action));
 	if (o->dry_run && !o->action)
-		return usage_error("%s", "--dry-run needs an action: -d, -L, -l or -B");
+		return usage_error("%s", "--dry-run needs an action: -d, -L, -l, -B or --move-to");
 	return 0;
 }

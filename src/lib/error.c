@@ -43,19 +43,3 @@ void ds_report(dupscan_scan *s, const char *path, int code)
 	if (s->on_error)
 		s->on_error(s->error_user, path, code);
 }
-
-void ds_report_rec(dupscan_scan *s, const struct ds_rec *r, int code)
-{
-	char stackbuf[4096];
-	size_t len = ds_rec_path(s, r, stackbuf, sizeof(stackbuf));
-	if (len < sizeof(stackbuf)) {
-		ds_report(s, stackbuf, code);
-		return;
-	}
-	char *big = malloc(len + 1);
-	if (big && ds_rec_path(s, r, big, len + 1) == len)
-		ds_report(s, big, code);
-	else
-		ds_report(s, r->name, code);
-	free(big);
-}

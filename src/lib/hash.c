@@ -28,11 +28,6 @@ void ds_hashes_free(struct ds_hashes *h)
 	free(h);
 }
 
-void ds_hash_reset(struct ds_hashes *h, size_t i)
-{
-	XXH64_reset(&h->st[i], 0);
-}
-
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len)
 {
 	XXH64_update(&h->st[i], buf, len);

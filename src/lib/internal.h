@@ -126,7 +126,6 @@ int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_n
 struct ds_hashes; /* an array of XXH64 streaming states */
 struct ds_hashes *ds_hashes_new(size_t n);
 void ds_hashes_free(struct ds_hashes *h);
-void ds_hash_reset(struct ds_hashes *h, size_t i);
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
 uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
 uint64_t ds_hash_oneshot(const void *buf, size_t len);
@@ -207,7 +206,6 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);
-void ds_report_rec(dupscan_scan *s, const struct ds_rec *r, int code);
 
 /* ---- result.c: what matching one size group produced, kept until it is
  * committed in group order, so output never depends on the thread count ---- */

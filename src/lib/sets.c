@@ -215,7 +215,7 @@ int ds_build_sets(dupscan_scan *s)
 {
 	int rc = 0;
 	struct collect c = { .s = s };
-	uint32_t *count = NULL, *fill = NULL;
+	uint32_t *count = NULL;
 	c.set_of = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*c.set_of));
 	if (!c.set_of) {
 		rc = -ENOMEM;
@@ -244,8 +244,7 @@ int ds_build_sets(dupscan_scan *s)
 
 	/* members: representatives only, or every path of their inodes with -H */
 	count = calloc(c.nsets ? c.nsets : 1, sizeof(*count));
-	fill = calloc(c.nsets ? c.nsets : 1, sizeof(*fill));
-	if (!count || !fill) {
+	if (!count) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -301,7 +300,6 @@ int ds_build_sets(dupscan_scan *s)
 	if (rc == 0)
 		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), cmp_set, s);
 out:
-	free(fill);
 	free(count);
 	free(c.buf);
 	free(c.members);

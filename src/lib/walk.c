@@ -792,6 +792,12 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		*skipped = true;
 		return 0;
 	}
+	/* -1: another filesystem mounted here (or reached by a followed symlink)
+	 * is not entered, as find -xdev and jdupes do not */
+	if (s->one_fs && st->st_dev != s->dirs[d].dev) {
+		*skipped = true;
+		return 0;
+	}
 	/* d_type did not say it was a directory: ask the filter now */
 	int keep = s->dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
 	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : seen_add(s, st->st_dev, st->st_ino);

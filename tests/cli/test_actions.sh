@@ -154,6 +154,16 @@ wait_for d.out "Set 1 of 4: keep which files?"; echo "not the same" > t/b/x.new;
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ "$(cat t/b/x)" = "not the same" ] && ok "a replaced duplicate is not deleted" || not_ok "replaced duplicate" "$(inventory t)"
 
+# a duplicate deleted by someone else while waiting: that file is reported and
+# skipped, the other sets are still offered and acted on
+tree t
+( "$DUPSCAN" -rd t < answer > d.out 2>&1; echo "rc=$?" >> d.out ) &
+exec 7> answer
+wait_for d.out "Set 1 of 4: keep which files?"; rm t/b/x
+printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
+grep -q "\[!\] t/b/x -- File changed during the scan" d.out && ! grep -q "stopping before the next change" d.out && ok "a vanished duplicate: reported as changed, the journal not blamed" || not_ok "vanished duplicate" "$(cat d.out)"
+[ ! -e t/b/w ] && [ ! -e t/a/x ] && [ -f "t/a/sub/with space" ] && grep -q "rc=1" d.out && ok "a vanished duplicate: the other files and sets still acted on, status 1" || not_ok "vanished: rest" "$(inventory t)" "$(cat d.out)"
+
 # -t: no re-check of the duplicate (the kept file must still exist)
 tree t
 ( "$DUPSCAN" -rdt t < answer > d.out 2>&1 ) &
@@ -218,9 +228,12 @@ rm t/a/.dupscan-tmp-k1ll3d
 # refusals and warnings
 expect "-TT with an action is refused" 2 "" "$DUPSCAN" -rTT -dN t
 expect_err "-TT refusal explained" "refused with -d"
+expect "-TT with --move-to is refused" 2 "" "$DUPSCAN" -rTT --move-to=mv t
+expect_err "-TT refusal names --move-to" "refused with --move-to,"
 expect "two actions" 2 "" "$DUPSCAN" -r -L -l t
 expect_err "two actions named" "choose one action"
 expect "--dry-run alone" 2 "" "$DUPSCAN" -r --dry-run t
+expect_err "--dry-run names every action" "needs an action: -d, -L, -l, -B or --move-to"
 check_tree "refusals changed nothing" t "$pristine"
 run "$DUPSCAN" -rQ -dN --dry-run t
 case "$err" in *"warning: -Q/--quick"*) ok "-Q with an action warns" ;; *) not_ok "-Q warning" "$err" ;; esac

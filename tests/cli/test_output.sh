@@ -89,6 +89,18 @@ else
   [ -n "$other" ] && rm -rf "$other"
   ok "# SKIP -1: no second filesystem here"
 fi
+# -1 does not enter a filesystem mounted inside the tree, reached directly or
+# through a followed symlink (find -xdev, jdupes -1)
+if [ "$(id -u)" = 0 ] && mkdir -p xd/sub xd/far && mount -t tmpfs tmpfs xd/sub 2>/dev/null; then
+  echo same > xd/a; echo same > xd/b; echo inside > xd/sub/c; echo inside > xd/sub/d
+  ln -s sub xd/link
+  expect "-r -1: nothing from a filesystem mounted below" 0 "$(printf 'xd/a\nxd/b\n')" "$DUPSCAN" -r -1 xd
+  expect "-r -1 -s: nor through a symlink to it" 0 "$(printf 'xd/a\nxd/b\n')" "$DUPSCAN" -r -1 -s xd
+  expect "-r without -1: it is entered" 0 "$(printf 'xd/a\nxd/b\n\nxd/sub/c\nxd/sub/d\n')" "$DUPSCAN" -r xd
+  umount xd/sub
+else
+  ok "# SKIP -1 below a mount point needs root"
+fi
 
 expect "-v" 0 "$("$DUPSCAN" --version)" "$DUPSCAN" -v
 run "$DUPSCAN" -v; case "$out" in "dupscan "[0-9]*) ok "-v names the version" ;; *) not_ok "-v names the version" "$out" ;; esac
