@@ -254,8 +254,9 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 	struct by_hash *bh = malloc(n * sizeof(*bh));
 	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
+	struct ds_member *joined = malloc(n * sizeof(*joined));
 	long hashed = 0;
-	if (!bh || !batch || !pending || (hashed = hash_each(c, m, n, h, partial, bh)) < 0) {
+	if (!bh || !batch || !pending || !joined || (hashed = hash_each(c, m, n, h, partial, bh)) < 0) {
 		rc = hashed < 0 ? (int)hashed : -ENOMEM;
 		goto out;
 	}
@@ -268,40 +269,50 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 		for (size_t k = i; k < j; k++)
 			pending[np++] = m[bh[k].pos];
 		while (rc == 0 && np >= 2) {
+			/* np members against pending[0], max_open at a time; those
+			 * proven equal to it wait in joined, to be indexed as one class */
 			struct ds_member rep = pending[0];
-			size_t left = 0;
-			bool rep_ok = true, joined = false;
+			size_t left = 0, njoined = 0;
 			for (size_t k = 1; rc == 0 && k < np;) {
-				if (!rep_ok) {
-					pending[left++] = pending[k++];
-					continue;
-				}
-				size_t cnt = 1;
+				size_t cnt = 1, from = k;
 				batch[0] = rep;
 				while (k < np && cnt < s->max_open)
 					batch[cnt++] = pending[k++];
 				uint64_t start = blocks ? DS_BLOCK : 0;
 				rc = ds_lockstep(c, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
-				if (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)
-					rep_ok = false;
+				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {
+					/* the file compared against failed: it leaves, and the
+					 * class goes on with a member proven equal to it, this
+					 * batch compared again; with none, the rest start over */
+					if (njoined > 0) {
+						rep = joined[--njoined];
+						k = from;
+						continue;
+					}
+					for (size_t x = from; x < np; x++)
+						if (!(ds_rec(s, pending[x].rec)->flags & DS_F_DROPPED))
+							pending[left++] = pending[x];
+					break;
+				}
 				for (size_t b = 1; rc == 0 && b < cnt; b++) {
 					if (ds_rec(s, batch[b].rec)->flags & DS_F_DROPPED)
 						continue;
-					if (rep_ok && batch[b].alive && batch[b].cls == batch[0].cls) {
-						rc = ds_result_insert(c, batch[b].rec, rep.rec, partial, bh[i].key);
-						joined = true;
-					} else {
+					if (batch[b].alive && batch[b].cls == batch[0].cls)
+						joined[njoined++] = batch[b];
+					else
 						pending[left++] = batch[b];
-					}
 				}
 			}
-			if (rc == 0 && rep_ok && joined)
+			for (size_t x = 0; rc == 0 && x < njoined; x++)
+				rc = ds_result_insert(c, joined[x].rec, rep.rec, partial, bh[i].key);
+			if (rc == 0 && njoined > 0)
 				rc = ds_result_insert(c, rep.rec, rep.rec, partial, bh[i].key);
 			np = left;
 		}
 		i = j;
 	}
 out:
+	free(joined);
 	free(pending);
 	free(batch);
 	free(bh);

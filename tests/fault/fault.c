@@ -4,7 +4,8 @@
  * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
  * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
  * once, then work), or KILL (the process dies by SIGKILL at that call), or
- * DELAY (the call waits 5 ms, then is made: a window for a racing writer). CALL is one of open64 openat64 pread64 fstat64 fstatat64
+ * DELAY (the call waits 5 ms, then is made: a window for a racing writer).
+ * ERR@N fails only the Nth matching call and those after it. CALL is one of open64 openat64 pread64 fstat64 fstatat64
  * readdir64 linkat symlink rename unlink; the *at forms (symlinkat, renameat,
  * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
  * directory descriptor was opened as joined with the name. */
@@ -27,6 +28,7 @@
 static char *fd_path[MAXFD];          /* what each descriptor was opened as */
 static char call_[32], text_[256], err_[16];
 static int configured = -1;
+static long from_ = 1, seen_; /* ERR@N: fail from the Nth matching call */
 static bool eintr_done[MAXFD];
 
 static void configure(void)
@@ -35,6 +37,11 @@ static void configure(void)
 		return;
 	const char *spec = getenv("DUPSCAN_FAULT");
 	configured = spec && sscanf(spec, "%31[^:]:%255[^:]:%15s", call_, text_, err_) == 3;
+	char *at = configured ? strchr(err_, '@') : NULL;
+	if (at) {
+		from_ = strtol(at + 1, NULL, 10);
+		*at = '\0';
+	}
 }
 
 static int err_code(void)
@@ -52,6 +59,8 @@ static bool hit(const char *call, const char *path)
 {
 	configure();
 	bool match = configured && !strcmp(call, call_) && path && strstr(path, text_);
+	if (match && ++seen_ < from_)
+		return false;
 	if (match && !strcmp(err_, "KILL"))
 		raise(SIGKILL);
 	if (match && !strcmp(err_, "DELAY")) {
