@@ -362,12 +362,18 @@ START_TEST(test_cancel)
 	tu_file(dir, "a2", 5000, 1, -1);
 	tu_file(dir, "b1", 7000, 2, -1);
 	tu_file(dir, "b2", 7000, 2, -1);
+	tu_file(dir, "c", 3000, 3, -1); /* alone in its size */
 	dupscan_scan *scan = NULL;
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	dupscan_set_progress_callback(scan, cancel_at_walk_end, scan);
 	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
 	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_CANCELED);
 	ck_assert_uint_eq(dupscan_set_count(scan), 0);
+	/* nothing was compared: only c, alone in its size once every file was
+	 * seen, is shown unique */
+	char *alone = tu_uniques(scan, dir);
+	ck_assert_str_eq(alone, "c");
+	free(alone);
 	dupscan_free(scan);
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	dupscan_set_stage_callback(scan, cancel_after_first_set, scan);
@@ -378,6 +384,11 @@ START_TEST(test_cancel)
 	char *sets = tu_sets(scan, dir);
 	ck_assert_msg(strcmp(sets, "a1 a2") == 0 || strcmp(sets, "a1 a2|b1 b2") == 0, "got %s", sets);
 	free(sets);
+	/* b1 and b2, never compared when the cancel came first, are not unique;
+	 * c, alone in its size, is */
+	char *uniques = tu_uniques(scan, dir);
+	ck_assert_str_eq(uniques, "c");
+	free(uniques);
 	dupscan_free(scan);
 	tu_cleanup(dir);
 }

@@ -44,7 +44,8 @@ enum ds_rec_flag {
 	DS_F_DROPPED = 1u << 0, /* unreadable or changed: out of the match */
 	DS_F_SKIPPED = 1u << 1, /* not examined (zero length without -z) */
 	DS_F_ALIAS = 1u << 2,   /* the same path reached a second time */
-	DS_F_PROTECTED = 1u << 3 /* under a protected path: never acted on */
+	DS_F_PROTECTED = 1u << 3, /* under a protected path: never acted on */
+	DS_F_SETTLED = 1u << 4  /* its group was matched to the end: unique if in no class */
 };
 
 /* One per path reached: 80 bytes, fixed-size; the name lives in the scan's
@@ -232,6 +233,8 @@ struct ds_result {
 	size_t nstg, capstg;
 	uint32_t *recs;
 	size_t nrecs, caprecs;
+	uint32_t *settled;   /* records of the groups matched to the end */
+	size_t nsettled, capsettled;
 	uint64_t files;      /* files of the group, for progress */
 	int rc;              /* -ENOMEM or DUPSCAN_E_CANCELED while matching */
 };
@@ -243,6 +246,8 @@ struct ds_ctx {
 	struct ds_pool *pool; /* NULL when matching in one thread */
 };
 void ds_result_clear(struct ds_result *r);
+/* The n records of a group matched to the end. @return 0 or -ENOMEM. */
+int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n);
 /* Move src's reports to the end of dst's, keeping their order. @return 0 or -ENOMEM. */
 int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);
 void ds_result_free(struct ds_result *r);

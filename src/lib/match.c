@@ -690,6 +690,8 @@ int ds_match(dupscan_scan *s)
 		uint32_t j = i + 1;
 		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
 			j++;
+		if (j - i == 1)
+			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
 		if (j - i >= 2) {
 			if (ngroups == cap) {
 				cap = cap ? cap * 2 : 256;

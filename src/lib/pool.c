@@ -34,8 +34,13 @@ static size_t make_tasks(const uint32_t *groups, size_t ngroups, size_t *tasks)
 
 static void run_task(struct ds_ctx *c, const uint32_t *idx, const uint32_t *groups, size_t first, size_t end)
 {
-	for (size_t g = first; g < end && c->res->rc == 0; g++)
+	for (size_t g = first; g < end && c->res->rc == 0; g++) {
 		ds_match_group(c, idx + groups[2 * g], groups[2 * g + 1]);
+		/* matched to the end, not cut short by a cancel: its files that
+		 * joined no class are shown unique */
+		if (c->res->rc == 0 && ds_result_settled(c->res, idx + groups[2 * g], groups[2 * g + 1]) != 0)
+			c->res->rc = -ENOMEM;
+	}
 }
 
 static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,

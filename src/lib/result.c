@@ -25,7 +25,7 @@ void ds_result_clear(struct ds_result *r)
 {
 	for (size_t i = 0; i < r->nerr; i++)
 		free(r->err[i].path);
-	r->nins = r->nerr = r->nstg = r->nrecs = r->nnotes = 0;
+	r->nins = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
 	r->files = 0;
 	r->rc = 0;
 }
@@ -50,6 +50,7 @@ void ds_result_free(struct ds_result *r)
 	free(r->err);
 	free(r->stg);
 	free(r->recs);
+	free(r->settled);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -148,6 +149,16 @@ out:
 	return rc;
 }
 
+int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (GROW(r->settled, r->nsettled, r->capsettled))
+			return -ENOMEM;
+		r->settled[r->nsettled++] = recs[i];
+	}
+	return 0;
+}
+
 int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint64_t total)
 {
 	int rc = r->rc == -ENOMEM ? -ENOMEM : 0;
@@ -168,6 +179,8 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 		for (size_t i = 0; rc == 0 && i < r->nins; i++)
 			rc = ds_cache_note(s, r->ins[i].rec, r->ins[i].partial, r->ins[i].full, true);
 	}
+	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
+		ds_rec(s, r->settled[i])->flags |= DS_F_SETTLED;
 	*done += r->files;
 	if (rc == 0 && s->on_progress)
 		s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, *done, total);

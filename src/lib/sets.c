@@ -311,7 +311,8 @@ int ds_build_uniques(dupscan_scan *s)
 {
 	if (s->uniques_built)
 		return 0;
-	/* a file is unique when its inode belongs to no class and it is no -H set */
+	/* a file is unique when its inode belongs to no class and it is no -H set,
+	 * and its group was matched to the end (not after a cancel) */
 	size_t n = 0;
 	bool *multi = calloc(s->nrecs ? s->nrecs : 1, sizeof(*multi));
 	if (!multi)
@@ -323,7 +324,8 @@ int ds_build_uniques(dupscan_scan *s)
 		for (uint32_t i = 0; i < s->nrecs; i++) {
 			const struct ds_rec *r = ds_rec(s, i);
 			const struct ds_rec *rep = ds_rec(s, r->rep);
-			if (!listed(r) || !listed(rep) || rep->cls != DS_NONE || (s->hard_links && multi[r->rep]))
+			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || rep->cls != DS_NONE ||
+			    (s->hard_links && multi[r->rep]))
 				continue;
 			if (pass == 1) {
 				char *p = ds_rec_path_dup(s, r);
