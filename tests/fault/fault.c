@@ -132,6 +132,18 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	return fd;
 }
 
+/* -D_FORTIFY_SOURCE builds call these for an open without a mode */
+int __open64_2(const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+int __open64_2(const char *path, int flags)
+{
+	return open64(path, flags);
+}
+int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return openat64(dirfd, path, flags);
+}
+
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
 	REAL(pread64);
