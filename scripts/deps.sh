@@ -17,4 +17,4 @@ ensure_packages() {
   fi
 }
 BUILD_PACKAGES=(gcc meson ninja-build pkg-config libxxhash-dev)
-TEST_PACKAGES=(check python3 mandoc jdupes bsdutils util-linux btrfs-progs e2fsprogs valgrind g++ clang libclang-rt-14-dev)
+TEST_PACKAGES=(check python3 mandoc abigail-tools jdupes bsdutils util-linux btrfs-progs e2fsprogs valgrind g++ clang libclang-rt-14-dev)

@@ -388,7 +388,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case ':':
 		default: {
 			/* glibc sets optopt for long options too: tell them apart by spelling */
-			const char *cur = optind > 0 ? argv[optind - 1] : "";
+			/* musl may leave optind past argc after a missing value */
+			const char *cur = optind > 0 && optind <= argc && argv[optind - 1] ? argv[optind - 1] : "";
 			bool is_long = strncmp(cur, "--", 2) == 0;
 			int len = is_long ? (int)strcspn(cur, "=") : 0;
 			if (c == ':')

@@ -16,7 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dupscan_config.h"
 #include "internal.h"
+
+#if !HAVE_RENAMEAT2
+#include <sys/syscall.h>
+/* no libc wrapper (musl): the system call itself */
+static int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags)
+{
+	return (int)syscall(SYS_renameat2, olddir, old, newdir, new_, flags);
+}
+#define renameat2 ds_renameat2
+#endif
 
 #define DEDUPE_STEP (16u * 1024u * 1024u) /* btrfs caps one call at 16 MiB */
 #define COPY_BUF (1u << 20)

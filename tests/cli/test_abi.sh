@@ -31,4 +31,19 @@ if command -v c++ >/dev/null; then
 else
   ok "# SKIP no C++ compiler"
 fi
+
+# against the last release's ABI (abidw of 0.2.0, public types only): nothing
+# removed or changed incompatibly; additions are fine. abidiff's status has bit
+# 8 for an incompatible change, 1 and 2 for its own errors.
+if command -v abidiff >/dev/null; then
+  base="$SRC/tests/abi/libdupscan-0.2.0.abi"
+  run abidiff --headers-dir2 "$SRC/include" "$base" "$LIB"
+  [ $((rc & 11)) = 0 ] && ok "ABI: compatible with 0.2.0 (abidiff status $rc)" || not_ok "ABI against 0.2.0: status $rc" "$out" "$err"
+  # the check can fail: seen the other way round, 0.2.0 lacks a function this
+  # library has, which is a removal
+  run abidiff --headers-dir1 "$SRC/include" "$LIB" "$base"
+  [ $((rc & 8)) = 8 ] && ok "ABI check: a removed function is caught" || not_ok "ABI control: status $rc" "$out"
+else
+  ok "# SKIP abidiff not installed (abigail-tools)"
+fi
 done_testing
