@@ -32,11 +32,6 @@ static int ds_renameat2(int olddir, const char *old, int newdir, const char *new
 #define DEDUPE_STEP (16u * 1024u * 1024u) /* btrfs caps one call at 16 MiB */
 #define COPY_BUF (1u << 20)
 
-static int64_t ts_ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* The ctime f's inode must have: the scan's, or the one dupscan's own last
  * change of it left (a link, a rename or an unlink moves an inode's ctime). */
 static int64_t want_ctime(const dupscan_file *f)
@@ -50,7 +45,7 @@ static void own_change(const dupscan_file *f, int fd)
 {
 	struct stat st;
 	if (f->inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->rec->dev && st.st_ino == f->rec->ino)
-		f->inode->ctime_ns = ts_ns(st.st_ctim);
+		f->inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
 /* st is f as scanned: a regular file with its device, inode, size, mtime and
@@ -63,7 +58,7 @@ static int as_scanned(const struct stat *st, const dupscan_file *f, unsigned fla
 		return 0;
 	const struct ds_rec *r = f->rec;
 	if (st->st_dev != r->dev || st->st_ino != r->ino || (uint64_t)st->st_size != r->size ||
-	    ts_ns(st->st_mtim) != r->mtime_ns || ts_ns(st->st_ctim) != want_ctime(f))
+	    ds_ns(st->st_mtim) != r->mtime_ns || ds_ns(st->st_ctim) != want_ctime(f))
 		return DUPSCAN_E_CHANGED;
 	return 0;
 }
@@ -377,7 +372,7 @@ static int tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned
 		return DUPSCAN_E_CHANGED;
 	if (d->fd < 0 || (flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
 		return 0;
-	return (uint64_t)st.st_size == dup->rec->size && ts_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
+	return (uint64_t)st.st_size == dup->rec->size && ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
 											 : DUPSCAN_E_CHANGED;
 }
 
@@ -405,35 +400,19 @@ static int hide_and_check(const dupscan_file *keep, const dupscan_file *dup, str
 /* The duplicate's content, still open at d->fd after its last name went, comes
  * back at its name (or, when that is taken, under d->tmp): used when the kept
  * file changed in the instant between the last check and the change. */
+static int copy_into(int in, int out, const struct stat *st);
+
 static int create_copy_of_fd(struct slot *d, const void *arg)
 {
-	const struct stat *st = arg;
-	int out = openat(d->dirfd, d->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	int out = openat(d->dirfd, d->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 	if (out < 0)
 		return -1;
-	unsigned char *buf = malloc(COPY_BUF);
-	int rc = buf ? 0 : -ENOMEM;
-	for (off_t off = 0; rc == 0;) {
-		ssize_t n = pread(d->fd, buf, COPY_BUF, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -errno : 0;
-			break;
-		}
-		rc = ds_write_all(out, buf, (size_t)n);
-		off += n;
-	}
-	free(buf);
-	struct timespec times[2] = { st->st_atim, st->st_mtim };
-	if (rc == 0 && fchown(out, st->st_uid, st->st_gid) != 0 && errno != EPERM)
+	int rc = copy_into(d->fd, out, arg);
+	if (close(out) != 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && (fchmod(out, st->st_mode & 07777) != 0 || futimens(out, times) != 0 || fsync(out) != 0))
-		rc = -errno;
-	close(out);
 	if (rc) {
 		unlinkat(d->dirfd, d->tmp, 0);
-		errno = -rc;
+		errno = rc < 0 && rc > -4096 ? -rc : EIO;
 		return -1;
 	}
 	return 0;
@@ -772,32 +751,12 @@ out:
 /* ---- moving and copying ---- */
 
 
-/* Read up to len bytes, fewer only at the end of the file. @return bytes or -errno. */
-static ssize_t read_full(int fd, unsigned char *p, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, p + got, len - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /* Both descriptors from offset 0 to their ends: equal bytes? @return 0,
  * DUPSCAN_E_DIFFERS or -errno. */
 static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
 {
-	if (lseek(a, 0, SEEK_SET) < 0 || lseek(b, 0, SEEK_SET) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t na = read_full(a, ba, COPY_BUF), nb = read_full(b, bb, COPY_BUF);
+	for (uint64_t off = 0;; off += COPY_BUF) {
+		ssize_t na = ds_pread_some(a, ba, COPY_BUF, off), nb = ds_pread_some(b, bb, COPY_BUF, off);
 		if (na < 0 || nb < 0)
 			return (int)(na < 0 ? na : nb);
 		if (na != nb || memcmp(ba, bb, (size_t)na) != 0)
@@ -805,6 +764,36 @@ static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
 		if (na == 0)
 			return 0;
 	}
+}
+
+/* in's content, from its start, into the new empty file out, synced and read
+ * back equal; then st's mode, owner (when permitted) and times. */
+static int copy_into(int in, int out, const struct stat *st)
+{
+	unsigned char *buf = malloc(2 * COPY_BUF);
+	int rc = buf ? 0 : -ENOMEM;
+	for (uint64_t off = 0; rc == 0;) {
+		ssize_t n = ds_pread_some(in, buf, COPY_BUF, off);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		rc = ds_write_all(out, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	if (rc == 0 && fsync(out) != 0)
+		rc = -errno;
+	/* read back and compare: what reached the new file is what in holds */
+	if (rc == 0)
+		rc = compare_fds(in, out, buf, buf + COPY_BUF);
+	free(buf);
+	/* owner first: chown may clear set-id bits, which fchmod then restores */
+	if (rc == 0 && fchown(out, st->st_uid, st->st_gid) != 0 && errno != EPERM)
+		rc = -errno;
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	if (rc == 0 && (fchmod(out, st->st_mode & 07777) != 0 || futimens(out, times) != 0 || fsync(out) != 0))
+		rc = -errno;
+	return rc;
 }
 
 static int fsync_dir_of(const char *path)
@@ -830,39 +819,10 @@ static int copy_fd(int in, const char *to)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return DUPSCAN_E_NOTREG;
-	if (lseek(in, 0, SEEK_SET) < 0)
-		return -errno;
 	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 	if (out < 0)
 		return -errno;
-	unsigned char *buf = malloc(2 * COPY_BUF);
-	int rc = buf ? 0 : -ENOMEM;
-	while (rc == 0) {
-		ssize_t n = read_full(in, buf, COPY_BUF);
-		if (n <= 0) {
-			rc = (int)n;
-			break;
-		}
-		rc = ds_write_all(out, buf, (size_t)n);
-	}
-	if (rc == 0 && fsync(out) != 0)
-		rc = -errno;
-	/* read back and compare: what reached the new file is what from holds */
-	if (rc == 0)
-		rc = compare_fds(in, out, buf, buf + COPY_BUF);
-	if (rc == 0) {
-		/* owner first: chown may clear set-id bits, which fchmod then restores */
-		if (fchown(out, st.st_uid, st.st_gid) != 0 && errno != EPERM)
-			rc = -errno;
-		if (rc == 0 && fchmod(out, st.st_mode & 07777) != 0)
-			rc = -errno;
-		struct timespec times[2] = { st.st_atim, st.st_mtim };
-		if (rc == 0 && futimens(out, times) != 0)
-			rc = -errno;
-		if (rc == 0 && fsync(out) != 0)
-			rc = -errno;
-	}
-	free(buf);
+	int rc = copy_into(in, out, &st);
 	if (close(out) != 0 && rc == 0)
 		rc = -errno;
 	if (rc)
@@ -883,7 +843,7 @@ DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *ha
 	int rc = !h || !buf ? -ENOMEM : fstat(fd, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
 	uint64_t total = 0;
 	while (rc == 0) {
-		ssize_t n = read_full(fd, buf, COPY_BUF);
+		ssize_t n = ds_pread_some(fd, buf, COPY_BUF, total);
 		if (n <= 0) {
 			rc = (int)n;
 			break;
@@ -1060,7 +1020,7 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 		own_change(dup, d.fd);
 		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino ||
 		    (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
-		     ((uint64_t)st.st_size != dup->rec->size || ts_ns(st.st_mtim) != dup->rec->mtime_ns)))
+		     ((uint64_t)st.st_size != dup->rec->size || ds_ns(st.st_mtim) != dup->rec->mtime_ns)))
 			rc = DUPSCAN_E_CHANGED;
 		if (rc == 0)
 			rc = kept_holds(keep, &k, flags);

@@ -2,6 +2,7 @@
 /* arena.c: a bump allocator for names, so a path costs no malloc of its own;
  * and large buffers that go back to the system when freed. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -15,6 +16,21 @@ struct ds_arena_chunk {
 	max_align_t align_;
 	unsigned char data[];
 };
+
+int ds_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 16;
+	if (ncap < need)
+		ncap = need;
+	if (ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
 
 void ds_arena_init(struct ds_arena *a)
 {

@@ -220,14 +220,8 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *parti
 
 int ds_cache_note(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full)
 {
-	if (s->nhashed == s->caphashed) {
-		size_t cap = s->caphashed ? s->caphashed * 2 : 1024;
-		struct ds_insert *v = realloc(s->hashed, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->hashed = v;
-		s->caphashed = cap;
-	}
+	if (DS_GROW(s->hashed, s->caphashed, s->nhashed + 1))
+		return -ENOMEM;
 	s->hashed[s->nhashed++] = (struct ds_insert){ rec, has_full, partial, full };
 	return 0;
 }
@@ -244,22 +238,8 @@ struct builder {
 static int add_entry(struct builder *b, const struct cache_entry *e, const char *path)
 {
 	size_t len = strlen(path) + 1;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct cache_entry *v = realloc(b->e, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		b->e = v;
-		b->cap = cap;
-	}
-	if (b->nstrings + len > b->capstrings) {
-		size_t cap = (b->nstrings + len) * 2;
-		char *v = realloc(b->strings, cap);
-		if (!v)
-			return -ENOMEM;
-		b->strings = v;
-		b->capstrings = cap;
-	}
+	if (DS_GROW(b->e, b->cap, b->n + 1) || DS_GROW(b->strings, b->capstrings, b->nstrings + len))
+		return -ENOMEM;
 	if (b->nstrings + len > UINT32_MAX)
 		return -EFBIG;
 	b->e[b->n] = *e;
@@ -270,18 +250,14 @@ static int add_entry(struct builder *b, const struct cache_entry *e, const char 
 	return 0;
 }
 
-static int64_t ts_ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* An old entry this run did not see: kept while its file is still there as it was. */
 static bool still_there(const struct cache_entry *e, const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_dev == e->dev &&
-	       (uint64_t)st.st_ino == e->ino && (uint64_t)st.st_size == e->size && ts_ns(st.st_mtim) == e->mtime_ns &&
-	       ts_ns(st.st_ctim) == e->ctime_ns;
+	       (uint64_t)st.st_ino == e->ino && (uint64_t)st.st_size == e->size && ds_ns(st.st_mtim) == e->mtime_ns &&
+	       ds_ns(st.st_ctim) == e->ctime_ns;
 }
 
 static int cmp_seen(void *ctx, const void *pa, const void *pb)
@@ -449,7 +425,7 @@ int ds_cache_save(dupscan_scan *s)
 	int rc = 0;
 	if (s->cache && stat(s->cache_path, &now) == 0 && now.st_dev == s->cache->st.st_dev &&
 	    now.st_ino == s->cache->st.st_ino && now.st_size == s->cache->st.st_size &&
-	    ts_ns(now.st_mtim) == ts_ns(s->cache->st.st_mtim) && ts_ns(now.st_ctim) == ts_ns(s->cache->st.st_ctim)) {
+	    ds_ns(now.st_mtim) == ds_ns(s->cache->st.st_mtim) && ds_ns(now.st_ctim) == ds_ns(s->cache->st.st_ctim)) {
 		old = s->cache;
 	} else {
 		ds_cache_free(s->cache);

@@ -9,10 +9,6 @@
 
 #include "internal.h"
 
-static int64_t st_mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
 
 int ds_check_unchanged(int fd, const struct ds_rec *r)
 {
@@ -20,7 +16,7 @@ int ds_check_unchanged(int fd, const struct ds_rec *r)
 	if (fstat(fd, &st) != 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_dev != r->dev || st.st_ino != r->ino ||
-	    (uint64_t)st.st_size != r->size || st_mtime_ns(&st) != r->mtime_ns)
+	    (uint64_t)st.st_size != r->size || ds_ns(st.st_mtim) != r->mtime_ns)
 		return DUPSCAN_E_CHANGED;
 	return 0;
 }
@@ -61,23 +57,27 @@ int ds_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
+ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
-	while (len > 0) {
-		ssize_t got = pread(fd, p, len, (off_t)off);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, p + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
 			return -errno;
-		}
-		if (got == 0)
-			return DUPSCAN_E_SHORT;
-		p += got;
-		len -= (size_t)got;
-		off += (uint64_t)got;
+		if (n == 0)
+			break;
+		got += (size_t)n;
 	}
-	return 0;
+	return (ssize_t)got;
+}
+
+int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t got = ds_pread_some(fd, buf, len, off);
+	return got < 0 ? (int)got : (size_t)got == len ? 0 : DUPSCAN_E_SHORT;
 }
 
 static void kill_member(struct ds_member *mb)

@@ -76,14 +76,8 @@ static uint32_t intern_list(struct intern *in, const uint64_t *v, uint32_t n)
 		in->hash = hs;
 		in->capk = cap;
 	}
-	if (in->used + n > in->cap) {
-		size_t cap = (in->used + n) * 2;
-		uint64_t *l = realloc(in->lists, cap * sizeof(*l));
-		if (!l)
-			return DS_NONE;
-		in->lists = l;
-		in->cap = cap;
-	}
+	if (DS_GROW(in->lists, in->cap, in->used + n))
+		return DS_NONE;
 	memcpy(in->lists + in->used, v, n * sizeof(*v));
 	uint32_t k = in->count++;
 	in->start[k] = (uint32_t)in->used;

@@ -22,6 +22,19 @@
 #define DS_LOCKSTEP_MAX 256u              /* files open at once per thread, at most */
 #define DS_LOCKSTEP_BUDGET (16u * 1024u * 1024u) /* read buffers of one lockstep comparison */
 
+/* Nanoseconds since the epoch, as records keep times. */
+static inline int64_t ds_ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Make room for need elements of elem bytes in *arr (capacity *cap, in
+ * elements): at least doubled, so appends cost amortised O(1).
+ * @return 0 or -ENOMEM (*arr unchanged). */
+int ds_grow(void **arr, size_t *cap, size_t need, size_t elem);
+#define DS_GROW(arr, cap, need) \
+	((need) <= (cap) ? 0 : ds_grow((void **)&(arr), &(cap), (need), sizeof(*(arr))))
+
 /* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
 struct ds_arena_chunk;
 struct ds_arena {
@@ -301,6 +314,9 @@ int ds_check_unchanged(int fd, const struct ds_rec *r);
 int ds_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
 int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Read up to len bytes at off, fewer only at the end of the file.
+ * @return the bytes read or -errno. */
+ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
 /* Partition members (all of one size) into classes of identical content by
  * reading them in lockstep from offset start. When h is given, bytes from
  * DS_BLOCK on are fed to state m[i].hidx of h. first_blocks (optional) holds

@@ -7,19 +7,7 @@
 
 #include "internal.h"
 
-#define GROW(arr, n, cap)                                                        \
-	((n) < (cap) ? 0 : ds_grow((void **)&(arr), &(cap), sizeof(*(arr))))
-
-static int ds_grow(void **arr, size_t *cap, size_t elem)
-{
-	size_t ncap = *cap ? *cap * 2 : 16;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
+#define GROW(arr, n, cap) DS_GROW(arr, cap, (n) + 1)
 
 void ds_result_clear(struct ds_result *r)
 {
@@ -82,9 +70,8 @@ int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n)
 		return 0;
 	if (GROW(r->stg, r->nstg, r->capstg))
 		return -ENOMEM;
-	while (r->nrecs + n > r->caprecs)
-		if (ds_grow((void **)&r->recs, &r->caprecs, sizeof(*r->recs)))
-			return -ENOMEM;
+	if (DS_GROW(r->recs, r->caprecs, r->nrecs + n))
+		return -ENOMEM;
 	memcpy(r->recs + r->nrecs, recs, n * sizeof(*recs));
 	r->stg[r->nstg++] = (struct ds_stage_event){ stage, (uint32_t)r->nrecs, (uint32_t)n };
 	r->nrecs += n;

@@ -178,14 +178,8 @@ static int visit_node(void *user, const struct ds_node *node)
 	for (uint32_t r = node->head; r != DS_NONE; r = s->index.next[r]) {
 		if (ds_rec(s, r)->flags & DS_F_DROPPED)
 			continue;
-		if (c->nbuf == c->capbuf) {
-			size_t cap = c->capbuf ? c->capbuf * 2 : 64;
-			uint32_t *b = realloc(c->buf, cap * sizeof(*b));
-			if (!b)
-				return -ENOMEM;
-			c->buf = b;
-			c->capbuf = cap;
-		}
+		if (DS_GROW(c->buf, c->capbuf, c->nbuf + 1))
+			return -ENOMEM;
 		c->buf[c->nbuf++] = r;
 	}
 	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s);

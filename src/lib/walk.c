@@ -17,10 +17,6 @@
 #include <pthread.h>
 #endif
 
-static int64_t mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
 
 /* ---- paths ---- */
 
@@ -272,8 +268,8 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		.size = (uint64_t)st->st_size,
 		.dev = st->st_dev,
 		.ino = st->st_ino,
-		.mtime_ns = mtime_ns(st),
-		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+		.mtime_ns = ds_ns(st->st_mtim),
+		.ctime_ns = ds_ns(st->st_ctim),
 		.dir = dir,
 		.mode = st->st_mode,
 		.uid = st->st_uid,
@@ -355,22 +351,8 @@ struct stat_batch {
 static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type)
 {
 	size_t len = strlen(name) + 1;
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct wentry *v = realloc(b->e, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		b->e = v;
-		b->cap = cap;
-	}
-	if (b->nnames + len > b->capnames) {
-		size_t cap = (b->nnames + len) * 2;
-		char *v = realloc(b->names, cap);
-		if (!v)
-			return -ENOMEM;
-		b->names = v;
-		b->capnames = cap;
-	}
+	if (DS_GROW(b->e, b->cap, b->n + 1) || DS_GROW(b->names, b->capnames, b->nnames + len))
+		return -ENOMEM;
 	memcpy(b->names + b->nnames, name, len);
 	b->e[b->n++] = (struct wentry){ .name = b->nnames, .kind = kind, .d_type = d_type };
 	b->nnames += len;
@@ -635,18 +617,6 @@ struct walker {
 	size_t nall, capall;
 };
 
-static int grow_jobs(struct dir_job ***v, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	struct dir_job **p = realloc(*v, ncap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* Queue directory d: on the walk's stack, and for the helpers to list ahead
  * when it is large (dir_bytes: its st_size). */
@@ -654,7 +624,7 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 {
 	dupscan_scan *s = w->s;
 	struct dir_job *j = calloc(1, sizeof(*j));
-	if (!j || grow_jobs(&w->all, &w->capall, w->nall + 1) || grow_jobs(&w->stack, &w->cap, w->n + 1)) {
+	if (!j || DS_GROW(w->all, w->capall, w->nall + 1) || DS_GROW(w->stack, w->cap, w->n + 1)) {
 		free(j);
 		return -ENOMEM;
 	}
@@ -677,7 +647,7 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 	if (w->pf && dir_bytes > PREFETCH_MIN_DIR_BYTES) {
 		struct prefetch *pf = w->pf;
 		pthread_mutex_lock(&pf->mu);
-		int rc = grow_jobs(&pf->todo, &pf->captodo, pf->ntodo + 1);
+		int rc = DS_GROW(pf->todo, pf->captodo, pf->ntodo + 1);
 		if (rc == 0) {
 			pf->todo[pf->ntodo++] = j;
 			j->queued = true;
