@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dirs.h"
 
 static void line(FILE *out, const char *tag, const char *path, const char *to, const char *why)
 {

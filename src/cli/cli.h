@@ -10,6 +10,7 @@
 #include "dupscan.h"
 #include "extfilter.h"
 #include "glob.h"
+#include "interrupt.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DUPE 255       /* -e: a duplicate was found */
@@ -63,8 +64,6 @@ void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
 /* act_printjson.c */
 void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out);
-/* main.c: has SIGINT asked to stop? */
-bool cli_interrupted(void);
 /* actions: each @return the number of files it failed to act on */
 struct journal;
 struct act_ctx {
@@ -85,8 +84,6 @@ const dupscan_file *act_kept(const dupscan_set *set);
  * this file); or -errno after telling the user and setting a->stop. */
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
 		const dupscan_file *dup, const char *dest, const uint64_t *hash);
-/* mkdir -p for the first len bytes of path. @return 0 or -errno. */
-int cli_make_dirs(const char *path, size_t len, mode_t mode);
 /* --prune-empty-dirs: remove the directories a file left empty, up to (not
  * including) its argument. */
 void act_prune(struct act_ctx *a, const dupscan_file *gone);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "dirs.h"
 #include "dupscan_config.h"
 #include "journal.h"
 

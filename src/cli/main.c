@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,33 +9,6 @@
 
 #include "cli.h"
 #include "journal.h"
-
-/* SIGINT: with -Z during the scan it cancels the scan; during actions it
- * stops them after the file at hand. */
-static volatile sig_atomic_t interrupted;
-static dupscan_scan *volatile cancel_target;
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-	if (cancel_target)
-		dupscan_cancel(cancel_target);
-}
-
-bool cli_interrupted(void)
-{
-	return interrupted != 0;
-}
-
-static void catch_sigint(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-}
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
@@ -51,7 +23,7 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 	if (o->quick)
 		fprintf(stderr, "dupscan: warning: -Q/--quick: files are acted on after hash comparison "
 			"only, without the byte-by-byte check\n");
-	catch_sigint();
+	cli_catch_sigint(NULL);
 	int failures;
 	switch (o->action) {
 	case 'd': failures = act_delete(scan, &a); break;
@@ -272,18 +244,17 @@ int main(int argc, char **argv)
 			dupscan_set_dir_filter(scan, on_dir_filter, &o);
 		if (o.print_stages)
 			dupscan_set_stage_callback(scan, on_stage, &sctx);
-		if (o.soft_abort) {
-			cancel_target = scan;
-			catch_sigint();
-		}
+		if (o.soft_abort)
+			cli_catch_sigint(scan);
 		rc = dupscan_run(scan);
-		cancel_target = NULL;
+		if (o.soft_abort && !cli_interrupted())
+			cli_clear_interrupt();
 	}
 	cli_progress_clear(ectx.progress);
 	bool aborted = rc == DUPSCAN_E_CANCELED;
 	if (aborted) {
 		fprintf(stderr, "dupscan: interrupted: using the %zu sets found so far\n", dupscan_set_count(scan));
-		interrupted = 0;
+		cli_clear_interrupt();
 		rc = 0;
 	}
 	if (rc < 0) {
@@ -315,7 +286,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dupscan: error writing output\n");
 		status = 1;
 	}
-	if (dupscan_error_count(scan) > 0 || aborted || interrupted)
+	if (dupscan_error_count(scan) > 0 || aborted || cli_interrupted())
 		status = 1;
 out:
 	dupscan_free(scan);
