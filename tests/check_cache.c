@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* check_cache.c: the hash cache: what a run writes, the next run reads back
+ * for unchanged files only; damage is reported and ignored; clear removes it. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+static void count_cache_errors(void *user, const char *path, int code)
+{
+	(void)path;
+	if (code == DUPSCAN_E_CACHE)
+		++*(int *)user;
+}
+
+/* A finished scan of dir with the cache at cache; *cache_errors counts its damage reports. */
+static dupscan_scan *scan_with_cache(const char *dir, const char *cache, int *cache_errors)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	dupscan_set_error_callback(s, count_cache_errors, cache_errors);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	return s;
+}
+
+/* dir walked, with the cache at cache loaded as a run would begin: what the
+ * next run would find in it, record by record. */
+static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_errors)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	dupscan_set_error_callback(s, count_cache_errors, cache_errors);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	return s;
+}
+
+static const struct ds_rec *rec_named(const dupscan_scan *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (strcmp(ds_rec(s, i)->name, name) == 0)
+			return ds_rec(s, i);
+	ck_abort_msg("no record %s", name);
+	return NULL;
+}
+
+/* The XXH64 of the first min(size, DS_BLOCK) bytes of dir/rel: the partial hash. */
+static uint64_t first_block_hash(const char *dir, const char *rel)
+{
+	char *p = tu_path(dir, rel);
+	unsigned char buf[DS_BLOCK];
+	int fd = open(p, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ssize_t n = read(fd, buf, sizeof(buf));
+	ck_assert_int_ge(n, 0);
+	close(fd);
+	free(p);
+	return ds_hash_oneshot(buf, (size_t)n);
+}
+
+static void fixture(const char *dir)
+{
+	tu_file(dir, "a1", 10000, 1, -1);
+	tu_file(dir, "a2", 10000, 1, -1);
+	tu_file(dir, "b1", 10000, 2, -1); /* same size, another first block */
+	tu_text(dir, "s1", "small\n");
+	tu_text(dir, "s2", "small\n");
+}
+
+START_TEST(test_round_trip)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin"); /* inside the tree: the scan must not take it for data */
+	int errs = 0;
+	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
+	char *sets = tu_sets(first, dir);
+	dupscan_free(first);
+	struct stat st;
+	ck_assert_int_eq(stat(cache, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	dupscan_scan *second = scan_with_cache(dir, cache, &errs);
+	ck_assert_int_eq(errs, 0);
+	char *again = tu_sets(second, dir);
+	ck_assert_str_eq(again, sets);
+	dupscan_free(second);
+	second = loaded(dir, cache, &errs);
+	ck_assert_int_eq(errs, 0);
+	/* every file hashed by the first run is found, with its hashes */
+	const char *names[] = { "a1", "a2", "b1", "s1", "s2" };
+	for (size_t i = 0; i < 5; i++) {
+		uint64_t partial = 0, full = 0;
+		bool has_full = false;
+		ck_assert_msg(ds_cache_get(second, rec_named(second, names[i]), &partial, &full, &has_full),
+			      "%s not in the cache", names[i]);
+		ck_assert_uint_eq(partial, first_block_hash(dir, names[i]));
+		if (i < 2 || i > 2) /* b1 alone by its first block is never read further */
+			ck_assert(has_full);
+	}
+	free(sets);
+	free(again);
+	dupscan_free(second);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* A changed size, mtime or ctime makes an entry miss; the others still hit. */
+START_TEST(test_key_fields)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_free(scan_with_cache(dir, cache, &errs));
+	char *a1 = tu_path(dir, "a1"), *a2 = tu_path(dir, "a2");
+	struct timespec t[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+	ck_assert_int_eq(utimensat(AT_FDCWD, a1, t, 0), 0);   /* mtime */
+	ck_assert_int_eq(chmod(a2, 0640), 0);                  /* ctime only */
+	dupscan_scan *s = loaded(dir, cache, &errs);
+	uint64_t p, f;
+	bool hf;
+	ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &p, &f, &hf));
+	ck_assert(!ds_cache_get(s, rec_named(s, "a2"), &p, &f, &hf));
+	ck_assert(ds_cache_get(s, rec_named(s, "b1"), &p, &f, &hf));
+	ck_assert_int_eq(errs, 0);
+	dupscan_free(s);
+	free(a1);
+	free(a2);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Damage anywhere is reported once, the cache ignored, the sets unchanged. */
+START_TEST(test_damage_ignored)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_scan *s = scan_with_cache(dir, cache, &errs);
+	char *sets = tu_sets(s, dir);
+	dupscan_free(s);
+	struct stat st;
+	ck_assert_int_eq(stat(cache, &st), 0);
+	for (off_t at = 0; at < st.st_size; at += st.st_size / 7 + 1) {
+		int fd = open(cache, O_RDWR);
+		unsigned char byte;
+		ck_assert_int_eq(pread(fd, &byte, 1, at), 1);
+		byte ^= 0xff; /* a change, whatever was there */
+		ck_assert_int_eq(pwrite(fd, &byte, 1, at), 1);
+		close(fd);
+		errs = 0;
+		s = loaded(dir, cache, &errs);
+		ck_assert_msg(errs == 1, "damage at %ld reported %d times", (long)at, errs);
+		uint64_t p, f;
+		bool hf;
+		ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &p, &f, &hf));
+		dupscan_free(s);
+		errs = 0;
+		s = scan_with_cache(dir, cache, &errs);
+		ck_assert_int_eq(errs, 1);
+		char *got = tu_sets(s, dir);
+		ck_assert_str_eq(got, sets);
+		free(got);
+		dupscan_free(s); /* writes it whole again */
+	}
+	ck_assert_int_eq(dupscan_cache_clear(cache), 0);
+	ck_assert_int_eq(access(cache, F_OK), -1);
+	free(sets);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("ds_cache_save and ds_cache_load");
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_damage_ignored);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_cache_get");
+	tcase_add_test(tc, test_key_fields);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
