@@ -180,11 +180,12 @@ struct slot {
 	char *dir, *name;
 	struct stat entry;  /* the entry itself (a symlink with -s) */
 	struct stat file;   /* what it names: the entry, or a symlink's target */
+	ino_t made_ino;     /* the link an action put at the name */
 	int fd;             /* the regular file it holds, open; -1 for a symlink */
 	char tmp[24];       /* a temporary name in dirfd, when one was made */
 };
 
-#define SLOT_INIT { -1, NULL, NULL, { 0 }, { 0 }, -1, { 0 } }
+#define SLOT_INIT { -1, NULL, NULL, { 0 }, { 0 }, 0, -1, { 0 } }
 
 /* Split path into its directory and last name. */
 static int split_path(const char *path, char **dir, char **name)
@@ -418,6 +419,8 @@ static int create_copy_of_fd(struct slot *d, const void *arg)
 	return 0;
 }
 
+static int swap_in(struct slot *d);
+
 static int put_back_copy(struct slot *d, bool over_own_symlink)
 {
 	struct stat st, now;
@@ -425,13 +428,18 @@ static int put_back_copy(struct slot *d, bool over_own_symlink)
 		return DUPSCAN_E_CHANGED;
 	if (temp_in(d, create_copy_of_fd, &st) != 0)
 		return DUPSCAN_E_CHANGED;
-	/* with -l the name holds the symlink just made: replacing that loses nothing */
-	bool ours = over_own_symlink && fstatat(d->dirfd, d->name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(now.st_mode);
-	int ok = ours ? renameat(d->dirfd, d->tmp, d->dirfd, d->name)
-		      : rename_noreplace(d->dirfd, d->tmp, d->dirfd, d->name);
-	if (ok == 0)
+	/* with -l the name holds the symlink just made: swapped out, and dropped
+	 * only if it is that symlink (else swapped back: whatever took the name
+	 * keeps it, and the copy stays under d->tmp) */
+	if (over_own_symlink && swap_in(d) == 1) {
+		if (fstatat(d->dirfd, d->tmp, &now, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(now.st_mode) &&
+		    now.st_ino == d->made_ino && unlinkat(d->dirfd, d->tmp, 0) == 0)
+			d->tmp[0] = '\0';
+		else
+			swap_in(d);
+	} else if (rename_noreplace(d->dirfd, d->tmp, d->dirfd, d->name) == 0) {
 		d->tmp[0] = '\0';
+	}
 	return DUPSCAN_E_CHANGED;
 }
 
@@ -564,6 +572,9 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 		rc = DUPSCAN_E_CHANGED;
 	else
 		rc = kept_holds(keep, &k, flags);
+	struct stat made;
+	if (rc == 0 && fstatat(d.dirfd, d.tmp, &made, AT_SYMLINK_NOFOLLOW) == 0)
+		d.made_ino = made.st_ino;
 	int swapped = rc ? 0 : swap_in(&d);
 	if (swapped < 0)
 		rc = swapped;
