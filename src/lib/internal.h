@@ -335,13 +335,14 @@ int ds_lockstep_whole(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t 
 int ds_match(dupscan_scan *s);
 /* One representative per inode (rec->rep), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
-/* Match one size group (records idx[0..n), all of one size) into c->res. */
-void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n);
 
-/* pool.c: run ds_match_group over groups on s->threads threads, committing
- * results in group order. groups[2*g], groups[2*g+1] = start, length in idx.
+/* pool.c: work on one group of records (idx[0..n)), its effects into c->res */
+typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
+/* Run fn over groups on s->threads threads, committing results in group
+ * order. groups[2*g], groups[2*g+1] = start, length in idx. A group fn ran to
+ * the end of (no error, no cancel) has its records settled.
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total);
 /* Run fn(job, 0..nslices-1). In a pool, idle workers take slices too; fn must
  * only write what its slice owns. Returns when every slice is done. */

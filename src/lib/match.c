@@ -533,9 +533,10 @@ static void first_slice(void *arg, size_t sl)
 	}
 }
 
-/* Hash the first block of every file of one size group, then settle each run of
- * equal partial hashes. Effects go to c->res; c->res->rc tells how it ended. */
-void ds_match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
+/* One size group (records idx[0..n), all of one size): hash the first block of
+ * every file, then settle each run of equal partial hashes. Effects go to
+ * c->res; c->res->rc tells how it ended. The pool calls it (ds_group_fn). */
+static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
 	dupscan_scan *s = c->s;
 	int rc = 0;
@@ -710,7 +711,7 @@ int ds_match(dupscan_scan *s)
 		i = j;
 	}
 	if (rc == 0)
-		rc = ds_run_groups(s, order, groups, ngroups, total);
+		rc = ds_run_groups(s, match_group, order, groups, ngroups, total);
 out:
 	free(groups);
 	free(order);

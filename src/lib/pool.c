@@ -32,10 +32,11 @@ static size_t make_tasks(const uint32_t *groups, size_t ngroups, size_t *tasks)
 	return n;
 }
 
-static void run_task(struct ds_ctx *c, const uint32_t *idx, const uint32_t *groups, size_t first, size_t end)
+static void run_task(struct ds_ctx *c, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t first,
+		     size_t end)
 {
 	for (size_t g = first; g < end && c->res->rc == 0; g++) {
-		ds_match_group(c, idx + groups[2 * g], groups[2 * g + 1]);
+		fn(c, idx + groups[2 * g], groups[2 * g + 1]);
 		/* matched to the end, not cut short by a cancel: its files that
 		 * joined no class are shown unique */
 		if (c->res->rc == 0 && ds_result_settled(c->res, idx + groups[2 * g], groups[2 * g + 1]) != 0)
@@ -43,7 +44,7 @@ static void run_task(struct ds_ctx *c, const uint32_t *idx, const uint32_t *grou
 	}
 }
 
-static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,
+static int run_serial(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
 		      const size_t *tasks, size_t ntasks, uint64_t total)
 {
 	struct ds_result res = { 0 };
@@ -56,7 +57,7 @@ static int run_serial(dupscan_scan *s, const uint32_t *idx, const uint32_t *grou
 			break;
 		}
 		ds_result_clear(&res);
-		run_task(&c, idx, groups, tasks[t], tasks[t + 1]);
+		run_task(&c, fn, idx, groups, tasks[t], tasks[t + 1]);
 		int crc = ds_result_commit(s, &res, &done, total);
 		rc = res.rc ? res.rc : crc;
 	}
@@ -78,6 +79,7 @@ struct ds_assist {
 
 struct ds_pool {
 	dupscan_scan *s;
+	ds_group_fn *fn;
 	const uint32_t *idx, *groups;
 	const size_t *tasks;
 	size_t ntasks;
@@ -142,7 +144,7 @@ static void *worker(void *arg)
 
 		struct ds_ctx c = { p->s, slot, p };
 		ds_result_clear(slot);
-		run_task(&c, p->idx, p->groups, p->tasks[g], p->tasks[g + 1]);
+		run_task(&c, p->fn, p->idx, p->groups, p->tasks[g], p->tasks[g + 1]);
 
 		pthread_mutex_lock(&p->mu);
 		p->running--;
@@ -180,12 +182,12 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 	pthread_mutex_unlock(&p->mu);
 }
 
-static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups,
+static int run_threads(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
 		       const size_t *tasks, size_t ntasks, uint64_t total)
 {
 	int nthreads = s->threads;
 	size_t ngroups = ntasks;
-	struct ds_pool p = { .s = s, .idx = idx, .groups = groups, .tasks = tasks, .ntasks = ntasks };
+	struct ds_pool p = { .s = s, .fn = fn, .idx = idx, .groups = groups, .tasks = tasks, .ntasks = ntasks };
 	p.window = (size_t)nthreads * 4;
 	p.slots = calloc(p.window, sizeof(*p.slots));
 	p.ready = calloc(p.window, sizeof(*p.ready));
@@ -202,7 +204,7 @@ static int run_threads(dupscan_scan *s, const uint32_t *idx, const uint32_t *gro
 		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
 			break;
 	if (started == 0) {
-		rc = run_serial(s, idx, groups, tasks, ntasks, total);
+		rc = run_serial(s, fn, idx, groups, tasks, ntasks, total);
 		goto destroy;
 	}
 	uint64_t done = 0;
@@ -261,7 +263,7 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 
 #endif /* DUPSCAN_THREADS */
 
-int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total)
 {
 	size_t *tasks = malloc((ngroups + 1) * sizeof(*tasks));
@@ -271,10 +273,10 @@ int ds_run_groups(dupscan_scan *s, const uint32_t *idx, const uint32_t *groups, 
 	int rc;
 #if DUPSCAN_THREADS
 	if (s->threads > 1 && ntasks > 1)
-		rc = run_threads(s, idx, groups, tasks, ntasks, total);
+		rc = run_threads(s, fn, idx, groups, tasks, ntasks, total);
 	else
 #endif
-		rc = run_serial(s, idx, groups, tasks, ntasks, total);
+		rc = run_serial(s, fn, idx, groups, tasks, ntasks, total);
 	free(tasks);
 	/* a cancel that came during the last commit still tells the caller */
 	if (rc == 0 && atomic_load(&s->canceled))
