@@ -277,7 +277,9 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 
 /* walk.c */
 int ds_walk(dupscan_scan *s);
-/* Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
+
+/* records.c: the tables the walk fills, and the one path builder.
+ * Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
  * file record, as the walk does. @return 0, or -ENOMEM; a record the filter
  * refuses is not added (still 0). */
 int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
@@ -286,18 +288,30 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 	       const struct stat *st);
 /* Where the part of a path below its argument starts, for paths built from dir. */
 uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
-/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
-int ds_open_path(const char *path, int flags);
 /* The path of dir/name: in buf when it fits cap, else malloc'ed (the caller
- * frees it when it is not buf); NULL on ENOMEM. */
+ * frees it when it is not buf; with cap 0, always malloc'ed); NULL on ENOMEM. */
 char *ds_path_in(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap);
 /* Write the path of record r into buf (NUL-terminated). @return its length,
  * or the length needed when cap is too small (then buf holds nothing useful). */
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap);
 /* Same, allocated in the result arena. @return NULL on ENOMEM. */
 char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r);
+/* Same, malloc'ed (free it). @return NULL on ENOMEM. */
+static inline char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return ds_path_in(s, r->dir, r->name, NULL, 0);
+}
+/* Directory d's path, malloc'ed; NULL on ENOMEM. */
+char *ds_dir_path(const dupscan_scan *s, uint32_t d);
+/* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
+ * before, -ENOMEM. */
+int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino);
+/* Is directory path, or one above it, under a protected path? */
+bool ds_under_protected(const dupscan_scan *s, const char *path);
 
 /* compare.c: reading files and comparing them byte by byte */
+/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
+int ds_open_path(const char *path, int flags);
 struct ds_member {
 	uint32_t rec;
 	int fd;

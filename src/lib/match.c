@@ -46,13 +46,11 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 		}
 		if (r->flags & DS_F_ALIAS)
 			continue;
-		size_t len = ds_rec_path(s, r, NULL, 0);
-		char *p = malloc(len + 1);
+		char *p = ds_rec_path_alloc(s, r);
 		if (!p) {
 			rc = -ENOMEM;
 			break;
 		}
-		ds_rec_path(s, r, p, len + 1);
 		if (best == DS_NONE || ds_order_cmp(s, r, p, ds_rec(s, best), best_path) < 0) {
 			free(best_path);
 			best_path = p;

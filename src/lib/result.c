@@ -92,10 +92,7 @@ void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int co
 
 void ds_fail(struct ds_ctx *c, struct ds_rec *rec, int code)
 {
-	size_t len = ds_rec_path(c->s, rec, NULL, 0);
-	char *path = malloc(len + 1);
-	if (path)
-		ds_rec_path(c->s, rec, path, len + 1);
+	char *path = ds_rec_path_alloc(c->s, rec);
 	ds_fail_path(c, rec, path ? path : rec->name, code);
 	free(path);
 }
@@ -113,13 +110,11 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 	}
 	for (; made < n; made++) {
 		const struct ds_rec *r = ds_rec(s, ri[made]);
-		size_t len = ds_rec_path(s, r, NULL, 0);
-		char *p = malloc(len + 1);
+		char *p = ds_rec_path_alloc(s, r);
 		if (!p) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		ds_rec_path(s, r, p, len + 1);
 		files[made] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
 	}
 	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* records.c: what the walk records: the file and directory tables, the one
+ * builder of paths from them, the visited directories and protected paths. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- paths ---- */
+
+static size_t sep_after(const char *left, size_t len)
+{
+	return (len > 0 && left[len - 1] != '/') ? 1 : 0;
+}
+
+static size_t path_len(const dupscan_scan *s, uint32_t dir, const char *name)
+{
+	size_t len = strlen(name);
+	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
+		size_t plen = strlen(s->dirs[d].name);
+		len += plen + sep_after(s->dirs[d].name, plen);
+	}
+	return len;
+}
+
+/* Components are written back to front, so no depth-sized array is needed. */
+static size_t build_path(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap)
+{
+	size_t len = path_len(s, dir, name);
+	if (len + 1 > cap)
+		return len;
+	char *end = buf + len;
+	*end = '\0';
+	size_t nlen = strlen(name);
+	end -= nlen;
+	memcpy(end, name, nlen);
+	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
+		const char *pn = s->dirs[d].name;
+		size_t plen = strlen(pn);
+		if (sep_after(pn, plen))
+			*--end = '/';
+		end -= plen;
+		memcpy(end, pn, plen);
+	}
+	return len;
+}
+
+uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir)
+{
+	uint32_t d = dir;
+	while (s->dirs[d].parent != DS_NONE)
+		d = s->dirs[d].parent;
+	size_t len = strlen(s->dirs[d].name);
+	return (uint32_t)(len + sep_after(s->dirs[d].name, len));
+}
+
+size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
+{
+	return build_path(s, r->dir, r->name, buf, cap);
+}
+
+char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
+{
+	size_t len = path_len(s, r->dir, r->name);
+	char *p = ds_arena_alloc(&s->out, len + 1);
+	if (p)
+		build_path(s, r->dir, r->name, p, len + 1);
+	return p;
+}
+
+char *ds_dir_path(const dupscan_scan *s, uint32_t d)
+{
+	/* a directory's path is its parent's path joined with its own name */
+	const struct ds_dir *dir = &s->dirs[d];
+	size_t len = path_len(s, dir->parent, dir->name);
+	char *p = malloc(len + 1);
+	if (p)
+		build_path(s, dir->parent, dir->name, p, len + 1);
+	return p;
+}
+
+/* ---- visited directories ---- */
+
+static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
+{
+	uint64_t h = (dev * 0x9E3779B97F4A7C15ull) ^ (ino * 0xC2B2AE3D27D4EB4Full);
+	h ^= h >> 29;
+	return (size_t)(h & (cap - 1));
+}
+
+/* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
+int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
+{
+	if ((s->seen_count + 1) * 2 > s->seen_cap) {
+		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+		uint64_t *t = calloc(cap * 2, sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->seen_cap; i++) {
+			if (s->seen[2 * i + 1] == 0)
+				continue;
+			size_t j = seen_slot(s->seen[2 * i], s->seen[2 * i + 1] - 1, cap);
+			while (t[2 * j + 1] != 0)
+				j = (j + 1) & (cap - 1);
+			t[2 * j] = s->seen[2 * i];
+			t[2 * j + 1] = s->seen[2 * i + 1];
+		}
+		free(s->seen);
+		s->seen = t;
+		s->seen_cap = cap;
+	}
+	size_t j = seen_slot(dev, ino, s->seen_cap);
+	while (s->seen[2 * j + 1] != 0) {
+		if (s->seen[2 * j] == dev && s->seen[2 * j + 1] == ino + 1)
+			return 1;
+		j = (j + 1) & (s->seen_cap - 1);
+	}
+	s->seen[2 * j] = dev;
+	s->seen[2 * j + 1] = ino + 1;
+	s->seen_count++;
+	return 0;
+}
+
+/* ---- protected paths ---- */
+
+static bool is_protected(const dupscan_scan *s, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < s->nprotect; i++)
+		if (s->protect[2 * i] == dev && s->protect[2 * i + 1] == ino)
+			return true;
+	return false;
+}
+
+/* Is directory path, or a directory above it, protected? Climbs ".." by
+ * descriptor, so spelling and symlinks in the argument do not matter. */
+bool ds_under_protected(const dupscan_scan *s, const char *path)
+{
+	if (s->nprotect == 0)
+		return false;
+	int fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool found = false;
+	for (int depth = 0; fd >= 0 && depth < 65536; depth++) {
+		struct stat st, up;
+		if (fstat(fd, &st) != 0)
+			break;
+		if ((found = is_protected(s, st.st_dev, st.st_ino)))
+			break;
+		int ufd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = ufd;
+		if (fd < 0 || fstat(fd, &up) != 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino))
+			break; /* "/" is its own parent */
+	}
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* ---- tables ---- */
+
+int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
+		   const struct stat *st, uint32_t *out)
+{
+	if (s->ndirs == s->cap_dirs) {
+		uint32_t cap = s->cap_dirs ? s->cap_dirs * 2 : 64;
+		struct ds_dir *d = realloc(s->dirs, cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		s->dirs = d;
+		s->cap_dirs = cap;
+	}
+	const char *copy = ds_arena_strdup(&s->names, name, nlen);
+	if (!copy)
+		return -ENOMEM;
+	struct ds_dir *d = &s->dirs[s->ndirs];
+	d->name = copy;
+	d->parent = parent;
+	d->arg = arg;
+	d->prot = parent != DS_NONE && (s->dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
+	d->incomplete = d->pseudo = false;
+	d->dev = st->st_dev;
+	d->ino = st->st_ino;
+	*out = s->ndirs++;
+	return 0;
+}
+
+char *ds_path_in(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap)
+{
+	size_t len = build_path(s, dir, name, buf, cap);
+	if (len < cap)
+		return buf;
+	char *path = malloc(len + 1);
+	if (path)
+		build_path(s, dir, name, path, len + 1);
+	return path;
+}
+
+/* The caller's filter sees the file before it costs a record. @return 1 to keep. */
+static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, const char *name)
+{
+	char stackbuf[4096];
+	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
+	if (!path)
+		return -ENOMEM;
+	struct dupscan_file f = { path, r, ds_rel_offset(s, dir), NULL, NULL };
+	int keep = s->filter(s->filter_user, &f) != 0;
+	if (path != stackbuf)
+		free(path);
+	return keep;
+}
+
+int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
+		   const struct stat *st)
+{
+	struct ds_rec tmp = {
+		.size = (uint64_t)st->st_size,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.mtime_ns = ds_ns(st->st_mtim),
+		.ctime_ns = ds_ns(st->st_ctim),
+		.dir = dir,
+		.mode = st->st_mode,
+		.uid = st->st_uid,
+		.gid = st->st_gid,
+		.arg = arg,
+		.rep = s->nrecs,
+		.cls = DS_NONE,
+	};
+	if (s->nprotect && (s->dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
+		tmp.flags |= DS_F_PROTECTED;
+	if (s->filter) {
+		int keep = filter_keeps(s, &tmp, dir, name);
+		if (keep <= 0)
+			return keep;
+	}
+	if (s->nrecs == DS_NONE - 1)
+		return -ENOMEM;
+	if ((s->nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->nrecs >> DS_REC_SHIFT) == s->nblocks) {
+		struct ds_rec **blocks = realloc(s->rec_blocks, (s->nblocks + 1) * sizeof(*blocks));
+		if (!blocks)
+			return -ENOMEM;
+		s->rec_blocks = blocks;
+		blocks[s->nblocks] = malloc(DS_REC_BLOCK * sizeof(struct ds_rec));
+		if (!blocks[s->nblocks])
+			return -ENOMEM;
+		s->nblocks++;
+	}
+	tmp.name = ds_arena_strdup(&s->names, name, nlen);
+	if (!tmp.name)
+		return -ENOMEM;
+	*ds_rec(s, s->nrecs) = tmp;
+	s->nrecs++;
+	if (s->on_progress && (s->nrecs & 1023) == 0)
+		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);
+	return 0;
+}
