@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* check_pool.c: the group pool: whatever the thread count and however long
+ * each group takes, results are committed in group order; a group that ran to
+ * the end settles its records; a cancel commits nothing more. */
+#define _GNU_SOURCE /* S_IFDIR */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+enum { GROUPS = 300, PER = 3 };
+
+struct seen {
+	char order[GROUPS * 8];
+	size_t len;
+};
+
+static void collect(void *user, const char *path, int code)
+{
+	struct seen *s = user;
+	(void)code;
+	size_t n = strlen(path);
+	if (s->len + n + 2 < sizeof(s->order)) {
+		memcpy(s->order + s->len, path, n);
+		s->len += n;
+		s->order[s->len++] = ' ';
+		s->order[s->len] = '\0';
+	}
+}
+
+/* A scan with GROUPS * PER records (no files behind them) in one directory. */
+static dupscan_scan *records(int threads, struct seen *seen)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, threads), 0);
+	s->threads = threads; /* as dupscan_run() would settle it */
+	dupscan_set_error_callback(s, collect, seen);
+	struct stat st = { .st_mode = S_IFDIR };
+	uint32_t d;
+	ck_assert_int_eq(ds_add_dir(s, "root", 4, DS_NONE, 0, &st, &d), 0);
+	st.st_mode = S_IFREG;
+	for (int i = 0; i < GROUPS * PER; i++) {
+		char name[16];
+		int n = snprintf(name, sizeof(name), "f%d", i);
+		st.st_ino = (ino_t)(i + 1);
+		ck_assert_int_eq(ds_add_rec(s, name, (size_t)n, d, 0, &st), 0);
+	}
+	return s;
+}
+
+/* Report the group's number; some groups take longer, so workers finish out of order. */
+static void number_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
+{
+	uint32_t g = idx[0] / PER;
+	ck_assert_uint_eq(n, PER);
+	if (g % 7 == 3) {
+		struct timespec ts = { 0, 200000 };
+		nanosleep(&ts, NULL);
+	}
+	char name[16];
+	snprintf(name, sizeof(name), "g%u", g);
+	ds_fail_path(c, ds_rec(c->s, idx[0]), name, -5);
+	if (g == 250 && c->s->on_progress) /* the cancel test's trigger */
+		dupscan_cancel(c->s);
+}
+
+static void no_progress(void *user, int phase, uint64_t done, uint64_t total)
+{
+	(void)user, (void)phase, (void)done, (void)total;
+}
+
+static void groups_of(uint32_t *idx, uint32_t *groups)
+{
+	for (uint32_t i = 0; i < GROUPS * PER; i++)
+		idx[i] = i;
+	for (uint32_t g = 0; g < GROUPS; g++) {
+		groups[2 * g] = g * PER;
+		groups[2 * g + 1] = PER;
+	}
+}
+
+START_TEST(test_commit_order)
+{
+	char want[GROUPS * 8] = "";
+	for (int g = 0; g < GROUPS; g++) {
+		char part[16];
+		snprintf(part, sizeof(part), "g%d ", g);
+		strcat(want, part);
+	}
+	uint32_t idx[GROUPS * PER], groups[2 * GROUPS];
+	groups_of(idx, groups);
+	const int threads[] = { 1, 2, 4, 8 };
+	for (size_t t = 0; t < 4; t++) {
+		struct seen seen = { .len = 0 };
+		dupscan_scan *s = records(threads[t], &seen);
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER), 0);
+		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads: %.80s...", threads[t], seen.order);
+		/* every group ran to the end: its records are settled */
+		for (uint32_t i = 0; i < GROUPS * PER; i++)
+			ck_assert(ds_rec(s, i)->flags & DS_F_SETTLED);
+		dupscan_free(s);
+	}
+}
+END_TEST
+
+START_TEST(test_cancel_commits_a_prefix)
+{
+	uint32_t idx[GROUPS * PER], groups[2 * GROUPS];
+	groups_of(idx, groups);
+	const int threads[] = { 1, 2, 4 };
+	for (size_t t = 0; t < 3; t++) {
+		struct seen seen = { .len = 0 };
+		dupscan_scan *s = records(threads[t], &seen);
+		dupscan_set_progress_callback(s, no_progress, NULL); /* arms the cancel at group 250 */
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER), DUPSCAN_E_CANCELED);
+		/* what was committed is g0 ... gK in order: whole tasks of 64 groups,
+		 * so K ends the task of group 250 at the latest; nothing after is settled */
+		int next = 0;
+		for (char *p = seen.order; *p; next++) {
+			int g = -1;
+			ck_assert_int_eq(sscanf(p, "g%d ", &g), 1);
+			ck_assert_int_eq(g, next);
+			p = strchr(p, ' ') + 1;
+		}
+		ck_assert_int_le(next, 256);
+		for (uint32_t g = (uint32_t)next; g < GROUPS; g++)
+			ck_assert(!(ds_rec(s, g * PER)->flags & DS_F_SETTLED));
+		dupscan_free(s);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("pool");
+	TCase *tc = tcase_create("ds_run_groups");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_commit_order);
+	tcase_add_test(tc, test_cancel_commits_a_prefix);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
