@@ -151,9 +151,7 @@ static bool written_since(struct kept *k)
 static int pin_kept(const dupscan_file *keep, struct kept *k)
 {
 	k->fd = ds_open_path(keep->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (k->fd < 0)
-		return gone_or(errno);
-	return fstat(k->fd, &k->st) == 0 ? 0 : -errno;
+	return k->fd < 0 ? gone_or(errno) : 0;
 }
 
 /* keep's path still reaches the pinned inode, and that inode is as expected.
@@ -205,12 +203,9 @@ static int open_slot(const dupscan_file *dup, struct slot *d)
 	if (d->dirfd < 0 || fstatat(d->dirfd, d->name, &d->entry, AT_SYMLINK_NOFOLLOW) != 0)
 		return gone_or(errno);
 	if (S_ISLNK(d->entry.st_mode))
-		return fstatat(d->dirfd, d->name, &d->file, 0) == 0 ? 0 : gone_or(errno);
+		return 0;
 	d->fd = openat(d->dirfd, d->name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-	if (d->fd < 0 || fstat(d->fd, &d->file) != 0)
-		return gone_or(errno);
-	/* the name must still hold what was opened */
-	return d->file.st_dev == d->entry.st_dev && d->file.st_ino == d->entry.st_ino ? 0 : DUPSCAN_E_CHANGED;
+	return d->fd < 0 ? gone_or(errno) : 0;
 }
 
 static void close_slot(struct slot *d)
@@ -293,12 +288,14 @@ static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 		watch_begin(k, dup->scan);
 		watch_fd(k, k->fd);
 		watch_fd(k, d->fd);
-		/* looked at again now that writes are watched: nothing between the
-		 * two goes unseen */
-		if (fstat(k->fd, &k->st) != 0 || (d->fd >= 0 ? fstat(d->fd, &d->file)
-							    : fstatat(d->dirfd, d->name, &d->file, 0)) != 0)
-			rc = gone_or(errno);
 	}
+	/* looked at once the writes are watched: nothing after goes unseen */
+	if (rc == 0 && (fstat(k->fd, &k->st) != 0 || (d->fd >= 0 ? fstat(d->fd, &d->file)
+								  : fstatat(d->dirfd, d->name, &d->file, 0)) != 0))
+		rc = gone_or(errno);
+	/* the name must still hold what was opened */
+	if (rc == 0 && d->fd >= 0 && (d->file.st_dev != d->entry.st_dev || d->file.st_ino != d->entry.st_ino))
+		rc = DUPSCAN_E_CHANGED;
 	if (rc == 0 && same_entry(keep, d))
 		rc = DUPSCAN_E_SAME_ENTRY;
 	if (rc == 0)
