@@ -102,13 +102,11 @@ START_TEST(test_round_trip)
 	/* every file hashed by the first run is found, with its hashes */
 	const char *names[] = { "a1", "a2", "b1", "s1", "s2" };
 	for (size_t i = 0; i < 5; i++) {
-		uint64_t partial = 0, full = 0;
-		bool has_full = false;
-		ck_assert_msg(ds_cache_get(second, rec_named(second, names[i]), &partial, &full, &has_full),
-			      "%s not in the cache", names[i]);
-		ck_assert_uint_eq(partial, first_block_hash(dir, names[i]));
+		struct ds_hashed h = { 0 };
+		ck_assert_msg(ds_cache_get(second, rec_named(second, names[i]), &h), "%s not in the cache", names[i]);
+		ck_assert_uint_eq(h.partial, first_block_hash(dir, names[i]));
 		if (i < 2 || i > 2) /* b1 alone by its first block is never read further */
-			ck_assert(has_full);
+			ck_assert(h.has_full);
 	}
 	free(sets);
 	free(again);
@@ -131,11 +129,10 @@ START_TEST(test_key_fields)
 	ck_assert_int_eq(utimensat(AT_FDCWD, a1, t, 0), 0);   /* mtime */
 	ck_assert_int_eq(chmod(a2, 0640), 0);                  /* ctime only */
 	dupscan_scan *s = loaded(dir, cache, &errs);
-	uint64_t p, f;
-	bool hf;
-	ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &p, &f, &hf));
-	ck_assert(!ds_cache_get(s, rec_named(s, "a2"), &p, &f, &hf));
-	ck_assert(ds_cache_get(s, rec_named(s, "b1"), &p, &f, &hf));
+	struct ds_hashed h;
+	ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert(!ds_cache_get(s, rec_named(s, "a2"), &h));
+	ck_assert(ds_cache_get(s, rec_named(s, "b1"), &h));
 	ck_assert_int_eq(errs, 0);
 	dupscan_free(s);
 	free(a1);
@@ -167,9 +164,8 @@ START_TEST(test_damage_ignored)
 		errs = 0;
 		s = loaded(dir, cache, &errs);
 		ck_assert_msg(errs == 1, "damage at %ld reported %d times", (long)at, errs);
-		uint64_t p, f;
-		bool hf;
-		ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &p, &f, &hf));
+		struct ds_hashed h;
+		ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &h));
 		dupscan_free(s);
 		errs = 0;
 		s = scan_with_cache(dir, cache, &errs);

@@ -73,8 +73,8 @@ START_TEST(test_insert_find_walk)
 	ck_assert_int_eq(ds_index_reserve(&ix, N), 0);
 	ck_assert_uint_eq(ds_index_find(&ix, 1, 2, 3), DS_NONE);
 	for (uint32_t i = 0; i < N; i++)
-		ck_assert_int_eq(ds_index_insert(&ix, i, recs[i].partial, recs[i].full, recs[i].size), 0);
-	ck_assert_int_eq(ds_index_insert(&ix, N, 0, 0, 0), -EINVAL);
+		ck_assert_int_eq(ds_index_insert(&ix, i, i, recs[i].partial, recs[i].full, recs[i].size), 0);
+	ck_assert_int_eq(ds_index_insert(&ix, N, 0, 0, 0, 0), -EINVAL);
 	for (uint32_t i = 0; i < N; i++) {
 		uint32_t n = ds_index_find(&ix, recs[i].partial, recs[i].full, recs[i].size);
 		ck_assert_uint_ne(n, DS_NONE);
@@ -115,7 +115,7 @@ START_TEST(test_walk_stops_and_sorted_input)
 	ds_index_init(&ix);
 	ck_assert_int_eq(ds_index_reserve(&ix, M), 0);
 	for (uint32_t i = 0; i < M; i++)
-		ck_assert_int_eq(ds_index_insert(&ix, i, 0, 0, recs[i].size), 0);
+		ck_assert_int_eq(ds_index_insert(&ix, i, i, 0, 0, recs[i].size), 0);
 	int count = 0;
 	ck_assert_int_eq(ds_index_walk(&ix, stop_at_third, &count), 42);
 	ck_assert_int_eq(count, 3);
@@ -127,11 +127,38 @@ START_TEST(test_walk_stops_and_sorted_input)
 }
 END_TEST
 
+/* The index is the one record of classes: each record's class is what it was
+ * inserted with, a record not inserted has none, and a record joins once. */
+START_TEST(test_classes)
+{
+	struct ds_index ix;
+	ds_index_init(&ix);
+	ck_assert_uint_eq(ds_index_class(&ix, 0), DS_NONE); /* nothing reserved yet */
+	ck_assert_int_eq(ds_index_reserve(&ix, 6), 0);
+	/* one key, two classes (equal hashes, different bytes): 0 2 4 and 1 3 */
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_int_eq(ds_index_insert(&ix, i, i % 2 ? 1 : 0, 9, 9, 100), 0);
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(ds_index_class(&ix, i), i % 2 ? 1u : 0u);
+	ck_assert_uint_eq(ds_index_class(&ix, 5), DS_NONE);
+	ck_assert_uint_eq(ds_index_class(&ix, 6), DS_NONE);  /* past the records */
+	ck_assert_int_eq(ds_index_insert(&ix, 2, 0, 9, 9, 100), -EINVAL);  /* again */
+	ck_assert_int_eq(ds_index_insert(&ix, 5, 6, 9, 9, 100), -EINVAL);  /* no such class */
+	ck_assert_uint_eq(ix.count, 1);
+	/* growing keeps what is known and starts the new records in no class */
+	ck_assert_int_eq(ds_index_reserve(&ix, 8), 0);
+	ck_assert_uint_eq(ds_index_class(&ix, 3), 1);
+	ck_assert_uint_eq(ds_index_class(&ix, 7), DS_NONE);
+	ds_index_free(&ix);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("index");
 	TCase *tc = tcase_create("ds_index_insert");
 	tcase_add_test(tc, test_insert_find_walk);
+	tcase_add_test(tc, test_classes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_index_walk");
 	tcase_add_test(tc, test_walk_stops_and_sorted_input);

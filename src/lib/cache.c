@@ -50,7 +50,8 @@ struct cache_entry {
 _Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout");
 _Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
 
-struct ds_cache {
+/* A cache file as read. */
+struct cache_file {
 	struct cache_entry *e;
 	size_t n;
 	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
@@ -58,7 +59,15 @@ struct ds_cache {
 	struct stat st;       /* the file as read: is it still the one on disk? */
 };
 
-static void cache_free(struct ds_cache *c)
+/* The cache during one run: what it held when the run began, and the hashes
+ * this run worked out, merged into it when the run ends. */
+struct ds_cache {
+	struct cache_file *loaded;   /* NULL when there was no valid file */
+	struct ds_hashed *noted;
+	size_t nnoted, capnoted;
+};
+
+static void cache_free(struct cache_file *c)
 {
 	if (!c)
 		return;
@@ -69,7 +78,11 @@ static void cache_free(struct ds_cache *c)
 
 void ds_cache_free(struct ds_cache *c)
 {
-	cache_free(c);
+	if (!c)
+		return;
+	cache_free(c->loaded);
+	free(c->noted);
+	free(c);
 }
 
 /* Cache trouble is told through the error callback but is not a scan error. */
@@ -111,7 +124,7 @@ static int read_all(int fd, void *buf, size_t len)
 /* Read and check a cache file; the paths are only hashed, and kept when
  * with_strings. @return 0 with *out (NULL when there is no file),
  * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
-static int cache_read(const char *path, struct ds_cache **out, bool with_strings)
+static int cache_read(const char *path, struct cache_file **out, bool with_strings)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -119,7 +132,7 @@ static int cache_read(const char *path, struct ds_cache **out, bool with_strings
 		return errno == ENOENT ? 0 : -errno;
 	struct stat st;
 	struct cache_header h;
-	struct ds_cache *c = calloc(1, sizeof(*c));
+	struct cache_file *c = calloc(1, sizeof(*c));
 	int rc = c ? 0 : -ENOMEM;
 	if (rc == 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
 		rc = DUPSCAN_E_CACHE;
@@ -182,19 +195,23 @@ static int cache_read(const char *path, struct ds_cache **out, bool with_strings
 
 int ds_cache_load(dupscan_scan *s)
 {
-	struct ds_cache *c = NULL;
-	int rc = cache_read(s->cache_path, &c, false);
-	if (rc == -ENOMEM)
+	struct ds_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	int rc = cache_read(s->cache_path, &c->loaded, false);
+	if (rc == -ENOMEM) {
+		free(c);
 		return rc;
+	}
 	if (rc)
 		cache_report(s, s->cache_path, rc); /* ignored: a run without it */
 	s->cache = c;
 	return 0;
 }
 
-bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *partial, uint64_t *full, bool *has_full)
+bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
 {
-	const struct ds_cache *c = s->cache;
+	const struct cache_file *c = s->cache ? s->cache->loaded : NULL;
 	if (!c)
 		return false;
 	size_t lo = 0, hi = c->n;
@@ -205,9 +222,9 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *parti
 			const struct cache_entry *e = &c->e[mid];
 			if (e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
 				return false;
-			*partial = e->partial;
-			*full = e->full;
-			*has_full = (e->flags & F_FULL) != 0;
+			out->partial = e->partial;
+			out->full = e->full;
+			out->has_full = (e->flags & F_FULL) != 0;
 			return true;
 		}
 		if (cmp < 0)
@@ -218,11 +235,14 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *parti
 	return false;
 }
 
-int ds_cache_note(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full)
+int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
 {
-	if (DS_GROW(s->hashed, s->caphashed, s->nhashed + 1))
+	struct ds_cache *c = s->cache;
+	if (!c)
+		return 0;
+	if (DS_GROW(c->noted, c->capnoted, c->nnoted + 1))
 		return -ENOMEM;
-	s->hashed[s->nhashed++] = (struct ds_insert){ rec, has_full, partial, full };
+	c->noted[c->nnoted++] = *h;
 	return 0;
 }
 
@@ -263,13 +283,13 @@ static bool still_there(const struct cache_entry *e, const char *path)
 static int cmp_seen(void *ctx, const void *pa, const void *pb)
 {
 	const dupscan_scan *s = ctx;
-	const struct ds_insert *a = pa, *b = pb;
+	const struct ds_hashed *a = pa, *b = pb;
 	const struct ds_rec *x = ds_rec(s, a->rec), *y = ds_rec(s, b->rec);
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	if (x->ino != y->ino)
 		return x->ino < y->ino ? -1 : 1;
-	return a->cls > b->cls ? -1 : a->cls < b->cls; /* with a full hash first */
+	return a->has_full > b->has_full ? -1 : a->has_full < b->has_full; /* with a full hash first */
 }
 
 static int write_cache(const char *path, const struct builder *b)
@@ -346,7 +366,7 @@ static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
  * they were. With b NULL only tell whether that differs from old.
  * @return 1 when it differs, 0 when not, or a negative code. */
 /* The paths of a cache read without them (the caller holds the lock). */
-static int load_strings(const char *path, struct ds_cache *c)
+static int load_strings(const char *path, struct cache_file *c)
 {
 	if (c->strings)
 		return 0;
@@ -365,12 +385,14 @@ static int load_strings(const char *path, struct ds_cache *c)
 	return rc;
 }
 
-static int merge(dupscan_scan *s, struct ds_cache *old, const char *cwd, struct builder *b)
+static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file *old, const char *cwd,
+		 struct builder *b)
 {
 	int rc = 0, changed = !old;
 	size_t i = 0, j = 0;
-	while (rc == 0 && (i < s->nhashed || (old && j < old->n))) {
-		const struct ds_rec *r = i < s->nhashed ? ds_rec(s, s->hashed[i].rec) : NULL;
+	const struct ds_hashed *h = run->noted;
+	while (rc == 0 && (i < run->nnoted || (old && j < old->n))) {
+		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
 		int order = !r ? 1 : !old || j >= old->n ? -1 : -cmp_key(&old->e[j], r->dev, r->ino);
 		/* paths are needed for old entries this run did not see, and to write */
 		if ((order > 0 || b) && old && (rc = load_strings(s->cache_path, old)) != 0)
@@ -384,8 +406,8 @@ static int merge(dupscan_scan *s, struct ds_cache *old, const char *cwd, struct 
 			j++;
 			continue;
 		}
-		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, s->hashed[i].partial,
-					 s->hashed[i].full, s->hashed[i].cls ? F_FULL : 0, 0 };
+		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
+					 h[i].full, h[i].has_full ? F_FULL : 0, 0 };
 		bool was = order == 0 && same_entry(&e, &old->e[j]);
 		changed |= !was;
 		if (b && was) {
@@ -404,7 +426,7 @@ static int merge(dupscan_scan *s, struct ds_cache *old, const char *cwd, struct 
 			}
 		}
 		uint64_t dev = r->dev, ino = r->ino;
-		while (i < s->nhashed && ds_rec(s, s->hashed[i].rec)->dev == dev && ds_rec(s, s->hashed[i].rec)->ino == ino)
+		while (i < run->nnoted && ds_rec(s, h[i].rec)->dev == dev && ds_rec(s, h[i].rec)->ino == ino)
 			i++;
 		while (old && j < old->n && cmp_key(&old->e[j], dev, ino) == 0)
 			j++;
@@ -414,24 +436,25 @@ static int merge(dupscan_scan *s, struct ds_cache *old, const char *cwd, struct 
 
 int ds_cache_save(dupscan_scan *s)
 {
+	if (!s->cache)
+		return 0;
 	int lock = lock_cache(s->cache_path);
 	if (lock < 0) {
 		cache_report(s, s->cache_path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
 	/* what is on disk now: what was loaded, unless another run replaced it */
-	struct ds_cache *old = NULL;
+	struct ds_cache *run = s->cache;
+	struct cache_file *old = run->loaded;
 	struct stat now;
 	int rc = 0;
-	if (s->cache && stat(s->cache_path, &now) == 0 && now.st_dev == s->cache->st.st_dev &&
-	    now.st_ino == s->cache->st.st_ino && now.st_size == s->cache->st.st_size &&
-	    ds_ns(now.st_mtim) == ds_ns(s->cache->st.st_mtim) && ds_ns(now.st_ctim) == ds_ns(s->cache->st.st_ctim)) {
-		old = s->cache;
-	} else {
-		ds_cache_free(s->cache);
+	if (!old || stat(s->cache_path, &now) != 0 || now.st_dev != old->st.st_dev || now.st_ino != old->st.st_ino ||
+	    now.st_size != old->st.st_size || ds_ns(now.st_mtim) != ds_ns(old->st.st_mtim) ||
+	    ds_ns(now.st_ctim) != ds_ns(old->st.st_ctim)) {
+		cache_free(old);
 		rc = cache_read(s->cache_path, &old, false);
 	}
-	s->cache = NULL;
+	run->loaded = NULL;
 	if (rc && rc != -ENOMEM)
 		rc = 0; /* a broken file is replaced */
 	struct builder b = { 0 };
@@ -439,12 +462,12 @@ int ds_cache_save(dupscan_scan *s)
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
 	if (rc == 0)
-		rc = ds_sort(s->hashed, s->nhashed, sizeof(*s->hashed), cmp_seen, s);
+		rc = ds_sort(run->noted, run->nnoted, sizeof(*run->noted), cmp_seen, s);
 	/* a run that changed nothing writes nothing */
 	if (rc == 0)
-		rc = merge(s, old, cwd, NULL);
+		rc = merge(s, run, old, cwd, NULL);
 	if (rc == 1)
-		rc = merge(s, old, cwd, &b);
+		rc = merge(s, run, old, cwd, &b);
 	if (rc == 1)
 		rc = write_cache(s->cache_path, &b);
 	if (rc < 0 && rc != -ENOMEM)

@@ -224,22 +224,8 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 	return (long)retire_singletons(m, n, ls->count);
 }
 
-static int lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		    struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, uint64_t hash_from);
-
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len)
-{
-	return lockstep(c, m, n, size, start, h, first_blocks, block_len, DS_BLOCK);
-}
-
-int ds_lockstep_whole(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, struct ds_hashes *h)
-{
-	return lockstep(c, m, n, size, 0, h, NULL, 0, 0);
-}
-
-static int lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		    struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, uint64_t hash_from)
+		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len)
 {
 	dupscan_scan *s = c->s;
 	int rc = 0;

@@ -113,7 +113,8 @@ static uint32_t file_class(const dupscan_scan *s, uint32_t i)
 	const struct ds_rec *r = ds_rec(s, rep);
 	if (r->size == 0)
 		return EMPTY_CLASS;
-	return r->cls != DS_NONE ? r->cls : rep;
+	uint32_t cls = ds_index_class(&s->index, rep);
+	return cls != DS_NONE ? cls : rep;
 }
 
 static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, uint32_t d)
@@ -165,7 +166,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	if (!r)
 		return -ENOMEM;
 	*r = (struct ds_rec){ .size = di[d].bytes, .dev = dir->dev, .ino = dir->ino, .dir = dir->parent,
-			      .mode = S_IFDIR, .arg = dir->arg, .rep = DS_NONE, .cls = DS_NONE,
+			      .mode = S_IFDIR, .arg = dir->arg, .rep = DS_NONE,
 			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = dir->name };
 	size_t len = ds_rec_path(s, r, NULL, 0);
 	char *p = ds_arena_alloc(&s->out, len + 2);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* index.c: the file index, a binary tree keyed on (partial hash, full hash, size).
  * The hashes come first in the key: they are uniformly spread, so the tree stays
- * shallow even though files arrive grouped and sorted by size. */
+ * shallow even though files arrive grouped and sorted by size. It is the one
+ * record of which files were proven identical: a node may hold several classes
+ * (equal hashes, different bytes), so each record carries its class too. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -13,6 +15,7 @@ void ds_index_init(struct ds_index *ix)
 	ix->count = ix->cap = 0;
 	ix->root = DS_NONE;
 	ix->next = NULL;
+	ix->cls = NULL;
 	ix->nrecs = 0;
 }
 
@@ -22,6 +25,12 @@ int ds_index_reserve(struct ds_index *ix, uint32_t nrecs)
 	if (!next)
 		return -ENOMEM;
 	ix->next = next;
+	uint32_t *cls = realloc(ix->cls, (nrecs ? nrecs : 1) * sizeof(*cls));
+	if (!cls)
+		return -ENOMEM;
+	ix->cls = cls;
+	for (uint32_t i = ix->nrecs; i < nrecs; i++)
+		cls[i] = DS_NONE;
 	ix->nrecs = nrecs;
 	return 0;
 }
@@ -30,6 +39,7 @@ void ds_index_free(struct ds_index *ix)
 {
 	free(ix->nodes);
 	free(ix->next);
+	free(ix->cls);
 	ds_index_init(ix);
 }
 
@@ -56,15 +66,21 @@ uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t ful
 	return DS_NONE;
 }
 
-int ds_index_insert(struct ds_index *ix, uint32_t ri, uint64_t partial, uint64_t full, uint64_t size)
+uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri)
 {
-	if (ri >= ix->nrecs)
+	return ri < ix->nrecs ? ix->cls[ri] : DS_NONE;
+}
+
+int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full, uint64_t size)
+{
+	if (ri >= ix->nrecs || cls >= ix->nrecs || ix->cls[ri] != DS_NONE)
 		return -EINVAL;
 	uint32_t *link = &ix->root;
 	while (*link != DS_NONE) {
 		struct ds_node *n = &ix->nodes[*link];
 		int c = key_cmp(partial, full, size, n);
 		if (c == 0) {
+			ix->cls[ri] = cls;
 			ix->next[ri] = DS_NONE;
 			ix->next[n->tail] = ri;
 			n->tail = ri;
@@ -92,6 +108,7 @@ int ds_index_insert(struct ds_index *ix, uint32_t ri, uint64_t partial, uint64_t
 	n->left = n->right = DS_NONE;
 	n->head = n->tail = ri;
 	ix->next[ri] = DS_NONE;
+	ix->cls[ri] = cls;
 	*link = ni;
 	return 0;
 }

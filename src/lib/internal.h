@@ -72,7 +72,6 @@ struct ds_rec {
 	uint32_t arg;            /* index of the added path it was reached from */
 	uint32_t flags;
 	uint32_t rep;            /* representative record of its inode (itself if it is one) */
-	uint32_t cls;            /* confirmed content class, DS_NONE when none */
 };
 
 /* Records live in fixed blocks: no realloc copy, no doubling slack. */
@@ -123,14 +122,18 @@ struct ds_index {
 	uint32_t count, cap;
 	uint32_t root;
 	uint32_t *next;      /* per record: the next record in its node */
+	uint32_t *cls;       /* per record: its class (named by a member), DS_NONE when in none */
 	uint32_t nrecs;
 };
 void ds_index_init(struct ds_index *ix);
 /* Make room for records 0..nrecs-1. @return 0 or -ENOMEM. */
 int ds_index_reserve(struct ds_index *ix, uint32_t nrecs);
 void ds_index_free(struct ds_index *ix);
-/* Insert record ri under a key. @return 0 or -ENOMEM. */
-int ds_index_insert(struct ds_index *ix, uint32_t ri, uint64_t partial, uint64_t full, uint64_t size);
+/* Insert record ri, a member of class cls (a record naming it), under a key.
+ * A record joins one class, once. @return 0, -ENOMEM or -EINVAL. */
+int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full, uint64_t size);
+/* The class record ri was inserted with, or DS_NONE. */
+uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri);
 /* Node holding this key, or DS_NONE. */
 uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size);
 /* Visit nodes in key order; the callback returns nonzero to stop. @return that value. */
@@ -164,9 +167,7 @@ struct dupscan_scan {
 	void *dir_filter_user;
 
 	char *cache_path;            /* hash cache file, or NULL */
-	struct ds_cache *cache;      /* what it held when the run began */
-	struct ds_insert *hashed;    /* hashes of this run, for the cache */
-	size_t nhashed, caphashed;
+	struct ds_cache *cache;      /* the cache during this run (cache.c), or NULL */
 
 	uint64_t *protect;           /* pairs: dev, ino of protected paths */
 	size_t nprotect;
@@ -224,7 +225,14 @@ void ds_report(dupscan_scan *s, const char *path, int code);
 /* ---- result.c: what matching one size group produced, kept until it is
  * committed in group order, so output never depends on the thread count ---- */
 struct ds_insert {
-	uint32_t rec, cls;
+	uint32_t rec, cls;      /* cls: the record naming its class */
+	uint64_t partial, full;
+};
+/* What is known of a file's content before its bucket is settled: its hashes,
+ * read this run or taken from the cache. */
+struct ds_hashed {
+	uint32_t rec;
+	bool has_full;          /* full is the whole file's XXH64, not only its first block's */
 	uint64_t partial, full;
 };
 struct ds_error {
@@ -238,7 +246,7 @@ struct ds_stage_event {
 struct ds_result {
 	struct ds_insert *ins;
 	size_t nins, capins;
-	struct ds_insert *notes;     /* hashes for the cache; cls: 1 when full is set */
+	struct ds_hashed *notes;     /* hashes for the cache */
 	size_t nnotes, capnotes;
 	struct ds_error *err;
 	size_t nerr, caperr;
@@ -267,7 +275,7 @@ void ds_result_free(struct ds_result *r);
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
-int ds_result_note(struct ds_ctx *c, uint32_t rec, uint64_t partial, uint64_t full, bool has_full);
+int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);
 /* A file could not be read: drop it and keep the report for the commit. */
 void ds_fail(struct ds_ctx *c, struct ds_rec *r, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
@@ -332,18 +340,15 @@ int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
  * @return the bytes read or -errno. */
 ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
 /* Partition members (all of one size) into classes of identical content by
- * reading them in lockstep from offset start. When h is given, bytes from
- * DS_BLOCK on are fed to state m[i].hidx of h. first_blocks (optional) holds
- * each member's first min(size, DS_BLOCK) bytes at m[i].hidx * block_len.
- * On return each alive member's cls is a class label (labels are member
- * indexes); a member alone in its class is marked not alive.
- * @return 0 or -ENOMEM. */
+ * reading them in lockstep from offset start. When h is given, the bytes read
+ * from offset hash_from on are fed to state m[i].hidx of h (hash_from: where
+ * the states stand, DS_BLOCK after a first-block read, 0 when fresh).
+ * first_blocks (optional) holds each member's first min(size, DS_BLOCK) bytes
+ * at m[i].hidx * block_len. On return each alive member's cls is a class label
+ * (labels are member indexes); a member alone in its class is marked not
+ * alive. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
-
-/* ds_lockstep() from offset 0 with fresh hash states (optional h): every byte
- * is fed to them, so each class member's state ends as its full XXH64. */
-int ds_lockstep_whole(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, struct ds_hashes *h);
+		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len);
 
 /* match.c */
 int ds_match(dupscan_scan *s);
@@ -366,13 +371,15 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 int ds_build_sets(dupscan_scan *s);
 /* cache.c */
 struct ds_cache;
-/* Read s->cache_path into s->cache (a damaged file is reported and ignored). @return 0 or -ENOMEM. */
+/* Begin the run's cache, s->cache, from the file s->cache_path (a damaged
+ * file is reported and ignored). @return 0 or -ENOMEM. */
 int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
-/* Cached hashes of r when its key still matches. */
-bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, uint64_t *partial, uint64_t *full, bool *has_full);
-/* Remember hashes of this run (in commit order). @return 0 or -ENOMEM. */
-int ds_cache_note(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full);
+/* Cached hashes of r into out (all but out->rec) when its key still matches. */
+bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
+/* Remember hashes of this run (in commit order; a no-op without a cache).
+ * @return 0 or -ENOMEM. */
+int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
 int ds_cache_save(dupscan_scan *s);
 /* dirsets.c: with DUPSCAN_OPT_DIRS, add the directory sets and leave out what

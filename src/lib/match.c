@@ -103,7 +103,7 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 	return 0;
 }
 
-/* ---- one size group ---- */
+/* ---- one bucket: files of one size with equal first-block hashes ---- */
 
 struct by_hash {
 	uint64_t key;
@@ -112,46 +112,63 @@ struct by_hash {
 
 static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
 {
+	(void)ctx;
 	const struct by_hash *a = pa, *b = pb;
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	return a->pos < b->pos ? -1 : a->pos > b->pos; /* a fixed order within equal keys */
 }
 
-static int cmp_rec_cls(void *ctx, const void *pa, const void *pb)
+/* A bucket and what is known of its members, whether their first blocks were
+ * read this run or their hashes came from the cache. */
+struct bucket {
+	struct ds_member *m;
+	size_t k;
+	uint64_t size, partial;
+	struct ds_hashes *h;          /* states by m[].hidx, standing at h_from; NULL within one block */
+	uint64_t h_from;              /* DS_BLOCK after a first-block read, 0 for fresh states */
+	const unsigned char *blocks;  /* first blocks by m[].hidx, or NULL */
+	size_t blen;
+	const uint64_t *full;         /* full hashes by member, known from the cache, or NULL */
+};
+
+static int cmp_insert_cls(void *ctx, const void *pa, const void *pb)
 {
-	const dupscan_scan *s = ctx;
-	uint32_t a = ds_rec(s, *(const uint32_t *)pa)->cls, b = ds_rec(s, *(const uint32_t *)pb)->cls;
-	return a < b ? -1 : a > b;
+	(void)ctx;
+	const struct ds_insert *a = pa, *b = pb;
+	return a->cls < b->cls ? -1 : a->cls > b->cls;
 }
 
-/* After a bucket is settled: each class of two or more is a full-hash match. */
-static int stage_classes(struct ds_ctx *c, const struct ds_member *m, size_t k)
+/* After a bucket is settled: each class it added (inserts from first on) is a
+ * full-hash match, told to the stage callback at commit. */
+static int stage_classes(struct ds_ctx *c, size_t first)
 {
 	dupscan_scan *s = c->s;
-	if (!s->on_stage)
+	size_t n = c->res->nins - first;
+	if (!s->on_stage || n < 2)
 		return 0;
-	uint32_t *ri = malloc(k * sizeof(*ri));
-	if (!ri)
-		return -ENOMEM;
-	size_t n = 0;
-	for (size_t x = 0; x < k; x++)
-		if (ds_rec(s, m[x].rec)->cls != DS_NONE && !(ds_rec(s, m[x].rec)->flags & DS_F_DROPPED))
-			ri[n++] = m[x].rec;
-	int rc = ds_sort(ri, n, sizeof(*ri), cmp_rec_cls, s);
+	struct ds_insert *ins = malloc(n * sizeof(*ins));
+	uint32_t *ri = malloc(n * sizeof(*ri));
+	int rc = ins && ri ? 0 : -ENOMEM;
+	if (rc == 0) {
+		memcpy(ins, c->res->ins + first, n * sizeof(*ins));
+		rc = ds_sort(ins, n, sizeof(*ins), cmp_insert_cls, NULL);
+	}
 	for (size_t i = 0; rc == 0 && i < n;) {
-		size_t j = i + 1;
-		while (j < n && ds_rec(s, ri[j])->cls == ds_rec(s, ri[i])->cls)
-			j++;
-		rc = ds_result_stage(c, DUPSCAN_STAGE_FULL, ri + i, j - i);
+		size_t j = i, nr = 0;
+		for (; j < n && ins[j].cls == ins[i].cls; j++)
+			if (!(ds_rec(s, ins[j].rec)->flags & DS_F_DROPPED))
+				ri[nr++] = ins[j].rec;
+		rc = ds_result_stage(c, DUPSCAN_STAGE_FULL, ri, nr);
 		i = j;
 	}
 	free(ri);
+	free(ins);
 	return rc;
 }
 
-/* Continue a file's hash from the end of its first block to its end. */
-static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx,
+/* Hash a file from offset from (where its state h[hidx] stands) to its end. */
+static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
 		     unsigned char *buf, uint64_t *full)
 {
 	dupscan_scan *s = c->s;
@@ -160,7 +177,7 @@ static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, si
 		return fd == -ENOMEM ? fd : 0;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	int err = 0;
-	for (uint64_t off = DS_BLOCK; off < r->size && err == 0;) {
+	for (uint64_t off = from; off < r->size && err == 0;) {
 		size_t len = r->size - off < s->chunk ? (size_t)(r->size - off) : s->chunk;
 		err = ds_pread_full(fd, buf, len, off);
 		if (err == 0)
@@ -179,93 +196,94 @@ static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, si
 
 /* Index the alive members of a lockstep result; a class is named by the
  * record of its first member. */
-static int index_members(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds_hashes *h,
-			 uint64_t partial)
+static int index_members(struct ds_ctx *c, const struct bucket *b)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!m[i].alive)
+	for (size_t i = 0; i < b->k; i++) {
+		const struct ds_member *m = &b->m[i];
+		if (!m->alive)
 			continue;
-		struct ds_rec *r = ds_rec(c->s, m[i].rec);
-		uint64_t full = (h && r->size > DS_BLOCK) ? ds_hash_digest(h, m[i].hidx) : partial;
-		int rc = ds_result_insert(c, m[i].rec, m[m[i].cls].rec, partial, full);
+		uint64_t full = b->full ? b->full[i] : b->h ? ds_hash_digest(b->h, m->hidx) : b->partial;
+		int rc = ds_result_insert(c, m->rec, b->m[m->cls].rec, b->partial, full);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-/* Hash every member to its end, on its own; bh receives (full hash, member)
- * sorted by hash. @return how many were hashed (dropped files are left out),
- * or -ENOMEM. */
-static long hash_each(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
-		      uint64_t partial, struct by_hash *bh)
+/* Each member's full hash, known or read to its end, into bh sorted by hash.
+ * @return how many (dropped files are left out), or a negative code. */
+static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash *bh)
 {
 	dupscan_scan *s = c->s;
-	bool big = ds_rec(s, m[0].rec)->size > DS_BLOCK;
-	unsigned char *buf = big ? ds_big_alloc(s->chunk) : NULL;
-	if (big && !buf)
+	bool read = !b->full && b->h;
+	unsigned char *buf = read ? ds_big_alloc(s->chunk) : NULL;
+	if (read && !buf)
 		return -ENOMEM;
 	int rc = 0;
 	size_t nb = 0;
-	for (size_t x = 0; x < k && rc == 0; x++) {
-		struct ds_rec *r = ds_rec(s, m[x].rec);
-		uint64_t full = partial; /* a file within its first block is hashed already */
-		if (big)
-			rc = hash_rest(c, r, h, m[x].hidx, buf, &full);
+	for (size_t x = 0; x < b->k && rc == 0; x++) {
+		struct ds_rec *r = ds_rec(s, b->m[x].rec);
+		/* a file within its first block is hashed already */
+		uint64_t full = b->full ? b->full[x] : b->partial;
+		if (read)
+			rc = hash_rest(c, r, b->h, b->m[x].hidx, b->h_from, buf, &full);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			bh[nb++] = (struct by_hash){ full, (uint32_t)x };
 	}
-	ds_big_free(buf, big ? s->chunk : 0);
+	ds_big_free(buf, read ? s->chunk : 0);
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
 	return rc ? rc : (long)nb;
 }
 
 /* -Q: classes by full hash alone. */
-static int match_quick(struct ds_ctx *c, struct ds_member *m, size_t k, struct ds_hashes *h,
-		       uint64_t partial)
+static int match_quick(struct ds_ctx *c, const struct bucket *b)
 {
-	struct by_hash *bh = malloc(k * sizeof(*bh));
+	struct by_hash *bh = malloc(b->k * sizeof(*bh));
 	if (!bh)
 		return -ENOMEM;
-	long nb = hash_each(c, m, k, h, partial, bh);
+	long nb = full_hashes(c, b, bh);
 	int rc = nb < 0 ? (int)nb : 0;
 	for (size_t i = 0; rc == 0 && i < (size_t)nb;) {
 		size_t j = i + 1;
 		while (j < (size_t)nb && bh[j].key == bh[i].key)
 			j++;
 		for (size_t x = i; j - i >= 2 && rc == 0 && x < j; x++)
-			rc = ds_result_insert(c, m[bh[x].pos].rec, m[bh[i].pos].rec, partial, bh[x].key);
+			rc = ds_result_insert(c, b->m[bh[x].pos].rec, b->m[bh[i].pos].rec, b->partial, bh[x].key);
 		i = j;
 	}
 	free(bh);
 	return rc;
 }
 
-/* Too many files to hold open at once: hash each alone, then confirm each run of
- * equal full hashes against its first file in batches that fit. */
-static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds_hashes *h,
-		      const unsigned char *blocks, size_t blen, uint64_t partial)
+/* By full hash first (known, or each file hashed alone), then each run of
+ * equal full hashes confirmed against its first file in batches of files
+ * that may be open at once: for buckets too large to read side by side, and
+ * for full hashes known from the cache, so files unique by hash are never
+ * opened. */
+static int match_by_full(struct ds_ctx *c, const struct bucket *b)
 {
 	dupscan_scan *s = c->s;
+	size_t n = b->k;
 	int rc = 0;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
 	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
 	struct ds_member *joined = malloc(n * sizeof(*joined));
 	long hashed = 0;
-	if (!bh || !batch || !pending || !joined || (hashed = hash_each(c, m, n, h, partial, bh)) < 0) {
+	if (!bh || !batch || !pending || !joined || (hashed = full_hashes(c, b, bh)) < 0) {
 		rc = hashed < 0 ? (int)hashed : -ENOMEM;
 		goto out;
 	}
 	size_t nb = (size_t)hashed;
+	uint64_t start = b->blocks ? DS_BLOCK : 0;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
 			j++;
 		size_t np = 0;
 		for (size_t k = i; k < j; k++)
-			pending[np++] = m[bh[k].pos];
+			pending[np++] = b->m[bh[k].pos];
 		while (rc == 0 && np >= 2) {
 			/* np members against pending[0], max_open at a time; those
 			 * proven equal to it wait in joined, to be indexed as one class */
@@ -276,8 +294,7 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 				batch[0] = rep;
 				while (k < np && cnt < s->max_open)
 					batch[cnt++] = pending[k++];
-				uint64_t start = blocks ? DS_BLOCK : 0;
-				rc = ds_lockstep(c, batch, cnt, ds_rec(s, rep.rec)->size, start, NULL, blocks, blen);
+				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, 0, b->blocks, b->blen);
 				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {
 					/* the file compared against failed: it leaves, and the
 					 * class goes on with a member proven equal to it, this
@@ -292,19 +309,19 @@ static int match_many(struct ds_ctx *c, struct ds_member *m, size_t n, struct ds
 							pending[left++] = pending[x];
 					break;
 				}
-				for (size_t b = 1; rc == 0 && b < cnt; b++) {
-					if (ds_rec(s, batch[b].rec)->flags & DS_F_DROPPED)
+				for (size_t q = 1; rc == 0 && q < cnt; q++) {
+					if (ds_rec(s, batch[q].rec)->flags & DS_F_DROPPED)
 						continue;
-					if (batch[b].alive && batch[b].cls == batch[0].cls)
-						joined[njoined++] = batch[b];
+					if (batch[q].alive && batch[q].cls == batch[0].cls)
+						joined[njoined++] = batch[q];
 					else
-						pending[left++] = batch[b];
+						pending[left++] = batch[q];
 				}
 			}
 			for (size_t x = 0; rc == 0 && x < njoined; x++)
-				rc = ds_result_insert(c, joined[x].rec, rep.rec, partial, bh[i].key);
+				rc = ds_result_insert(c, joined[x].rec, rep.rec, b->partial, bh[i].key);
 			if (rc == 0 && njoined > 0)
-				rc = ds_result_insert(c, rep.rec, rep.rec, partial, bh[i].key);
+				rc = ds_result_insert(c, rep.rec, rep.rec, b->partial, bh[i].key);
 			np = left;
 		}
 		i = j;
@@ -317,159 +334,42 @@ out:
 	return rc;
 }
 
-/* Settle one run of equal partial hashes. */
-static int match_bucket(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t partial,
-			struct ds_hashes *h, const unsigned char *blocks, size_t blen)
+/* Settle one bucket: its classes go to c->res. */
+static int match_bucket(struct ds_ctx *c, const struct bucket *b)
 {
 	dupscan_scan *s = c->s;
-	uint64_t size = ds_rec(s, m[0].rec)->size;
-	uint32_t *ri = malloc(k * sizeof(*ri));
+	uint32_t *ri = malloc(b->k * sizeof(*ri));
 	if (!ri)
 		return -ENOMEM;
-	for (size_t x = 0; x < k; x++)
-		ri[x] = m[x].rec;
-	int rc = ds_result_stage(c, DUPSCAN_STAGE_PARTIAL, ri, k);
+	for (size_t x = 0; x < b->k; x++)
+		ri[x] = b->m[x].rec;
+	int rc = ds_result_stage(c, DUPSCAN_STAGE_PARTIAL, ri, b->k);
 	free(ri);
 	if (rc)
 		return rc;
 	if (s->partial_only) {
-		for (size_t x = 0; x < k && rc == 0; x++)
-			rc = ds_result_insert(c, m[x].rec, m[0].rec, partial, partial);
+		for (size_t x = 0; x < b->k && rc == 0; x++)
+			rc = ds_result_insert(c, b->m[x].rec, b->m[0].rec, b->partial, b->partial);
 		return rc;
 	}
+	size_t first = c->res->nins;
 	if (s->quick) {
-		rc = match_quick(c, m, k, h, partial);
-	} else if (k <= s->max_open) {
-		uint64_t start = blocks ? (size > DS_BLOCK ? DS_BLOCK : size) : 0;
-		rc = ds_lockstep(c, m, k, size, start, h, blocks, blen);
+		rc = match_quick(c, b);
+	} else if (!b->full && b->k <= s->max_open) {
+		/* side by side, hashing as it goes: one read of each file */
+		uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
+		rc = ds_lockstep(c, b->m, b->k, b->size, start, b->h, b->h_from, b->blocks, b->blen);
 		if (rc == 0)
-			rc = index_members(c, m, k, h, partial);
+			rc = index_members(c, b);
 	} else {
-		rc = match_many(c, m, k, h, blocks, blen, partial);
+		rc = match_by_full(c, b);
 	}
 	if (rc == 0)
-		rc = stage_classes(c, m, k);
+		rc = stage_classes(c, first);
 	return rc;
 }
 
-/* ---- from the hash cache ---- */
-
-struct cached {
-	uint64_t partial, full;
-	uint32_t pos;
-	bool has_full;
-};
-
-static int cmp_cached(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	const struct cached *a = pa, *b = pb;
-	if (a->partial != b->partial)
-		return a->partial < b->partial ? -1 : 1;
-	if (a->full != b->full)
-		return a->full < b->full ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-/* Settle a size group from cached hashes, when they settle all of it: no
- * first block is read, files unique by hash are never opened, and each run of
- * equal full hashes is still compared byte by byte. @return 1 when done, 0 to
- * match the group the usual way (nothing was done), or a negative code. */
-static int match_cached(struct ds_ctx *c, const uint32_t *idx, size_t n)
-{
-	dupscan_scan *s = c->s;
-	if (!s->cache || s->quick || s->partial_only)
-		return 0;
-	struct cached *v = malloc(n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	int rc = 1;
-	for (size_t i = 0; rc == 1 && i < n; i++) {
-		v[i].pos = (uint32_t)i;
-		if (!ds_cache_get(s, ds_rec(s, idx[i]), &v[i].partial, &v[i].full, &v[i].has_full))
-			rc = 0;
-	}
-	if (rc == 1)
-		rc = ds_sort(v, n, sizeof(*v), cmp_cached, NULL) ? -ENOMEM : 1;
-	/* every run of equal first blocks must fit the files one thread may open */
-	for (size_t i = 0; rc == 1 && i < n;) {
-		size_t j = i + 1;
-		while (j < n && v[j].partial == v[i].partial)
-			j++;
-		if (j - i > s->max_open)
-			rc = 0;
-		i = j;
-	}
-	struct ds_member *m = rc == 1 ? malloc(n * sizeof(*m)) : NULL;
-	uint32_t *ri = rc == 1 ? malloc(n * sizeof(*ri)) : NULL;
-	if (rc == 1 && (!m || !ri))
-		rc = -ENOMEM;
-	for (size_t i = 0; rc == 1 && i < n; i++)
-		rc = ds_result_note(c, idx[v[i].pos], v[i].partial, v[i].full, v[i].has_full) ? -ENOMEM : 1;
-	for (size_t i = 0; rc == 1 && i < n;) {
-		size_t j = i + 1;
-		while (j < n && v[j].partial == v[i].partial)
-			j++;
-		if (j - i >= 2) {
-			for (size_t x = i; x < j; x++)
-				ri[x - i] = idx[v[x].pos];
-			if (ds_result_stage(c, DUPSCAN_STAGE_PARTIAL, ri, j - i))
-				rc = -ENOMEM;
-		}
-		/* a shared first block without full hashes (files that differed
-		 * after it last time, so they were never read to the end): compare
-		 * the run whole, hashing from its first byte */
-		bool all_full = true;
-		for (size_t x = i; x < j; x++)
-			all_full = all_full && v[x].has_full;
-		if (j - i >= 2 && !all_full && rc == 1) {
-			struct ds_hashes *h = ds_hashes_new(j - i);
-			if (!h) {
-				rc = -ENOMEM;
-				break;
-			}
-			for (size_t x = i; x < j; x++)
-				m[x - i] = (struct ds_member){ idx[v[x].pos], -1, (uint32_t)(x - i), 0, true };
-			uint64_t size = ds_rec(s, idx[v[i].pos])->size;
-			int lrc = ds_lockstep_whole(c, m, j - i, size, h);
-			for (size_t x = 0; lrc == 0 && x < j - i; x++)
-				if (m[x].alive)
-					lrc = ds_result_insert(c, m[x].rec, m[m[x].cls].rec, v[i].partial,
-							       ds_hash_digest(h, m[x].hidx));
-			if (lrc == 0)
-				lrc = stage_classes(c, m, j - i);
-			ds_hashes_free(h);
-			if (lrc)
-				rc = lrc;
-			i = j;
-			continue;
-		}
-		for (size_t a = i; rc == 1 && a < j;) {
-			size_t b = a + 1;
-			while (b < j && v[b].full == v[a].full)
-				b++;
-			if (b - a >= 2) {
-				for (size_t x = a; x < b; x++)
-					m[x - a] = (struct ds_member){ idx[v[x].pos], -1, (uint32_t)(x - a), 0, true };
-				uint64_t size = ds_rec(s, idx[v[a].pos])->size;
-				int lrc = ds_lockstep(c, m, b - a, size, 0, NULL, NULL, 0);
-				for (size_t x = 0; lrc == 0 && x < b - a; x++)
-					if (m[x].alive)
-						lrc = ds_result_insert(c, m[x].rec, m[m[x].cls].rec, v[a].partial, v[a].full);
-				if (lrc == 0)
-					lrc = stage_classes(c, m, b - a);
-				if (lrc)
-					rc = lrc;
-			}
-			a = b;
-		}
-		i = j;
-	}
-	free(ri);
-	free(m);
-	free(v);
-	return rc;
-}
+/* ---- one size group ---- */
 
 /* The first-block pass of one size group, in slices: a group of many small
  * files (one size of a source tree, a mail spool) is spread over the pool. */
@@ -482,7 +382,7 @@ struct first_job {
 	unsigned char *blocks;  /* kept first blocks, or NULL */
 	struct ds_hashes *h;    /* streaming states, or NULL within one block */
 	int *fds;               /* files held open, or NULL */
-	uint64_t *partial;      /* per file */
+	struct ds_hashed *hv;   /* per file: its partial hash */
 	bool *got;              /* per file: read, partial set */
 	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
 };
@@ -521,19 +421,67 @@ static void first_slice(void *arg, size_t sl)
 			ds_fail(&c, r, err);
 			continue;
 		}
+		uint64_t partial;
 		if (j->h) {
 			ds_hash_update(j->h, i, dst, j->blen);
-			j->partial[i] = ds_hash_digest(j->h, i);
+			partial = ds_hash_digest(j->h, i);
 		} else {
-			j->partial[i] = ds_hash_oneshot(dst, j->blen);
+			partial = ds_hash_oneshot(dst, j->blen);
 		}
+		/* a file within its first block has its full hash too */
+		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == r->size, partial, partial };
 		j->got[i] = true;
 	}
 }
 
-/* One size group (records idx[0..n), all of one size): hash the first block of
- * every file, then settle each run of equal partial hashes. Effects go to
- * c->res; c->res->rc tells how it ended. The pool calls it (ds_group_fn). */
+/* Read the first block of every file of a group (fj set up by the caller). */
+static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
+{
+	size_t nslices = (fj->n + FIRST_SLICE - 1) / FIRST_SLICE;
+	if (c->pool && nslices > 1) {
+		/* each slice reports into its own result; merged below in file order */
+		fj->res = calloc(nslices, sizeof(*fj->res));
+		if (!fj->res)
+			return -ENOMEM;
+	} else {
+		nslices = 1;
+	}
+	ds_parallel_for(c, nslices, first_slice, fj);
+	if (!fj->res)
+		return c->res->rc;
+	int rc = 0;
+	for (size_t sl = 0; sl < nslices; sl++) {
+		if (rc == 0)
+			rc = fj->res[sl].rc;
+		if (rc == 0)
+			rc = ds_result_take_errors(c->res, &fj->res[sl]);
+		ds_result_free(&fj->res[sl]);
+	}
+	free(fj->res);
+	fj->res = NULL;
+	return rc;
+}
+
+/* Every file's hashes from the cache, when it holds them all (and hashes may
+ * be trusted to spare reads: not with -Q or -T). */
+static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
+{
+	if (!s->cache || s->quick || s->partial_only)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		hv[i].rec = idx[i];
+		if (!ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]))
+			return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		got[i] = true;
+	return true;
+}
+
+/* One size group (records idx[0..n), all of one size): the first-block hash of
+ * every file (read, or from the cache), then each run of equal ones settled as
+ * a bucket. Effects go to c->res; c->res->rc tells how it ended. The pool
+ * calls it (ds_group_fn). */
 static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
 	dupscan_scan *s = c->s;
@@ -552,69 +500,51 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			c->res->rc = rc;
 		return;
 	}
-	rc = match_cached(c, idx, n);
-	if (rc) {
-		if (rc < 0)
-			c->res->rc = rc;
-		return;
-	}
 	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
-	/* first blocks stay in memory when they fit, so comparing never re-reads them */
-	bool keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
-	unsigned char *blocks = keep ? ds_big_alloc(n * blen) : NULL;
-	/* streaming states only where a full hash will continue them */
-	struct ds_hashes *h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
-	struct by_hash *bh = malloc(n * sizeof(*bh));
-	uint64_t *partial = malloc(n * sizeof(*partial));
+	struct ds_hashed *hv = malloc(n * sizeof(*hv));
 	bool *got = calloc(n, sizeof(*got));
+	struct by_hash *bh = malloc(n * sizeof(*bh));
+	unsigned char *blocks = NULL;
+	struct ds_hashes *h = NULL;
+	int *fds = NULL;
+	bool keep = false, hold = false;
 	struct ds_member *m = NULL;
-	/* a small group keeps its files open from the first read to the lockstep
-	 * read: one open and one fstat per file */
-	bool hold = !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
-	int *fds = hold ? malloc(n * sizeof(*fds)) : NULL;
-	if ((keep && !blocks) || (size > DS_BLOCK && !h) || !bh || !partial || !got || (hold && !fds)) {
+	uint64_t *full = NULL;
+	if (!hv || !got || !bh) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; hold && i < n; i++)
-		fds[i] = -1;
-	struct first_job job = { c, idx, n, blen, keep ? blocks : NULL, h, fds, partial, got, NULL };
-	size_t nslices = (n + FIRST_SLICE - 1) / FIRST_SLICE;
-	if (c->pool && nslices > 1) {
-		/* each slice reports into its own result; merged below in file order */
-		job.res = calloc(nslices, sizeof(*job.res));
-		if (!job.res) {
+	bool cached = from_cache(s, idx, n, hv, got);
+	if (!cached) {
+		/* first blocks stay in memory when they fit, so comparing never re-reads them */
+		keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+		/* a small group keeps its files open from the first read to the lockstep
+		 * read: one open and one fstat per file */
+		hold = !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
+		blocks = keep ? ds_big_alloc(n * blen) : NULL;
+		/* streaming states only where a full hash will continue them */
+		h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
+		fds = hold ? malloc(n * sizeof(*fds)) : NULL;
+		if ((keep && !blocks) || (size > DS_BLOCK && !h) || (hold && !fds)) {
 			rc = -ENOMEM;
 			goto out;
 		}
-	} else {
-		nslices = 1;
+		for (size_t i = 0; hold && i < n; i++)
+			fds[i] = -1;
+		struct first_job job = { c, idx, n, blen, blocks, h, fds, hv, got, NULL };
+		rc = read_first_blocks(c, &job);
+		if (rc)
+			goto out;
 	}
-	ds_parallel_for(c, nslices, first_slice, &job);
-	for (size_t sl = 0; job.res && sl < nslices; sl++) {
-		if (rc == 0)
-			rc = job.res[sl].rc;
-		if (rc == 0)
-			rc = ds_result_take_errors(c->res, &job.res[sl]);
-		ds_result_free(&job.res[sl]);
-	}
-	if (job.res)
-		free(job.res);
-	else if (rc == 0)
-		rc = c->res->rc;
-	if (rc)
-		goto out;
 	size_t nb = 0;
-	for (size_t i = 0; i < n; i++)
-		if (got[i])
-			bh[nb++] = (struct by_hash){ partial[i], (uint32_t)i };
-	/* a file within its first block has its full hash too */
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		if (got[i])
-			rc = ds_result_note(c, idx[i], partial[i], partial[i], size <= DS_BLOCK);
-	if (rc)
-		goto out;
-	rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (!got[i])
+			continue;
+		bh[nb++] = (struct by_hash){ hv[i].partial, (uint32_t)i };
+		rc = ds_result_note(c, &hv[i]);
+	}
+	if (rc == 0)
+		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
 	size_t most = 0;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
@@ -623,22 +553,43 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		most = j - i > most ? j - i : most;
 		i = j;
 	}
-	if (rc == 0 && most >= 2 && !(m = malloc(most * sizeof(*m))))
+	if (rc == 0 && most >= 2 && (!(m = malloc(most * sizeof(*m))) || !(full = malloc(most * sizeof(*full)))))
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
 			j++;
+		size_t k = j - i;
 		/* a unique first block is settled after 4 KiB */
-		if (j - i >= 2) {
-			for (size_t x = 0; x < j - i; x++) {
-				uint32_t pos = bh[i + x].pos;
-				m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1, pos, 0, true };
-				if (hold)
-					fds[pos] = -1; /* the lockstep owns it now */
-			}
-			rc = match_bucket(c, m, j - i, bh[i].key, h, blocks, blen);
+		if (k < 2) {
+			i = j;
+			continue;
 		}
+		struct bucket b = { m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL };
+		bool all_full = true;
+		for (size_t x = 0; x < k; x++) {
+			uint32_t pos = bh[i + x].pos;
+			/* read this run: states and blocks by position in the group;
+			 * from the cache: fresh states by position in the bucket */
+			m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1, cached ? (uint32_t)x : pos, 0, true };
+			if (hold)
+				fds[pos] = -1; /* the lockstep owns it now */
+			full[x] = hv[pos].full;
+			all_full = all_full && hv[pos].has_full;
+		}
+		if (cached) {
+			/* known full hashes spare every read but the byte comparison;
+			 * without them (files that differed after their first block
+			 * last time), the bucket is read whole, hashing from byte 0 */
+			b = (struct bucket){ m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL };
+			if (!all_full && !(b.h = ds_hashes_new(k))) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		rc = match_bucket(c, &b);
+		if (cached)
+			ds_hashes_free(b.h);
 		i = j;
 	}
 out:
@@ -646,10 +597,11 @@ out:
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	free(full);
 	free(m);
-	free(got);
-	free(partial);
 	free(bh);
+	free(got);
+	free(hv);
 	ds_hashes_free(h);
 	ds_big_free(blocks, keep ? n * blen : 0);
 	if (rc)

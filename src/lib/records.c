@@ -229,7 +229,6 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		.gid = st->st_gid,
 		.arg = arg,
 		.rep = s->nrecs,
-		.cls = DS_NONE,
 	};
 	if (s->nprotect && (s->dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
 		tmp.flags |= DS_F_PROTECTED;

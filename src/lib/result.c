@@ -45,21 +45,20 @@ void ds_result_free(struct ds_result *r)
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full)
 {
 	struct ds_result *r = c->res;
-	ds_rec(c->s, rec)->cls = cls;
 	if (GROW(r->ins, r->nins, r->capins))
 		return -ENOMEM;
 	r->ins[r->nins++] = (struct ds_insert){ rec, cls, partial, full };
 	return 0;
 }
 
-int ds_result_note(struct ds_ctx *c, uint32_t rec, uint64_t partial, uint64_t full, bool has_full)
+int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 {
 	struct ds_result *r = c->res;
-	if (!c->s->cache_path)
+	if (!c->s->cache)
 		return 0;
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
-	r->notes[r->nnotes++] = (struct ds_insert){ rec, has_full, partial, full };
+	r->notes[r->nnotes++] = *h;
 	return 0;
 }
 
@@ -153,13 +152,15 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
 		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
 	for (size_t i = 0; rc == 0 && i < r->nins; i++)
-		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].partial, r->ins[i].full,
+		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, r->ins[i].partial, r->ins[i].full,
 				     ds_rec(s, r->ins[i].rec)->size);
-	if (s->cache_path && !s->quick && !s->partial_only) {
+	if (s->cache && !s->quick && !s->partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
-			rc = ds_cache_note(s, r->notes[i].rec, r->notes[i].partial, r->notes[i].full, r->notes[i].cls);
-		for (size_t i = 0; rc == 0 && i < r->nins; i++)
-			rc = ds_cache_note(s, r->ins[i].rec, r->ins[i].partial, r->ins[i].full, true);
+			rc = ds_cache_note(s, &r->notes[i]);
+		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
+			struct ds_hashed h = { r->ins[i].rec, true, r->ins[i].partial, r->ins[i].full };
+			rc = ds_cache_note(s, &h);
+		}
 	}
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
 		ds_rec(s, r->settled[i])->flags |= DS_F_SETTLED;

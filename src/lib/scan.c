@@ -53,7 +53,6 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->protect);
 	free(s->cache_path);
 	ds_cache_free(s->cache);
-	free(s->hashed);
 	ds_arena_free(&s->names);
 	if (s->act_watch >= 0)
 		close(s->act_watch);

@@ -165,7 +165,7 @@ static int new_set(struct collect *c, uint32_t *out)
 static int cmp_cls(void *ctx, const void *pa, const void *pb)
 {
 	const dupscan_scan *s = ctx;
-	uint32_t a = ds_rec(s, *(const uint32_t *)pa)->cls, b = ds_rec(s, *(const uint32_t *)pb)->cls;
+	uint32_t a = ds_index_class(&s->index, *(const uint32_t *)pa), b = ds_index_class(&s->index, *(const uint32_t *)pb);
 	return a < b ? -1 : a > b;
 }
 
@@ -185,7 +185,7 @@ static int visit_node(void *user, const struct ds_node *node)
 	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s);
 	for (size_t i = 0; rc == 0 && i < c->nbuf;) {
 		size_t j = i + 1;
-		while (j < c->nbuf && ds_rec(s, c->buf[j])->cls == ds_rec(s, c->buf[i])->cls)
+		while (j < c->nbuf && ds_index_class(&s->index, c->buf[j]) == ds_index_class(&s->index, c->buf[i]))
 			j++;
 		if (j - i >= 2) {
 			uint32_t id;
@@ -318,7 +318,7 @@ int ds_build_uniques(dupscan_scan *s)
 		for (uint32_t i = 0; i < s->nrecs; i++) {
 			const struct ds_rec *r = ds_rec(s, i);
 			const struct ds_rec *rep = ds_rec(s, r->rep);
-			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || rep->cls != DS_NONE ||
+			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_class(&s->index, r->rep) != DS_NONE ||
 			    (s->hard_links && multi[r->rep]))
 				continue;
 			if (pass == 1) {

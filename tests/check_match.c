@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/* check_match.c: from walked records to classes in the index: files are
+ * grouped by size and first block, then compared byte by byte, whether their
+ * hashes were read this run or taken from the cache, whether a bucket fits the
+ * files one thread may hold open or not; a file that fails leaves its bucket
+ * and the others are matched as if it had never been there. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+struct errlog {
+	int count;
+	char last[512];
+};
+
+static void log_error(void *user, const char *path, int code)
+{
+	struct errlog *l = user;
+	(void)code;
+	l->count++;
+	snprintf(l->last, sizeof(l->last), "%s", path);
+}
+
+struct setup {
+	const char *cache;     /* hash cache, or NULL */
+	size_t max_open;       /* files one thread may hold open; 0: as a run sets it */
+	int threads;           /* 0: one */
+	int opt, val;          /* one more option, or 0 */
+	const char *vanish;    /* a file removed between the walk and the matching */
+};
+
+/* dir walked and matched as dupscan_run() would, with the knobs of st. */
+static dupscan_scan *matched(const char *dir, const struct setup *st, struct errlog *log)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	dupscan_set_error_callback(s, log_error, log);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, st->threads ? st->threads : 1), 0);
+	if (st->opt)
+		ck_assert_int_eq(dupscan_set_option(s, st->opt, st->val), 0);
+	if (st->cache)
+		ck_assert_int_eq(dupscan_set_cache(s, st->cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	s->ran = true;
+	s->max_open = st->max_open ? st->max_open : 256;
+	if (st->cache)
+		ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	if (st->vanish) {
+		char *p = tu_path(dir, st->vanish);
+		ck_assert_int_eq(unlink(p), 0);
+		free(p);
+	}
+	ck_assert_int_eq(ds_match(s), 0);
+	ck_assert_int_eq(ds_build_sets(s), 0);
+	if (st->cache)
+		ck_assert_int_eq(ds_cache_save(s), 0);
+	return s;
+}
+
+static char *sets_of(const char *dir, const struct setup *st, struct errlog *log)
+{
+	dupscan_scan *s = matched(dir, st, log);
+	char *sets = tu_sets(s, dir);
+	dupscan_free(s);
+	return sets;
+}
+
+/* A tree with every way two files of one size can differ. */
+static void fixture(const char *dir)
+{
+	tu_file(dir, "big/a1", 300000, 1, -1);
+	tu_file(dir, "big/a2", 300000, 1, -1);
+	tu_file(dir, "big/a3", 300000, 1, -1);
+	tu_file(dir, "big/late", 300000, 1, 200000);   /* differs past its first block */
+	tu_file(dir, "big/early", 300000, 1, 100);     /* differs in its first block */
+	tu_file(dir, "big/last", 300000, 1, 299999);   /* differs in its last byte */
+	tu_file(dir, "big/last2", 300000, 1, 299999);
+	tu_file(dir, "small/s1", 3000, 2, -1);         /* within one block */
+	tu_file(dir, "small/s2", 3000, 2, -1);
+	tu_file(dir, "small/s3", 3000, 2, 2999);
+	tu_file(dir, "alone", 12345, 3, -1);            /* no other file of its size */
+}
+
+static const char *const FIXTURE_SETS = "big/a1 big/a2 big/a3|big/last big/last2|small/s1 small/s2";
+
+START_TEST(test_classes_by_content)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	struct errlog log = { 0 };
+	struct setup st = { 0 };
+	dupscan_scan *s = matched(dir, &st, &log);
+	char *sets = tu_sets(s, dir);
+	ck_assert_str_eq(sets, FIXTURE_SETS);
+	ck_assert_int_eq(log.count, 0);
+	/* the index holds each class once, named by one of its members; files in
+	 * no class are in none */
+	uint32_t cls_a = DS_NONE;
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const char *name = ds_rec(s, i)->name;
+		uint32_t cls = ds_index_class(&s->index, i);
+		if (name[0] == 'a' && name[1] != 'l') {
+			ck_assert_uint_ne(cls, DS_NONE);
+			ck_assert(cls_a == DS_NONE || cls == cls_a);
+			cls_a = cls;
+			ck_assert_uint_eq(ds_index_class(&s->index, cls), cls); /* the name is a member */
+		} else if (!strcmp(name, "late") || !strcmp(name, "early") || !strcmp(name, "s3") ||
+			   !strcmp(name, "alone")) {
+			ck_assert_msg(cls == DS_NONE, "%s is in a class", name);
+		}
+	}
+	free(sets);
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* More files of one content than may be open at once: the same classes, by
+ * full hash and batches against one member. Two members fail on the way. */
+START_TEST(test_bucket_larger_than_open_files)
+{
+	char *dir = tu_tmpdir();
+	char name[32];
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "same%02d", i);
+		tu_file(dir, name, 100000, 7, -1);
+	}
+	for (int i = 0; i < 5; i++) { /* same first block, each its own end */
+		snprintf(name, sizeof(name), "other%d", i);
+		tu_file(dir, name, 100000, 7, 50000 + i);
+	}
+	tu_file(dir, "twin1", 100000, 7, 99999);
+	tu_file(dir, "twin2", 100000, 7, 99999);
+	struct errlog log = { 0 };
+	struct setup wide = { 0 };
+	char *expect = sets_of(dir, &wide, &log);
+	ck_assert_int_eq(log.count, 0);
+	struct setup narrow = { .max_open = 8 };
+	char *got = sets_of(dir, &narrow, &log);
+	ck_assert_str_eq(got, expect);
+	ck_assert_int_eq(log.count, 0);
+	ck_assert_ptr_nonnull(strstr(got, "twin1 twin2"));
+	free(got);
+	/* the first file of the bucket vanishes before it is read */
+	narrow.vanish = "same00";
+	got = sets_of(dir, &narrow, &log);
+	ck_assert_int_eq(log.count, 1);
+	ck_assert_ptr_nonnull(strstr(log.last, "same00"));
+	ck_assert_ptr_nonnull(strstr(got, "same01 same02"));
+	ck_assert_ptr_nonnull(strstr(got, "same19|twin1 twin2"));
+	free(got);
+	free(expect);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* A member that vanishes leaves its bucket: the others are one set still. */
+START_TEST(test_vanished_member)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	struct errlog log = { 0 };
+	struct setup st = { .vanish = "big/a1" };
+	char *sets = sets_of(dir, &st, &log);
+	ck_assert_str_eq(sets, "big/a2 big/a3|big/last big/last2|small/s1 small/s2");
+	ck_assert_int_eq(log.count, 1);
+	ck_assert_ptr_nonnull(strstr(log.last, "big/a1"));
+	free(sets);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* -T: size and first block; -Q: full hashes, no byte comparison. */
+START_TEST(test_partial_and_quick)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	struct errlog log = { 0 };
+	struct setup st = { .opt = DUPSCAN_OPT_PARTIAL_ONLY, .val = 1 };
+	char *sets = sets_of(dir, &st, &log);
+	ck_assert_str_eq(sets, "big/a1 big/a2 big/a3 big/last big/last2 big/late|small/s1 small/s2");
+	free(sets);
+	st = (struct setup){ .opt = DUPSCAN_OPT_QUICK, .val = 1 };
+	sets = sets_of(dir, &st, &log);
+	ck_assert_str_eq(sets, FIXTURE_SETS);
+	free(sets);
+	ck_assert_int_eq(log.count, 0);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Threads change nothing: every thread count finds the same classes. */
+START_TEST(test_threads_agree)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	struct errlog log = { 0 };
+	for (int t = 1; t <= 4; t++) {
+		struct setup st = { .threads = t, .max_open = t == 4 ? 8 : 0 };
+		char *sets = sets_of(dir, &st, &log);
+		ck_assert_str_eq(sets, FIXTURE_SETS);
+		free(sets);
+	}
+	ck_assert_int_eq(log.count, 0);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* The cache in dir/cache.bin holding, for each file named, the hashes given. */
+struct forged {
+	const char *name;
+	bool has_full;
+	uint64_t partial, full;
+};
+
+static void forge_cache(const char *dir, const char *cache, const struct forged *f, size_t n)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	for (size_t k = 0; k < n; k++) {
+		uint32_t i = 0;
+		while (i < s->nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
+			i++;
+		ck_assert_uint_lt(i, s->nrecs);
+		struct ds_hashed h = { i, f[k].has_full, f[k].partial, f[k].full };
+		ck_assert_int_eq(ds_cache_note(s, &h), 0);
+	}
+	ck_assert_int_eq(ds_cache_save(s), 0);
+	dupscan_free(s);
+}
+
+/* A second run from the cache finds what the first found, reading less; the
+ * bucket sizes either side of the open-file limit take both ways. */
+START_TEST(test_cache_same_as_fresh)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	struct errlog log = { 0 };
+	for (size_t max_open = 8; max_open <= 256; max_open += 248) {
+		struct setup st = { .cache = cache, .max_open = max_open };
+		char *first = sets_of(dir, &st, &log);
+		char *second = sets_of(dir, &st, &log);
+		ck_assert_str_eq(first, FIXTURE_SETS);
+		ck_assert_str_eq(second, FIXTURE_SETS);
+		free(first);
+		free(second);
+	}
+	ck_assert_int_eq(log.count, 0);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Cached hashes spare reads, never the byte comparison: files the cache
+ * claims are equal but are not never make a set, in buckets that fit the
+ * open-file limit and in larger ones. */
+START_TEST(test_cache_forged_equal)
+{
+	char *dir = tu_tmpdir();
+	char name[32];
+	struct forged f[12];
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "f%02d", i);
+		/* f00..f05 one content; f06..f11 each another, from the first byte on */
+		tu_file(dir, name, 50000, i < 6 ? 5 : 100 + (unsigned)i, -1);
+		f[i] = (struct forged){ strdup(name), true, 42, 4242 };
+	}
+	char *cache = tu_path(dir, "cache.bin");
+	struct errlog log = { 0 };
+	for (size_t max_open = 8; max_open <= 256; max_open += 248) {
+		forge_cache(dir, cache, f, 12);
+		struct setup st = { .cache = cache, .max_open = max_open };
+		char *sets = sets_of(dir, &st, &log);
+		ck_assert_str_eq(sets, "f00 f01 f02 f03 f04 f05");
+		free(sets);
+	}
+	ck_assert_int_eq(log.count, 0);
+	for (int i = 0; i < 12; i++)
+		free((char *)f[i].name);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Cached first-block hashes without full ones (files that differed after
+ * their first block last time): the bucket is read whole, and the full
+ * hashes worked out are the files' true XXH64, kept for the next run. */
+START_TEST(test_cache_without_full_hashes)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	const char *big[] = { "a1", "a2", "a3", "late", "last", "last2", "early" };
+	struct forged f[7];
+	for (int i = 0; i < 7; i++)
+		f[i] = (struct forged){ big[i], false, i < 6 ? 777 : 778, 0 };
+	struct errlog log = { 0 };
+	for (size_t max_open = 8; max_open >= 4; max_open -= 4) {
+		forge_cache(dir, cache, f, 7);
+		/* 8: side by side; 4 (fewer than the bucket's 6): hashed one by one */
+		struct setup st = { .cache = cache, .max_open = max_open };
+		char *sets = sets_of(dir, &st, &log);
+		ck_assert_str_eq(sets, FIXTURE_SETS);
+		free(sets);
+		dupscan_scan *s = NULL;
+		ck_assert_int_eq(dupscan_create(&s), 0);
+		ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+		ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+		ck_assert_int_eq(ds_cache_load(s), 0);
+		ck_assert_int_eq(ds_walk(s), 0);
+		for (uint32_t i = 0; i < s->nrecs; i++) {
+			const struct ds_rec *r = ds_rec(s, i);
+			if (strcmp(r->name, "a1") && strcmp(r->name, "last"))
+				continue;
+			struct ds_hashed h;
+			ck_assert(ds_cache_get(s, r, &h));
+			ck_assert_msg(h.has_full, "%s: no full hash kept", r->name);
+			char rel[32];
+			snprintf(rel, sizeof(rel), "big/%s", r->name);
+			char *p = tu_path(dir, rel);
+			uint64_t size, want;
+			ck_assert_int_eq(dupscan_hash_file(p, &size, &want), 0);
+			ck_assert_uint_eq(h.full, want);
+			free(p);
+		}
+		dupscan_free(s);
+	}
+	ck_assert_int_eq(log.count, 0);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Full hashes in the cache split a bucket unread: what the cache says differs
+ * is not compared (the trust model the man page states for --cache). */
+START_TEST(test_cache_full_hashes_split)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	struct errlog log = { 0 };
+	struct setup st = { .cache = cache };
+	free(sets_of(dir, &st, &log));
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	struct ds_hashed a3 = { 0 };
+	for (uint32_t i = 0; i < s->nrecs; i++)
+		if (!strcmp(ds_rec(s, i)->name, "a3"))
+			ck_assert(ds_cache_get(s, ds_rec(s, i), &a3));
+	dupscan_free(s);
+	/* late, unique last time after its first block, gets its full hash too:
+	 * now every file of the bucket has one */
+	char *late = tu_path(dir, "big/late");
+	uint64_t size, late_full;
+	ck_assert_int_eq(dupscan_hash_file(late, &size, &late_full), 0);
+	free(late);
+	struct forged f[2] = { { "a3", true, a3.partial, a3.full ^ 1 }, { "late", true, a3.partial, late_full } };
+	forge_cache(dir, cache, f, 2);
+	char *sets = sets_of(dir, &st, &log);
+	ck_assert_str_eq(sets, "big/a1 big/a2|big/last big/last2|small/s1 small/s2");
+	free(sets);
+	ck_assert_int_eq(log.count, 0);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("match");
+	TCase *tc = tcase_create("fresh");
+	tcase_add_test(tc, test_classes_by_content);
+	tcase_add_test(tc, test_bucket_larger_than_open_files);
+	tcase_add_test(tc, test_vanished_member);
+	tcase_add_test(tc, test_partial_and_quick);
+	tcase_add_test(tc, test_threads_agree);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cached");
+	tcase_add_test(tc, test_cache_same_as_fresh);
+	tcase_add_test(tc, test_cache_forged_equal);
+	tcase_add_test(tc, test_cache_without_full_hashes);
+	tcase_add_test(tc, test_cache_full_hashes_split);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
