@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* check_pool.c: the group pool: whatever the thread count and however long
- * each group takes, results are committed in group order; a group that ran to
- * the end settles its records; a cancel commits nothing more. */
+/* check_pool.c: the pool of ordered jobs: every job runs once, and has run
+ * when the owner obtains it, whatever order it is obtained in; helpers stay
+ * within the look-ahead budget; slices of a split loop all run. Matching on
+ * it: whatever the thread count and however long each group takes, results
+ * are committed in group order; a group that ran to the end settles its
+ * records; a cancel commits nothing more. */
 #define _GNU_SOURCE /* S_IFDIR */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "internal.h"
@@ -135,10 +140,94 @@ START_TEST(test_cancel_commits_a_prefix)
 }
 END_TEST
 
+enum { JOBS = 400, SLICES = 7 };
+
+struct tjob {
+	struct ds_job job;   /* first */
+	int id;
+	atomic_int runs;
+	bool by_helper;
+	atomic_int slices[SLICES];
+};
+
+struct tctx {
+	pthread_t owner;
+	size_t max_jobs;
+	atomic_int helper_live;   /* run by a helper, not yet released */
+	atomic_int helper_max;
+};
+
+static void slice_fn(void *arg, size_t sl)
+{
+	struct tjob *j = arg;
+	atomic_fetch_add(&j->slices[sl], 1);
+}
+
+static void run_tjob(void *arg, struct ds_job *job)
+{
+	struct tctx *t = arg;
+	struct tjob *j = (struct tjob *)job;
+	j->by_helper = !pthread_equal(pthread_self(), t->owner);
+	if (j->by_helper) {
+		int live = atomic_fetch_add(&t->helper_live, 1) + 1;
+		int max = atomic_load(&t->helper_max);
+		while (live > max && !atomic_compare_exchange_weak(&t->helper_max, &max, live))
+			;
+	}
+	atomic_fetch_add(&j->runs, 1);
+	if (j->id % 50 == 0) {
+		struct timespec ts = { 0, 200000 }; /* some jobs take longer */
+		nanosleep(&ts, NULL);
+	}
+	j->job.weight = 1;
+}
+
+/* Jobs queued in one order and obtained in another (the multiples of three
+ * from the back, the others in order), on 0 to 4 helpers; each obtained job
+ * splits a loop over the pool. */
+START_TEST(test_jobs_once_in_budget)
+{
+	for (int helpers = 0; helpers <= 4; helpers++) {
+		struct tjob *jobs = calloc(JOBS, sizeof(*jobs));
+		ck_assert_ptr_nonnull(jobs);
+		struct tctx t = { pthread_self(), 5, 0, 0 };
+		struct ds_pool *p = ds_pool_start(helpers, run_tjob, &t, t.max_jobs, SIZE_MAX);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_int_le(ds_pool_helpers(p), helpers);
+		for (int i = 0; i < JOBS; i++) {
+			jobs[i].id = i;
+			ck_assert_int_eq(ds_pool_queue(p, &jobs[i].job), 0);
+		}
+		for (int k = 0; k < JOBS; k++) {
+			int i = k % 3 == 0 ? JOBS - 1 - k : k;
+			ds_pool_obtain(p, &jobs[i].job);
+			ck_assert_int_eq(atomic_load(&jobs[i].runs), 1);
+			ds_parallel_for(p, SLICES, slice_fn, &jobs[i]);
+			if (jobs[i].by_helper)
+				atomic_fetch_sub(&t.helper_live, 1);
+			ds_pool_release(p, &jobs[i].job);
+		}
+		ds_pool_stop(p);
+		for (int i = 0; i < JOBS; i++) {
+			ck_assert_int_eq(atomic_load(&jobs[i].runs), 1);
+			for (int sl = 0; sl < SLICES; sl++)
+				ck_assert_int_eq(atomic_load(&jobs[i].slices[sl]), 1);
+		}
+		ck_assert_int_le(atomic_load(&t.helper_max), (int)t.max_jobs);
+		if (helpers == 0)
+			ck_assert_int_eq(atomic_load(&t.helper_max), 0);
+		free(jobs);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pool");
-	TCase *tc = tcase_create("ds_run_groups");
+	TCase *tc = tcase_create("ds_pool");
+	tcase_add_test(tc, test_jobs_once_in_budget);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_run_groups");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_commit_order);
 	tcase_add_test(tc, test_cancel_commits_a_prefix);

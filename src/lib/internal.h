@@ -264,7 +264,7 @@ struct ds_pool;
 struct ds_ctx {
 	dupscan_scan *s;
 	struct ds_result *res;
-	struct ds_pool *pool; /* NULL when matching in one thread */
+	struct ds_pool *pool; /* the threads matching runs on, or NULL */
 };
 void ds_result_clear(struct ds_result *r);
 /* The n records of a group matched to the end. @return 0 or -ENOMEM. */
@@ -355,7 +355,35 @@ int ds_match(dupscan_scan *s);
 /* One representative per inode (rec->rep), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 
-/* pool.c: work on one group of records (idx[0..n)), its effects into c->res */
+/* pool.c: jobs run ahead of need on helper threads, taken in the owner's
+ * order. A job embeds struct ds_job (zeroed: not run yet). */
+struct ds_job {
+	int state;           /* under the pool's lock */
+	bool ahead;          /* run by a helper: counted in the look-ahead budget */
+	size_t weight;       /* what it holds once run (set by the run function) */
+};
+typedef void ds_job_fn(void *ctx, struct ds_job *job);
+/* A pool of up to helpers threads (fewer when they cannot be made; with none,
+ * the owner runs every job as it obtains it) that run queued jobs ahead while
+ * fewer than max_jobs, holding less than max_weight, are run ahead and not
+ * released. @return NULL when out of memory. */
+struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight);
+/* Join the helpers and free the pool (queued jobs not run stay unrun); NULL is fine. */
+void ds_pool_stop(struct ds_pool *p);
+/* How many helper threads run (0 for NULL). */
+int ds_pool_helpers(const struct ds_pool *p);
+/* Offer j to the helpers; it must stay valid until ds_pool_stop(). @return 0 or -ENOMEM. */
+int ds_pool_queue(struct ds_pool *p, struct ds_job *j);
+/* Return once j has run: run here if no helper started it, else wait,
+ * running other queued jobs and slices meanwhile. Owner's thread only. */
+void ds_pool_obtain(struct ds_pool *p, struct ds_job *j);
+/* The owner is done with j: what it held leaves the look-ahead budget. */
+void ds_pool_release(struct ds_pool *p, struct ds_job *j);
+/* Run fn(job, 0..nslices-1); idle threads of p (may be NULL) take slices
+ * too; fn must only write what its slice owns. Returns when every slice is done. */
+void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
+
+/* Matching on the pool: work on one group of records (idx[0..n)), its effects into c->res */
 typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
 /* Run fn over groups on s->threads threads, committing results in group
  * order. groups[2*g], groups[2*g+1] = start, length in idx. A group fn ran to
@@ -363,9 +391,6 @@ typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total);
-/* Run fn(job, 0..nslices-1). In a pool, idle workers take slices too; fn must
- * only write what its slice owns. Returns when every slice is done. */
-void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);

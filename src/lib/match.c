@@ -438,7 +438,7 @@ static void first_slice(void *arg, size_t sl)
 static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 {
 	size_t nslices = (fj->n + FIRST_SLICE - 1) / FIRST_SLICE;
-	if (c->pool && nslices > 1) {
+	if (ds_pool_helpers(c->pool) > 0 && nslices > 1) {
 		/* each slice reports into its own result; merged below in file order */
 		fj->res = calloc(nslices, sizeof(*fj->res));
 		if (!fj->res)
@@ -446,7 +446,7 @@ static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 	} else {
 		nslices = 1;
 	}
-	ds_parallel_for(c, nslices, first_slice, fj);
+	ds_parallel_for(c->pool, nslices, first_slice, fj);
 	if (!fj->res)
 		return c->res->rc;
 	int rc = 0;

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* pool.c: match size groups on a pool of threads (when built with them) and
- * commit their results in group order, in the caller's thread, so the sets,
- * reports and callbacks are the same whatever the thread count. */
+/* pool.c: jobs run ahead of need on helper threads, taken in the owner's order.
+ *
+ * The owner queues jobs and later obtains each in an order of its own (the
+ * walk: depth first; matching: group order). Helpers run queued jobs ahead of
+ * that, the most recently queued first, while fewer than a budget of jobs (and
+ * of what they hold) have run ahead and are not yet released. A job the owner
+ * needs that no helper has started, it runs itself; while one it needs is
+ * running elsewhere, it runs others. Whatever ran where, the owner sees the
+ * results in its own order, so nothing seen from outside depends on the
+ * thread count. Idle threads also take slices of a loop a running job splits
+ * (ds_parallel_for). Matching size groups in order is built on it here. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -11,63 +19,9 @@
 #include <pthread.h>
 #endif
 
-/* Groups are matched and committed in tasks of consecutive groups, so the many
- * small groups of a source tree do not each cost a handoff between threads.
- * Task bounds depend only on the groups, never on the thread count. */
-#define TASK_FILES 512
-#define TASK_GROUPS 64
+enum { JOB_QUEUED = 0, JOB_RUNNING, JOB_DONE };
 
-static size_t make_tasks(const uint32_t *groups, size_t ngroups, size_t *tasks)
-{
-	size_t n = 0, files = 0, count = 0;
-	for (size_t g = 0; g < ngroups; g++) {
-		if (count == 0)
-			tasks[n++] = g;
-		files += groups[2 * g + 1];
-		count++;
-		if (files >= TASK_FILES || count >= TASK_GROUPS)
-			files = count = 0;
-	}
-	tasks[n] = ngroups;
-	return n;
-}
-
-static void run_task(struct ds_ctx *c, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t first,
-		     size_t end)
-{
-	for (size_t g = first; g < end && c->res->rc == 0; g++) {
-		fn(c, idx + groups[2 * g], groups[2 * g + 1]);
-		/* matched to the end, not cut short by a cancel: its files that
-		 * joined no class are shown unique */
-		if (c->res->rc == 0 && ds_result_settled(c->res, idx + groups[2 * g], groups[2 * g + 1]) != 0)
-			c->res->rc = -ENOMEM;
-	}
-}
-
-static int run_serial(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
-		      const size_t *tasks, size_t ntasks, uint64_t total)
-{
-	struct ds_result res = { 0 };
-	struct ds_ctx c = { s, &res, NULL };
-	uint64_t done = 0;
-	int rc = 0;
-	for (size_t t = 0; t < ntasks && rc == 0; t++) {
-		if (atomic_load(&s->canceled)) {
-			rc = DUPSCAN_E_CANCELED;
-			break;
-		}
-		ds_result_clear(&res);
-		run_task(&c, fn, idx, groups, tasks[t], tasks[t + 1]);
-		int crc = ds_result_commit(s, &res, &done, total);
-		rc = res.rc ? res.rc : crc;
-	}
-	ds_result_free(&res);
-	return rc;
-}
-
-#if DUPSCAN_THREADS
-
-/* A loop that its owner split into slices: idle workers help with it. */
+/* A loop that its owner split into slices: idle threads help with it. */
 struct ds_assist {
 	void (*fn)(void *job, size_t slice);
 	void *job;
@@ -78,22 +32,31 @@ struct ds_assist {
 };
 
 struct ds_pool {
-	dupscan_scan *s;
-	ds_group_fn *fn;
-	const uint32_t *idx, *groups;
-	const size_t *tasks;
-	size_t ntasks;
+	ds_job_fn *run;
+	void *ctx;
+	int nhelpers;
+#if DUPSCAN_THREADS
+	size_t max_jobs, max_weight;
 	pthread_mutex_t mu;
-	pthread_cond_t done_cv, room_cv;
-	size_t next;          /* next task a worker takes */
-	size_t committed;     /* tasks committed so far */
-	size_t window;        /* tasks matched ahead of the commit at most: bounds memory */
-	size_t running;       /* tasks being matched: they may still ask for help */
-	struct ds_assist *help;
-	struct ds_result *slots;
-	bool *ready;
+	pthread_cond_t work_cv, done_cv;
+	struct ds_job **todo;    /* queued jobs, the most recent on top */
+	size_t ntodo, captodo;
+	size_t outstanding;      /* jobs run ahead and not yet released */
+	size_t held;             /* their weight */
+	int idle;                /* helpers waiting: wake-ups only when someone sleeps */
+	bool owner_waits;        /* the owner waits for a job or a slice */
 	bool stop;
+	struct ds_assist *help;
+	pthread_t *tids;
+#endif
 };
+
+int ds_pool_helpers(const struct ds_pool *p)
+{
+	return p ? p->nhelpers : 0;
+}
+
+#if DUPSCAN_THREADS
 
 static struct ds_assist *find_help(const struct ds_pool *p)
 {
@@ -103,7 +66,7 @@ static struct ds_assist *find_help(const struct ds_pool *p)
 	return NULL;
 }
 
-/* Take one slice of a (mutex held; released while it runs). */
+/* Take one slice of a (lock held; released while it runs). */
 static void help_once(struct ds_pool *p, struct ds_assist *a)
 {
 	size_t i = a->next++;
@@ -114,53 +77,159 @@ static void help_once(struct ds_pool *p, struct ds_assist *a)
 		pthread_cond_broadcast(&p->done_cv);
 }
 
-static void *worker(void *arg)
+/* The most recent queued job (lock held), or NULL when none may be taken. */
+static struct ds_job *take_queued(struct ds_pool *p, bool budget)
+{
+	while (p->ntodo > 0) {
+		if (budget && (p->outstanding >= p->max_jobs || p->held >= p->max_weight))
+			return NULL;
+		struct ds_job *j = p->todo[--p->ntodo];
+		if (j->state == JOB_QUEUED)
+			return j;
+	}
+	return NULL;
+}
+
+/* Run j ahead of need (lock held on entry and exit). */
+static void run_ahead(struct ds_pool *p, struct ds_job *j)
+{
+	j->state = JOB_RUNNING;
+	j->ahead = true;
+	p->outstanding++;
+	pthread_mutex_unlock(&p->mu);
+	p->run(p->ctx, j);
+	pthread_mutex_lock(&p->mu);
+	p->held += j->weight;
+	j->state = JOB_DONE;
+	if (p->owner_waits)
+		pthread_cond_broadcast(&p->done_cv);
+}
+
+static void *helper(void *arg)
 {
 	struct ds_pool *p = arg;
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		/* help first: the group that asked holds up every commit after it */
+	while (!p->stop) {
+		/* slices first: the job that split its loop holds up the owner */
 		struct ds_assist *a = find_help(p);
+		struct ds_job *j = a ? NULL : take_queued(p, true);
 		if (a) {
 			help_once(p, a);
-			continue;
+		} else if (j) {
+			run_ahead(p, j);
+		} else {
+			p->idle++;
+			pthread_cond_wait(&p->work_cv, &p->mu);
+			p->idle--;
 		}
-		if (p->stop)
-			break;
-		if (p->next >= p->ntasks) {
-			if (p->running == 0)
-				break;
-			pthread_cond_wait(&p->room_cv, &p->mu);
-			continue;
-		}
-		if (p->next >= p->committed + p->window) {
-			pthread_cond_wait(&p->room_cv, &p->mu);
-			continue;
-		}
-		size_t g = p->next++;
-		struct ds_result *slot = &p->slots[g % p->window];
-		p->running++;
-		pthread_mutex_unlock(&p->mu);
-
-		struct ds_ctx c = { p->s, slot, p };
-		ds_result_clear(slot);
-		run_task(&c, p->fn, p->idx, p->groups, p->tasks[g], p->tasks[g + 1]);
-
-		pthread_mutex_lock(&p->mu);
-		p->running--;
-		p->ready[g % p->window] = true;
-		pthread_cond_broadcast(&p->done_cv);
-		/* idle workers wait for the last running task before they leave */
-		pthread_cond_broadcast(&p->room_cv);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
-void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight)
 {
-	struct ds_pool *p = c->pool;
-	if (!p || nslices < 2) {
+	struct ds_pool *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->run = run;
+	p->ctx = ctx;
+	p->max_jobs = max_jobs;
+	p->max_weight = max_weight;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work_cv, NULL);
+	pthread_cond_init(&p->done_cv, NULL);
+	if (helpers > 0 && !(p->tids = calloc((size_t)helpers, sizeof(*p->tids))))
+		helpers = 0; /* the owner runs everything */
+	/* fewer threads than asked for is still a pool; none, the owner alone */
+	for (; p->nhelpers < helpers; p->nhelpers++)
+		if (pthread_create(&p->tids[p->nhelpers], NULL, helper, p) != 0)
+			break;
+	return p;
+}
+
+void ds_pool_stop(struct ds_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = true;
+	pthread_cond_broadcast(&p->work_cv);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nhelpers; i++)
+		pthread_join(p->tids[i], NULL);
+	pthread_cond_destroy(&p->done_cv);
+	pthread_cond_destroy(&p->work_cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p->todo);
+	free(p->tids);
+	free(p);
+}
+
+int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
+{
+	if (p->nhelpers == 0)
+		return 0; /* nobody to run it ahead */
+	pthread_mutex_lock(&p->mu);
+	int rc = DS_GROW(p->todo, p->captodo, p->ntodo + 1);
+	if (rc == 0) {
+		p->todo[p->ntodo++] = j;
+		if (p->idle)
+			pthread_cond_signal(&p->work_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+void ds_pool_obtain(struct ds_pool *p, struct ds_job *j)
+{
+	if (p->nhelpers == 0) {
+		if (j->state == JOB_QUEUED)
+			p->run(p->ctx, j);
+		j->state = JOB_DONE;
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (j->state == JOB_QUEUED) {
+		j->state = JOB_RUNNING;
+		pthread_mutex_unlock(&p->mu);
+		p->run(p->ctx, j);
+		pthread_mutex_lock(&p->mu);
+		j->state = JOB_DONE;
+	}
+	while (j->state != JOB_DONE) {
+		struct ds_assist *a = find_help(p);
+		struct ds_job *other = a ? NULL : take_queued(p, false);
+		if (a) {
+			help_once(p, a);
+		} else if (other) {
+			run_ahead(p, other);
+		} else {
+			p->owner_waits = true;
+			pthread_cond_wait(&p->done_cv, &p->mu);
+			p->owner_waits = false;
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+void ds_pool_release(struct ds_pool *p, struct ds_job *j)
+{
+	/* j->ahead was written under the lock before obtain saw it done */
+	if (!j->ahead)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->outstanding--;
+	p->held -= j->weight;
+	j->ahead = false;
+	if (p->idle)
+		pthread_cond_broadcast(&p->work_cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+{
+	if (!p || p->nhelpers == 0 || nslices < 2) {
 		for (size_t i = 0; i < nslices; i++)
 			fn(job, i);
 		return;
@@ -169,7 +238,9 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 	pthread_mutex_lock(&p->mu);
 	a.link = p->help;
 	p->help = &a;
-	pthread_cond_broadcast(&p->room_cv);
+	pthread_cond_broadcast(&p->work_cv);
+	if (p->owner_waits)
+		pthread_cond_broadcast(&p->done_cv);
 	while (a.next < a.nslices)
 		help_once(p, &a);
 	struct ds_assist **pp = &p->help;
@@ -182,101 +253,148 @@ void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, siz
 	pthread_mutex_unlock(&p->mu);
 }
 
-static int run_threads(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
-		       const size_t *tasks, size_t ntasks, uint64_t total)
+#else /* one thread: the owner runs every job when it obtains it */
+
+struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight)
 {
-	int nthreads = s->threads;
-	size_t ngroups = ntasks;
-	struct ds_pool p = { .s = s, .fn = fn, .idx = idx, .groups = groups, .tasks = tasks, .ntasks = ntasks };
-	p.window = (size_t)nthreads * 4;
-	p.slots = calloc(p.window, sizeof(*p.slots));
-	p.ready = calloc(p.window, sizeof(*p.ready));
-	pthread_t *tids = calloc((size_t)nthreads, sizeof(*tids));
-	int started = 0, rc = 0;
-	if (!p.slots || !p.ready || !tids) {
-		rc = -ENOMEM;
-		goto out;
+	(void)helpers;
+	(void)max_jobs;
+	(void)max_weight;
+	struct ds_pool *p = calloc(1, sizeof(*p));
+	if (p) {
+		p->run = run;
+		p->ctx = ctx;
 	}
-	pthread_mutex_init(&p.mu, NULL);
-	pthread_cond_init(&p.done_cv, NULL);
-	pthread_cond_init(&p.room_cv, NULL);
-	for (; started < nthreads; started++)
-		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
-			break;
-	if (started == 0) {
-		rc = run_serial(s, fn, idx, groups, tasks, ntasks, total);
-		goto destroy;
-	}
-	uint64_t done = 0;
-	for (size_t g = 0; g < ngroups; g++) {
-		struct ds_result *slot = &p.slots[g % p.window];
-		/* a cancel commits nothing more, however far the workers got */
-		if (atomic_load(&s->canceled)) {
-			rc = DUPSCAN_E_CANCELED;
-			break;
-		}
-		pthread_mutex_lock(&p.mu);
-		while (!p.ready[g % p.window])
-			pthread_cond_wait(&p.done_cv, &p.mu);
-		pthread_mutex_unlock(&p.mu);
-		/* committing touches the index and calls back: one thread, in order */
-		int crc = ds_result_commit(s, slot, &done, total);
-		rc = slot->rc ? slot->rc : crc;
-		pthread_mutex_lock(&p.mu);
-		p.ready[g % p.window] = false;
-		p.committed = g + 1;
-		if (rc)
-			p.stop = true;
-		pthread_cond_broadcast(&p.room_cv);
-		pthread_mutex_unlock(&p.mu);
-		if (rc)
-			break;
-	}
-	pthread_mutex_lock(&p.mu);
-	p.stop = true;
-	pthread_cond_broadcast(&p.room_cv);
-	pthread_mutex_unlock(&p.mu);
-	for (int i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-destroy:
-	pthread_cond_destroy(&p.room_cv);
-	pthread_cond_destroy(&p.done_cv);
-	pthread_mutex_destroy(&p.mu);
-out:
-	if (p.slots)
-		for (size_t i = 0; i < p.window; i++)
-			ds_result_free(&p.slots[i]);
-	free(p.slots);
-	free(p.ready);
-	free(tids);
-	return rc;
+	return p;
 }
 
-#else
-
-void ds_parallel_for(struct ds_ctx *c, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+void ds_pool_stop(struct ds_pool *p)
 {
-	(void)c;
+	free(p);
+}
+
+int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
+{
+	(void)p;
+	(void)j;
+	return 0;
+}
+
+void ds_pool_obtain(struct ds_pool *p, struct ds_job *j)
+{
+	if (j->state == JOB_QUEUED)
+		p->run(p->ctx, j);
+	j->state = JOB_DONE;
+}
+
+void ds_pool_release(struct ds_pool *p, struct ds_job *j)
+{
+	(void)p;
+	(void)j;
+}
+
+void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
+{
+	(void)p;
 	for (size_t i = 0; i < nslices; i++)
 		fn(job, i);
 }
 
 #endif /* DUPSCAN_THREADS */
 
+/* ---- matching size groups, committed in group order ---- */
+
+/* Groups are matched and committed in tasks of consecutive groups, so the many
+ * small groups of a source tree do not each cost a handoff between threads.
+ * Task bounds depend only on the groups, never on the thread count. */
+#define TASK_FILES 512
+#define TASK_GROUPS 64
+/* tasks matched ahead of the commit per thread, at most: bounds memory */
+#define TASKS_AHEAD 4
+
+struct task {
+	struct ds_job job;      /* first: a job is its task */
+	size_t first, end;      /* groups [first, end) */
+	struct ds_result res;
+};
+
+struct groups_run {
+	dupscan_scan *s;
+	ds_group_fn *fn;
+	const uint32_t *idx, *groups;
+	struct ds_pool *pool;
+};
+
+/* Cut groups into tasks (tasks NULL: only count them). @return how many. */
+static size_t make_tasks(const uint32_t *groups, size_t ngroups, struct task *tasks)
+{
+	size_t n = 0, files = 0, count = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		if (count == 0) {
+			if (tasks && n > 0)
+				tasks[n - 1].end = g;
+			if (tasks)
+				tasks[n].first = g;
+			n++;
+		}
+		files += groups[2 * g + 1];
+		count++;
+		if (files >= TASK_FILES || count >= TASK_GROUPS)
+			files = count = 0;
+	}
+	if (tasks && n > 0)
+		tasks[n - 1].end = ngroups;
+	return n;
+}
+
+static void run_task(void *arg, struct ds_job *job)
+{
+	struct groups_run *gr = arg;
+	struct task *t = (struct task *)job;
+	struct ds_ctx c = { gr->s, &t->res, gr->pool };
+	for (size_t g = t->first; g < t->end && t->res.rc == 0; g++) {
+		const uint32_t *idx = gr->idx + gr->groups[2 * g];
+		size_t n = gr->groups[2 * g + 1];
+		gr->fn(&c, idx, n);
+		/* matched to the end, not cut short by a cancel: its files that
+		 * joined no class are shown unique */
+		if (t->res.rc == 0 && ds_result_settled(&t->res, idx, n) != 0)
+			t->res.rc = -ENOMEM;
+	}
+}
+
 int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total)
 {
-	size_t *tasks = malloc((ngroups + 1) * sizeof(*tasks));
+	size_t ntasks = make_tasks(groups, ngroups, NULL);
+	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
 	if (!tasks)
 		return -ENOMEM;
-	size_t ntasks = make_tasks(groups, ngroups, tasks);
-	int rc;
-#if DUPSCAN_THREADS
-	if (s->threads > 1 && ntasks > 1)
-		rc = run_threads(s, fn, idx, groups, tasks, ntasks, total);
-	else
-#endif
-		rc = run_serial(s, fn, idx, groups, tasks, ntasks, total);
+	make_tasks(groups, ngroups, tasks);
+	int helpers = ntasks > 1 ? s->threads - 1 : 0;
+	struct groups_run gr = { s, fn, idx, groups, NULL };
+	gr.pool = ds_pool_start(helpers, run_task, &gr, (size_t)s->threads * TASKS_AHEAD, SIZE_MAX);
+	int rc = gr.pool ? 0 : -ENOMEM;
+	/* the first tasks on top: helpers take them in group order */
+	for (size_t t = ntasks; rc == 0 && t-- > 0;)
+		rc = ds_pool_queue(gr.pool, &tasks[t].job);
+	uint64_t done = 0;
+	for (size_t t = 0; rc == 0 && t < ntasks; t++) {
+		/* a cancel commits nothing more, however far the helpers got */
+		if (atomic_load(&s->canceled)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		ds_pool_obtain(gr.pool, &tasks[t].job);
+		/* committing touches the index and calls back: one thread, in order */
+		int crc = ds_result_commit(s, &tasks[t].res, &done, total);
+		rc = tasks[t].res.rc ? tasks[t].res.rc : crc;
+		ds_result_free(&tasks[t].res);
+		ds_pool_release(gr.pool, &tasks[t].job);
+	}
+	ds_pool_stop(gr.pool);
+	for (size_t t = 0; t < ntasks; t++)
+		ds_result_free(&tasks[t].res);
 	free(tasks);
 	/* a cancel that came during the last commit still tells the caller */
 	if (rc == 0 && atomic_load(&s->canceled))

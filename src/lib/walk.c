@@ -13,9 +13,6 @@
 
 #include "internal.h"
 
-#if DUPSCAN_THREADS
-#include <pthread.h>
-#endif
 
 
 /* ---- the walk ---- */
@@ -38,7 +35,6 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
 /* ---- a directory's entries, a batch at a time ---- */
 
 #define STAT_BATCH 4096u   /* entries listed before they are added: bounds memory */
-#define STAT_SLICE 64u    /* entries one thread stats at a time */
 
 enum { ENT_STAT, ENT_LEFTOVER };
 
@@ -70,19 +66,6 @@ static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned 
 	return 0;
 }
 
-/* fstatat() for one slice of a batch; each entry is its slice's own. */
-static void stat_slice(void *job, size_t sl)
-{
-	struct stat_batch *b = job;
-	size_t end = (sl + 1) * STAT_SLICE < b->n ? (sl + 1) * STAT_SLICE : b->n;
-	for (size_t k = sl * STAT_SLICE; k < end; k++) {
-		struct wentry *we = &b->e[k];
-		if (we->kind == ENT_STAT)
-			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
-	}
-}
-
-
 /* ---- walking: directories are listed (opened, read a batch at a time,
  * their entries stat()ed) on any thread, ahead of need when there are helper
  * threads; the caller's thread takes each listing in depth-first order and
@@ -99,37 +82,21 @@ static void stat_slice(void *job, size_t sl)
 #define PREFETCH_MIN_DIR_BYTES 4096
 
 enum { ENT_ASK = 2 };              /* a directory the caller's filter must see before its stat */
-enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 struct dir_job {
+	struct ds_job job;   /* first: the pool's job is the directory's */
 	uint32_t d;
 	char *path;
 	int oflags;
 	uint64_t dev, ino;
 	bool recurse, ask;   /* descend; entries that are directories go to the filter first */
-	int state;           /* JOB_*, under the prefetch lock */
 	bool queued;         /* offered to the helpers: lives until the walk ends */
 	size_t slot;         /* its place in walker.all */
-	bool ahead;          /* listed by a helper: counted in the prefetch budget */
 	int fatal;           /* -ENOMEM or DUPSCAN_E_CANCELED while listing */
 	int open_err;        /* the directory could not be opened or was replaced */
 	DIR *dh;             /* open until taken */
 	struct stat_batch b; /* the batch listed */
 	bool complete, more, skipped;
-};
-
-struct prefetch {
-	const dupscan_scan *s;
-	pthread_mutex_t mu;
-	pthread_cond_t work_cv, done_cv;
-	struct dir_job **todo;   /* queued jobs, the most recent on top */
-	size_t ntodo, captodo;
-	size_t outstanding, held;
-	int idle;                /* helpers waiting for work: wake-ups only when someone sleeps */
-	bool main_waits;         /* the caller's thread waits for a listing */
-	bool stop;
-	pthread_t *tids;
-	int ntids;
 };
 
 /* Read the next batch of j's directory; touches only j (and reads options). */
@@ -192,8 +159,11 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 			return;
 		}
 	}
-	for (size_t sl = 0; sl * STAT_SLICE < b->n; sl++)
-		stat_slice(b, sl);
+	for (size_t k = 0; k < b->n; k++) {
+		struct wentry *we = &b->e[k];
+		if (we->kind == ENT_STAT)
+			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+	}
 }
 
 /* Open j's directory and list its first batch. */
@@ -223,105 +193,17 @@ static void list_job(const dupscan_scan *s, struct dir_job *j)
 	list_batch(s, j);
 }
 
-#if DUPSCAN_THREADS
-/* Take the most recent queued job (lock held); NULL when none may be taken. */
-static struct dir_job *take_queued(struct prefetch *pf, bool budget)
+/* The pool's run function: list a directory, ahead of need or not. */
+static void list_dir(void *ctx, struct ds_job *job)
 {
-	while (pf->ntodo > 0) {
-		if (budget && (pf->outstanding >= PREFETCH_JOBS || pf->held >= PREFETCH_ENTRIES))
-			return NULL;
-		struct dir_job *j = pf->todo[--pf->ntodo];
-		if (j->state == JOB_QUEUED)
-			return j;
-	}
-	return NULL;
+	struct dir_job *j = (struct dir_job *)job;
+	list_job(ctx, j);
+	j->job.weight = j->b.n;
 }
-
-/* List j ahead of need (lock held on entry and exit). */
-static void list_ahead(struct prefetch *pf, struct dir_job *j)
-{
-	j->state = JOB_RUNNING;
-	j->ahead = true;
-	pf->outstanding++;
-	pthread_mutex_unlock(&pf->mu);
-	list_job(pf->s, j);
-	pthread_mutex_lock(&pf->mu);
-	pf->held += j->b.n;
-	j->state = JOB_DONE;
-	if (pf->main_waits)
-		pthread_cond_broadcast(&pf->done_cv);
-}
-
-static void *prefetch_worker(void *arg)
-{
-	struct prefetch *pf = arg;
-	pthread_mutex_lock(&pf->mu);
-	while (!pf->stop) {
-		struct dir_job *j = take_queued(pf, true);
-		if (j) {
-			list_ahead(pf, j);
-		} else {
-			pf->idle++;
-			pthread_cond_wait(&pf->work_cv, &pf->mu);
-			pf->idle--;
-		}
-	}
-	pthread_mutex_unlock(&pf->mu);
-	return NULL;
-}
-
-static struct prefetch *prefetch_start(const dupscan_scan *s)
-{
-	if (s->threads < 2)
-		return NULL;
-	struct prefetch *pf = calloc(1, sizeof(*pf));
-	if (!pf || !(pf->tids = calloc((size_t)s->threads, sizeof(*pf->tids)))) {
-		free(pf);
-		return NULL; /* the caller's thread lists everything */
-	}
-	pf->s = s;
-	pthread_mutex_init(&pf->mu, NULL);
-	pthread_cond_init(&pf->work_cv, NULL);
-	pthread_cond_init(&pf->done_cv, NULL);
-	for (; pf->ntids < s->threads - 1; pf->ntids++)
-		if (pthread_create(&pf->tids[pf->ntids], NULL, prefetch_worker, pf) != 0)
-			break;
-	return pf;
-}
-
-static void prefetch_stop(struct prefetch *pf)
-{
-	if (!pf)
-		return;
-	pthread_mutex_lock(&pf->mu);
-	pf->stop = true;
-	pthread_cond_broadcast(&pf->work_cv);
-	pthread_mutex_unlock(&pf->mu);
-	for (int i = 0; i < pf->ntids; i++)
-		pthread_join(pf->tids[i], NULL);
-	pthread_cond_destroy(&pf->done_cv);
-	pthread_cond_destroy(&pf->work_cv);
-	pthread_mutex_destroy(&pf->mu);
-	free(pf->todo);
-	free(pf->tids);
-	free(pf);
-}
-#else
-struct prefetch;
-static struct prefetch *prefetch_start(const dupscan_scan *s)
-{
-	(void)s;
-	return NULL;
-}
-static void prefetch_stop(struct prefetch *pf)
-{
-	(void)pf;
-}
-#endif
 
 struct walker {
 	dupscan_scan *s;
-	struct prefetch *pf;
+	struct ds_pool *pool;        /* lists directories ahead of need */
 	struct dir_job **stack;      /* directories to walk, depth first */
 	size_t n, cap;
 	struct dir_job **all;        /* every job, freed when the walk ends */
@@ -354,60 +236,17 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 	j->recurse = s->args[s->dirs[d].arg].recurse;
 	j->ask = s->dir_filter != NULL;
 	w->stack[w->n++] = j;
-#if DUPSCAN_THREADS
-	if (w->pf && dir_bytes > PREFETCH_MIN_DIR_BYTES) {
-		struct prefetch *pf = w->pf;
-		pthread_mutex_lock(&pf->mu);
-		int rc = DS_GROW(pf->todo, pf->captodo, pf->ntodo + 1);
-		if (rc == 0) {
-			pf->todo[pf->ntodo++] = j;
-			j->queued = true;
-			if (pf->idle)
-				pthread_cond_signal(&pf->work_cv);
-		}
-		pthread_mutex_unlock(&pf->mu);
-		return rc;
-	}
-#endif
-	return 0;
-}
-
-/* Make sure j is listed: by a helper (wait, listing other queued directories
- * meanwhile), or here. */
-static void obtain(struct walker *w, struct dir_job *j)
-{
-#if DUPSCAN_THREADS
-	struct prefetch *pf = w->pf;
-	if (pf) {
-		pthread_mutex_lock(&pf->mu);
-		if (j->state == JOB_QUEUED) {
-			j->state = JOB_RUNNING;
-			pthread_mutex_unlock(&pf->mu);
-			list_job(w->s, j);
-			pthread_mutex_lock(&pf->mu);
-			j->state = JOB_DONE;
-		}
-		while (j->state != JOB_DONE) {
-			struct dir_job *other = take_queued(pf, false);
-			if (other) {
-				list_ahead(pf, other);
-			} else {
-				pf->main_waits = true;
-				pthread_cond_wait(&pf->done_cv, &pf->mu);
-				pf->main_waits = false;
-			}
-		}
-		pthread_mutex_unlock(&pf->mu);
-		return;
-	}
-#endif
-	list_job(w->s, j);
+	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES)
+		return 0;
+	j->queued = true;
+	return ds_pool_queue(w->pool, &j->job);
 }
 
 /* j has been taken: its entries and descriptor leave the budget, and it is
  * freed unless the helpers' queue may still point to it. */
-static void release(struct walker *w, struct dir_job *j, size_t counted)
+static void release(struct walker *w, struct dir_job *j)
 {
+	ds_pool_release(w->pool, &j->job);
 	if (j->dh)
 		closedir(j->dh);
 	j->dh = NULL;
@@ -420,21 +259,7 @@ static void release(struct walker *w, struct dir_job *j, size_t counted)
 	if (!j->queued) {
 		w->all[j->slot] = NULL;
 		free(j);
-		return;
 	}
-#if DUPSCAN_THREADS
-	if (w->pf && j->ahead) {
-		pthread_mutex_lock(&w->pf->mu);
-		w->pf->outstanding--;
-		w->pf->held -= counted;
-		if (w->pf->idle)
-			pthread_cond_broadcast(&w->pf->work_cv);
-		pthread_mutex_unlock(&w->pf->mu);
-	}
-#else
-	(void)w;
-	(void)counted;
-#endif
 }
 
 /* Add one listed entry of directory d: a file record, or a directory to walk. */
@@ -500,7 +325,6 @@ static int take_dir(struct walker *w, struct dir_job *j)
 	dupscan_scan *s = w->s;
 	/* until it is listed to its end, a directory's content is unknown */
 	s->dirs[j->d].incomplete = true;
-	size_t counted = j->b.n;
 	int rc = j->fatal;
 	if (rc == 0 && j->open_err) {
 		if (j->open_err == -ENOMEM)
@@ -522,7 +346,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 	}
 	if (rc == 0 && !j->open_err)
 		s->dirs[j->d].incomplete = !j->complete || skipped;
-	release(w, j, counted);
+	release(w, j);
 	return rc;
 }
 
@@ -560,8 +384,10 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 
 int ds_walk(dupscan_scan *s)
 {
-	struct walker w = { .s = s, .pf = prefetch_start(s) };
-	int rc = 0;
+	/* the caller's thread and s->threads - 1 helpers */
+	struct walker w = { .s = s, .pool = ds_pool_start(s->threads - 1, list_dir, s, PREFETCH_JOBS,
+							   PREFETCH_ENTRIES) };
+	int rc = w.pool ? 0 : -ENOMEM;
 	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
@@ -596,11 +422,11 @@ int ds_walk(dupscan_scan *s)
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
 			struct dir_job *j = w.stack[--w.n];
-			obtain(&w, j);
+			ds_pool_obtain(w.pool, &j->job);
 			rc = take_dir(&w, j);
 		}
 	}
-	prefetch_stop(w.pf);
+	ds_pool_stop(w.pool);
 	for (size_t i = 0; i < w.nall; i++) {
 		struct dir_job *j = w.all[i];
 		if (!j)
