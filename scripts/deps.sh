@@ -18,3 +18,21 @@ ensure_packages() {
 }
 BUILD_PACKAGES=(gcc meson ninja-build pkg-config libxxhash-dev)
 TEST_PACKAGES=(check python3 mandoc abigail-tools jdupes bsdutils util-linux btrfs-progs e2fsprogs valgrind g++ clang libclang-rt-14-dev)
+
+# The i386 toolchain for the 32-bit test build: gcc -m32 and the i386 builds of
+# the libraries. Installed (as root) when missing; @return 1 when it cannot be,
+# e.g. no root or the i386 package lists cannot be fetched.
+I386_PACKAGES=(gcc-multilib libxxhash-dev:i386 check:i386 libsubunit-dev:i386)
+ensure_i386() {
+  local missing=() p
+  for p in "${I386_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null || return 1
+  echo "installing: ${missing[*]}" >&2
+  dpkg --add-architecture i386 || return 1
+  # a mirror caught mid-sync fails one list; what was fetched may be enough
+  DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || true
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+}

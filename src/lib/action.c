@@ -647,6 +647,14 @@ DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan
 	return rc;
 }
 
+/* ioctl(2) with a request of the kernel's width: glibc declares it unsigned
+ * long, musl int, where constants past INT_MAX (FS_IOC_FIEMAP, FIDEDUPERANGE)
+ * would not convert without a warning; through a variable they do. */
+static int fs_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg);
+}
+
 /* Do the two files already map to the same physical extents? */
 static bool extents_shared(int a, int b)
 {
@@ -659,7 +667,7 @@ static bool extents_shared(int a, int b)
 	fa->fm_length = fb->fm_length = FIEMAP_MAX_OFFSET;
 	fa->fm_extent_count = fb->fm_extent_count = N;
 	fa->fm_flags = fb->fm_flags = FIEMAP_FLAG_SYNC;
-	if (ioctl(a, FS_IOC_FIEMAP, fa) != 0 || ioctl(b, FS_IOC_FIEMAP, fb) != 0)
+	if (fs_ioctl(a, FS_IOC_FIEMAP, fa) != 0 || fs_ioctl(b, FS_IOC_FIEMAP, fb) != 0)
 		goto out;
 	if (fa->fm_mapped_extents == 0 || fa->fm_mapped_extents != fb->fm_mapped_extents ||
 	    fa->fm_mapped_extents >= N)
@@ -717,7 +725,7 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 		req->dest_count = 1;
 		req->info[0].dest_fd = dfd;
 		req->info[0].dest_offset = off;
-		if (ioctl(kfd, FIDEDUPERANGE, req) != 0) {
+		if (fs_ioctl(kfd, FIDEDUPERANGE, req) != 0) {
 			int err = errno;
 			if ((err == EPERM || err == EBADF || err == EACCES) && !reopened) {
 				/* older kernels want the destination open for writing */

@@ -13,6 +13,9 @@ mkdir -p "$XDG_STATE_HOME" && chmod 1777 "$XDG_STATE_HOME"
 tap_n=0
 failed=0
 
+# the C library's texts for the errors tests expect (glibc and musl word some differently)
+errtext() { python3 -c 'import errno, os, sys; print(os.strerror(getattr(errno, sys.argv[1])))' "$1"; }
+E_NOENT=$(errtext ENOENT) E_ACCES=$(errtext EACCES) E_IO=$(errtext EIO)
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
   tap_n=$((tap_n + 1)); failed=$((failed + 1)); echo "not ok $tap_n - $1"

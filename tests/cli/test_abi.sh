@@ -35,15 +35,20 @@ fi
 # against the last release's ABI (abidw of 0.2.0, public types only): nothing
 # removed or changed incompatibly; additions are fine. abidiff's status has bit
 # 8 for an incompatible change, 1 and 2 for its own errors.
-if command -v abidiff >/dev/null; then
-  base="$SRC/tests/abi/libdupscan-0.2.0.abi"
+base="$SRC/tests/abi/libdupscan-0.2.0.abi"
+base_arch=$(grep -o "architecture='[^']*'" "$base" | head -n 1)
+lib_arch=$(command -v abidw >/dev/null && abidw "$LIB" 2>/dev/null | grep -o "architecture='[^']*'" | head -n 1)
+if ! command -v abidiff >/dev/null; then
+  ok "# SKIP abidiff not installed (abigail-tools)"
+elif [ "$base_arch" != "$lib_arch" ]; then
+  # type sizes differ between architectures: the baseline speaks for its own
+  ok "# SKIP the 0.2.0 baseline is $base_arch, this library $lib_arch"
+else
   run abidiff --headers-dir2 "$SRC/include" "$base" "$LIB"
   [ $((rc & 11)) = 0 ] && ok "ABI: compatible with 0.2.0 (abidiff status $rc)" || not_ok "ABI against 0.2.0: status $rc" "$out" "$err"
   # the check can fail: seen the other way round, 0.2.0 lacks a function this
   # library has, which is a removal
   run abidiff --headers-dir1 "$SRC/include" "$LIB" "$base"
   [ $((rc & 8)) = 8 ] && ok "ABI check: a removed function is caught" || not_ok "ABI control: status $rc" "$out"
-else
-  ok "# SKIP abidiff not installed (abigail-tools)"
 fi
 done_testing

@@ -7,7 +7,7 @@
 mk d/a pair; mk d/b pair
 
 expect "nonexistent path: others still scanned, exit 1" 1 "$(printf 'd/a\nd/b\n')" "$DUPSCAN" -r nope d
-expect_err "nonexistent path is named" "^dupscan: nope: No such file or directory$"
+expect_err "nonexistent path is named" "^dupscan: nope: $E_NOENT$"
 
 # unreadable files and directories: as root permissions do not stop reads, so
 # the scan then runs as nobody
@@ -19,8 +19,8 @@ mk u/ok1 pair3; mk u/ok2 pair3; mk u/noread pair3; mk u/locked/x pair3
 chmod 000 u/noread u/locked
 [ "$(id -u)" = 0 ] && chown -R 65534:65534 u
 expect "unreadable file and dir: pair still found, exit 1" 1 "$(printf 'u/ok1\nu/ok2\n')" as_user "$DUPSCAN" -r u
-expect_err "unreadable file named" "^dupscan: u/noread: Permission denied$"
-expect_err "unreadable directory named" "^dupscan: u/locked: Permission denied$"
+expect_err "unreadable file named" "^dupscan: u/noread: $E_ACCES$"
+expect_err "unreadable directory named" "^dupscan: u/locked: $E_ACCES$"
 chmod 755 u/locked; chmod 644 u/noread
 
 # FIFOs, sockets and devices in the tree are never opened (a FIFO would hang)

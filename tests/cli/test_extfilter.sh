@@ -56,6 +56,11 @@ check_sets "newer includes the exact second" "t/new1 t/new2 t/old1 t/old2" -X 'n
 check_sets "older excludes the exact second" "" -X 'older:2020-01-01 00:00:00'
 check_sets "older one second later" "t/old1 t/old2" -X 'older:2020-01-01 00:00:01'
 check_sets "newer and older together" "t/new1 t/new2" -X newer:2022-06-01 -X 'older:2022-06-01 12:00:01'
+# past 2038: a 32-bit build must have a 64-bit time_t
+for n in far1 far2; do printf 'f' > "t/$n"; touch -d '2040-06-01 00:00:00' "t/$n"; done
+check_sets "a file dated 2040 is scanned like any other" "t/far1 t/far2 t/new1 t/new2 t/old1 t/old2"
+check_sets "newer: a date past 2038" "t/far1 t/far2" -X newer:2039-01-01
+check_sets "older: a date past 2038" "t/new1 t/new2 t/old1 t/old2" -X older:2039-01-01
 
 # malformed specs: status 2, the spec quoted, nothing scanned (the missing path
 # would be reported if it were)

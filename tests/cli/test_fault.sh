@@ -66,7 +66,7 @@ for count in 9 10; do
   for f in g/f*; do
     out=$(ulimit -n 72; env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="open64:$f:EIO@4" "$DUPSCAN" -r --threads=2 g 2>err.log)
     uniq=$(ulimit -n 72; env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="open64:$f:EIO@4" "$DUPSCAN" -ru --threads=2 g 2>/dev/null)
-    if grep -q "$f: Input/output error" err.log; then
+    if grep -q "$f: $E_IO" err.log; then
       hit=$((hit + 1)); want=$(ls -d g/f* | grep -vx "$f")
     else
       want=$(ls -d g/f*)

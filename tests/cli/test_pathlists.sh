@@ -36,14 +36,14 @@ find t -type f -print0 | "$DUPSCAN" -q0 --files-from=- > fout
 run "$DUPSCAN" -q --files-from=nlist
 [ "$rc" = 2 ] && expect_err "a NUL inside a newline-separated list: usage error" "holds a NUL byte"
 run "$DUPSCAN" -q --files-from=missing
-[ "$rc" = 2 ] && expect_err "--files-from of a missing file: usage error naming it" "--files-from 'missing': No such file or directory"
+[ "$rc" = 2 ] && expect_err "--files-from of a missing file: usage error naming it" "--files-from 'missing': $E_NOENT"
 : > empty
 run "$DUPSCAN" -q --files-from=empty
 [ "$rc" = 2 ] && expect_err "an empty list and no paths: usage error" "no paths in --files-from"
 printf 't/d1/a\nt/nowhere\nt/d2/a\n' > blist
 run "$DUPSCAN" -q --files-from=blist
 [ "$rc" = 1 ] && [ "$out" = "t/d1/a
-t/d2/a" ] && expect_err "a missing path in the list: reported, the rest scanned, status 1" "t/nowhere: No such file or directory"
+t/d2/a" ] && expect_err "a missing path in the list: reported, the rest scanned, status 1" "t/nowhere: $E_NOENT"
 
 # -e
 run "$DUPSCAN" -rqe t

@@ -57,5 +57,5 @@ run "$DUPSCAN" -qdN --protect=t/master --journal=j t/master/sub/p1 t/import/p1
 [ -f t/master/sub/p1 ] && [ ! -e t/import/p1 ] && ok "--protect with files given directly" || not_ok "protect file args" "$out"
 
 run "$DUPSCAN" -r --protect=t/nowhere t
-[ "$rc" = 2 ] && expect_err "--protect of a missing path: usage error naming it" "--protect 't/nowhere': No such file or directory"
+[ "$rc" = 2 ] && expect_err "--protect of a missing path: usage error naming it" "--protect 't/nowhere': $E_NOENT"
 done_testing

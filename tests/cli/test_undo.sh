@@ -115,4 +115,13 @@ if [ "$root" = 0 ] && command -v mkfs.ext4 >/dev/null && truncate -s 16M img && 
 else
   ok "# SKIP loop-mounted ext4 needs root"
 fi
+# ---- a file dated past 2038 comes back with its date ----
+rm -rf t; mkdir t; echo far > t/a; echo far > t/b; touch -d '2040-06-01 12:00:00' t/a t/b
+before=$(snapshot t)
+run "$DUPSCAN" -rL --journal="$T/j2040" t
+[ "$rc" = 0 ] && [ "$(stat -c %i t/a)" = "$(stat -c %i t/b)" ] && ok "-L over files dated 2040" || not_ok "-L 2040" "$out" "$err"
+run "$DUPSCAN" --undo="$T/j2040"
+[ "$rc" = 0 ] && [ "$(snapshot t)" = "$before" ] && [ "$(stat -c %Y t/b)" = "$(date -d '2040-06-01 12:00:00' +%s)" ] \
+  && ok "--undo: a file dated 2040 restored with its mtime" || not_ok "--undo 2040" "$err" "$(diff <(echo "$before") <(snapshot t))"
+
 done_testing

@@ -85,14 +85,26 @@ static const char *path_of(int fd)
 	return fd >= 0 && fd < MAXFD ? fd_path[fd] : NULL;
 }
 
-/* the next definition of fn (libc's); memcpy because ISO C has no cast from
- * an object pointer to a function pointer */
-#define REAL(fn)                                                  \
+/* the next definition of fn (libc's) under its symbol name; memcpy because
+ * ISO C has no cast from an object pointer to a function pointer */
+#define REAL_AS(fn, symbol)                                       \
 	static __typeof__(&fn) real;                              \
 	if (!real) {                                              \
-		void *sym_ = dlsym(RTLD_NEXT, #fn);               \
+		void *sym_ = dlsym(RTLD_NEXT, symbol);            \
 		memcpy(&real, &sym_, sizeof(real));               \
 	}
+#define REAL(fn) REAL_AS(fn, #fn)
+
+/* With 64-bit time on a 32-bit system (_TIME_BITS=64), the headers rename the
+ * stat calls: the definitions below then stand for these symbols, and libc's
+ * must be looked up under the same names (the plain ones take the old struct). */
+#if defined(__USE_TIME_BITS64) && __USE_TIME_BITS64 && defined(__TIMESIZE) && __TIMESIZE == 32
+#define FSTAT64_SYMBOL "__fstat64_time64"
+#define FSTATAT64_SYMBOL "__fstatat64_time64"
+#else
+#define FSTAT64_SYMBOL "fstat64"
+#define FSTATAT64_SYMBOL "fstatat64"
+#endif
 
 int open64(const char *path, int flags, ...)
 {
@@ -164,7 +176,7 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 
 int fstat64(int fd, struct stat64 *st)
 {
-	REAL(fstat64);
+	REAL_AS(fstat64, FSTAT64_SYMBOL);
 	if (hit("fstat64", path_of(fd))) {
 		errno = err_code();
 		return -1;
@@ -174,7 +186,7 @@ int fstat64(int fd, struct stat64 *st)
 
 int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
-	REAL(fstatat64);
+	REAL_AS(fstatat64, FSTATAT64_SYMBOL);
 	if (hit("fstatat64", path)) {
 		errno = err_code();
 		return -1;
