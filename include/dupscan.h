@@ -107,7 +107,20 @@ enum dupscan_option {
 	DUPSCAN_OPT_REVERSE,         /* reverse the order (jdupes -i) */
 	DUPSCAN_OPT_THREADS,         /* threads reading and hashing; 0 (default): one per online CPU;
 	                              * ignored (always 1) when built without thread support */
-	DUPSCAN_OPT_DIRS             /* also sets of identical directories (see dupscan_set_is_dirs()) */
+	DUPSCAN_OPT_DIRS,            /* also sets of identical directories (see dupscan_set_is_dirs()) */
+	DUPSCAN_OPT_IO               /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */
+};
+
+/* Values of DUPSCAN_OPT_IO. HDD: one reading stream, files read in the order
+ * the disk holds them (first extent's physical offset, else inode order),
+ * large turns when files are compared side by side. SSD: reads on every
+ * thread. AUTO: HDD when a file of the scan lies on a rotational disk (a
+ * partition, md, dm or loop device is followed to the disks under it) or on a
+ * network filesystem, else SSD. Results never depend on it. */
+enum dupscan_io {
+	DUPSCAN_IO_AUTO = 0,
+	DUPSCAN_IO_HDD = 1,
+	DUPSCAN_IO_SSD = 2
 };
 
 enum dupscan_order {
@@ -329,6 +342,12 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to);
  * what it restores with it). @return 0, DUPSCAN_E_NOTREG or -errno.
  * Since 0.3. */
 DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash);
+
+/* How the scan reads: DUPSCAN_IO_HDD or DUPSCAN_IO_SSD as chosen for it
+ * (DUPSCAN_OPT_IO, or from the storage for DUPSCAN_IO_AUTO) once its files
+ * are known, from the first DUPSCAN_PHASE_MATCH progress report on;
+ * DUPSCAN_IO_AUTO before. Since 0.4. */
+DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s);
 
 /* Ask the filesystem to share dup's extents with keep's (Linux FIDEDUPERANGE, in
  * ranges the kernel accepts); the kernel compares the bytes itself.

@@ -34,7 +34,11 @@ struct setup {
 	int threads;           /* 0: one */
 	int opt, val;          /* one more option, or 0 */
 	const char *vanish;    /* a file removed between the walk and the matching */
+	int io;                /* DUPSCAN_IO_*: 0, auto */
 };
+/* every test runs twice (a loop test): reading as on an SSD, and as on a
+ * spinning disk (first blocks read ahead in disk order, one stream) */
+#define IO (_i ? DUPSCAN_IO_HDD : DUPSCAN_IO_SSD)
 
 /* dir walked and matched as dupscan_run() would, with the knobs of st. */
 static dupscan_scan *matched(const char *dir, const struct setup *st, struct errlog *log)
@@ -45,6 +49,7 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, st->threads ? st->threads : 1), 0);
 	if (st->opt)
 		ck_assert_int_eq(dupscan_set_option(s, st->opt, st->val), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, st->io), 0);
 	if (st->cache)
 		ck_assert_int_eq(dupscan_set_cache(s, st->cache), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
@@ -96,7 +101,7 @@ START_TEST(test_classes_by_content)
 	char *dir = tu_tmpdir();
 	fixture(dir);
 	struct errlog log = { 0 };
-	struct setup st = { 0 };
+	struct setup st = { .io = IO };
 	dupscan_scan *s = matched(dir, &st, &log);
 	char *sets = tu_sets(s, dir);
 	ck_assert_str_eq(sets, FIXTURE_SETS);
@@ -140,10 +145,10 @@ START_TEST(test_bucket_larger_than_open_files)
 	tu_file(dir, "twin1", 100000, 7, 99999);
 	tu_file(dir, "twin2", 100000, 7, 99999);
 	struct errlog log = { 0 };
-	struct setup wide = { 0 };
+	struct setup wide = { .io = IO };
 	char *expect = sets_of(dir, &wide, &log);
 	ck_assert_int_eq(log.count, 0);
-	struct setup narrow = { .max_open = 8 };
+	struct setup narrow = { .max_open = 8, .io = IO };
 	char *got = sets_of(dir, &narrow, &log);
 	ck_assert_str_eq(got, expect);
 	ck_assert_int_eq(log.count, 0);
@@ -168,7 +173,7 @@ START_TEST(test_vanished_member)
 	char *dir = tu_tmpdir();
 	fixture(dir);
 	struct errlog log = { 0 };
-	struct setup st = { .vanish = "big/a1" };
+	struct setup st = { .vanish = "big/a1", .io = IO };
 	char *sets = sets_of(dir, &st, &log);
 	ck_assert_str_eq(sets, "big/a2 big/a3|big/last big/last2|small/s1 small/s2");
 	ck_assert_int_eq(log.count, 1);
@@ -184,11 +189,11 @@ START_TEST(test_partial_and_quick)
 	char *dir = tu_tmpdir();
 	fixture(dir);
 	struct errlog log = { 0 };
-	struct setup st = { .opt = DUPSCAN_OPT_PARTIAL_ONLY, .val = 1 };
+	struct setup st = { .opt = DUPSCAN_OPT_PARTIAL_ONLY, .val = 1, .io = IO };
 	char *sets = sets_of(dir, &st, &log);
 	ck_assert_str_eq(sets, "big/a1 big/a2 big/a3 big/last big/last2 big/late|small/s1 small/s2");
 	free(sets);
-	st = (struct setup){ .opt = DUPSCAN_OPT_QUICK, .val = 1 };
+	st = (struct setup){ .opt = DUPSCAN_OPT_QUICK, .val = 1, .io = IO };
 	sets = sets_of(dir, &st, &log);
 	ck_assert_str_eq(sets, FIXTURE_SETS);
 	free(sets);
@@ -204,7 +209,7 @@ START_TEST(test_threads_agree)
 	fixture(dir);
 	struct errlog log = { 0 };
 	for (int t = 1; t <= 4; t++) {
-		struct setup st = { .threads = t, .max_open = t == 4 ? 8 : 0 };
+		struct setup st = { .threads = t, .max_open = t == 4 ? 8 : 0, .io = IO };
 		char *sets = sets_of(dir, &st, &log);
 		ck_assert_str_eq(sets, FIXTURE_SETS);
 		free(sets);
@@ -241,8 +246,38 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 	dupscan_free(s);
 }
 
+/* The cache holds rel's true XXH64 as its full hash. */
+static void check_cached_full(const char *dir, const char *cache, const char *rel)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	bool found = false;
+	for (uint32_t i = 0; i < s->nrecs; i++) {
+		const struct ds_rec *r = ds_rec(s, i);
+		if (strcmp(r->name, name) != 0)
+			continue;
+		struct ds_hashed h;
+		ck_assert_msg(ds_cache_get(s, r, &h) && h.has_full, "%s: no full hash cached", rel);
+		char *p = tu_path(dir, rel);
+		uint64_t size, want;
+		ck_assert_int_eq(dupscan_hash_file(p, &size, &want), 0);
+		ck_assert_msg(h.full == want, "%s: cached full hash is not its XXH64", rel);
+		free(p);
+		found = true;
+	}
+	ck_assert(found);
+	dupscan_free(s);
+}
+
 /* A second run from the cache finds what the first found, reading less; the
- * bucket sizes either side of the open-file limit take both ways. */
+ * bucket sizes either side of the open-file limit take both ways. The first
+ * run's full hashes, continued from the first block's state, are the files'
+ * XXH64. */
 START_TEST(test_cache_same_as_fresh)
 {
 	char *dir = tu_tmpdir();
@@ -250,8 +285,10 @@ START_TEST(test_cache_same_as_fresh)
 	char *cache = tu_path(dir, "cache.bin");
 	struct errlog log = { 0 };
 	for (size_t max_open = 8; max_open <= 256; max_open += 248) {
-		struct setup st = { .cache = cache, .max_open = max_open };
+		struct setup st = { .cache = cache, .max_open = max_open, .io = IO };
 		char *first = sets_of(dir, &st, &log);
+		check_cached_full(dir, cache, "big/a2");
+		check_cached_full(dir, cache, "small/s1");
 		char *second = sets_of(dir, &st, &log);
 		ck_assert_str_eq(first, FIXTURE_SETS);
 		ck_assert_str_eq(second, FIXTURE_SETS);
@@ -282,7 +319,7 @@ START_TEST(test_cache_forged_equal)
 	struct errlog log = { 0 };
 	for (size_t max_open = 8; max_open <= 256; max_open += 248) {
 		forge_cache(dir, cache, f, 12);
-		struct setup st = { .cache = cache, .max_open = max_open };
+		struct setup st = { .cache = cache, .max_open = max_open, .io = IO };
 		char *sets = sets_of(dir, &st, &log);
 		ck_assert_str_eq(sets, "f00 f01 f02 f03 f04 f05");
 		free(sets);
@@ -311,7 +348,7 @@ START_TEST(test_cache_without_full_hashes)
 	for (size_t max_open = 8; max_open >= 4; max_open -= 4) {
 		forge_cache(dir, cache, f, 7);
 		/* 8: side by side; 4 (fewer than the bucket's 6): hashed one by one */
-		struct setup st = { .cache = cache, .max_open = max_open };
+		struct setup st = { .cache = cache, .max_open = max_open, .io = IO };
 		char *sets = sets_of(dir, &st, &log);
 		ck_assert_str_eq(sets, FIXTURE_SETS);
 		free(sets);
@@ -352,7 +389,7 @@ START_TEST(test_cache_full_hashes_split)
 	fixture(dir);
 	char *cache = tu_path(dir, "cache.bin");
 	struct errlog log = { 0 };
-	struct setup st = { .cache = cache };
+	struct setup st = { .cache = cache, .io = IO };
 	free(sets_of(dir, &st, &log));
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
@@ -386,17 +423,17 @@ int main(void)
 {
 	Suite *s = suite_create("match");
 	TCase *tc = tcase_create("fresh");
-	tcase_add_test(tc, test_classes_by_content);
-	tcase_add_test(tc, test_bucket_larger_than_open_files);
-	tcase_add_test(tc, test_vanished_member);
-	tcase_add_test(tc, test_partial_and_quick);
-	tcase_add_test(tc, test_threads_agree);
+	tcase_add_loop_test(tc, test_classes_by_content, 0, 2);
+	tcase_add_loop_test(tc, test_bucket_larger_than_open_files, 0, 2);
+	tcase_add_loop_test(tc, test_vanished_member, 0, 2);
+	tcase_add_loop_test(tc, test_partial_and_quick, 0, 2);
+	tcase_add_loop_test(tc, test_threads_agree, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cached");
-	tcase_add_test(tc, test_cache_same_as_fresh);
-	tcase_add_test(tc, test_cache_forged_equal);
-	tcase_add_test(tc, test_cache_without_full_hashes);
-	tcase_add_test(tc, test_cache_full_hashes_split);
+	tcase_add_loop_test(tc, test_cache_same_as_fresh, 0, 2);
+	tcase_add_loop_test(tc, test_cache_forged_equal, 0, 2);
+	tcase_add_loop_test(tc, test_cache_without_full_hashes, 0, 2);
+	tcase_add_loop_test(tc, test_cache_full_hashes_split, 0, 2);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

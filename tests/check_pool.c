@@ -103,7 +103,7 @@ START_TEST(test_commit_order)
 	for (size_t t = 0; t < 4; t++) {
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER), 0);
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads), 0);
 		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads: %.80s...", threads[t], seen.order);
 		/* every group ran to the end: its records are settled */
 		for (uint32_t i = 0; i < GROUPS * PER; i++)
@@ -122,7 +122,7 @@ START_TEST(test_cancel_commits_a_prefix)
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
 		dupscan_set_progress_callback(s, no_progress, NULL); /* arms the cancel at group 250 */
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER), DUPSCAN_E_CANCELED);
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads), DUPSCAN_E_CANCELED);
 		/* what was committed is g0 ... gK in order: whole tasks of 64 groups,
 		 * so K ends the task of group 250 at the latest; nothing after is settled */
 		int next = 0;

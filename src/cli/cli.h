@@ -43,6 +43,7 @@ struct cli_opts {
 	int order;          /* enum dupscan_order */
 	long chunk_size;    /* 0: library default */
 	int threads;        /* 0: library default */
+	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;
 	int npaths;
 };
@@ -54,6 +55,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop);
 struct cli_progress;
 void cli_progress_cb(void *user, int phase, uint64_t done, uint64_t total);
 struct cli_progress *cli_progress_new(bool enabled);
+/* The scan whose reading mode the progress line shows. */
+void cli_progress_watch(struct cli_progress *p, const dupscan_scan *scan);
 void cli_progress_clear(struct cli_progress *p);
 void cli_progress_free(struct cli_progress *p);
 

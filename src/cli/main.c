@@ -168,6 +168,9 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		if (rc < 0)
 			return rc;
 	}
+	int rc = dupscan_set_option(scan, DUPSCAN_OPT_IO, o->io);
+	if (rc < 0)
+		return rc;
 	if (o->chunk_size)
 		return dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, o->chunk_size);
 	return 0;
@@ -238,6 +241,7 @@ int main(int argc, char **argv)
 	if (rc >= 0) {
 		dupscan_set_error_callback(scan, on_error, &ectx);
 		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
+		cli_progress_watch(ectx.progress, scan);
 		if (o.filters.n || o.exclude.n || o.include.n)
 			dupscan_set_filter(scan, on_filter, &o);
 		if (o.exclude.n)

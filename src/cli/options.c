@@ -37,8 +37,10 @@ static const char help_text[] =
 " -H --hard-links      list every path of hard-linked files; hard links to one\n"
 "                      inode are then duplicates of each other\n"
 " -i --reverse         reverse the order of files and sets\n"
-" -I --isolate         files under the same path argument never match each other\n"
 "    --include=GLOB    consider only files matching GLOB (repeatable)\n"
+"    --io=MODE         read for the storage: auto (default), hdd (one stream in\n"
+"                      disk order) or ssd (reads on every thread)\n"
+" -I --isolate         files under the same path argument never match each other\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
 "    --journal=FILE    append the changes of an action to FILE (default: a new\n"
 "                      file under $XDG_STATE_HOME/dupscan/)\n"
@@ -87,7 +89,7 @@ static const char help_text2[] =
 
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
-	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR
+	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +117,7 @@ static const struct option long_opts[] = {
 	{ "no-change-check", no_argument, NULL, 't' },
 	{ "soft-abort", no_argument, NULL, 'Z' },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "io", required_argument, NULL, OPT_IO },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -324,6 +327,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			o->threads = (int)v;
 			break;
 		}
+		case OPT_IO:
+			if (!strcmp(optarg, "auto"))
+				o->io = DUPSCAN_IO_AUTO;
+			else if (!strcmp(optarg, "hdd"))
+				o->io = DUPSCAN_IO_HDD;
+			else if (!strcmp(optarg, "ssd"))
+				o->io = DUPSCAN_IO_SSD;
+			else
+				return usage_error("invalid value '%s' for --io (auto, hdd or ssd)", optarg);
+			break;
 		case 'C':
 			if (parse_chunk(optarg, &o->chunk_size) != 0)
 				return usage_error("invalid chunk size '%s' for -C/--chunk-size (4096 to 16777216 bytes)", optarg);

@@ -235,6 +235,18 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 	return false;
 }
 
+bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	/* -Q and -T runs neither take hashes from the cache nor save them */
+	if (!s->cache || !s->cache->loaded || s->quick || s->partial_only)
+		return false;
+	struct ds_hashed h;
+	for (size_t i = 0; i < n; i++)
+		if (!ds_cache_get(s, ds_rec(s, idx[i]), &h))
+			return false;
+	return true;
+}
+
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
 {
 	struct ds_cache *c = s->cache;

@@ -62,9 +62,8 @@ int ds_open_path(const char *path, int flags)
 	return fd;
 }
 
-int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
+int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
 {
-	dupscan_scan *s = c->s;
 	char stackbuf[4096];
 	char *path = ds_path_in(s, r->dir, r->name, stackbuf, sizeof(stackbuf));
 	if (!path)
@@ -72,14 +71,18 @@ int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
 	int fd = ds_open_path(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int rc = fd < 0 ? -errno : ds_check_unchanged(fd, r);
-	if (rc < 0) {
-		if (fd >= 0)
-			close(fd);
-		fd = rc;
-		ds_fail_path(c, r, path, rc);
-	}
 	if (path != stackbuf)
 		free(path);
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	return rc < 0 ? rc : fd;
+}
+
+int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
+{
+	int fd = ds_open_scanned(c->s, r);
+	if (fd < 0 && fd != -ENOMEM)
+		ds_fail(c, r, fd);
 	return fd;
 }
 

@@ -28,6 +28,11 @@ void ds_hashes_free(struct ds_hashes *h)
 	free(h);
 }
 
+void ds_hash_copy(struct ds_hashes *dst, size_t di, const struct ds_hashes *src, size_t si)
+{
+	XXH64_copyState(&dst->st[di], &src->st[si]);
+}
+
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len)
 {
 	XXH64_update(&h->st[i], buf, len);

@@ -144,6 +144,7 @@ struct ds_hashes; /* an array of XXH64 streaming states */
 struct ds_hashes *ds_hashes_new(size_t n);
 void ds_hashes_free(struct ds_hashes *h);
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
+void ds_hash_copy(struct ds_hashes *dst, size_t di, const struct ds_hashes *src, size_t si);
 uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
 uint64_t ds_hash_oneshot(const void *buf, size_t len);
 
@@ -175,6 +176,10 @@ struct dupscan_scan {
 	bool ran;
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
 	int threads;                 /* hashing threads; 1 = all in the caller's thread */
+	int io;                      /* DUPSCAN_IO_* as asked */
+	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
+	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
+	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint64_t errors;
 
@@ -328,7 +333,9 @@ struct ds_member {
 	bool alive;
 };
 /* Open record r for reading and check it is the file that was scanned.
- * @return an fd, or a negative code (already reported through c). */
+ * @return an fd, or a negative code. */
+int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r);
+/* ds_open_scanned(), a failure reported through c (but -ENOMEM, returned). */
 int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
 /* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(int fd, const struct ds_rec *r);
@@ -349,6 +356,35 @@ ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
  * alive. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len);
+
+/* storage.c: what holds a device's files */
+enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_STORE_MEMORY };
+/* The kind of storage of device dev (a file's st_dev), looked up under sysfs
+ * (normally "/sys") and in mountinfo (normally "/proc/self/mountinfo"). */
+int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
+const char *ds_storage_name(int kind);
+/* Choose s->io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
+ * when any is rotational or network; a mode chosen before only moves to HDD). */
+void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
+
+/* readorder.c: on a spinning disk, every candidate's first block read before
+ * matching, in the order the disk holds the files */
+struct ds_first_pass {
+	const uint32_t *order;     /* the candidates as ds_match grouped them */
+	size_t n;
+	uint64_t *partial;         /* by position in order */
+	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
+	bool *got;
+	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
+	uint32_t *slot;            /* by position: where its first block is kept, or DS_NONE */
+	unsigned char *blocks;     /* kept first blocks, DS_BLOCK bytes a slot, up to a budget */
+	size_t nslots, capslots;
+};
+#define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
+/* Read the first blocks of the files of groups (as for ds_run_groups) in disk
+ * order into s->first_pass. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups);
+void ds_first_pass_free(struct ds_first_pass *fp);
 
 /* match.c */
 int ds_match(dupscan_scan *s);
@@ -385,12 +421,12 @@ void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, si
 
 /* Matching on the pool: work on one group of records (idx[0..n)), its effects into c->res */
 typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
-/* Run fn over groups on s->threads threads, committing results in group
+/* Run fn over groups on threads threads, committing results in group
  * order. groups[2*g], groups[2*g+1] = start, length in idx. A group fn ran to
  * the end of (no error, no cancel) has its records settled.
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		  uint64_t total);
+		  uint64_t total, int threads);
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);
@@ -402,6 +438,8 @@ int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
+/* Does the cache hold hashes it may lend for every file of idx[0..n)? */
+bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Remember hashes of this run (in commit order; a no-op without a cache).
  * @return 0 or -ENOMEM. */
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);

@@ -466,16 +466,48 @@ static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
  * be trusted to spare reads: not with -Q or -T). */
 static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
 {
-	if (!s->cache || s->quick || s->partial_only)
+	if (!ds_cache_covers(s, idx, n))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		if (!ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]))
-			return false;
-	}
-	for (size_t i = 0; i < n; i++)
+		ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]);
 		got[i] = true;
+	}
 	return true;
+}
+
+/* The first blocks read ahead in disk order (s->first_pass), as the group
+ * would have read them: hashes, states continued (into h, by position in the
+ * group), the blocks (into blocks, when every file's is kept and blocks is
+ * given); a failure is reported now, at the group's turn. @return 0, -ENOMEM,
+ * or 1 when blocks could not be filled (some were not kept). */
+static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got,
+			   struct ds_hashes *h, unsigned char *blocks, size_t blen)
+{
+	const struct ds_first_pass *fp = c->s->first_pass;
+	size_t base = (size_t)(idx - fp->order);
+	bool all_kept = true;
+	for (size_t i = 0; i < n; i++) {
+		struct ds_rec *r = ds_rec(c->s, idx[i]);
+		size_t p = base + i;
+		if (fp->err[p]) {
+			ds_fail(c, r, fp->err[p]);
+			continue;
+		}
+		got[i] = fp->got[p];
+		if (!got[i])
+			continue;
+		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, fp->partial[p], fp->partial[p] };
+		if (h)
+			ds_hash_copy(h, i, fp->h, p);
+		if (fp->slot[p] == DS_NONE)
+			all_kept = false;
+		else if (blocks)
+			memcpy(blocks + i * blen, fp->blocks + (size_t)fp->slot[p] * DS_BLOCK, blen);
+	}
+	if (c->res->rc == -ENOMEM)
+		return -ENOMEM;
+	return blocks && !all_kept ? 1 : 0;
 }
 
 /* One size group (records idx[0..n), all of one size): the first-block hash of
@@ -519,8 +551,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		/* first blocks stay in memory when they fit, so comparing never re-reads them */
 		keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 		/* a small group keeps its files open from the first read to the lockstep
-		 * read: one open and one fstat per file */
-		hold = !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
+		 * read: one open and one fstat per file (not when read ahead) */
+		hold = !s->first_pass && !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
 		blocks = keep ? ds_big_alloc(n * blen) : NULL;
 		/* streaming states only where a full hash will continue them */
 		h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
@@ -531,8 +563,19 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		}
 		for (size_t i = 0; hold && i < n; i++)
 			fds[i] = -1;
-		struct first_job job = { c, idx, n, blen, blocks, h, fds, hv, got, NULL };
-		rc = read_first_blocks(c, &job);
+		if (s->first_pass) {
+			/* read ahead in disk order */
+			rc = from_first_pass(c, idx, n, hv, got, h, blocks, blen);
+			if (rc == 1) {
+				ds_big_free(blocks, n * blen);
+				blocks = NULL;
+				keep = false;
+				rc = 0;
+			}
+		} else {
+			struct first_job job = { c, idx, n, blen, blocks, h, fds, hv, got, NULL };
+			rc = read_first_blocks(c, &job);
+		}
 		if (rc)
 			goto out;
 	}
@@ -608,6 +651,51 @@ out:
 		c->res->rc = rc;
 }
 
+/* The devices of the files that will be read decide how to read them. */
+static int choose_io(dupscan_scan *s, const uint32_t *order, const uint32_t *groups, size_t ngroups)
+{
+	uint64_t *devs = NULL;
+	size_t ndevs = 0, cap = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
+			uint64_t dev = ds_rec(s, order[p])->dev;
+			bool known = false;
+			for (size_t i = 0; i < ndevs && !known; i++)
+				known = devs[i] == dev;
+			if (known)
+				continue;
+			if (DS_GROW(devs, cap, ndevs + 1)) {
+				free(devs);
+				return -ENOMEM;
+			}
+			devs[ndevs++] = dev;
+		}
+	}
+	ds_choose_io(s, devs, ndevs);
+	free(devs);
+	return 0;
+}
+
+/* Read ahead the first blocks of the groups the cache does not settle. */
+static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups)
+{
+	uint32_t *left = malloc(2 * ngroups * sizeof(*left));
+	if (!left)
+		return -ENOMEM;
+	size_t nleft = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		if (ds_rec(s, order[groups[2 * g]])->size == 0 ||
+		    ds_cache_covers(s, order + groups[2 * g], groups[2 * g + 1]))
+			continue;
+		left[2 * nleft] = groups[2 * g];
+		left[2 * nleft + 1] = groups[2 * g + 1];
+		nleft++;
+	}
+	int rc = ds_first_pass_run(s, order, n, left, nleft);
+	free(left);
+	return rc;
+}
+
 int ds_match(dupscan_scan *s)
 {
 	int rc = 0;
@@ -661,7 +749,15 @@ int ds_match(dupscan_scan *s)
 		i = j;
 	}
 	if (rc == 0)
-		rc = ds_run_groups(s, match_group, order, groups, ngroups, total);
+		rc = choose_io(s, order, groups, ngroups);
+	/* a spinning disk: first blocks in disk order, then one stream */
+	if (rc == 0 && s->io_mode == DUPSCAN_IO_HDD && ngroups > 0)
+		rc = first_pass(s, order, nc, groups, ngroups);
+	if (rc == 0)
+		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
+				   s->io_mode == DUPSCAN_IO_HDD ? 1 : s->threads);
+	ds_first_pass_free(s->first_pass);
+	s->first_pass = NULL;
 out:
 	free(groups);
 	free(order);

@@ -364,16 +364,16 @@ static void run_task(void *arg, struct ds_job *job)
 }
 
 int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		  uint64_t total)
+		  uint64_t total, int threads)
 {
 	size_t ntasks = make_tasks(groups, ngroups, NULL);
 	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
 	if (!tasks)
 		return -ENOMEM;
 	make_tasks(groups, ngroups, tasks);
-	int helpers = ntasks > 1 ? s->threads - 1 : 0;
+	int helpers = ntasks > 1 ? threads - 1 : 0;
 	struct groups_run gr = { s, fn, idx, groups, NULL };
-	gr.pool = ds_pool_start(helpers, run_task, &gr, (size_t)s->threads * TASKS_AHEAD, SIZE_MAX);
+	gr.pool = ds_pool_start(helpers, run_task, &gr, (size_t)threads * TASKS_AHEAD, SIZE_MAX);
 	int rc = gr.pool ? 0 : -ENOMEM;
 	/* the first tasks on top: helpers take them in group order */
 	for (size_t t = ntasks; rc == 0 && t-- > 0;)

@@ -30,6 +30,8 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->threads = default_threads();
 	s->order = DUPSCAN_ORDER_NAME;
 	s->act_watch = -1;
+	s->sysfs = "/sys";
+	s->mountinfo = "/proc/self/mountinfo";
 	ds_arena_init(&s->names);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
@@ -112,6 +114,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value < 0 || value > 1024)
 			return DUPSCAN_E_OPTION;
 		s->threads = value == 0 ? default_threads() : (DUPSCAN_THREADS ? (int)value : 1);
+		return 0;
+	case DUPSCAN_OPT_IO:
+		if (value != DUPSCAN_IO_AUTO && value != DUPSCAN_IO_HDD && value != DUPSCAN_IO_SSD)
+			return DUPSCAN_E_OPTION;
+		s->io = (int)value;
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
@@ -225,6 +232,11 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		ds_free_results(s);
 	}
 	return rc;
+}
+
+DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s)
+{
+	return s ? s->io_mode : DUPSCAN_IO_AUTO;
 }
 
 DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)

@@ -40,6 +40,7 @@ enum { ENT_STAT, ENT_LEFTOVER };
 
 struct wentry {
 	size_t name;          /* offset in the batch's names */
+	uint64_t ino;         /* from the directory entry */
 	int kind;
 	unsigned char d_type;
 	int err;              /* -errno of fstatat, or 0 */
@@ -48,6 +49,9 @@ struct wentry {
 
 struct stat_batch {
 	int fd, flags;
+	bool by_inode;        /* stat in inode order: one sweep over a disk's inode table */
+	uint32_t *order;      /* scratch for that order */
+	size_t caporder;
 	struct wentry *e;
 	size_t n, cap;
 	char *names;
@@ -55,13 +59,13 @@ struct stat_batch {
 	int read_err;         /* readdir failed after this batch */
 };
 
-static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type)
+static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type, uint64_t ino)
 {
 	size_t len = strlen(name) + 1;
 	if (DS_GROW(b->e, b->cap, b->n + 1) || DS_GROW(b->names, b->capnames, b->nnames + len))
 		return -ENOMEM;
 	memcpy(b->names + b->nnames, name, len);
-	b->e[b->n++] = (struct wentry){ .name = b->nnames, .kind = kind, .d_type = d_type };
+	b->e[b->n++] = (struct wentry){ .name = b->nnames, .ino = ino, .kind = kind, .d_type = d_type };
 	b->nnames += len;
 	return 0;
 }
@@ -98,6 +102,13 @@ struct dir_job {
 	struct stat_batch b; /* the batch listed */
 	bool complete, more, skipped;
 };
+
+static int cmp_entry_ino(void *ctx, const void *pa, const void *pb)
+{
+	const struct stat_batch *b = ctx;
+	uint64_t x = b->e[*(const uint32_t *)pa].ino, y = b->e[*(const uint32_t *)pb].ino;
+	return x < y ? -1 : x > y;
+}
 
 /* Read the next batch of j's directory; touches only j (and reads options). */
 static void list_batch(const dupscan_scan *s, struct dir_job *j)
@@ -154,13 +165,19 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 				break;
 			}
 		}
-		if (batch_add(b, name, kind, e->d_type)) {
+		if (batch_add(b, name, kind, e->d_type, (uint64_t)e->d_ino)) {
 			j->fatal = -ENOMEM;
 			return;
 		}
 	}
+	/* the entries keep their listing order; only the stat calls are reordered */
+	bool sorted = b->by_inode && b->n > 1 && DS_GROW(b->order, b->caporder, b->n) == 0;
+	for (size_t k = 0; sorted && k < b->n; k++)
+		b->order[k] = (uint32_t)k;
+	if (sorted && ds_sort(b->order, b->n, sizeof(*b->order), cmp_entry_ino, b) != 0)
+		sorted = false;
 	for (size_t k = 0; k < b->n; k++) {
-		struct wentry *we = &b->e[k];
+		struct wentry *we = &b->e[sorted ? b->order[k] : k];
 		if (we->kind == ENT_STAT)
 			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
 	}
@@ -189,6 +206,7 @@ static void list_job(const dupscan_scan *s, struct dir_job *j)
 	}
 	j->b.fd = fd;
 	j->b.flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	j->b.by_inode = s->io_mode == DUPSCAN_IO_HDD;
 	j->more = true;
 	list_batch(s, j);
 }
@@ -252,9 +270,11 @@ static void release(struct walker *w, struct dir_job *j)
 	j->dh = NULL;
 	free(j->b.e);
 	free(j->b.names);
+	free(j->b.order);
 	free(j->path);
 	j->b.e = NULL;
 	j->b.names = NULL;
+	j->b.order = NULL;
 	j->path = NULL;
 	if (!j->queued) {
 		w->all[j->slot] = NULL;
@@ -382,11 +402,26 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 	return rc;
 }
 
+/* How to read, as far as the added paths tell; matching looks again at the
+ * devices of the files it reads. */
+static void choose_io(dupscan_scan *s)
+{
+	uint64_t devs[64];
+	size_t n = 0;
+	for (uint32_t a = 0; a < s->nargs && n < 64; a++) {
+		struct stat st;
+		if (stat(s->args[a].path, &st) == 0)
+			devs[n++] = (uint64_t)st.st_dev;
+	}
+	ds_choose_io(s, devs, n);
+}
+
 int ds_walk(dupscan_scan *s)
 {
-	/* the caller's thread and s->threads - 1 helpers */
-	struct walker w = { .s = s, .pool = ds_pool_start(s->threads - 1, list_dir, s, PREFETCH_JOBS,
-							   PREFETCH_ENTRIES) };
+	choose_io(s);
+	/* the caller's thread and s->threads - 1 helpers; one stream on a spinning disk */
+	int helpers = s->io_mode == DUPSCAN_IO_HDD ? 0 : s->threads - 1;
+	struct walker w = { .s = s, .pool = ds_pool_start(helpers, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES) };
 	int rc = w.pool ? 0 : -ENOMEM;
 	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
 		if (s->canceled) {
@@ -435,6 +470,7 @@ int ds_walk(dupscan_scan *s)
 			closedir(j->dh);
 		free(j->b.e);
 		free(j->b.names);
+		free(j->b.order);
 		free(j->path);
 		free(j);
 	}

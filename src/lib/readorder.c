@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* readorder.c: on a spinning disk the order of reads decides the time, not
+ * their number. Size groups list files in size order, which on the disk is a
+ * random order: a seek for every file. So before any group is matched, the
+ * first block of every candidate is read in the order the disk holds the
+ * files: by the physical offset of each file's first extent (FIEMAP), else
+ * (FUSE, NFS, tmpfs, files with no extent) by inode number, which on most
+ * filesystems follows where they were allocated. The groups then take their
+ * first-block hashes, and the XXH64 states that continue them, from here, in
+ * their usual order; errors are reported at their group's turn, so output and
+ * messages are the same as when groups read their own first blocks. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct place {
+	uint64_t dev;
+	uint64_t where;   /* byte offset on the device, or the inode number */
+	uint32_t pos;     /* position in order */
+	bool inode;       /* where is an inode number: no extent was reported */
+};
+
+static int cmp_place(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct place *a = pa, *b = pb;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->inode != b->inode)
+		return a->inode ? 1 : -1;
+	if (a->where != b->where)
+		return a->where < b->where ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The physical offset of fd's first extent. @return false when there is none
+ * to tell (no FIEMAP here, an empty or inline file). */
+static bool first_extent(int fd, uint64_t *physical)
+{
+	union {
+		struct fiemap map;
+		unsigned char room[sizeof(struct fiemap) + sizeof(struct fiemap_extent)];
+	} u;
+	memset(&u, 0, sizeof(u));
+	u.map.fm_start = 0;
+	u.map.fm_length = FIEMAP_MAX_OFFSET;
+	u.map.fm_extent_count = 1;
+	unsigned long request = FS_IOC_FIEMAP; /* musl declares ioctl's request int */
+	if (ioctl(fd, request, &u.map) != 0 || u.map.fm_mapped_extents == 0 ||
+	    (u.map.fm_extents[0].fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE)))
+		return false;
+	*physical = u.map.fm_extents[0].fe_physical;
+	return true;
+}
+
+void ds_first_pass_free(struct ds_first_pass *fp)
+{
+	if (!fp)
+		return;
+	free(fp->partial);
+	free(fp->err);
+	free(fp->got);
+	free(fp->slot);
+	ds_big_free(fp->blocks, fp->capslots * DS_BLOCK);
+	ds_hashes_free(fp->h);
+	free(fp);
+}
+
+int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups)
+{
+	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
+	if (!fp)
+		return -ENOMEM;
+	fp->order = order;
+	fp->n = n;
+	fp->partial = malloc((n ? n : 1) * sizeof(*fp->partial));
+	fp->err = calloc(n ? n : 1, sizeof(*fp->err));
+	fp->got = calloc(n ? n : 1, sizeof(*fp->got));
+	struct place *pl = malloc((n ? n : 1) * sizeof(*pl));
+	bool big = false;
+	for (size_t g = 0; g < ngroups; g++)
+		big = big || ds_rec(s, order[groups[2 * g]])->size > DS_BLOCK;
+	/* states only where a full hash will continue one: 88 bytes a file */
+	if (big)
+		fp->h = ds_hashes_new(n);
+	/* first blocks kept, in the order read, until the budget is spent: a
+	 * bucket whose blocks are all here compares them without reading them again */
+	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
+	size_t want = n < DS_FIRST_PASS_BUDGET / DS_BLOCK ? n : DS_FIRST_PASS_BUDGET / DS_BLOCK;
+	fp->blocks = want ? ds_big_alloc(want * DS_BLOCK) : NULL;
+	fp->capslots = fp->blocks ? want : 0;
+	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && (!big || fp->h) ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		fp->slot[i] = DS_NONE;
+	size_t np = 0;
+	/* where each file starts on its disk: an open and an ioctl, no data read */
+	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+		for (uint32_t p = groups[2 * g]; rc == 0 && p < groups[2 * g] + groups[2 * g + 1]; p++) {
+			const struct ds_rec *r = ds_rec(s, order[p]);
+			if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+				rc = DUPSCAN_E_CANCELED;
+				break;
+			}
+			struct place at = { r->dev, r->ino, p, true };
+			int fd = ds_open_scanned(s, r);
+			if (fd == -ENOMEM) {
+				rc = fd;
+				break;
+			}
+			if (fd >= 0) {
+				at.inode = !first_extent(fd, &at.where);
+				if (at.inode)
+					at.where = r->ino;
+				close(fd);
+			}
+			/* a file that fails is tried again when read: its error is that one's */
+			pl[np++] = at;
+		}
+	}
+	if (rc == 0)
+		rc = ds_sort(pl, np, sizeof(*pl), cmp_place, NULL);
+	unsigned char one[DS_BLOCK];
+	for (size_t i = 0; rc == 0 && i < np; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		uint32_t p = pl[i].pos;
+		const struct ds_rec *r = ds_rec(s, order[p]);
+		size_t blen = r->size < DS_BLOCK ? (size_t)r->size : DS_BLOCK;
+		unsigned char *buf = fp->nslots < fp->capslots ? fp->blocks + fp->nslots * DS_BLOCK : one;
+		int fd = ds_open_scanned(s, r);
+		if (fd == -ENOMEM) {
+			rc = fd;
+			break;
+		}
+		int err = fd < 0 ? fd : ds_pread_full(fd, buf, blen, 0);
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			fp->err[p] = err;
+			continue;
+		}
+		if (r->size > DS_BLOCK) {
+			ds_hash_update(fp->h, p, buf, blen);
+			fp->partial[p] = ds_hash_digest(fp->h, p);
+		} else {
+			fp->partial[p] = ds_hash_oneshot(buf, blen);
+		}
+		fp->got[p] = true;
+		if (buf != one)
+			fp->slot[p] = (uint32_t)fp->nslots++;
+	}
+	free(pl);
+	if (rc) {
+		ds_first_pass_free(fp);
+		return rc;
+	}
+	s->first_pass = fp;
+	return 0;
+}

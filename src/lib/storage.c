@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* storage.c: what kind of storage holds a device's files, so that reads can
+ * be scheduled for it: one stream in disk order on a spinning disk, parallel
+ * reads elsewhere.
+ *
+ * A block device is looked up in sysfs (/sys/dev/block/MAJ:MIN): a partition
+ * stands for its disk; a device-mapper or md device for the devices under it
+ * (slaves/), rotational when any of them is; a loop device for the device that
+ * holds its backing file. Filesystems without a block device of their own
+ * (device major 0: btrfs, NFS, FUSE, tmpfs, overlay) are looked up in
+ * mountinfo: a block device named as the mount's source is classified as
+ * above; memory filesystems are memory, network filesystems network. */
+#define _GNU_SOURCE /* major, minor */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define DEPTH_MAX 8 /* stacked devices followed at most (dm over md over loop...) */
+
+static int dev_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth);
+
+/* The first line of a small file, without its newline. */
+static bool read_line(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool ok = fgets(buf, (int)cap, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* The kind of a device made of two others: a spinning disk anywhere under it
+ * makes it one; unknown only when nothing is known. */
+static int combine(int a, int b)
+{
+	if (a == DS_STORE_HDD || b == DS_STORE_HDD)
+		return DS_STORE_HDD;
+	if (a == DS_STORE_UNKNOWN)
+		return b;
+	return a;
+}
+
+/* The kind of the block device whose sysfs directory (resolved) is dir. */
+static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, int depth)
+{
+	char path[PATH_MAX], line[PATH_MAX];
+	if (depth > DEPTH_MAX)
+		return DS_STORE_UNKNOWN;
+	/* a loop device: where its backing file lives */
+	snprintf(path, sizeof(path), "%s/loop/backing_file", dir);
+	if (read_line(path, line, sizeof(line))) {
+		struct stat st;
+		return stat(line, &st) == 0 ? dev_kind(sysfs, mountinfo, (uint64_t)st.st_dev, depth + 1)
+					    : DS_STORE_UNKNOWN;
+	}
+	/* dm and md: the devices under it */
+	snprintf(path, sizeof(path), "%s/slaves", dir);
+	DIR *d = opendir(path);
+	if (d) {
+		int kind = DS_STORE_UNKNOWN;
+		bool any = false;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			char entry[PATH_MAX + 256];
+			snprintf(entry, sizeof(entry), "%s/%s", path, e->d_name);
+			char *under = realpath(entry, NULL);
+			if (under)
+				kind = combine(kind, dir_kind(sysfs, mountinfo, under, depth + 1));
+			free(under);
+			any = true;
+		}
+		closedir(d);
+		if (any)
+			return kind;
+	}
+	/* a partition: its disk is the directory above */
+	snprintf(path, sizeof(path), "%s/partition", dir);
+	if (access(path, F_OK) == 0) {
+		snprintf(line, sizeof(line), "%s", dir);
+		char *slash = strrchr(line, '/');
+		if (!slash)
+			return DS_STORE_UNKNOWN;
+		*slash = '\0';
+		return dir_kind(sysfs, mountinfo, line, depth + 1);
+	}
+	snprintf(path, sizeof(path), "%s/queue/rotational", dir);
+	if (!read_line(path, line, sizeof(line)))
+		return DS_STORE_UNKNOWN;
+	return strcmp(line, "1") == 0 ? DS_STORE_HDD : strcmp(line, "0") == 0 ? DS_STORE_SSD : DS_STORE_UNKNOWN;
+}
+
+static bool in_list(const char *word, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(word, *list) == 0)
+			return true;
+	return false;
+}
+
+/* A filesystem without a block device of its own: by its mount's source and
+ * type in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS... - TYPE SOURCE SUPER"). */
+static int mount_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth)
+{
+	static const char *const memory[] = { "tmpfs", "ramfs", "devtmpfs", "hugetlbfs", NULL };
+	static const char *const network[] = { "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "9p", "afs",
+					       "ceph", "glusterfs", "fuse.sshfs", "fuse.glusterfs", "fuse.rclone",
+					       "fuse.s3fs", "davfs", "fuse.davfs2", NULL };
+	FILE *f = fopen(mountinfo, "re");
+	if (!f)
+		return DS_STORE_UNKNOWN;
+	char want[32], line[4096];
+	snprintf(want, sizeof(want), "%u:%u", major((dev_t)dev), minor((dev_t)dev));
+	int kind = DS_STORE_UNKNOWN;
+	while (fgets(line, sizeof(line), f)) {
+		char id[32];
+		if (sscanf(line, "%*s %*s %31s", id) != 1 || strcmp(id, want) != 0)
+			continue;
+		char *sep = strstr(line, " - ");
+		char type[64], source[PATH_MAX];
+		if (!sep || sscanf(sep + 3, "%63s %4095s", type, source) != 2)
+			break;
+		struct stat st;
+		if (in_list(type, memory))
+			kind = DS_STORE_MEMORY;
+		else if (in_list(type, network))
+			kind = DS_STORE_NETWORK;
+		else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode) &&
+			 major(st.st_rdev) != 0)
+			kind = dev_kind(sysfs, mountinfo, (uint64_t)st.st_rdev, depth + 1);
+		break;
+	}
+	fclose(f);
+	return kind;
+}
+
+static int dev_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth)
+{
+	if (depth > DEPTH_MAX)
+		return DS_STORE_UNKNOWN;
+	if (major((dev_t)dev) == 0)
+		return mount_kind(sysfs, mountinfo, dev, depth);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs, major((dev_t)dev), minor((dev_t)dev));
+	char *dir = realpath(path, NULL);
+	if (!dir)
+		return mount_kind(sysfs, mountinfo, dev, depth);
+	int kind = dir_kind(sysfs, mountinfo, dir, depth);
+	free(dir);
+	return kind;
+}
+
+int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev)
+{
+	return dev_kind(sysfs, mountinfo, dev, 0);
+}
+
+const char *ds_storage_name(int kind)
+{
+	switch (kind) {
+	case DS_STORE_HDD: return "rotational";
+	case DS_STORE_SSD: return "non-rotational";
+	case DS_STORE_NETWORK: return "network";
+	case DS_STORE_MEMORY: return "memory";
+	default: return "unknown";
+	}
+}
+
+void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
+{
+	if (s->io != DUPSCAN_IO_AUTO) {
+		s->io_mode = s->io;
+		return;
+	}
+	if (s->io_mode == DUPSCAN_IO_HDD)
+		return;
+	/* A spinning disk, or a network filesystem (usually disks in a NAS behind
+	 * one link), is read by one stream in disk order. Memory, solid-state and
+	 * storage that cannot be told (FUSE, overlay) keep reads on every thread. */
+	int mode = DUPSCAN_IO_SSD;
+	for (size_t i = 0; i < n && mode != DUPSCAN_IO_HDD; i++) {
+		bool again = false;
+		for (size_t j = 0; j < i && !again; j++)
+			again = devs[j] == devs[i];
+		if (again)
+			continue;
+		int kind = ds_storage_kind(s->sysfs, s->mountinfo, devs[i]);
+		if (kind == DS_STORE_HDD || kind == DS_STORE_NETWORK)
+			mode = DUPSCAN_IO_HDD;
+	}
+	s->io_mode = mode;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* check_storage.c: telling a spinning disk from the rest, on a fake sysfs
+ * tree and mountinfo: a partition is its disk, md and dm are the disks under
+ * them (rotational when one is), a loop device is where its backing file
+ * lives, filesystems without a device of their own go by mountinfo; and the
+ * reading mode chosen from that. */
+#define _GNU_SOURCE /* makedev */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+static char *root;        /* the fake tree */
+static char *sysfs, *mountinfo;
+
+static void write_file(const char *rel, const char *text)
+{
+	char *parent = strdup(rel);
+	char *slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		tu_mkdir(root, parent);
+	}
+	free(parent);
+	char *p = tu_path(root, rel);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+/* sys/dev/block/MAJ:MIN -> target (relative to sys/dev/block) */
+static void dev_link(unsigned maj, unsigned min, const char *target)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), "sys/dev/block/%u:%u", maj, min);
+	char *p = tu_path(root, rel);
+	ck_assert_int_eq(symlink(target, p), 0);
+	free(p);
+}
+
+static void link_at(const char *rel, const char *target)
+{
+	char *p = tu_path(root, rel);
+	ck_assert_int_eq(symlink(target, p), 0);
+	free(p);
+}
+
+static void setup(void)
+{
+	root = tu_tmpdir();
+	sysfs = tu_path(root, "sys");
+	mountinfo = tu_path(root, "mountinfo");
+	tu_mkdir(root, "sys/dev/block");
+	/* sda: a spinning disk with a partition; nvme0n1: solid state */
+	write_file("sys/devices/pci/block/sda/queue/rotational", "1\n");
+	write_file("sys/devices/pci/block/sda/sda1/partition", "1\n");
+	write_file("sys/devices/pci/block/nvme0n1/queue/rotational", "0\n");
+	write_file("sys/devices/pci/block/nvme0n1/nvme0n1p2/partition", "2\n");
+	write_file("sys/devices/pci/block/nvme1n1/queue/rotational", "0\n");
+	dev_link(8, 0, "../../devices/pci/block/sda");
+	dev_link(8, 1, "../../devices/pci/block/sda/sda1");
+	dev_link(259, 0, "../../devices/pci/block/nvme0n1");
+	dev_link(259, 2, "../../devices/pci/block/nvme0n1/nvme0n1p2");
+	/* md0 over sda1 and an SSD: rotational; md1 over two SSDs: not */
+	write_file("sys/devices/virtual/block/md0/queue/rotational", "0\n");
+	tu_mkdir(root, "sys/devices/virtual/block/md0/slaves");
+	link_at("sys/devices/virtual/block/md0/slaves/sda1", "../../../../pci/block/sda/sda1");
+	link_at("sys/devices/virtual/block/md0/slaves/nvme1n1", "../../../../pci/block/nvme1n1");
+	write_file("sys/devices/virtual/block/md1/queue/rotational", "0\n");
+	tu_mkdir(root, "sys/devices/virtual/block/md1/slaves");
+	link_at("sys/devices/virtual/block/md1/slaves/nvme0n1p2", "../../../../pci/block/nvme0n1/nvme0n1p2");
+	link_at("sys/devices/virtual/block/md1/slaves/nvme1n1", "../../../../pci/block/nvme1n1");
+	dev_link(9, 0, "../../devices/virtual/block/md0");
+	dev_link(9, 1, "../../devices/virtual/block/md1");
+	/* dm-0 over md1 (crypt over RAID): as md1 */
+	write_file("sys/devices/virtual/block/dm-0/queue/rotational", "0\n");
+	tu_mkdir(root, "sys/devices/virtual/block/dm-0/slaves");
+	link_at("sys/devices/virtual/block/dm-0/slaves/md1", "../../md1");
+	dev_link(253, 0, "../../devices/virtual/block/dm-0");
+	/* dm-1 made of itself: a loop in sysfs must end */
+	write_file("sys/devices/virtual/block/dm-1/queue/rotational", "0\n");
+	tu_mkdir(root, "sys/devices/virtual/block/dm-1/slaves");
+	link_at("sys/devices/virtual/block/dm-1/slaves/dm-1", "../../dm-1");
+	dev_link(253, 1, "../../devices/virtual/block/dm-1");
+	/* filesystems without a block device of their own */
+	write_file("mountinfo",
+		   "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
+		   "30 1 0:45 / /mnt/nas rw,relatime - nfs4 nas:/photos rw,vers=4.2\n"
+		   "31 1 0:46 / /tmp rw - tmpfs tmpfs rw\n"
+		   "32 1 0:47 / /mnt/ssh rw - fuse.sshfs me@host:/ rw\n"
+		   "33 1 0:48 / /merged rw - overlay overlay rw,lowerdir=/a\n"
+		   "34 1 0:49 / /data rw - btrfs /nonexistent/device rw\n");
+}
+
+static void teardown(void)
+{
+	free(sysfs);
+	free(mountinfo);
+	tu_cleanup(root);
+}
+
+static int kind(unsigned maj, unsigned min)
+{
+	return ds_storage_kind(sysfs, mountinfo, (uint64_t)makedev(maj, min));
+}
+
+START_TEST(test_block_devices)
+{
+	ck_assert_int_eq(kind(8, 0), DS_STORE_HDD);
+	ck_assert_int_eq(kind(8, 1), DS_STORE_HDD);       /* a partition: its disk */
+	ck_assert_int_eq(kind(259, 0), DS_STORE_SSD);
+	ck_assert_int_eq(kind(259, 2), DS_STORE_SSD);
+	ck_assert_int_eq(kind(9, 0), DS_STORE_HDD);       /* md: one member spins */
+	ck_assert_int_eq(kind(9, 1), DS_STORE_SSD);       /* md: none does */
+	ck_assert_int_eq(kind(253, 0), DS_STORE_SSD);     /* dm over md over SSDs */
+	ck_assert_int_ne(kind(253, 1), DS_STORE_HDD);     /* a loop in sysfs ends, unknown */
+	ck_assert_int_eq(kind(8, 16), DS_STORE_UNKNOWN);  /* not in sysfs, not mounted */
+}
+END_TEST
+
+START_TEST(test_no_block_device)
+{
+	ck_assert_int_eq(kind(0, 45), DS_STORE_NETWORK);  /* nfs4 */
+	ck_assert_int_eq(kind(0, 46), DS_STORE_MEMORY);   /* tmpfs */
+	ck_assert_int_eq(kind(0, 47), DS_STORE_NETWORK);  /* sshfs */
+	ck_assert_int_eq(kind(0, 48), DS_STORE_UNKNOWN);  /* overlay */
+	ck_assert_int_eq(kind(0, 49), DS_STORE_UNKNOWN);  /* its source is no block device */
+	ck_assert_int_eq(kind(0, 99), DS_STORE_UNKNOWN);  /* not mounted */
+	ck_assert_int_eq(ds_storage_kind(sysfs, "/nonexistent/mountinfo", (uint64_t)makedev(0, 45)),
+			 DS_STORE_UNKNOWN);
+}
+END_TEST
+
+/* A loop device is what holds its backing file: the fake tree says what the
+ * backing file's own device is. */
+START_TEST(test_loop)
+{
+	char *backing = tu_path(root, "disk.img");
+	tu_file(root, "disk.img", 100, 1, -1);
+	struct stat st;
+	ck_assert_int_eq(stat(backing, &st), 0);
+	unsigned maj = major(st.st_dev), min = minor(st.st_dev);
+	char line[512];
+	if (maj == 0) {
+		/* the test's own directory is on a device-less filesystem: say tmpfs */
+		FILE *f = fopen(mountinfo, "a");
+		fprintf(f, "40 1 %u:%u / /x rw - tmpfs tmpfs rw\n", maj, min);
+		fclose(f);
+	} else {
+		dev_link(maj, min, "../../devices/pci/block/sda/sda1");
+	}
+	int want = maj == 0 ? DS_STORE_MEMORY : DS_STORE_HDD;
+	write_file("sys/devices/virtual/block/loop0/queue/rotational", "0\n");
+	snprintf(line, sizeof(line), "%s\n", backing);
+	write_file("sys/devices/virtual/block/loop0/loop/backing_file", line);
+	dev_link(7, 0, "../../devices/virtual/block/loop0");
+	ck_assert_int_eq(kind(7, 0), want);
+	free(backing);
+}
+END_TEST
+
+/* The reading mode: auto goes by the devices, an explicit mode wins. */
+START_TEST(test_choose)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	s->sysfs = sysfs;
+	s->mountinfo = mountinfo;
+	uint64_t ssd_mem[] = { makedev(259, 0), makedev(0, 46), makedev(0, 48) };
+	uint64_t with_nas[] = { makedev(259, 0), makedev(0, 45) };
+	uint64_t with_hdd[] = { makedev(259, 0), makedev(9, 0) };
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_AUTO);
+	ds_choose_io(s, ssd_mem, 3);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
+	ds_choose_io(s, with_nas, 2);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
+	ds_choose_io(s, ssd_mem, 3); /* once a spinning disk was seen, it stays */
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_SSD), 0);
+	ds_choose_io(s, with_hdd, 2);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ds_choose_io(s, ssd_mem, 3);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, 3), DUPSCAN_E_OPTION);
+	dupscan_free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("storage");
+	TCase *tc = tcase_create("ds_storage_kind");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_block_devices);
+	tcase_add_test(tc, test_no_block_device);
+	tcase_add_test(tc, test_loop);
+	tcase_add_test(tc, test_choose);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

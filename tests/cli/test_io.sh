@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --io: reading as for a spinning disk (one stream, first blocks read ahead in
+# disk order) or as for an SSD gives the same output, byte for byte, on every
+# kind of tree and listing; auto mode tells storage apart on real mounts
+# (tmpfs: memory; a loop device marked rotational: a disk), and on tmpfs,
+# which has no FIEMAP, the inode order stands in.
+. "$(dirname "$0")/lib.sh"
+
+# a tree with what matching meets: sizes within and past the first block,
+# files differing early, late and in the last byte, hard links, symlinks, empty
+# files, many files of one size, names needing order care, nested directories
+tree() { # DIR
+  local d=$1 i
+  mkdir -p "$d/a/b/c" "$d/x" "$d/y"
+  for i in 1 2 3; do head -c 300000 /dev/zero | tr '\0' 'a' > "$d/a/big$i"; done
+  cp "$d/a/big1" "$d/a/b/late"; printf 'Z' | dd of="$d/a/b/late" bs=1 seek=200000 conv=notrunc 2>/dev/null
+  cp "$d/a/big1" "$d/a/b/last"; printf 'Z' | dd of="$d/a/b/last" bs=1 seek=299999 conv=notrunc 2>/dev/null
+  cp "$d/a/b/last" "$d/x/last2"
+  cp "$d/a/big1" "$d/y/early"; printf 'Z' | dd of="$d/y/early" bs=1 seek=10 conv=notrunc 2>/dev/null
+  for i in $(seq 1 40); do printf 'small %d\n' $((i % 7)) > "$d/a/b/c/s$i"; done
+  printf 'solo' > "$d/x/solo"; : > "$d/x/empty1"; : > "$d/y/empty2"
+  ln "$d/a/big2" "$d/x/hard2"; ln -s ../a/big3 "$d/y/sym3"
+  printf 'name' > "$d/x/File10"; printf 'name' > "$d/x/file9"; printf 'name' > "$d/y/FILE9"
+}
+
+compare_modes() { # LABEL DIR
+  local label=$1 dir=$2 opts
+  for opts in "-r" "-rH" "-rS" "-rm" "-rj" "-ru" "-rz" "-rs" "-rTT" "-rQ" "-r -o time" "-rO" "-r --threads=1" "-r --threads=2"; do
+    # shellcheck disable=SC2086
+    run "$DUPSCAN" --io=ssd $opts "$dir"; local o1=${out//--io=ssd/--io=X} e1=$err r1=$rc
+    # shellcheck disable=SC2086
+    run "$DUPSCAN" --io=hdd $opts "$dir"; out=${out//--io=hdd/--io=X}   # -j quotes the command line
+    if [ "$out" = "$o1" ] && [ "$err" = "$e1" ] && [ "$rc" = "$r1" ] && [ -n "$out" ]; then
+      ok "$label $opts: --io=hdd and --io=ssd agree"
+    else
+      not_ok "$label $opts: hdd/ssd differ" "ssd ($r1): $o1 $e1" "hdd ($rc): $out $err"
+    fi
+  done
+}
+
+tree t
+compare_modes "here" t
+
+# the first blocks kept by the pass run out: the rest are read again
+mkdir -p many; for i in $(seq 1 300); do printf 'file %d of many\n' $((i % 150)) > "many/f$i"; done
+run "$DUPSCAN" --io=ssd -r many; o1=$out
+run "$DUPSCAN" --io=hdd -r many
+[ "$out" = "$o1" ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 300 ] && ok "300 small files: hdd and ssd agree" \
+  || not_ok "many: hdd/ssd differ" "$o1" "$out"
+
+# a file that cannot be read is reported the same way, at the same place
+if [ "$(id -u)" != 0 ]; then
+  cp -r t u; chmod 000 u/a/big3
+  run "$DUPSCAN" --io=ssd -r u; o1=$out e1=$err r1=$rc
+  run "$DUPSCAN" --io=hdd -r u
+  [ "$out" = "$o1" ] && [ "$err" = "$e1" ] && [ "$rc" = "$r1" ] && ok "an unreadable file: hdd and ssd report it alike" \
+    || not_ok "unreadable: hdd/ssd differ" "$o1 $e1" "$out $err"
+fi
+
+expect_err_io() { # LABEL WANT DIR
+  if command -v script >/dev/null; then
+    local got; got=$(script -qec "'$DUPSCAN' -r '$3'" /dev/null)
+    case "$got" in *"Progress ["*"($2"*) ok "$1" ;; *) not_ok "$1" "$got" ;; esac
+  else
+    ok "# SKIP script(1) not installed"
+  fi
+}
+
+# real mounts (as root): tmpfs is memory and has no FIEMAP (inode order
+# stands in); a loop device is what holds its image, whatever it says itself
+if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/dev/null; then
+  tree mnt/t
+  compare_modes "tmpfs" mnt/t
+  expect_err_io "auto on tmpfs reads as on an SSD" ssd mnt/t
+  if command -v mkfs.ext4 >/dev/null && truncate -s 32M mnt/img && mkfs.ext4 -q -F mnt/img 2>/dev/null \
+     && loop=$(losetup -f --show mnt/img 2>/dev/null); then
+    if echo 1 > "/sys/block/${loop#/dev/}/queue/rotational" 2>/dev/null && mkdir -p disk && mount "$loop" disk 2>/dev/null; then
+      tree disk/t
+      compare_modes "ext4 on a loop device" disk/t
+      expect_err_io "auto: a loop device marked rotational whose image is in memory reads as on an SSD" ssd disk/t
+      umount disk
+    else
+      ok "# SKIP a loop device cannot be marked rotational and mounted here"
+    fi
+    losetup -d "$loop"
+  else
+    ok "# SKIP no loop device here"
+  fi
+  umount mnt
+else
+  ok "# SKIP tmpfs cannot be mounted here"
+fi
+
+run "$DUPSCAN" --io=tape -r t
+[ "$rc" = 2 ] && expect_err "--io=tape: usage error naming it" "invalid value 'tape' for --io" || not_ok "--io=tape" "$rc" "$err"
+done_testing
