@@ -116,7 +116,8 @@ enum dupscan_option {
  * large turns when files are compared side by side. SSD: reads on every
  * thread. AUTO: HDD when a file of the scan lies on a rotational disk (a
  * partition, md, dm or loop device is followed to the disks under it) or on a
- * network filesystem, else SSD. Results never depend on it. */
+ * network filesystem, else SSD, also where the storage cannot be told (FUSE,
+ * overlay, virtual machines' disks). Results never depend on it. */
 enum dupscan_io {
 	DUPSCAN_IO_AUTO = 0,
 	DUPSCAN_IO_HDD = 1,

@@ -91,6 +91,23 @@ static void setup(void)
 	tu_mkdir(root, "sys/devices/virtual/block/dm-1/slaves");
 	link_at("sys/devices/virtual/block/dm-1/slaves/dm-1", "../../dm-1");
 	dev_link(253, 1, "../../devices/virtual/block/dm-1");
+	/* virtual machines' disks: a virtio disk, a SCSI disk QEMU emulates (and
+	 * its partition), and a real SCSI disk beside them */
+	write_file("sys/devices/pci/virtio3/block/vdb/queue/rotational", "1\n");
+	write_file("sys/bus/virtio/drivers/virtio_blk/bind", "");
+	link_at("sys/devices/pci/virtio3/driver", "../../../bus/virtio/drivers/virtio_blk");
+	link_at("sys/devices/pci/virtio3/block/vdb/device", "../../../virtio3");
+	dev_link(254, 16, "../../devices/pci/virtio3/block/vdb");
+	write_file("sys/devices/pci/host0/block/sdc/queue/rotational", "1\n");
+	write_file("sys/devices/pci/host0/block/sdc/sdc1/partition", "1\n");
+	write_file("sys/devices/pci/host0/vendor", "QEMU    \n");
+	link_at("sys/devices/pci/host0/block/sdc/device", "../../../host0");
+	dev_link(8, 32, "../../devices/pci/host0/block/sdc");
+	dev_link(8, 33, "../../devices/pci/host0/block/sdc/sdc1");
+	write_file("sys/devices/pci/host1/block/sdd/queue/rotational", "1\n");
+	write_file("sys/devices/pci/host1/vendor", "ATA     \n");
+	link_at("sys/devices/pci/host1/block/sdd/device", "../../../host1");
+	dev_link(8, 48, "../../devices/pci/host1/block/sdd");
 	/* filesystems without a block device of their own */
 	write_file("mountinfo",
 		   "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
@@ -141,7 +158,9 @@ START_TEST(test_no_block_device)
 END_TEST
 
 /* A loop device is what holds its backing file: the fake tree says what the
- * backing file's own device is. */
+ * backing file's own device is. 0: a spinning disk (the loop's flag, 0, is
+ * not asked); 1 and 2: storage that cannot be told, so the loop's own flag
+ * decides (1: rotational, as hddsim sets it; 2: not). */
 START_TEST(test_loop)
 {
 	char *backing = tu_path(root, "disk.img");
@@ -149,22 +168,32 @@ START_TEST(test_loop)
 	struct stat st;
 	ck_assert_int_eq(stat(backing, &st), 0);
 	unsigned maj = major(st.st_dev), min = minor(st.st_dev);
-	char line[512];
 	if (maj == 0) {
-		/* the test's own directory is on a device-less filesystem: say tmpfs */
+		/* the test's own directory is on a device-less filesystem */
 		FILE *f = fopen(mountinfo, "a");
-		fprintf(f, "40 1 %u:%u / /x rw - tmpfs tmpfs rw\n", maj, min);
+		fprintf(f, "40 1 %u:%u / /x rw - %s none rw\n", maj, min, _i == 0 ? "tmpfs" : "overlay");
 		fclose(f);
 	} else {
-		dev_link(maj, min, "../../devices/pci/block/sda/sda1");
+		dev_link(maj, min, _i == 0 ? "../../devices/pci/block/sda/sda1" : "../../devices/pci/virtio3/block/vdb");
 	}
-	int want = maj == 0 ? DS_STORE_MEMORY : DS_STORE_HDD;
-	write_file("sys/devices/virtual/block/loop0/queue/rotational", "0\n");
+	int want = _i == 0 ? (maj == 0 ? DS_STORE_MEMORY : DS_STORE_HDD) : _i == 1 ? DS_STORE_HDD : DS_STORE_SSD;
+	write_file("sys/devices/virtual/block/loop0/queue/rotational", _i == 1 ? "1\n" : "0\n");
+	char line[512];
 	snprintf(line, sizeof(line), "%s\n", backing);
 	write_file("sys/devices/virtual/block/loop0/loop/backing_file", line);
 	dev_link(7, 0, "../../devices/virtual/block/loop0");
 	ck_assert_int_eq(kind(7, 0), want);
 	free(backing);
+}
+END_TEST
+
+/* Virtual machines' disks say nothing true with their flag. */
+START_TEST(test_virtual_disks)
+{
+	ck_assert_int_eq(kind(254, 16), DS_STORE_UNKNOWN);  /* virtio-blk, "rotational" */
+	ck_assert_int_eq(kind(8, 32), DS_STORE_UNKNOWN);    /* a SCSI disk by QEMU */
+	ck_assert_int_eq(kind(8, 33), DS_STORE_UNKNOWN);    /* its partition */
+	ck_assert_int_eq(kind(8, 48), DS_STORE_HDD);        /* a real vendor's disk */
 }
 END_TEST
 
@@ -203,7 +232,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_block_devices);
 	tcase_add_test(tc, test_no_block_device);
-	tcase_add_test(tc, test_loop);
+	tcase_add_loop_test(tc, test_loop, 0, 3);
+	tcase_add_test(tc, test_virtual_disks);
 	tcase_add_test(tc, test_choose);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

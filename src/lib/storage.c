@@ -6,7 +6,8 @@
  * A block device is looked up in sysfs (/sys/dev/block/MAJ:MIN): a partition
  * stands for its disk; a device-mapper or md device for the devices under it
  * (slaves/), rotational when any of them is; a loop device for the device that
- * holds its backing file. Filesystems without a block device of their own
+ * holds its backing file. A virtual machine's disk is unknown: its flag is no
+ * news of what lies behind it. Filesystems without a block device of their own
  * (device major 0: btrfs, NFS, FUSE, tmpfs, overlay) are looked up in
  * mountinfo: a block device named as the mount's source is classified as
  * above; memory filesystems are memory, network filesystems network. */
@@ -26,6 +27,14 @@
 #define DEPTH_MAX 8 /* stacked devices followed at most (dm over md over loop...) */
 
 static int dev_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth);
+
+static bool in_list(const char *word, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(word, *list) == 0)
+			return true;
+	return false;
+}
 
 /* The first line of a small file, without its newline. */
 static bool read_line(const char *path, char *buf, size_t cap)
@@ -51,18 +60,56 @@ static int combine(int a, int b)
 	return a;
 }
 
+/* A virtual machine's disk (virtio, Xen, or a SCSI disk the hypervisor
+ * emulates): its rotational flag says nothing of the storage behind it
+ * (virtio-blk reports every disk as rotational). */
+static bool virtual_disk(const char *dir)
+{
+	static const char *const drivers[] = { "virtio_blk", "xen_blkfront", "xen-blkfront", NULL };
+	static const char *const vendors[] = { "QEMU", "VMware", "Msft", "VBOX", "Xen", NULL };
+	char path[PATH_MAX], line[256];
+	snprintf(path, sizeof(path), "%s/device/driver", dir);
+	char *driver = realpath(path, NULL);
+	bool virt = false;
+	if (driver) {
+		const char *name = strrchr(driver, '/');
+		virt = name && in_list(name + 1, drivers);
+		free(driver);
+	}
+	for (int f = 0; !virt && f < 2; f++) {
+		snprintf(path, sizeof(path), "%s/device/%s", dir, f ? "model" : "vendor");
+		if (!read_line(path, line, sizeof(line)))
+			continue;
+		for (const char *const *v = vendors; *v && !virt; v++)
+			virt = strncmp(line, *v, strlen(*v)) == 0;
+	}
+	return virt;
+}
+
+static int rotational_flag(const char *dir)
+{
+	char path[PATH_MAX], line[16];
+	snprintf(path, sizeof(path), "%s/queue/rotational", dir);
+	if (!read_line(path, line, sizeof(line)))
+		return DS_STORE_UNKNOWN;
+	return strcmp(line, "1") == 0 ? DS_STORE_HDD : strcmp(line, "0") == 0 ? DS_STORE_SSD : DS_STORE_UNKNOWN;
+}
+
 /* The kind of the block device whose sysfs directory (resolved) is dir. */
 static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, int depth)
 {
 	char path[PATH_MAX], line[PATH_MAX];
 	if (depth > DEPTH_MAX)
 		return DS_STORE_UNKNOWN;
-	/* a loop device: where its backing file lives */
+	/* a loop device: where its backing file lives; when that cannot be told
+	 * (a virtual disk), the loop's own flag, which whoever set it up may have
+	 * set to say what the image stands for */
 	snprintf(path, sizeof(path), "%s/loop/backing_file", dir);
 	if (read_line(path, line, sizeof(line))) {
 		struct stat st;
-		return stat(line, &st) == 0 ? dev_kind(sysfs, mountinfo, (uint64_t)st.st_dev, depth + 1)
-					    : DS_STORE_UNKNOWN;
+		int kind = stat(line, &st) == 0 ? dev_kind(sysfs, mountinfo, (uint64_t)st.st_dev, depth + 1)
+						: DS_STORE_UNKNOWN;
+		return kind != DS_STORE_UNKNOWN ? kind : rotational_flag(dir);
 	}
 	/* dm and md: the devices under it */
 	snprintf(path, sizeof(path), "%s/slaves", dir);
@@ -96,18 +143,7 @@ static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, i
 		*slash = '\0';
 		return dir_kind(sysfs, mountinfo, line, depth + 1);
 	}
-	snprintf(path, sizeof(path), "%s/queue/rotational", dir);
-	if (!read_line(path, line, sizeof(line)))
-		return DS_STORE_UNKNOWN;
-	return strcmp(line, "1") == 0 ? DS_STORE_HDD : strcmp(line, "0") == 0 ? DS_STORE_SSD : DS_STORE_UNKNOWN;
-}
-
-static bool in_list(const char *word, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(word, *list) == 0)
-			return true;
-	return false;
+	return virtual_disk(dir) ? DS_STORE_UNKNOWN : rotational_flag(dir);
 }
 
 /* A filesystem without a block device of its own: by its mount's source and
