@@ -81,19 +81,6 @@ START_TEST(test_scan_full_hash_matches_oneshot)
 }
 END_TEST
 
-static unsigned long long rchar(void)
-{
-	FILE *f = fopen("/proc/self/io", "r");
-	ck_assert_ptr_nonnull(f);
-	char line[128];
-	unsigned long long v = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "rchar: %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 /* Two identical files are read once each: the first block is never read again
  * for the full hash or for the byte comparison; only the last 4 KiB of a large
  * file is read twice (it is checked first, to reject files differing at the end). */
@@ -103,11 +90,11 @@ START_TEST(test_each_byte_read_once)
 	char *dir = tu_tmpdir();
 	tu_file(dir, "a", n, 3, -1);
 	tu_file(dir, "b", n, 3, -1);
-	unsigned long long probe0 = rchar(), probe1 = rchar();
+	unsigned long long probe0 = tu_rchar(), probe1 = tu_rchar();
 	unsigned long long probe_cost = probe1 - probe0; /* reading /proc/self/io itself */
-	unsigned long long before = rchar();
+	unsigned long long before = tu_rchar();
 	dupscan_scan *scan = tu_scan(dir, 0);
-	unsigned long long after = rchar();
+	unsigned long long after = tu_rchar();
 	ck_assert_uint_eq(dupscan_set_count(scan), 1);
 	unsigned long long used = after - before - probe_cost;
 	ck_assert_msg(used >= 2 * n && used <= 2 * n + 2 * DS_BLOCK + 1024,

@@ -99,12 +99,18 @@ START_TEST(test_commit_order)
 	}
 	uint32_t idx[GROUPS * PER], groups[2 * GROUPS];
 	groups_of(idx, groups);
-	const int threads[] = { 1, 2, 4, 8 };
-	for (size_t t = 0; t < 4; t++) {
+	/* keys: groups run in another order (as on a disk), committed in theirs */
+	uint64_t key[GROUPS];
+	for (int g = 0; g < GROUPS; g++)
+		key[g] = (uint64_t)((g * 37) % GROUPS);
+	const int threads[] = { 1, 2, 4, 8, 1 };
+	for (size_t t = 0; t < 5; t++) {
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads), 0);
-		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads: %.80s...", threads[t], seen.order);
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads,
+					       t == 4 ? key : NULL), 0);
+		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads%s: %.80s...", threads[t], t == 4 ? ", keys" : "",
+			      seen.order);
 		/* every group ran to the end: its records are settled */
 		for (uint32_t i = 0; i < GROUPS * PER; i++)
 			ck_assert(ds_rec(s, i)->flags & DS_F_SETTLED);
@@ -117,12 +123,16 @@ START_TEST(test_cancel_commits_a_prefix)
 {
 	uint32_t idx[GROUPS * PER], groups[2 * GROUPS];
 	groups_of(idx, groups);
-	const int threads[] = { 1, 2, 4 };
-	for (size_t t = 0; t < 3; t++) {
+	uint64_t key[GROUPS];
+	for (int g = 0; g < GROUPS; g++)
+		key[g] = (uint64_t)(GROUPS - g); /* backwards: group 250 runs early */
+	const int threads[] = { 1, 2, 4, 1 };
+	for (size_t t = 0; t < 4; t++) {
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
 		dupscan_set_progress_callback(s, no_progress, NULL); /* arms the cancel at group 250 */
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads), DUPSCAN_E_CANCELED);
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads,
+					       t == 3 ? key : NULL), DUPSCAN_E_CANCELED);
 		/* what was committed is g0 ... gK in order: whole tasks of 64 groups,
 		 * so K ends the task of group 250 at the latest; nothing after is settled */
 		int next = 0;

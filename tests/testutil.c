@@ -198,3 +198,16 @@ void tu_drop_root(const char *dir, const char *const *rels)
 	ck_assert_int_eq(setgid(65534), 0);
 	ck_assert_int_eq(setuid(65534), 0);
 }
+
+unsigned long long tu_rchar(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[128];
+	unsigned long long v = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}

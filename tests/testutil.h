@@ -34,6 +34,9 @@ char *tu_uniques(const dupscan_scan *scan, const char *root);
  * nobody and become nobody (tests run in a forked child). No-op otherwise. */
 void tu_drop_root(const char *dir, const char *const *rels);
 
+/* Bytes this process has read so far (rchar of /proc/self/io). */
+unsigned long long tu_rchar(void);
+
 /* Run a suite (output per CK_VERBOSITY, TAP per CK_TAP_LOG_FILE_NAME) and free it.
  * @return the process exit status. */
 int tu_run(Suite *suite);

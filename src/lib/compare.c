@@ -232,11 +232,17 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 {
 	dupscan_scan *s = c->s;
 	int rc = 0;
-	size_t chunk = s->chunk;
+	size_t chunk = s->chunk, budget = DS_LOCKSTEP_BUDGET;
+	/* one stream on a spinning disk: each turn costs a seek per file, so
+	 * turns are long enough that reading, not seeking, takes the time */
+	if (s->io_mode == DUPSCAN_IO_HDD && !s->chunk_given) {
+		chunk = DS_HDD_TURN;
+		budget = DS_HDD_LOCKSTEP_BUDGET;
+	}
 	/* up to one buffer per member may be held at once (when every file differs
-	 * in the same chunk): keep that under DS_LOCKSTEP_BUDGET per thread */
-	if (chunk > DS_LOCKSTEP_BUDGET / (n + 1))
-		chunk = DS_LOCKSTEP_BUDGET / (n + 1) < DS_MIN_CHUNK ? DS_MIN_CHUNK : DS_LOCKSTEP_BUDGET / (n + 1);
+	 * in the same chunk): keep that under the budget (per thread) */
+	if (chunk > budget / (n + 1))
+		chunk = budget / (n + 1) < DS_MIN_CHUNK ? DS_MIN_CHUNK : budget / (n + 1);
 	uint64_t rest = size - (start < size ? start : size);
 	if (rest < chunk)
 		chunk = rest ? (size_t)rest : 1;

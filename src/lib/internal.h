@@ -21,6 +21,8 @@
 #define DS_BLOCK_BUDGET (32u * 1024u * 1024u) /* first blocks kept in memory per size group */
 #define DS_LOCKSTEP_MAX 256u              /* files open at once per thread, at most */
 #define DS_LOCKSTEP_BUDGET (16u * 1024u * 1024u) /* read buffers of one lockstep comparison */
+#define DS_HDD_TURN (8u * 1024u * 1024u)          /* per file and turn, side by side on a spinning disk */
+#define DS_HDD_LOCKSTEP_BUDGET (64u * 1024u * 1024u) /* the same budget for its one stream */
 
 /* Nanoseconds since the epoch, as records keep times. */
 static inline int64_t ds_ns(struct timespec t)
@@ -155,6 +157,7 @@ struct dupscan_scan {
 	     permissions, quick, partial_only, param_order, reverse, dir_sets;
 	int order;
 	size_t chunk;
+	bool chunk_given;            /* -C: the caller's read size, on any storage */
 
 	dupscan_error_fn on_error;
 	void *error_user;
@@ -377,6 +380,7 @@ struct ds_first_pass {
 	bool *got;
 	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
 	uint32_t *slot;            /* by position: where its first block is kept, or DS_NONE */
+	uint32_t *rank;            /* by position: its place in the disk order read in */
 	unsigned char *blocks;     /* kept first blocks, DS_BLOCK bytes a slot, up to a budget */
 	size_t nslots, capslots;
 };
@@ -423,10 +427,12 @@ void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, si
 typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
 /* Run fn over groups on threads threads, committing results in group
  * order. groups[2*g], groups[2*g+1] = start, length in idx. A group fn ran to
- * the end of (no error, no cancel) has its records settled.
+ * the end of (no error, no cancel) has its records settled. With key (one
+ * per group), groups run on one thread in the order of their keys instead,
+ * and are still committed in group order.
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		  uint64_t total, int threads);
+		  uint64_t total, int threads, const uint64_t *key);
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);

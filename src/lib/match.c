@@ -122,6 +122,7 @@ static int cmp_by_hash(void *ctx, const void *pa, const void *pb)
 /* A bucket and what is known of its members, whether their first blocks were
  * read this run or their hashes came from the cache. */
 struct bucket {
+	const dupscan_scan *s;
 	struct ds_member *m;
 	size_t k;
 	uint64_t size, partial;
@@ -167,30 +168,30 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 	return rc;
 }
 
-/* Hash a file from offset from (where its state h[hidx] stands) to its end. */
-static int hash_rest(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
-		     unsigned char *buf, uint64_t *full)
+/* Hash bytes [from, to) of a file into its state h[hidx] (which stands at
+ * from); at its end, check the file is still as scanned. @return 0 (a file
+ * that fails is dropped and reported) or -ENOMEM. */
+static int hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
+		      uint64_t to, unsigned char *buf)
 {
 	dupscan_scan *s = c->s;
 	int fd = ds_open_rec(c, r);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_SEQUENTIAL);
 	int err = 0;
-	for (uint64_t off = from; off < r->size && err == 0;) {
-		size_t len = r->size - off < s->chunk ? (size_t)(r->size - off) : s->chunk;
+	for (uint64_t off = from; off < to && err == 0;) {
+		size_t len = to - off < s->chunk ? (size_t)(to - off) : s->chunk;
 		err = ds_pread_full(fd, buf, len, off);
 		if (err == 0)
 			ds_hash_update(h, hidx, buf, len);
 		off += len;
 	}
-	if (err == 0)
+	if (err == 0 && to == r->size)
 		err = ds_check_unchanged(fd, r);
 	close(fd);
 	if (err < 0)
 		ds_fail(c, r, err);
-	else
-		*full = ds_hash_digest(h, hidx);
 	return 0;
 }
 
@@ -210,29 +211,81 @@ static int index_members(struct ds_ctx *c, const struct bucket *b)
 	return 0;
 }
 
-/* Each member's full hash, known or read to its end, into bh sorted by hash.
- * @return how many (dropped files are left out), or a negative code. */
+static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
+{
+	const struct bucket *b = ctx;
+	const struct ds_rec *x = ds_rec(b->s, b->m[*(const uint32_t *)pa].rec);
+	const struct ds_rec *y = ds_rec(b->s, b->m[*(const uint32_t *)pb].rec);
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+#define FIRST_ROUND (64u * 1024u)           /* read per file in the first round... */
+#define LAST_ROUND (64u * 1024u * 1024u)    /* ...growing four times a round up to this */
+
+/* The full hashes of the members that may have a twin, into bh sorted by
+ * hash: known ones, or read in rounds of growing length (64 KiB, 256 KiB,
+ * ...), each file only until its hash so far is unlike every other's: files
+ * that differ early are not read to their end. @return how many, or a
+ * negative code. */
 static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash *bh)
 {
 	dupscan_scan *s = c->s;
-	bool read = !b->full && b->h;
-	unsigned char *buf = read ? ds_big_alloc(s->chunk) : NULL;
-	if (read && !buf)
-		return -ENOMEM;
-	int rc = 0;
 	size_t nb = 0;
-	for (size_t x = 0; x < b->k && rc == 0; x++) {
-		struct ds_rec *r = ds_rec(s, b->m[x].rec);
-		/* a file within its first block is hashed already */
-		uint64_t full = b->full ? b->full[x] : b->partial;
-		if (read)
-			rc = hash_rest(c, r, b->h, b->m[x].hidx, b->h_from, buf, &full);
-		if (rc == 0 && !(r->flags & DS_F_DROPPED))
-			bh[nb++] = (struct by_hash){ full, (uint32_t)x };
+	if (b->full || !b->h) {
+		/* known, or a file within its first block, hashed already */
+		for (size_t x = 0; x < b->k; x++)
+			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+				bh[nb++] = (struct by_hash){ b->full ? b->full[x] : b->partial, (uint32_t)x };
+		return ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL) ? -ENOMEM : (long)nb;
 	}
-	ds_big_free(buf, read ? s->chunk : 0);
+	uint32_t *alive = malloc(b->k * sizeof(*alive));
+	unsigned char *buf = ds_big_alloc(s->chunk);
+	int rc = alive && buf ? 0 : -ENOMEM;
+	size_t na = 0;
+	for (size_t x = 0; rc == 0 && x < b->k; x++)
+		if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+			alive[na++] = (uint32_t)x;
+	uint64_t off = b->h_from, len = FIRST_ROUND;
+	while (rc == 0 && na > 0 && off < b->size) {
+		uint64_t end = b->size - off <= len ? b->size : off + len;
+		/* one stream: in inode order, which on most filesystems follows the disk */
+		if (s->io_mode == DUPSCAN_IO_HDD)
+			rc = ds_sort(alive, na, sizeof(*alive), cmp_member_inode, (void *)b);
+		for (size_t i = 0; rc == 0 && i < na; i++) {
+			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+				rc = DUPSCAN_E_CANCELED;
+			else
+				rc = hash_range(c, ds_rec(s, b->m[alive[i]].rec), b->h, b->m[alive[i]].hidx, off, end, buf);
+		}
+		/* those whose bytes so far are like no other's are settled */
+		nb = 0;
+		for (size_t i = 0; rc == 0 && i < na; i++)
+			if (!(ds_rec(s, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
+				bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+		if (rc == 0)
+			rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+		na = 0;
+		for (size_t i = 0; rc == 0 && i < nb;) {
+			size_t j = i + 1;
+			while (j < nb && bh[j].key == bh[i].key)
+				j++;
+			for (size_t q = i; j - i >= 2 && q < j; q++)
+				alive[na++] = bh[q].pos;
+			i = j;
+		}
+		off = end;
+		len = len < LAST_ROUND / 4 ? len * 4 : LAST_ROUND;
+	}
+	/* at the end, the states are the full hashes */
+	nb = 0;
+	for (size_t i = 0; rc == 0 && i < na; i++)
+		bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
+	ds_big_free(buf, s->chunk);
+	free(alive);
 	return rc ? rc : (long)nb;
 }
 
@@ -608,7 +661,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			i = j;
 			continue;
 		}
-		struct bucket b = { m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL };
+		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL };
 		bool all_full = true;
 		for (size_t x = 0; x < k; x++) {
 			uint32_t pos = bh[i + x].pos;
@@ -624,7 +677,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			/* known full hashes spare every read but the byte comparison;
 			 * without them (files that differed after their first block
 			 * last time), the bucket is read whole, hashing from byte 0 */
-			b = (struct bucket){ m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL };
+			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL };
 			if (!all_full && !(b.h = ds_hashes_new(k))) {
 				rc = -ENOMEM;
 				break;
@@ -674,6 +727,18 @@ static int choose_io(dupscan_scan *s, const uint32_t *order, const uint32_t *gro
 	ds_choose_io(s, devs, ndevs);
 	free(devs);
 	return 0;
+}
+
+/* Where each group lies on the disk: its first file in the order read. */
+static uint64_t *disk_keys(const struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
+{
+	uint64_t *key = malloc((ngroups ? ngroups : 1) * sizeof(*key));
+	for (size_t g = 0; key && g < ngroups; g++) {
+		key[g] = UINT64_MAX;
+		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++)
+			key[g] = fp->rank[p] < key[g] ? fp->rank[p] : key[g];
+	}
+	return key;
 }
 
 /* Read ahead the first blocks of the groups the cache does not settle. */
@@ -753,9 +818,14 @@ int ds_match(dupscan_scan *s)
 	/* a spinning disk: first blocks in disk order, then one stream */
 	if (rc == 0 && s->io_mode == DUPSCAN_IO_HDD && ngroups > 0)
 		rc = first_pass(s, order, nc, groups, ngroups);
+	/* one stream: groups in the order their files lie on the disk */
+	uint64_t *key = NULL;
+	if (rc == 0 && s->first_pass && !(key = disk_keys(s->first_pass, groups, ngroups)))
+		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
-				   s->io_mode == DUPSCAN_IO_HDD ? 1 : s->threads);
+				   s->io_mode == DUPSCAN_IO_HDD ? 1 : s->threads, key);
+	free(key);
 	ds_first_pass_free(s->first_pass);
 	s->first_pass = NULL;
 out:

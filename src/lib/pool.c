@@ -363,9 +363,66 @@ static void run_task(void *arg, struct ds_job *job)
 	}
 }
 
-int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
-		  uint64_t total, int threads)
+static int cmp_by_key(void *ctx, const void *pa, const void *pb)
 {
+	const uint64_t *key = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	if (key[a] != key[b])
+		return key[a] < key[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* One stream, groups read in the order of their keys (where their files lie
+ * on the disk), committed in group order as soon as every group before them
+ * is done: the same commits as in any other run. */
+static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
+			    size_t ngroups, uint64_t total, const uint64_t *key)
+{
+	struct task *tasks = calloc(ngroups ? ngroups : 1, sizeof(*tasks));
+	uint32_t *order = malloc((ngroups ? ngroups : 1) * sizeof(*order));
+	bool *ran = calloc(ngroups ? ngroups : 1, sizeof(*ran));
+	struct groups_run gr = { s, fn, idx, groups, NULL };
+	int rc = tasks && order && ran ? 0 : -ENOMEM;
+	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+		tasks[g].first = g;
+		tasks[g].end = g + 1;
+		order[g] = (uint32_t)g;
+	}
+	if (rc == 0)
+		rc = ds_sort(order, ngroups, sizeof(*order), cmp_by_key, (void *)key);
+	if (rc == 0 && !(gr.pool = ds_pool_start(0, run_task, &gr, 1, SIZE_MAX)))
+		rc = -ENOMEM;
+	uint64_t done = 0;
+	size_t next = 0;
+	for (size_t i = 0; rc == 0 && i < ngroups; i++) {
+		if (atomic_load(&s->canceled)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		ds_pool_obtain(gr.pool, &tasks[order[i]].job);
+		ran[order[i]] = true;
+		for (; rc == 0 && next < ngroups && ran[next]; next++) {
+			int crc = ds_result_commit(s, &tasks[next].res, &done, total);
+			rc = tasks[next].res.rc ? tasks[next].res.rc : crc;
+			ds_result_free(&tasks[next].res);
+		}
+	}
+	ds_pool_stop(gr.pool);
+	for (size_t g = 0; tasks && g < ngroups; g++)
+		ds_result_free(&tasks[g].res);
+	free(ran);
+	free(order);
+	free(tasks);
+	if (rc == 0 && atomic_load(&s->canceled))
+		rc = DUPSCAN_E_CANCELED;
+	return rc;
+}
+
+int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+		  uint64_t total, int threads, const uint64_t *key)
+{
+	if (key)
+		return run_in_key_order(s, fn, idx, groups, ngroups, total, key);
 	size_t ntasks = make_tasks(groups, ngroups, NULL);
 	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
 	if (!tasks)

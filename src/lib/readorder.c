@@ -70,6 +70,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp->err);
 	free(fp->got);
 	free(fp->slot);
+	free(fp->rank);
 	ds_big_free(fp->blocks, fp->capslots * DS_BLOCK);
 	ds_hashes_free(fp->h);
 	free(fp);
@@ -95,12 +96,15 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* first blocks kept, in the order read, until the budget is spent: a
 	 * bucket whose blocks are all here compares them without reading them again */
 	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
+	fp->rank = malloc((n ? n : 1) * sizeof(*fp->rank));
 	size_t want = n < DS_FIRST_PASS_BUDGET / DS_BLOCK ? n : DS_FIRST_PASS_BUDGET / DS_BLOCK;
 	fp->blocks = want ? ds_big_alloc(want * DS_BLOCK) : NULL;
 	fp->capslots = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && (!big || fp->h) ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < n; i++)
+	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && (!big || fp->h) ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
+		fp->rank[i] = UINT32_MAX;
+	}
 	size_t np = 0;
 	/* where each file starts on its disk: an open and an ioctl, no data read */
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
@@ -136,6 +140,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		}
 		uint32_t p = pl[i].pos;
 		const struct ds_rec *r = ds_rec(s, order[p]);
+		fp->rank[p] = (uint32_t)i;
 		size_t blen = r->size < DS_BLOCK ? (size_t)r->size : DS_BLOCK;
 		unsigned char *buf = fp->nslots < fp->capslots ? fp->blocks + fp->nslots * DS_BLOCK : one;
 		int fd = ds_open_scanned(s, r);

@@ -108,6 +108,7 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
 			return DUPSCAN_E_OPTION;
 		s->chunk = (size_t)value;
+		s->chunk_given = true;
 		return 0;
 	case DUPSCAN_OPT_THREADS:
 		/* 0: one per online CPU; without thread support everything runs in one */
