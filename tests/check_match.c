@@ -4,9 +4,11 @@
  * hashes were read this run or taken from the cache, whether a bucket fits the
  * files one thread may hold open or not; a file that fails leaves its bucket
  * and the others are matched as if it had never been there. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +42,24 @@ struct setup {
  * spinning disk (first blocks read ahead in disk order, one stream) */
 #define IO (_i ? DUPSCAN_IO_HDD : DUPSCAN_IO_SSD)
 
-/* dir walked and matched as dupscan_run() would, with the knobs of st. */
+/* Evict a file's pages from the page cache (written back first: nothing is lost). */
+static int evict(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	if (flag == FTW_F) {
+		int fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			fdatasync(fd); /* dirty pages are not dropped */
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+/* dir walked and matched as dupscan_run() would, with the knobs of st. As
+ * on a spinning disk, the files are first put out of the page cache, so that
+ * their first blocks are read in disk order (what is cached is read at once). */
 static dupscan_scan *matched(const char *dir, const struct setup *st, struct errlog *log)
 {
 	dupscan_scan *s = NULL;
@@ -55,6 +74,8 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	s->ran = true;
 	s->max_open = st->max_open ? st->max_open : 256;
+	if (st->io == DUPSCAN_IO_HDD)
+		ck_assert_int_eq(nftw(dir, evict, 16, FTW_PHYS), 0);
 	if (st->cache)
 		ck_assert_int_eq(ds_cache_load(s), 0);
 	ck_assert_int_eq(ds_walk(s), 0);

@@ -24,11 +24,29 @@ tree() { # DIR
   printf 'name' > "$d/x/File10"; printf 'name' > "$d/x/file9"; printf 'name' > "$d/y/FILE9"
 }
 
+# put DIR's files out of the page cache, so that --io=hdd reads them in disk
+# order (what is cached it takes at once; tmpfs keeps everything)
+evict() {
+  python3 - "$1" <<'PY'
+import os, sys
+for d, _, files in os.walk(sys.argv[1]):
+    for n in files:
+        p = os.path.join(d, n)
+        if os.path.islink(p):
+            continue
+        fd = os.open(p, os.O_RDONLY)
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+PY
+}
+
 compare_modes() { # LABEL DIR
   local label=$1 dir=$2 opts
   for opts in "-r" "-rH" "-rS" "-rm" "-rj" "-ru" "-rz" "-rs" "-rTT" "-rQ" "-r -o time" "-rO" "-r --threads=1" "-r --threads=2"; do
     # shellcheck disable=SC2086
     run "$DUPSCAN" --io=ssd $opts "$dir"; local o1=${out//--io=ssd/--io=X} e1=$err r1=$rc
+    evict "$dir"
     # shellcheck disable=SC2086
     run "$DUPSCAN" --io=hdd $opts "$dir"; out=${out//--io=hdd/--io=X}   # -j quotes the command line
     if [ "$out" = "$o1" ] && [ "$err" = "$e1" ] && [ "$rc" = "$r1" ] && [ -n "$out" ]; then
@@ -45,6 +63,7 @@ compare_modes "here" t
 # the first blocks kept by the pass run out: the rest are read again
 mkdir -p many; for i in $(seq 1 300); do printf 'file %d of many\n' $((i % 150)) > "many/f$i"; done
 run "$DUPSCAN" --io=ssd -r many; o1=$out
+evict many
 run "$DUPSCAN" --io=hdd -r many
 [ "$out" = "$o1" ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 300 ] && ok "300 small files: hdd and ssd agree" \
   || not_ok "many: hdd/ssd differ" "$o1" "$out"
