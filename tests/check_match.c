@@ -270,6 +270,18 @@ START_TEST(test_threads_agree)
 }
 END_TEST
 
+/* dir walked, with the cache at cache loaded as a run would begin. */
+static dupscan_scan *walked_with_cache(const char *dir, const char *cache)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_cache_load(s), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	return s;
+}
+
 /* The cache in dir/cache.bin holding, for each file named, the hashes given. */
 struct forged {
 	const char *name;
@@ -279,12 +291,7 @@ struct forged {
 
 static void forge_cache(const char *dir, const char *cache, const struct forged *f, size_t n)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	dupscan_scan *s = walked_with_cache(dir, cache);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = 0;
 		while (i < s->nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
@@ -300,12 +307,7 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 /* The cache holds rel's true XXH64 as its full hash. */
 static void check_cached_full(const char *dir, const char *cache, const char *rel)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	dupscan_scan *s = walked_with_cache(dir, cache);
 	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	bool found = false;
 	for (uint32_t i = 0; i < s->nrecs; i++) {
@@ -403,28 +405,8 @@ START_TEST(test_cache_without_full_hashes)
 		char *sets = sets_of(dir, &st, &log);
 		ck_assert_str_eq(sets, FIXTURE_SETS);
 		free(sets);
-		dupscan_scan *s = NULL;
-		ck_assert_int_eq(dupscan_create(&s), 0);
-		ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
-		ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-		ck_assert_int_eq(ds_cache_load(s), 0);
-		ck_assert_int_eq(ds_walk(s), 0);
-		for (uint32_t i = 0; i < s->nrecs; i++) {
-			const struct ds_rec *r = ds_rec(s, i);
-			if (strcmp(r->name, "a1") && strcmp(r->name, "last"))
-				continue;
-			struct ds_hashed h;
-			ck_assert(ds_cache_get(s, r, &h));
-			ck_assert_msg(h.has_full, "%s: no full hash kept", r->name);
-			char rel[32];
-			snprintf(rel, sizeof(rel), "big/%s", r->name);
-			char *p = tu_path(dir, rel);
-			uint64_t size, want;
-			ck_assert_int_eq(dupscan_hash_file(p, &size, &want), 0);
-			ck_assert_uint_eq(h.full, want);
-			free(p);
-		}
-		dupscan_free(s);
+		check_cached_full(dir, cache, "big/a1");
+		check_cached_full(dir, cache, "big/last");
 	}
 	ck_assert_int_eq(log.count, 0);
 	free(cache);
@@ -442,12 +424,7 @@ START_TEST(test_cache_full_hashes_split)
 	struct errlog log = { 0 };
 	struct setup st = { .cache = cache, .io = IO };
 	free(sets_of(dir, &st, &log));
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	dupscan_scan *s = walked_with_cache(dir, cache);
 	struct ds_hashed a3 = { 0 };
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		if (!strcmp(ds_rec(s, i)->name, "a3"))
