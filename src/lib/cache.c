@@ -235,10 +235,15 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 	return false;
 }
 
-bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
+bool ds_cache_usable(const dupscan_scan *s)
 {
 	/* -Q and -T runs neither take hashes from the cache nor save them */
-	if (!s->cache || !s->cache->loaded || s->quick || s->partial_only)
+	return s->cache && s->cache->loaded && !s->quick && !s->partial_only;
+}
+
+bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	if (!ds_cache_usable(s))
 		return false;
 	struct ds_hashed h;
 	for (size_t i = 0; i < n; i++)

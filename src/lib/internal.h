@@ -444,6 +444,8 @@ int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
+/* Does this run take hashes from a loaded cache (not with -Q or -T)? */
+bool ds_cache_usable(const dupscan_scan *s);
 /* Does the cache hold hashes it may lend for every file of idx[0..n)? */
 bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Remember hashes of this run (in commit order; a no-op without a cache).

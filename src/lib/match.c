@@ -519,13 +519,15 @@ static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
  * be trusted to spare reads: not with -Q or -T). */
 static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
 {
-	if (!ds_cache_covers(s, idx, n))
+	if (!ds_cache_usable(s))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]);
-		got[i] = true;
+		if (!ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]))
+			return false;
 	}
+	for (size_t i = 0; i < n; i++)
+		got[i] = true;
 	return true;
 }
 
