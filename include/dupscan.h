@@ -108,7 +108,10 @@ enum dupscan_option {
 	DUPSCAN_OPT_THREADS,         /* threads reading and hashing; 0 (default): one per online CPU;
 	                              * ignored (always 1) when built without thread support */
 	DUPSCAN_OPT_DIRS,            /* also sets of identical directories (see dupscan_set_is_dirs()) */
-	DUPSCAN_OPT_IO               /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */
+	DUPSCAN_OPT_IO,              /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */
+	DUPSCAN_OPT_IO_MEMORY        /* bytes of file contents hdd mode keeps to compare files in disk
+	                              * order, at least 1048576; 0: the default, 256 MiB (an eighth of
+	                              * the memory on machines with less than 2 GiB); since 0.4 */
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream, files read in the order

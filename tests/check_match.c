@@ -37,6 +37,7 @@ struct setup {
 	int opt, val;          /* one more option, or 0 */
 	const char *vanish;    /* a file removed between the walk and the matching */
 	int io;                /* DUPSCAN_IO_*: 0, auto */
+	size_t sweep_budget;   /* contents hdd mode's sweep may keep; 0: the default */
 };
 /* every test runs twice (a loop test): reading as on an SSD, and as on a
  * spinning disk (first blocks read ahead in disk order, one stream) */
@@ -74,6 +75,8 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	s->ran = true;
 	s->max_open = st->max_open ? st->max_open : 256;
+	if (st->sweep_budget)
+		s->sweep_budget = st->sweep_budget;
 	if (st->io == DUPSCAN_IO_HDD)
 		ck_assert_int_eq(nftw(dir, evict, 16, FTW_PHYS), 0);
 	if (st->cache)
@@ -447,6 +450,116 @@ START_TEST(test_cache_full_hashes_split)
 }
 END_TEST
 
+/* hdd mode's sweep (sweep.c) keeps the first file of a bucket in memory, within
+ * a budget. A tree where copies lie apart (originals in a/, copies in b/, as
+ * an archive and its backup), a bucket of four files of which two are one
+ * content, a bucket of four different ones, and a bucket larger than a sweep
+ * takes (split in rounds first): with a budget of two files, the sets are
+ * those an SSD-mode run finds, and no more than the budget is kept at once. */
+static void sweep_tree(const char *dir)
+{
+	char name[32];
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "a/p%d", i);
+		tu_file(dir, name, 200000 + (uint64_t)i, 20 + (unsigned)i, -1);
+	}
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "b/p%d", i);
+		tu_file(dir, name, 200000 + (uint64_t)i, 20 + (unsigned)i, -1);
+	}
+	/* alike past their heads (first block and DS_HDD_HEAD), then not */
+	tu_file(dir, "q/w1", 300000, 5, 250001);
+	tu_file(dir, "q/w2", 300000, 5, 250002);
+	tu_file(dir, "q/w3", 300000, 5, 250003);
+	tu_file(dir, "q/w4", 300000, 5, 250003);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "r/d%d", i);
+		tu_file(dir, name, 290000, 6, 250000 + i);
+	}
+	/* seven files alike in their heads: four of one content, three others */
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof(name), "m/m%d", i);
+		tu_file(dir, name, 280000, 8, i < 4 ? -1 : 270000 + i);
+	}
+}
+
+static const char *const SWEEP_SETS = "a/p0 b/p0|a/p1 b/p1|a/p2 b/p2|a/p3 b/p3|a/p4 b/p4|a/p5 b/p5|"
+				      "m/m0 m/m1 m/m2 m/m3|q/w3 q/w4";
+
+START_TEST(test_sweep_within_budget)
+{
+	char *dir = tu_tmpdir();
+	sweep_tree(dir);
+	struct errlog log = { 0 };
+	struct setup ssd = { .io = DUPSCAN_IO_SSD };
+	char *want = sets_of(dir, &ssd, &log);
+	ck_assert_str_eq(want, SWEEP_SETS);
+	size_t budget = 2 * 300000 + 4096;
+	struct setup st = { .io = DUPSCAN_IO_HDD, .sweep_budget = budget };
+	dupscan_scan *s = matched(dir, &st, &log);
+	char *sets = tu_sets(s, dir);
+	ck_assert_str_eq(sets, want);
+	ck_assert_uint_gt(s->sweep_peak, 0);
+	ck_assert_msg(s->sweep_peak <= budget, "kept %zu bytes, budget %zu", s->sweep_peak, budget);
+	/* the four different files of r/ cannot all be kept at once */
+	ck_assert_uint_ge(s->sweeps, 2);
+	dupscan_free(s);
+	free(sets);
+	/* with room for all, one sweep */
+	struct setup roomy = { .io = DUPSCAN_IO_HDD };
+	s = matched(dir, &roomy, &log);
+	sets = tu_sets(s, dir);
+	ck_assert_str_eq(sets, want);
+	ck_assert_uint_eq(s->sweeps, 1);
+	dupscan_free(s);
+	ck_assert_int_eq(log.count, 0);
+	free(sets);
+	free(want);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Many large files of one size alike in their heads: the sweep keeps no more
+ * than its budget, and each file that differs early is read only until it
+ * does (a round), not whole. */
+START_TEST(test_sweep_many_large_files)
+{
+	char *dir = tu_tmpdir();
+	char name[32];
+	const uint64_t size = 1024 * 1024;
+	for (int i = 0; i < 24; i++) {
+		snprintf(name, sizeof(name), "raw%02d", i);
+		tu_file(dir, name, size, 9, 200000 + i);  /* alone, from byte 200000 on */
+	}
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "pair%da", i);
+		tu_file(dir, name, size, 9, 900000 + i);
+		snprintf(name, sizeof(name), "pair%db", i);
+		tu_file(dir, name, size, 9, 900000 + i);
+	}
+	struct errlog log = { 0 };
+	size_t budget = 3 * size;
+	struct setup st = { .io = DUPSCAN_IO_HDD, .sweep_budget = budget };
+	unsigned long long before = tu_rchar();
+	dupscan_scan *s = matched(dir, &st, &log);
+	unsigned long long used = tu_rchar() - before;
+	char *sets = tu_sets(s, dir);
+	ck_assert_str_eq(sets, "pair0a pair0b|pair1a pair1b|pair2a pair2b|pair3a pair3b|pair4a pair4b|"
+			       "pair5a pair5b");
+	ck_assert_msg(s->sweep_peak <= budget, "kept %zu bytes, budget %zu", s->sweep_peak, budget);
+	ck_assert_uint_ge(s->sweeps, 2);
+	/* heads (128 KiB), rounds up to 324 KiB for all, the pairs read to their
+	 * end once in the rounds and once in the sweep; reading the others whole
+	 * would add 24 MiB */
+	unsigned long long bound = 36ull * (128 + 320) * 1024 + 12ull * 2 * size + 64 * 1024;
+	ck_assert_msg(used <= bound, "read %llu bytes, more than %llu", used, bound);
+	ck_assert_int_eq(log.count, 0);
+	dupscan_free(s);
+	free(sets);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("match");
@@ -457,6 +570,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_large_bucket_read_progressively, 0, 2);
 	tcase_add_loop_test(tc, test_partial_and_quick, 0, 2);
 	tcase_add_loop_test(tc, test_threads_agree, 0, 2);
+	tcase_add_test(tc, test_sweep_within_budget);
+	tcase_add_test(tc, test_sweep_many_large_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cached");
 	tcase_add_loop_test(tc, test_cache_same_as_fresh, 0, 2);

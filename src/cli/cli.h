@@ -42,6 +42,7 @@ struct cli_opts {
 	int partial_only;   /* how many times -T was given */
 	int order;          /* enum dupscan_order */
 	long chunk_size;    /* 0: library default */
+	int64_t io_memory;  /* 0: library default */
 	int threads;        /* 0: library default */
 	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;

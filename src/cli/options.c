@@ -40,6 +40,8 @@ static const char help_text[] =
 "    --include=GLOB    consider only files matching GLOB (repeatable)\n"
 "    --io=MODE         read for the storage: auto (default), hdd (one stream in\n"
 "                      disk order) or ssd (reads on every thread)\n"
+"    --io-memory=SIZE  file contents hdd mode keeps in memory to compare files\n"
+"                      in disk order (K, M, G suffixes; default 256M)\n"
 " -I --isolate         files under the same path argument never match each other\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
 "    --journal=FILE    append the changes of an action to FILE (default: a new\n"
@@ -89,7 +91,8 @@ static const char help_text2[] =
 
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
-	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO
+	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
+	OPT_IO_MEMORY
 };
 
 static const struct option long_opts[] = {
@@ -118,6 +121,7 @@ static const struct option long_opts[] = {
 	{ "soft-abort", no_argument, NULL, 'Z' },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "io", required_argument, NULL, OPT_IO },
+	{ "io-memory", required_argument, NULL, OPT_IO_MEMORY },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -242,6 +246,27 @@ static int read_files_from(struct cli_opts *o)
 	return 0;
 }
 
+/* SIZE[K|M|G] in bytes, 1 MiB to 1 TiB. */
+static int parse_memory(const char *arg, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	int shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == arg || *end != '\0' || v < 1 || v > (1ll << 40) >> shift || (v << shift) < (1 << 20))
+		return -1;
+	*out = (int64_t)v << shift;
+	return 0;
+}
+
 static int parse_chunk(const char *arg, long *out)
 {
 	char *end;
@@ -336,6 +361,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				o->io = DUPSCAN_IO_SSD;
 			else
 				return usage_error("invalid value '%s' for --io (auto, hdd or ssd)", optarg);
+			break;
+		case OPT_IO_MEMORY:
+			if (parse_memory(optarg, &o->io_memory) != 0)
+				return usage_error("invalid size '%s' for --io-memory (1M to 1T; K, M, G suffixes)", optarg);
 			break;
 		case 'C':
 			if (parse_chunk(optarg, &o->chunk_size) != 0)

@@ -183,6 +183,10 @@ struct dupscan_scan {
 	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
 	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
+	struct ds_sweep *sweep;      /* buckets settled in disk order (HDD), or NULL */
+	size_t sweep_budget;         /* contents the sweep may keep in memory */
+	unsigned sweeps;             /* what the last sweep took: passes over the disk, */
+	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint64_t errors;
 
@@ -376,6 +380,8 @@ struct ds_first_pass {
 	const uint32_t *order;     /* the candidates as ds_match grouped them */
 	size_t n;
 	uint64_t *partial;         /* by position in order */
+	uint64_t *head;            /* by position: XXH64 of the bytes past the first block up to
+	                            * DS_HDD_HEAD (for the sweep), or NULL */
 	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
 	bool *got;
 	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
@@ -385,10 +391,33 @@ struct ds_first_pass {
 	size_t nslots, capslots;
 };
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
+/* With heads, the pass reads this much of each file: where a seek costs what
+ * reading 1 MiB costs, files of one size alike in their first block but not
+ * after it (camera RAW files share their headers) are told apart for less
+ * than a round would cost; it is also the kernel's usual readahead. */
+#define DS_HDD_HEAD (128u * 1024u)
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
  * order into s->first_pass. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups);
+int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+		      bool heads);
 void ds_first_pass_free(struct ds_first_pass *fp);
+
+/* sweep.c: on a spinning disk, the buckets the first pass leaves settled in
+ * sweeps over the disk in its order, each file read once and compared with
+ * the first of its bucket kept in memory */
+struct ds_sweep {
+	bool *swept;               /* by position in order: settled here */
+	uint32_t *rep;             /* by position: the position its class is named by, DS_NONE when alone */
+	uint64_t *full;            /* by position: its full hash, when in a class */
+	int *err;                  /* by position: 0, or why it failed, reported at its group's turn */
+	size_t budget;             /* file contents kept at once, at most */
+};
+#define DS_SWEEP_BUDGET (256u * 1024u * 1024u) /* at most; an eighth of the memory on a small machine */
+/* Sweep the buckets of groups (as for ds_run_groups, read by the first pass)
+ * into s->sweep, keeping at most budget bytes of contents. @return 0,
+ * -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget);
+void ds_sweep_free(struct ds_sweep *sw);
 
 /* match.c */
 int ds_match(dupscan_scan *s);

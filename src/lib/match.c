@@ -130,7 +130,10 @@ struct bucket {
 	uint64_t h_from;              /* DS_BLOCK after a first-block read, 0 for fresh states */
 	const unsigned char *blocks;  /* first blocks by m[].hidx, or NULL */
 	size_t blen;
-	const uint64_t *full;         /* full hashes by member, known from the cache, or NULL */
+	const uint64_t *full;         /* full hashes by member, known from the cache or the sweep, or NULL */
+	const uint32_t *same;         /* settled by the sweep: by member, the first member of its
+	                               * class (DS_NONE: in none); or NULL */
+	const int *err;               /* with same: by member, why it failed in the sweep, or 0 */
 };
 
 static int cmp_insert_cls(void *ctx, const void *pa, const void *pb)
@@ -387,6 +390,20 @@ out:
 	return rc;
 }
 
+/* A bucket the sweep settled (sweep.c): its failures reported at its turn,
+ * its classes indexed as a side by side comparison would have named them. */
+static int from_sweep(struct ds_ctx *c, const struct bucket *b)
+{
+	for (size_t x = 0; x < b->k; x++)
+		if (b->err[x])
+			ds_fail(c, ds_rec(c->s, b->m[x].rec), b->err[x]);
+	int rc = 0;
+	for (size_t x = 0; rc == 0 && x < b->k; x++)
+		if (b->same[x] != DS_NONE)
+			rc = ds_result_insert(c, b->m[x].rec, b->m[b->same[x]].rec, b->partial, b->full[x]);
+	return rc;
+}
+
 /* Settle one bucket: its classes go to c->res. */
 static int match_bucket(struct ds_ctx *c, const struct bucket *b)
 {
@@ -406,7 +423,9 @@ static int match_bucket(struct ds_ctx *c, const struct bucket *b)
 		return rc;
 	}
 	size_t first = c->res->nins;
-	if (s->quick) {
+	if (b->same) {
+		rc = from_sweep(c, b);
+	} else if (s->quick) {
 		rc = match_quick(c, b);
 	} else if (!b->full && b->k <= s->max_open) {
 		/* side by side, hashing as it goes: one read of each file */
@@ -597,6 +616,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	bool keep = false, hold = false;
 	struct ds_member *m = NULL;
 	uint64_t *full = NULL;
+	uint32_t *same = NULL;
+	int *serr = NULL;
 	if (!hv || !got || !bh) {
 		rc = -ENOMEM;
 		goto out;
@@ -653,6 +674,10 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	}
 	if (rc == 0 && most >= 2 && (!(m = malloc(most * sizeof(*m))) || !(full = malloc(most * sizeof(*full)))))
 		rc = -ENOMEM;
+	const struct ds_sweep *sw = s->sweep;
+	size_t base = sw ? (size_t)(idx - s->first_pass->order) : 0;
+	if (rc == 0 && most >= 2 && sw && (!(same = malloc(most * sizeof(*same))) || !(serr = malloc(most * sizeof(*serr)))))
+		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
@@ -663,7 +688,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			i = j;
 			continue;
 		}
-		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL };
+		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL, NULL, NULL };
 		bool all_full = true;
 		for (size_t x = 0; x < k; x++) {
 			uint32_t pos = bh[i + x].pos;
@@ -675,11 +700,29 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			full[x] = hv[pos].full;
 			all_full = all_full && hv[pos].has_full;
 		}
+		/* settled in disk order already: the first member of each class names it */
+		bool swept = sw && !cached;
+		for (size_t x = 0; swept && x < k; x++)
+			swept = sw->swept[base + m[x].hidx];
+		for (size_t x = 0; swept && x < k; x++) {
+			size_t p = base + m[x].hidx;
+			same[x] = DS_NONE;
+			for (size_t y = 0; y <= x && sw->rep[p] != DS_NONE && same[x] == DS_NONE; y++)
+				if (sw->rep[base + m[y].hidx] == sw->rep[p])
+					same[x] = (uint32_t)y;
+			full[x] = sw->full[p];
+			serr[x] = sw->err[p];
+		}
+		if (swept) {
+			b.full = full;
+			b.same = same;
+			b.err = serr;
+		}
 		if (cached) {
 			/* known full hashes spare every read but the byte comparison;
 			 * without them (files that differed after their first block
 			 * last time), the bucket is read whole, hashing from byte 0 */
-			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL };
+			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL, NULL, NULL };
 			if (!all_full && !(b.h = ds_hashes_new(k))) {
 				rc = -ENOMEM;
 				break;
@@ -695,6 +738,8 @@ out:
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	free(serr);
+	free(same);
 	free(full);
 	free(m);
 	free(bh);
@@ -758,7 +803,11 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		left[2 * nleft + 1] = groups[2 * g + 1];
 		nleft++;
 	}
-	int rc = ds_first_pass_run(s, order, n, left, nleft);
+	/* the rest of each bucket in disk order too (not for -Q, -T) */
+	bool sweep = !s->quick && !s->partial_only;
+	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep);
+	if (rc == 0 && sweep)
+		rc = ds_sweep_run(s, left, nleft, s->sweep_budget);
 	free(left);
 	return rc;
 }
@@ -828,6 +877,8 @@ int ds_match(dupscan_scan *s)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
 				   s->io_mode == DUPSCAN_IO_HDD ? 1 : s->threads, key);
 	free(key);
+	ds_sweep_free(s->sweep);
+	s->sweep = NULL;
 	ds_first_pass_free(s->first_pass);
 	s->first_pass = NULL;
 out:

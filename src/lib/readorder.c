@@ -63,26 +63,36 @@ static bool first_extent(int fd, uint64_t *physical)
 	return true;
 }
 
-/* Where the next first block goes: a kept slot while the budget lasts. */
-static unsigned char *block_buffer(struct ds_first_pass *fp, unsigned char *one)
+/* How much of a file the pass reads: its first block, and on to
+ * DS_HDD_HEAD when something is swept after it (what the head reads on
+ * costs little beside the seek that brought it there). */
+static size_t head_len(const struct ds_first_pass *fp, const struct ds_rec *r)
 {
-	return fp->nslots < fp->capslots ? fp->blocks + fp->nslots * DS_BLOCK : one;
+	size_t len = fp->head ? DS_HDD_HEAD : DS_BLOCK;
+	return r->size < len ? (size_t)r->size : len;
 }
 
-/* The first block of position p was read into buf (from block_buffer()). */
-static void took_block(struct ds_first_pass *fp, uint32_t p, const struct ds_rec *r, const unsigned char *buf,
-		       size_t blen, const unsigned char *one, uint32_t rank)
+/* The head of position p was read into buf: the first block's hash, the
+ * state that continues it, the first block kept while the budget lasts, and
+ * the hash of the rest of the head. */
+static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec *r, const unsigned char *buf,
+		      size_t len, uint32_t rank)
 {
+	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
 	if (r->size > DS_BLOCK) {
 		ds_hash_update(fp->h, p, buf, blen);
 		fp->partial[p] = ds_hash_digest(fp->h, p);
 	} else {
 		fp->partial[p] = ds_hash_oneshot(buf, blen);
 	}
+	if (fp->head)
+		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
 	fp->got[p] = true;
 	fp->rank[p] = rank;
-	if (buf != one)
+	if (fp->nslots < fp->capslots) {
+		memcpy(fp->blocks + fp->nslots * DS_BLOCK, buf, blen);
 		fp->slot[p] = (uint32_t)fp->nslots++;
+	}
 }
 
 /* cachestat(2), Linux 6.5: what of a file's range is in the page cache,
@@ -98,14 +108,16 @@ struct cachestat_result {
 	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
 };
 
-/* Read the first block only if it is in the page cache already: a cached
+/* Read the head only if it is all in the page cache already: a cached
  * file costs no seek, so it need not wait for its place in the disk order.
  * @return true when it was read. */
 static bool read_if_cached(int fd, unsigned char *buf, size_t blen)
 {
 	struct cachestat_range range = { 0, blen };
 	struct cachestat_result cs;
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0 || cs.nr_cache == 0)
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pages = page > 0 ? (blen + (uint64_t)page - 1) / (uint64_t)page : 1;
+	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0 || cs.nr_cache < pages)
 		return false;
 	return ds_pread_full(fd, buf, blen, 0) == 0;
 }
@@ -115,6 +127,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	if (!fp)
 		return;
 	free(fp->partial);
+	free(fp->head);
 	free(fp->err);
 	free(fp->got);
 	free(fp->slot);
@@ -124,7 +137,8 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp);
 }
 
-int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups)
+int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+		      bool heads)
 {
 	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
 	if (!fp)
@@ -141,6 +155,9 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* states only where a full hash will continue one: 88 bytes a file */
 	if (big)
 		fp->h = ds_hashes_new(n);
+	if (big && heads)
+		fp->head = malloc(n * sizeof(*fp->head));
+	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	/* first blocks kept, in the order read, until the budget is spent: a
 	 * bucket whose blocks are all here compares them without reading them again */
 	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
@@ -148,14 +165,14 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	size_t want = n < DS_FIRST_PASS_BUDGET / DS_BLOCK ? n : DS_FIRST_PASS_BUDGET / DS_BLOCK;
 	fp->blocks = want ? ds_big_alloc(want * DS_BLOCK) : NULL;
 	fp->capslots = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && (!big || fp->h) ? 0 : -ENOMEM;
+	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && buf && (!big || fp->h) &&
+			 (!big || !heads || fp->head) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
 		fp->rank[i] = UINT32_MAX;
 	}
 	size_t np = 0;
 	uint32_t nranked = 0;
-	unsigned char one[DS_BLOCK];
 	/* where each file starts on its disk: an open and an ioctl, no data read
 	 * (but what is cached already is taken at once) */
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
@@ -172,10 +189,9 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 				break;
 			}
 			if (fd >= 0) {
-				size_t blen = r->size < DS_BLOCK ? (size_t)r->size : DS_BLOCK;
-				unsigned char *buf = block_buffer(fp, one);
-				if (read_if_cached(fd, buf, blen)) {
-					took_block(fp, p, r, buf, blen, one, nranked++);
+				size_t len = head_len(fp, r);
+				if (read_if_cached(fd, buf, len)) {
+					took_head(fp, p, r, buf, len, nranked++);
 					close(fd);
 					continue;
 				}
@@ -197,22 +213,25 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		}
 		uint32_t p = pl[i].pos;
 		const struct ds_rec *r = ds_rec(s, order[p]);
-		size_t blen = r->size < DS_BLOCK ? (size_t)r->size : DS_BLOCK;
-		unsigned char *buf = block_buffer(fp, one);
+		size_t len = head_len(fp, r);
 		int fd = ds_open_scanned(s, r);
 		if (fd == -ENOMEM) {
 			rc = fd;
 			break;
 		}
-		int err = fd < 0 ? fd : ds_pread_full(fd, buf, blen, 0);
+		/* just the head: readahead past it would come after the next file's read, a seek back */
+		if (fd >= 0)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		int err = fd < 0 ? fd : ds_pread_full(fd, buf, len, 0);
 		if (fd >= 0)
 			close(fd);
 		if (err) {
 			fp->err[p] = err;
 			continue;
 		}
-		took_block(fp, p, r, buf, blen, one, nranked++);
+		took_head(fp, p, r, buf, len, nranked++);
 	}
+	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	free(pl);
 	if (rc) {
 		ds_first_pass_free(fp);

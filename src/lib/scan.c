@@ -18,6 +18,16 @@ static int default_threads(void)
 #endif
 }
 
+/* What hdd mode's sweep may keep of file contents: DS_SWEEP_BUDGET, or an
+ * eighth of the memory on a machine with less than 2 GiB (16 MiB at least). */
+static size_t sweep_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t eighth = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 8 : DS_SWEEP_BUDGET;
+	uint64_t least = 16u * 1024u * 1024u;
+	return (size_t)(eighth > DS_SWEEP_BUDGET ? DS_SWEEP_BUDGET : eighth < least ? least : eighth);
+}
+
 DUPSCAN_API int dupscan_create(dupscan_scan **out)
 {
 	if (!out)
@@ -32,6 +42,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->act_watch = -1;
 	s->sysfs = "/sys";
 	s->mountinfo = "/proc/self/mountinfo";
+	s->sweep_budget = sweep_budget();
 	ds_arena_init(&s->names);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
@@ -120,6 +131,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value != DUPSCAN_IO_AUTO && value != DUPSCAN_IO_HDD && value != DUPSCAN_IO_SSD)
 			return DUPSCAN_E_OPTION;
 		s->io = (int)value;
+		return 0;
+	case DUPSCAN_OPT_IO_MEMORY:
+		if (value != 0 && (value < (1 << 20) || (uint64_t)value > SIZE_MAX / 2))
+			return DUPSCAN_E_OPTION;
+		s->sweep_budget = value ? (size_t)value : sweep_budget();
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)

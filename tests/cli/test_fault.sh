@@ -13,9 +13,9 @@ tree() {
   head -c 9000 /dev/urandom > t/e/c; cp t/e/c t/e/d
 }
 digests() { find "$1" -type f -exec sha256sum {} + | awk '{print $1}' | sort -u; }
-scan_fault() { # SPEC STATUS EXPECTED-SETS: the scan under one fault
+scan_fault() { # SPEC STATUS EXPECTED-SETS [OPTION]: the scan under one fault
   tree
-  run env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="$1" "$DUPSCAN" -rq t
+  run env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="$1" "$DUPSCAN" -rq ${4:-} t
   if [ "$rc" = "$2" ] && [ "$out" = "$3" ]; then ok "scan with $1: status $2, sets as expected"
   else not_ok "scan with $1" "status $rc (want $2)" "$out" "--- stderr" "$err"; fi
   if [ "$2" = 1 ]; then
@@ -36,6 +36,14 @@ scan_fault "fstat64:victim:EIO" 1 "$pair_only"
 scan_fault "fstatat64:victim:EIO" 1 "$pair_only"
 scan_fault "open64:victimdir:EACCES" 1 "$pair_only"   # the directory itself
 scan_fault "readdir64:victimdir:EIO" 1 "$pair_only"
+# --io=hdd reads a head of each file first, then the files whose heads have a
+# twin whole in the sweep: the victim's first read is its head, its second
+# the sweep's (the pair of a and b is swept with it, and must still be found)
+scan_fault "pread64:victim:EIO" 1 "$pair_only" --io=hdd
+scan_fault "pread64:victim:EIO@2" 1 "$pair_only" --io=hdd
+scan_fault "pread64:victim:ZERO@2" 1 "$pair_only" --io=hdd
+scan_fault "pread64:victim:SHORT" 0 "$all" --io=hdd
+scan_fault "fstat64:victim:EIO@2" 1 "$pair_only" --io=hdd
 
 act_fault() { # SPEC ACTION: the action fails on the victim only; nothing is lost
   tree

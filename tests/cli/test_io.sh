@@ -86,6 +86,31 @@ expect_err_io() { # LABEL WANT DIR
   fi
 }
 
+# hdd mode's sweep with room for two files kept (--io-memory=1M, files of
+# 400,000 bytes), on a fresh ext4 where the files lie in the order written
+# (FIEMAP gives that order): k1 and a1 are kept; x (unlike k1) finds no room
+# and waits; a2 joins a1, whose memory is freed; y, the twin of x, must then
+# wait too, not be kept: kept, it would be settled alone and x after it,
+# alone too. Then x and y, told apart from k1 by the first sweep, make a
+# set in a second.
+sweep_order() { # DIR on the ext4 image
+  local d=$1
+  mkdir -p "$d"
+  head -c 200000 /dev/zero | tr '\0' 'k' > "$d/.head"
+  make() { # NAME SIZE FILL
+    { cat "$d/.head"; head -c $(($2 - 200000)) /dev/zero | tr '\0' "$3"; } > "$d/$1"; sync "$d/$1"
+  }
+  make k1 400000 K; make a1 400001 A; make x 400000 X; make a2 400001 A; make y 400000 X
+  rm "$d/.head"; sync
+  evict "$d"
+  run "$DUPSCAN" --io=hdd --io-memory=1M -r "$d"
+  local want; want=$(printf '%s\n%s\n\n%s\n%s' "$d/a1" "$d/a2" "$d/x" "$d/y")
+  [ "$out" = "$want" ] && [ "$rc" = 0 ] && ok "hdd sweep: a file that waits and its later twin make a set" \
+    || not_ok "hdd sweep: waiting twins" "$out" "$err"
+  run "$DUPSCAN" --io=ssd -r "$d"
+  [ "$out" = "$want" ] && ok "ssd: the same sets" || not_ok "ssd sweep tree" "$out"
+}
+
 # real mounts (as root): tmpfs is memory and has no FIEMAP (inode order
 # stands in); a loop device is what holds its image, whatever it says itself
 if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/dev/null; then
@@ -98,6 +123,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       tree disk/t
       compare_modes "ext4 on a loop device" disk/t
       expect_err_io "auto: a loop device marked rotational whose image is in memory reads as on an SSD" ssd disk/t
+      sweep_order disk/w
       umount disk
     else
       ok "# SKIP a loop device cannot be marked rotational and mounted here"
@@ -110,6 +136,15 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
 else
   ok "# SKIP tmpfs cannot be mounted here"
 fi
+
+for bad in 512K 0 2T 1X -1M ''; do
+  run "$DUPSCAN" --io-memory="$bad" -r t
+  [ "$rc" = 2 ] && expect_err "--io-memory=$bad: usage error naming it" "invalid size '$bad' for --io-memory" \
+    || not_ok "--io-memory=$bad" "$rc" "$err"
+done
+run "$DUPSCAN" --io=hdd --io-memory=1M -r t; o1=$out
+run "$DUPSCAN" --io=ssd -r t
+[ "$o1" = "$out" ] && [ -n "$out" ] && ok "--io-memory=1M: the same sets" || not_ok "--io-memory=1M" "$o1" "$out"
 
 run "$DUPSCAN" --io=tape -r t
 [ "$rc" = 2 ] && expect_err "--io=tape: usage error naming it" "invalid value 'tape' for --io" || not_ok "--io=tape" "$rc" "$err"
