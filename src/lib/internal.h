@@ -382,6 +382,8 @@ struct ds_first_pass {
 	uint64_t *partial;         /* by position in order */
 	uint64_t *head;            /* by position: XXH64 of the bytes past the first block up to
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
+	bool *direct;              /* by position: left to the sweep, not read here (partial and
+	                            * got set by the sweep); or NULL */
 	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
 	bool *got;
 	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
@@ -397,9 +399,10 @@ struct ds_first_pass {
  * than a round would cost; it is also the kernel's usual readahead. */
 #define DS_HDD_HEAD (128u * 1024u)
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
- * order into s->first_pass. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+ * order into s->first_pass; with sweep (the sweep's budget, or 0: none), their
+ * heads, except for groups the sweep reads whole (fp->direct). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
-		      bool heads);
+		      size_t sweep);
 void ds_first_pass_free(struct ds_first_pass *fp);
 
 /* sweep.c: on a spinning disk, the buckets the first pass leaves settled in
@@ -412,6 +415,7 @@ struct ds_sweep {
 	int *err;                  /* by position: 0, or why it failed, reported at its group's turn */
 	size_t budget;             /* file contents kept at once, at most */
 };
+#define DS_SWEEP_MEMBERS 4 /* files of a bucket a sweep takes; see sweep.c */
 #define DS_SWEEP_BUDGET (256u * 1024u * 1024u) /* at most; an eighth of the memory on a small machine */
 /* Sweep the buckets of groups (as for ds_run_groups, read by the first pass)
  * into s->sweep, keeping at most budget bytes of contents. @return 0,

@@ -805,7 +805,7 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	}
 	/* the rest of each bucket in disk order too (not for -Q, -T) */
 	bool sweep = !s->quick && !s->partial_only;
-	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep);
+	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->sweep_budget : 0);
 	if (rc == 0 && sweep)
 		rc = ds_sweep_run(s, left, nleft, s->sweep_budget);
 	free(left);

@@ -128,6 +128,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 		return;
 	free(fp->partial);
 	free(fp->head);
+	free(fp->direct);
 	free(fp->err);
 	free(fp->got);
 	free(fp->slot);
@@ -138,8 +139,9 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 }
 
 int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
-		      bool heads)
+		      size_t sweep)
 {
+	bool heads = sweep > 0;
 	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
 	if (!fp)
 		return -ENOMEM;
@@ -155,8 +157,10 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* states only where a full hash will continue one: 88 bytes a file */
 	if (big)
 		fp->h = ds_hashes_new(n);
-	if (big && heads)
+	if (big && heads) {
 		fp->head = malloc(n * sizeof(*fp->head));
+		fp->direct = calloc(n, sizeof(*fp->direct));
+	}
 	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	/* first blocks kept, in the order read, until the budget is spent: a
 	 * bucket whose blocks are all here compares them without reading them again */
@@ -166,7 +170,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	fp->blocks = want ? ds_big_alloc(want * DS_BLOCK) : NULL;
 	fp->capslots = fp->blocks ? want : 0;
 	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && buf && (!big || fp->h) &&
-			 (!big || !heads || fp->head) ? 0 : -ENOMEM;
+			 (!big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
 		fp->rank[i] = UINT32_MAX;
@@ -176,8 +180,16 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* where each file starts on its disk: an open and an ioctl, no data read
 	 * (but what is cached already is taken at once) */
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
-		for (uint32_t p = groups[2 * g]; rc == 0 && p < groups[2 * g] + groups[2 * g + 1]; p++) {
+		/* a few files of one size, more than a head each: most likely
+		 * copies, which the sweep reads whole; reading their heads first
+		 * would be a second visit (and a seek) for each */
+		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
+		uint64_t size = ds_rec(s, order[first])->size;
+		bool direct = fp->direct && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
+		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
 			const struct ds_rec *r = ds_rec(s, order[p]);
+			if (direct)
+				fp->direct[p] = true;
 			if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
 				rc = DUPSCAN_E_CANCELED;
 				break;
@@ -190,7 +202,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 			}
 			if (fd >= 0) {
 				size_t len = head_len(fp, r);
-				if (read_if_cached(fd, buf, len)) {
+				if (!direct && read_if_cached(fd, buf, len)) {
 					took_head(fp, p, r, buf, len, nranked++);
 					close(fd);
 					continue;
@@ -213,6 +225,10 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		}
 		uint32_t p = pl[i].pos;
 		const struct ds_rec *r = ds_rec(s, order[p]);
+		if (fp->direct && fp->direct[p]) {
+			fp->rank[p] = nranked++; /* its place in the sweep */
+			continue;
+		}
 		size_t len = head_len(fp, r);
 		int fd = ds_open_scanned(s, r);
 		if (fd == -ENOMEM) {

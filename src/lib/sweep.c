@@ -21,11 +21,11 @@
 
 #include "internal.h"
 
-/* A bucket of more files is split in rounds instead (as on any storage),
+/* A bucket of more than DS_SWEEP_MEMBERS files is split in rounds first,
  * which reads files that differ early only as far as they agree: many files
  * of one size and one first block (a camera's RAW files) are seldom copies
  * of each other, and the sweep would keep each of them whole. */
-#define SWEEP_MEMBERS 4
+#define SWEEP_MEMBERS DS_SWEEP_MEMBERS
 
 enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
 enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
@@ -45,6 +45,7 @@ struct sbucket {
 	uint64_t size;
 	struct ds_hashes *h; /* members' XXH64 states by their hidx, or NULL: the first pass's by position */
 	uint64_t from;       /* where those states stand */
+	bool direct;         /* a group the first pass left unread (fp->direct) */
 	struct kept kept[SWEEP_MEMBERS];
 };
 
@@ -54,7 +55,7 @@ struct item {
 
 struct run {
 	dupscan_scan *s;
-	const struct ds_first_pass *fp;
+	struct ds_first_pass *fp; /* a direct group's partial hashes go there */
 	struct ds_sweep *sw;
 	struct sbucket *b;
 	size_t nb;
@@ -119,6 +120,14 @@ static int read_member(struct run *rn, struct sbucket *b, uint32_t slot, unsigne
 		/* the first pass (and a split) hashed what lies before b->from */
 		if (off + len > b->from) {
 			size_t skip = off < b->from ? (size_t)(b->from - off) : 0;
+			if (b->direct && off == 0) {
+				/* the first block's hash, as the first pass takes it */
+				size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
+				ds_hash_update(rn->h, 0, buf, blen);
+				rn->fp->partial[p] = ds_hash_digest(rn->h, 0);
+				rn->fp->got[p] = true;
+				skip = blen;
+			}
 			ds_hash_update(rn->h, 0, buf + skip, len - skip);
 		}
 		for (size_t k = 0; !keep && k < b->nkept; k++) {
@@ -171,7 +180,14 @@ static int visit(struct run *rn, struct sbucket *b, uint32_t slot)
 			ds_big_free(keep, b->size);
 			return rc;
 		}
-		sw->err[p] = rc; /* reported at its group's turn */
+		/* reported at its group's turn: with the first pass's own
+		 * errors when the first pass left it unread */
+		if (b->direct) {
+			rn->fp->err[p] = rc;
+			rn->fp->got[p] = false;
+		} else {
+			sw->err[p] = rc;
+		}
 		rn->mstate[p] = M_DONE;
 	} else if (rc == 0 && like >= 0) {
 		sw->rep[p] = b->kept[like].pos;
@@ -268,7 +284,8 @@ static void add_bucket(struct run *rn, const uint32_t *mem, const uint32_t *hidx
 		       struct ds_hashes *h, uint64_t from)
 {
 	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
-	rn->b[rn->nb++] = (struct sbucket){ (uint32_t)npos, (uint32_t)k, 0, B_WAIT, 0, false, size, h, from, { { 0 } } };
+	rn->b[rn->nb++] = (struct sbucket){ (uint32_t)npos, (uint32_t)k, 0, B_WAIT, 0, false, size, h, from, false,
+					    { { 0 } } };
 	for (size_t x = 0; x < k; x++) {
 		rn->pos[npos] = mem[x];
 		rn->hidx[npos++] = hidx ? hidx[x] : 0;
@@ -400,6 +417,23 @@ static int group_buckets(struct run *rn, uint32_t first, uint32_t n, uint32_t *s
 {
 	const struct ds_first_pass *fp = rn->fp;
 	uint64_t size = ds_rec(rn->s, fp->order[first])->size;
+	if (fp->direct[first]) {
+		/* left unread by the first pass: one bucket, hashed from byte 0 */
+		struct ds_hashes *h = ds_hashes_new(n);
+		if (!h || DS_GROW(rn->owned, rn->capowned, rn->nowned + 1)) {
+			ds_hashes_free(h);
+			return -ENOMEM;
+		}
+		rn->owned[rn->nowned++] = h;
+		for (uint32_t x = 0; x < n; x++) {
+			scratch[x] = first + x;
+			scratch[n + x] = x;
+			rn->sw->swept[first + x] = true;
+		}
+		add_bucket(rn, scratch, scratch + n, n, size, h, 0);
+		rn->b[rn->nb - 1].direct = true;
+		return 0;
+	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
 		if (fp->got[p] && !fp->err[p])
@@ -439,7 +473,7 @@ void ds_sweep_free(struct ds_sweep *sw)
 
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
 {
-	const struct ds_first_pass *fp = s->first_pass;
+	struct ds_first_pass *fp = s->first_pass;
 	size_t n = fp->n ? fp->n : 1;
 	struct ds_sweep *sw = calloc(1, sizeof(*sw));
 	struct run rn = { 0 };
@@ -467,7 +501,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	rn.h = ds_hashes_new(1);
 	rn.chunk = ds_big_alloc(rn.step);
 	it = malloc(n * sizeof(*it));
-	scratch = malloc(n * sizeof(*scratch));
+	scratch = malloc(2 * n * sizeof(*scratch)); /* a direct group takes two rows */
 	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.b || !rn.pos || !rn.hidx || !rn.mstate || !rn.h ||
 	    !rn.chunk || !it || !scratch)
 		goto out;

@@ -14,7 +14,7 @@ tree() {
 }
 digests() { find "$1" -type f -exec sha256sum {} + | awk '{print $1}' | sort -u; }
 scan_fault() { # SPEC STATUS EXPECTED-SETS [OPTION]: the scan under one fault
-  tree
+  ${TREE:-tree}
   run env LD_PRELOAD="$FAULT" DUPSCAN_FAULT="$1" "$DUPSCAN" -rq ${4:-} t
   if [ "$rc" = "$2" ] && [ "$out" = "$3" ]; then ok "scan with $1: status $2, sets as expected"
   else not_ok "scan with $1" "status $rc (want $2)" "$out" "--- stderr" "$err"; fi
@@ -36,14 +36,21 @@ scan_fault "fstat64:victim:EIO" 1 "$pair_only"
 scan_fault "fstatat64:victim:EIO" 1 "$pair_only"
 scan_fault "open64:victimdir:EACCES" 1 "$pair_only"   # the directory itself
 scan_fault "readdir64:victimdir:EIO" 1 "$pair_only"
-# --io=hdd reads a head of each file first, then the files whose heads have a
-# twin whole in the sweep: the victim's first read is its head, its second
-# the sweep's (the pair of a and b is swept with it, and must still be found)
+# --io=hdd: a few files of one size (a, b, victim) are read whole by the
+# sweep, nothing before it; more than four alike are read a head first, then
+# in rounds, then whole by the sweep (reads 1 to 4 of the victim)
 scan_fault "pread64:victim:EIO" 1 "$pair_only" --io=hdd
-scan_fault "pread64:victim:EIO@2" 1 "$pair_only" --io=hdd
-scan_fault "pread64:victim:ZERO@2" 1 "$pair_only" --io=hdd
+scan_fault "pread64:victim:ZERO" 1 "$pair_only" --io=hdd
 scan_fault "pread64:victim:SHORT" 0 "$all" --io=hdd
+scan_fault "pread64:victim:EINTR" 0 "$all" --io=hdd
 scan_fault "fstat64:victim:EIO@2" 1 "$pair_only" --io=hdd
+five() {
+  rm -rf t; mkdir -p t/d t/victimdir
+  head -c 300000 /dev/urandom > t/d/a; for i in 1 2 3 4; do cp t/d/a "t/d/a$i"; done; cp t/d/a t/victimdir/victim
+}
+five_only=$(printf 't/d/a\nt/d/a1\nt/d/a2\nt/d/a3\nt/d/a4')
+for n in 1 2 3 4; do TREE=five scan_fault "pread64:victim:EIO@$n" 1 "$five_only" --io=hdd; done
+TREE=five scan_fault "pread64:victim:EIO@5" 0 "$(printf '%s\nt/victimdir/victim' "$five_only")" --io=hdd
 
 act_fault() { # SPEC ACTION: the action fails on the victim only; nothing is lost
   tree
