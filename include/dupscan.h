@@ -105,7 +105,8 @@ enum dupscan_option {
 	DUPSCAN_OPT_ORDER,           /* DUPSCAN_ORDER_NAME (default) or DUPSCAN_ORDER_TIME (jdupes -o) */
 	DUPSCAN_OPT_PARAM_ORDER,     /* order by the added path's index first (jdupes -O) */
 	DUPSCAN_OPT_REVERSE,         /* reverse the order (jdupes -i) */
-	DUPSCAN_OPT_THREADS,         /* threads reading and hashing; 0 (default): one per online CPU;
+	DUPSCAN_OPT_THREADS,         /* threads reading and hashing; 0 (default): one per online CPU,
+	                              * at least 8 (cold reads wait on the device; since 0.4);
 	                              * ignored (always 1) when built without thread support */
 	DUPSCAN_OPT_DIRS,            /* also sets of identical directories (see dupscan_set_is_dirs()) */
 	DUPSCAN_OPT_IO,              /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */

@@ -14,6 +14,7 @@
 #include "dupscan_config.h"
 
 #define DS_NONE UINT32_MAX
+#define DS_MIN_THREADS 8                  /* default threads, at least; see scan.c */
 #define DS_BLOCK 4096u                    /* first block: the partial hash covers this */
 #define DS_DEFAULT_CHUNK (256u * 1024u)   /* read size; see README "Performance" */
 #define DS_MIN_CHUNK 4096u
