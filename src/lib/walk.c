@@ -101,6 +101,8 @@ struct dir_job {
 	DIR *dh;             /* open until taken */
 	struct stat_batch b; /* the batch listed */
 	bool complete, more, skipped;
+	bool listed;         /* its first batch listed ahead (by list_ahead) */
+	bool deferred;       /* list, but leave the stat calls to list_ahead */
 };
 
 static int cmp_entry_ino(void *ctx, const void *pa, const void *pb)
@@ -110,7 +112,10 @@ static int cmp_entry_ino(void *ctx, const void *pa, const void *pb)
 	return x < y ? -1 : x > y;
 }
 
-/* Read the next batch of j's directory; touches only j (and reads options). */
+static void stat_batch(struct stat_batch *b);
+
+/* Read the next batch of j's directory and stat() its entries, unless
+ * j->deferred; touches only j (and reads options). */
 static void list_batch(const dupscan_scan *s, struct dir_job *j)
 {
 	struct stat_batch *b = &j->b;
@@ -170,6 +175,13 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 			return;
 		}
 	}
+	if (!j->deferred)
+		stat_batch(b);
+}
+
+/* stat() the entries a batch listed (none were taken yet). */
+static void stat_batch(struct stat_batch *b)
+{
 	/* the entries keep their listing order; only the stat calls are reordered */
 	bool sorted = b->by_inode && b->n > 1 && DS_GROW(b->order, b->caporder, b->n) == 0;
 	for (size_t k = 0; sorted && k < b->n; k++)
@@ -215,7 +227,8 @@ static void list_job(const dupscan_scan *s, struct dir_job *j)
 static void list_dir(void *ctx, struct ds_job *job)
 {
 	struct dir_job *j = (struct dir_job *)job;
-	list_job(ctx, j);
+	if (!j->listed)
+		list_job(ctx, j);
 	j->job.weight = j->b.n;
 }
 
@@ -226,6 +239,7 @@ struct walker {
 	size_t n, cap;
 	struct dir_job **all;        /* every job, freed when the walk ends */
 	size_t nall, capall;
+	size_t ahead;                /* listed by list_ahead and not taken yet */
 };
 
 
@@ -265,6 +279,8 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 static void release(struct walker *w, struct dir_job *j)
 {
 	ds_pool_release(w->pool, &j->job);
+	if (j->listed)
+		w->ahead--;
 	if (j->dh)
 		closedir(j->dh);
 	j->dh = NULL;
@@ -280,6 +296,77 @@ static void release(struct walker *w, struct dir_job *j)
 		w->all[j->slot] = NULL;
 		free(j);
 	}
+}
+
+struct ahead_entry {
+	uint64_t ino;
+	uint32_t job, ent;
+};
+
+static int cmp_ahead(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct ahead_entry *a = pa, *b = pb;
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->job != b->job)
+		return a->job < b->job ? -1 : 1;
+	return a->ent < b->ent ? -1 : a->ent > b->ent;
+}
+
+static int cmp_job_ino(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct dir_job *a = *(struct dir_job *const *)pa, *b = *(struct dir_job *const *)pb;
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+/* One stream on a spinning disk: the directories waiting at the top of the
+ * stack are listed together, in the order of their inodes, and then all their
+ * entries are stat()ed in one inode order. Listing one directory at a time
+ * moved the head from its blocks to the inode table and back for each one;
+ * this way the inode table is swept once for all of them. They are still
+ * taken one by one in depth-first order. */
+static void list_ahead(struct walker *w)
+{
+	dupscan_scan *s = w->s;
+	struct dir_job *jobs[PREFETCH_JOBS];
+	size_t nj = 0;
+	/* each holds a descriptor until taken: at most PREFETCH_JOBS at once, however deep */
+	for (size_t i = w->n; i > 0 && w->ahead + nj < PREFETCH_JOBS; i--)
+		if (!w->stack[i - 1]->listed)
+			jobs[nj++] = w->stack[i - 1];
+	if (ds_sort(jobs, nj, sizeof(*jobs), cmp_job_ino, NULL) != 0)
+		nj = 1; /* out of memory: just the one on top (any will do) */
+	size_t total = 0, listed = 0;
+	for (; listed < nj && total < PREFETCH_ENTRIES; listed++) {
+		struct dir_job *j = jobs[listed];
+		j->deferred = true;
+		list_job(s, j);
+		j->deferred = false;
+		j->listed = true;
+		w->ahead++;
+		total += j->b.n;
+	}
+	struct ahead_entry *e = malloc((total ? total : 1) * sizeof(*e));
+	size_t ne = 0;
+	for (size_t k = 0; e && k < listed; k++)
+		for (size_t x = 0; x < jobs[k]->b.n; x++)
+			e[ne++] = (struct ahead_entry){ jobs[k]->b.e[x].ino, (uint32_t)k, (uint32_t)x };
+	if (!e || ds_sort(e, ne, sizeof(*e), cmp_ahead, NULL) != 0) {
+		/* out of memory: each directory on its own */
+		for (size_t k = 0; k < listed; k++)
+			stat_batch(&jobs[k]->b);
+		free(e);
+		return;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		struct stat_batch *b = &jobs[e[i].job]->b;
+		struct wentry *we = &b->e[e[i].ent];
+		if (we->kind == ENT_STAT)
+			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+	}
+	free(e);
 }
 
 /* Add one listed entry of directory d: a file record, or a directory to walk. */
@@ -456,6 +543,8 @@ int ds_walk(dupscan_scan *s)
 			rc = walker_push(&w, d, st.st_size);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
+			if (s->io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed)
+				list_ahead(&w);
 			struct dir_job *j = w.stack[--w.n];
 			ds_pool_obtain(w.pool, &j->job);
 			rc = take_dir(&w, j);

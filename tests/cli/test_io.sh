@@ -68,6 +68,27 @@ run "$DUPSCAN" --io=hdd -r many
 [ "$out" = "$o1" ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 300 ] && ok "300 small files: hdd and ssd agree" \
   || not_ok "many: hdd/ssd differ" "$o1" "$out"
 
+# hdd mode lists the directories waiting on the walk's stack together and
+# stats their entries in one inode order: what it reports, and in what
+# order, is still the walk's; and at most 64 of them hold a descriptor,
+# however many wait at each level (70 x 70 here, under a limit of 100)
+mkdir -p wide
+(cd wide && mkdir -p d{1..70}/e{1..70} && for i in $(seq 1 70); do
+   printf 'w%d' $((i % 9)) > "d$i/f"; printf 'w%d' $((i % 5)) > "d$i/e$i/g"; ln -s loop "d$i/loop"; done
+ ln -s ../d1 d2/e2/up)
+for opts in "-r" "-rs" "-rH"; do
+  # shellcheck disable=SC2086
+  run "$DUPSCAN" --io=ssd $opts wide; o1=$out e1=$err r1=$rc
+  evict wide
+  # shellcheck disable=SC2086
+  run bash -c "ulimit -n 100 && exec '$DUPSCAN' --io=hdd $opts wide"
+  if [ "$out" = "$o1" ] && [ "$err" = "$e1" ] && [ "$rc" = "$r1" ] && [ -n "$out" ]; then
+    ok "4,970 directories $opts: hdd (100 descriptors) and ssd agree"
+  else
+    not_ok "wide tree $opts: hdd/ssd differ" "ssd ($r1): $o1 $e1" "hdd ($rc): $out $err"
+  fi
+done
+
 # a file that cannot be read is reported the same way, at the same place
 if [ "$(id -u)" != 0 ]; then
   cp -r t u; chmod 000 u/a/big3
