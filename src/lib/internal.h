@@ -391,7 +391,8 @@ struct ds_first_pass {
 	uint32_t *slot;            /* by position: where its first block is kept, or DS_NONE */
 	uint32_t *rank;            /* by position: its place in the disk order read in */
 	unsigned char *blocks;     /* kept first blocks, DS_BLOCK bytes a slot, up to a budget */
-	size_t nslots, capslots;
+	atomic_size_t nslots;      /* slots taken (devices are read at once) */
+	size_t capslots;
 };
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
 /* With heads, the pass reads this much of each file: where a seek costs what

@@ -89,9 +89,10 @@ static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec 
 		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
 	fp->got[p] = true;
 	fp->rank[p] = rank;
-	if (fp->nslots < fp->capslots) {
-		memcpy(fp->blocks + fp->nslots * DS_BLOCK, buf, blen);
-		fp->slot[p] = (uint32_t)fp->nslots++;
+	size_t slot = fp->capslots ? atomic_fetch_add_explicit(&fp->nslots, 1, memory_order_relaxed) : 0;
+	if (slot < fp->capslots) {
+		memcpy(fp->blocks + slot * DS_BLOCK, buf, blen);
+		fp->slot[p] = (uint32_t)slot;
 	}
 }
 
@@ -120,6 +121,106 @@ static bool read_if_cached(int fd, unsigned char *buf, size_t blen)
 	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0 || cs.nr_cache < pages)
 		return false;
 	return ds_pread_full(fd, buf, blen, 0) == 0;
+}
+
+/* A run of pl[] one thread reads in order. */
+struct lane {
+	size_t from, to;
+};
+
+struct heads {
+	dupscan_scan *s;
+	struct ds_first_pass *fp;
+	const struct place *pl;
+	const struct lane *lane;
+	uint32_t base;       /* ranks taken before pl[0]: files found in the page cache */
+	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
+};
+
+/* Read the heads of lane k's files, in their order. */
+static void read_lane(void *job, size_t k)
+{
+	struct heads *hj = job;
+	dupscan_scan *s = hj->s;
+	struct ds_first_pass *fp = hj->fp;
+	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
+	if (!buf) {
+		atomic_store(&hj->rc, -ENOMEM);
+		return;
+	}
+	for (size_t i = hj->lane[k].from; i < hj->lane[k].to; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			atomic_store(&hj->rc, DUPSCAN_E_CANCELED);
+			break;
+		}
+		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
+			break;
+		uint32_t p = hj->pl[i].pos;
+		uint32_t rank = hj->base + (uint32_t)i;
+		const struct ds_rec *r = ds_rec(s, fp->order[p]);
+		if (fp->direct && fp->direct[p]) {
+			fp->rank[p] = rank; /* its place in the sweep */
+			continue;
+		}
+		size_t len = head_len(fp, r);
+		int fd = ds_open_scanned(s, r);
+		if (fd == -ENOMEM) {
+			atomic_store(&hj->rc, -ENOMEM);
+			break;
+		}
+		/* just the head: readahead past it would come after the next file's read, a seek back */
+		if (fd >= 0)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		int err = fd < 0 ? fd : ds_pread_full(fd, buf, len, 0);
+		if (fd >= 0)
+			close(fd);
+		if (err)
+			fp->err[p] = err;
+		else
+			took_head(fp, p, r, buf, len, rank);
+	}
+	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
+}
+
+#define SSD_LANE 256u /* files a slice of a device that is not a spinning disk */
+
+/* Read the heads of pl[0..np) (sorted by device, then place on it). Each
+ * spinning disk is one stream, and the disks of a scan are read at the same
+ * time: a scan of two disks takes as long as the slower one. A device that
+ * is not a spinning disk (in auto mode, beside one) is read in slices by as
+ * many threads as are free. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct place *pl, size_t np, uint32_t base)
+{
+	size_t nlanes = 0, cap = 0;
+	struct lane *lane = NULL;
+	int rc = 0;
+	/* the disks' lanes first: each is long, and must start at once */
+	for (int disks = 1; disks >= 0; disks--) {
+		for (size_t i = 0, j; rc == 0 && i < np; i = j) {
+			for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
+				j++;
+			int kind = s->io == DUPSCAN_IO_AUTO ? ds_storage_kind(s->sysfs, s->mountinfo, pl[i].dev)
+							    : DS_STORE_HDD;
+			bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK || s->threads <= 1;
+			if (one != (disks == 1))
+				continue;
+			for (size_t from = i, to; rc == 0 && from < j; from = to) {
+				to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
+				if (DS_GROW(lane, cap, nlanes + 1))
+					rc = -ENOMEM;
+				else
+					lane[nlanes++] = (struct lane){ from, to };
+			}
+		}
+	}
+	struct heads hj = { s, fp, pl, lane, base, 0 };
+	int helpers = s->threads < (int)nlanes ? s->threads - 1 : (int)nlanes - 1;
+	struct ds_pool *pool = rc == 0 && helpers > 0 ? ds_pool_start(helpers, NULL, NULL, 0, 0) : NULL;
+	if (rc == 0)
+		ds_parallel_for(pool, nlanes, read_lane, &hj);
+	ds_pool_stop(pool);
+	free(lane);
+	return rc ? rc : atomic_load(&hj.rc);
 }
 
 void ds_first_pass_free(struct ds_first_pass *fp)
@@ -218,36 +319,9 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	}
 	if (rc == 0)
 		rc = ds_sort(pl, np, sizeof(*pl), cmp_place, NULL);
-	for (size_t i = 0; rc == 0 && i < np; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
-			rc = DUPSCAN_E_CANCELED;
-			break;
-		}
-		uint32_t p = pl[i].pos;
-		const struct ds_rec *r = ds_rec(s, order[p]);
-		if (fp->direct && fp->direct[p]) {
-			fp->rank[p] = nranked++; /* its place in the sweep */
-			continue;
-		}
-		size_t len = head_len(fp, r);
-		int fd = ds_open_scanned(s, r);
-		if (fd == -ENOMEM) {
-			rc = fd;
-			break;
-		}
-		/* just the head: readahead past it would come after the next file's read, a seek back */
-		if (fd >= 0)
-			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = fd < 0 ? fd : ds_pread_full(fd, buf, len, 0);
-		if (fd >= 0)
-			close(fd);
-		if (err) {
-			fp->err[p] = err;
-			continue;
-		}
-		took_head(fp, p, r, buf, len, nranked++);
-	}
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
+	if (rc == 0)
+		rc = read_heads(s, fp, pl, np, nranked);
 	free(pl);
 	if (rc) {
 		ds_first_pass_free(fp);

@@ -132,6 +132,48 @@ sweep_order() { # DIR on the ext4 image
   [ "$out" = "$want" ] && ok "ssd: the same sets" || not_ok "ssd sweep tree" "$out"
 }
 
+# two disks in one scan are read at the same time, each by one stream: the
+# shim logs which thread reads which file, each read taking 5 ms
+two_disks() { # IMAGE_DIR
+  local i d loops=() ok2=1
+  for d in dsk1 dsk2; do
+    truncate -s 16M "$1/$d.img" && mkfs.ext4 -q -F "$1/$d.img" 2>/dev/null && mkdir -p "$d" &&
+      loops+=("$(losetup -f --show "$1/$d.img" 2>/dev/null)") && mount "${loops[-1]}" "$d" 2>/dev/null || ok2=0
+  done
+  if [ "$ok2" = 1 ]; then
+    for i in $(seq 1 12); do
+      for d in dsk1 dsk2; do
+        { printf '%s %d' "$d" $((i % 6)); head -c 8000 /dev/zero; } > "$d/f$i"
+      done
+    done
+    sync; evict dsk1; evict dsk2
+    run "$DUPSCAN" --io=ssd -r dsk1 dsk2; local o1=$out
+    evict dsk1; evict dsk2
+    run "$DUPSCAN" --io=hdd -r dsk1 dsk2
+    [ "$out" = "$o1" ] && [ -n "$out" ] && ok "two disks: hdd output is ssd's" || not_ok "two disks: outputs differ" "$o1" "$out"
+  fi
+  if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ]; then
+    evict dsk1; evict dsk2; rm -f "$T/reads.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
+      "$DUPSCAN" --io=hdd -r dsk1 dsk2
+    # the heads come first: 24 reads, one thread a disk, interleaved
+    local t1 t2 switches
+    t1=$(grep -m1 " dsk1/" "$T/reads.log" | cut -d' ' -f1); t2=$(grep -m1 " dsk2/" "$T/reads.log" | cut -d' ' -f1)
+    switches=$(head -n 24 "$T/reads.log" | sed 's,.* \(dsk[12]\)/.*,\1,' | uniq | wc -l)
+    if [ -n "$t1" ] && [ -n "$t2" ] && [ "$t1" != "$t2" ] && [ "$switches" -ge 3 ] &&
+       ! head -n 24 "$T/reads.log" | grep -q "^$t1 dsk2/" && ! head -n 24 "$T/reads.log" | grep -q "^$t2 dsk1/"; then
+      ok "two disks are read at once, each by one thread"
+    else
+      not_ok "two disks: not read at once by a thread each" "$(head -n 24 "$T/reads.log")"
+    fi
+  else
+    ok "# SKIP two loop devices cannot be mounted here, or no fault shim"
+  fi
+  for d in dsk1 dsk2; do umount "$d" 2>/dev/null; done
+  for d in "${loops[@]}"; do [ -n "$d" ] && losetup -d "$d"; done
+  rm -f "$1"/dsk?.img
+}
+
 # real mounts (as root): tmpfs is memory and has no FIEMAP (inode order
 # stands in); a loop device is what holds its image, whatever it says itself
 if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/dev/null; then
@@ -146,6 +188,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       expect_err_io "auto: a loop device marked rotational whose image is in memory reads as on an SSD" ssd disk/t
       sweep_order disk/w
       umount disk
+      two_disks mnt
     else
       ok "# SKIP a loop device cannot be marked rotational and mounted here"
     fi

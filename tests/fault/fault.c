@@ -4,7 +4,9 @@
  * containing TEXT fail with ERR (EIO, EACCES, ENOENT, ENOSPC), or for pread64
  * ZERO (end of file at once), SHORT (half the bytes per call) or EINTR (fail
  * once, then work), or KILL (the process dies by SIGKILL at that call), or
- * DELAY (the call waits 5 ms, then is made: a window for a racing writer).
+ * DELAY (the call waits 5 ms, then is made: a window for a racing writer),
+ * or TRACE (as DELAY, and a line "THREAD-ID PATH" is appended to the file
+ * DUPSCAN_FAULT_LOG names: which thread made the call, and when).
  * ERR@N fails only the Nth matching call and those after it. CALL is one of open64 openat64 pread64 fstat64 fstatat64
  * readdir64 linkat symlink rename unlink; the *at forms (symlinkat, renameat,
  * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +66,19 @@ static bool hit(const char *call, const char *path)
 		return false;
 	if (match && !strcmp(err_, "KILL"))
 		raise(SIGKILL);
-	if (match && !strcmp(err_, "DELAY")) {
+	if (match && !strcmp(err_, "TRACE")) {
+		const char *log = getenv("DUPSCAN_FAULT_LOG");
+		/* straight to the kernel: not through this shim's own open64 */
+		int fd = log ? (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
+		if (fd >= 0) {
+			char line[4200];
+			int n = snprintf(line, sizeof(line), "%ld %s\n", (long)syscall(SYS_gettid), path);
+			if (n > 0 && write(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+				n = 0; /* a test log: nothing to do */
+			close(fd);
+		}
+	}
+	if (match && (!strcmp(err_, "DELAY") || !strcmp(err_, "TRACE"))) {
 		struct timespec ts = { 0, 5000000 };
 		nanosleep(&ts, NULL);
 		return false;
