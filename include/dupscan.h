@@ -115,9 +115,10 @@ enum dupscan_option {
 	                              * the memory on machines with less than 2 GiB); since 0.4 */
 };
 
-/* Values of DUPSCAN_OPT_IO. HDD: one reading stream, files read in the order
- * the disk holds them (first extent's physical offset, else inode order),
- * large turns when files are compared side by side. SSD: reads on every
+/* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in
+ * the order the disk holds them (first extent's physical offset, else inode
+ * order), large turns when files are compared side by side; the disks of a
+ * scan are read at the same time for the first blocks. SSD: reads on every
  * thread. AUTO: HDD when a file of the scan lies on a rotational disk (a
  * partition, md, dm or loop device is followed to the disks under it) or on a
  * network filesystem, else SSD, also where the storage cannot be told (FUSE,
