@@ -68,6 +68,7 @@ struct run {
 	unsigned char *chunk;
 	size_t step;         /* bytes a read */
 	size_t used;         /* bytes kept */
+	uint64_t *tail;      /* by position: XXH64 of the last block, where read (see read_tails), or NULL */
 };
 
 static int cmp_item(void *ctx, const void *pa, const void *pb)
@@ -77,15 +78,31 @@ static int cmp_item(void *ctx, const void *pa, const void *pb)
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
+/* Position p's last block hashed (tail), or 0 when it was not read. */
+static uint64_t tail_of(const struct run *rn, uint32_t p)
+{
+	return rn->tail ? rn->tail[p] : 0;
+}
+
+/* By first block, then head, then last block. */
 static int cmp_partial(void *ctx, const void *pa, const void *pb)
 {
-	const struct ds_first_pass *fp = ctx;
+	const struct run *rn = ctx;
+	const struct ds_first_pass *fp = rn->fp;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
 	if (fp->partial[a] != fp->partial[b])
 		return fp->partial[a] < fp->partial[b] ? -1 : 1;
 	if (fp->head[a] != fp->head[b])
 		return fp->head[a] < fp->head[b] ? -1 : 1;
+	if (tail_of(rn, a) != tail_of(rn, b))
+		return tail_of(rn, a) < tail_of(rn, b) ? -1 : 1;
 	return a < b ? -1 : a > b;
+}
+
+static bool same_start(const struct run *rn, uint32_t a, uint32_t b)
+{
+	const struct ds_first_pass *fp = rn->fp;
+	return fp->partial[a] == fp->partial[b] && fp->head[a] == fp->head[b] && tail_of(rn, a) == tail_of(rn, b);
 }
 
 /* Read position p whole. Into keep (size bytes) when given, else chunk by
@@ -436,13 +453,12 @@ static int group_buckets(struct run *rn, uint32_t first, uint32_t n, uint32_t *s
 	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
-		if (fp->got[p] && !fp->err[p])
+		if (fp->got[p] && !fp->err[p] && !rn->sw->err[p])
 			scratch[nr++] = p;
-	int rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, (void *)fp);
+	int rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 	for (size_t i = 0; rc == 0 && i < nr;) {
 		size_t j = i + 1;
-		while (j < nr && fp->partial[scratch[j]] == fp->partial[scratch[i]] &&
-		       fp->head[scratch[j]] == fp->head[scratch[i]])
+		while (j < nr && same_start(rn, scratch[j], scratch[i]))
 			j++;
 		if (j - i == 1 && ((i > 0 && fp->partial[scratch[i - 1]] == fp->partial[scratch[i]]) ||
 				   (j < nr && fp->partial[scratch[j]] == fp->partial[scratch[i]]))) {
@@ -457,6 +473,87 @@ static int group_buckets(struct run *rn, uint32_t first, uint32_t n, uint32_t *s
 			rc = split_bucket(rn, scratch + i, j - i, size);
 		i = j;
 	}
+	return rc;
+}
+
+/* Files of at least this size whose heads are alike are first compared on
+ * their last block, all of them in one pass in disk order: a copy cut short
+ * or a log that grew costs one visit of a block instead of a read to its
+ * end. For a true copy the visit is lost: at this size it costs about a
+ * tenth of reading the file (a seek of 12.6 ms against 105 ms at 160 MB/s),
+ * as side by side comparing does in turns of DS_HDD_TURN. Groups the first
+ * pass left to the sweep (two to four files, most likely copies) are not
+ * visited. */
+#define TAIL_MIN (2u * DS_HDD_TURN)
+
+static int cmp_rank(void *ctx, const void *pa, const void *pb)
+{
+	const struct ds_first_pass *fp = ctx;
+	uint32_t a = fp->rank[*(const uint32_t *)pa], b = fp->rank[*(const uint32_t *)pb];
+	return a < b ? -1 : a > b;
+}
+
+/* The last blocks of the files of groups that TAIL_MIN asks for, into
+ * rn->tail; a file that cannot be read is settled with its error. scratch:
+ * n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+static int read_tails(struct run *rn, const uint32_t *groups, size_t ngroups, size_t budget, uint32_t *scratch)
+{
+	const struct ds_first_pass *fp = rn->fp;
+	uint32_t *want = NULL;
+	size_t nw = 0, cap = 0;
+	int rc = 0;
+	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
+		uint64_t size = ds_rec(rn->s, fp->order[first])->size;
+		if (size < TAIL_MIN || size > budget / 2 || fp->direct[first])
+			continue;
+		size_t nr = 0;
+		for (uint32_t p = first; p < first + cnt; p++)
+			if (fp->got[p] && !fp->err[p])
+				scratch[nr++] = p;
+		rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
+		/* only files whose head has a twin */
+		for (size_t i = 0; rc == 0 && i < nr;) {
+			size_t j = i + 1;
+			while (j < nr && same_start(rn, scratch[j], scratch[i]))
+				j++;
+			if (j - i >= 2 && DS_GROW(want, cap, nw + (j - i)))
+				rc = -ENOMEM;
+			for (size_t x = i; rc == 0 && j - i >= 2 && x < j; x++)
+				want[nw++] = scratch[x];
+			i = j;
+		}
+	}
+	if (rc == 0 && nw > 0 && !(rn->tail = calloc(fp->n, sizeof(*rn->tail))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = ds_sort(want, nw, sizeof(*want), cmp_rank, (void *)fp);
+	for (size_t i = 0; rc == 0 && i < nw; i++) {
+		if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		uint32_t p = want[i];
+		const struct ds_rec *r = ds_rec(rn->s, fp->order[p]);
+		int fd = ds_open_scanned(rn->s, r);
+		if (fd == -ENOMEM) {
+			rc = fd;
+			break;
+		}
+		/* one block: readahead would read past the end or a seek back */
+		if (fd >= 0)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+		int err = fd < 0 ? fd : ds_pread_full(fd, rn->chunk, DS_BLOCK, r->size - DS_BLOCK);
+		if (fd >= 0)
+			close(fd);
+		if (err) {
+			rn->sw->swept[p] = true;
+			settle_alone(rn, p, err); /* reported at its group's turn */
+		} else {
+			rn->tail[p] = ds_hash_oneshot(rn->chunk, DS_BLOCK);
+		}
+	}
+	free(want);
 	return rc;
 }
 
@@ -508,6 +605,8 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	rc = 0;
 	for (size_t i = 0; i < n; i++)
 		sw->rep[i] = DS_NONE;
+	if (fp->h)
+		rc = read_tails(&rn, groups, ngroups, budget, scratch);
 	/* (no states: no file larger than a block, nothing to sweep) */
 	for (size_t g = 0; rc == 0 && fp->h && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
@@ -542,6 +641,7 @@ out:
 	for (size_t i = 0; i < rn.nowned; i++)
 		ds_hashes_free(rn.owned[i]);
 	free(rn.owned);
+	free(rn.tail);
 	if (rc) {
 		ds_sweep_free(sw);
 		return rc;
