@@ -102,6 +102,7 @@ struct dir_job {
 	struct stat_batch b; /* the batch listed */
 	bool complete, more, skipped;
 	bool listed;         /* its first batch listed ahead (by list_ahead) */
+	int64_t bytes;       /* its st_size when pushed */
 	bool deferred;       /* list, but leave the stat calls to list_ahead */
 };
 
@@ -267,6 +268,7 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 	j->ino = s->dirs[d].ino;
 	j->recurse = s->args[s->dirs[d].arg].recurse;
 	j->ask = s->dir_filter != NULL;
+	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
 	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES)
 		return 0;
@@ -298,6 +300,12 @@ static void release(struct walker *w, struct dir_job *j)
 	}
 }
 
+/* Only directories of this size or more are listed ahead: small ones (most
+ * of a system tree, a block or two each) lie beside their files' inodes, and
+ * listing them apart from their stat calls cost seeks (a copy of /usr on the
+ * simulated disk: 45.7 s walked one at a time, 54.1 s all listed ahead). */
+#define AHEAD_MIN_DIR_BYTES 16384
+
 struct ahead_entry {
 	uint64_t ino;
 	uint32_t job, ent;
@@ -325,7 +333,8 @@ static int cmp_job_ino(void *ctx, const void *pa, const void *pb)
  * stack are listed together, in the order of their inodes, and then all their
  * entries are stat()ed in one inode order. Listing one directory at a time
  * moved the head from its blocks to the inode table and back for each one;
- * this way the inode table is swept once for all of them. They are still
+ * this way the inode table is swept once for all of them (100,000 files in
+ * 100 directories: 6.6 s -> 4.7 s on the simulated disk). They are still
  * taken one by one in depth-first order. */
 static void list_ahead(struct walker *w)
 {
@@ -334,7 +343,7 @@ static void list_ahead(struct walker *w)
 	size_t nj = 0;
 	/* each holds a descriptor until taken: at most PREFETCH_JOBS at once, however deep */
 	for (size_t i = w->n; i > 0 && w->ahead + nj < PREFETCH_JOBS; i--)
-		if (!w->stack[i - 1]->listed)
+		if (!w->stack[i - 1]->listed && w->stack[i - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
 			jobs[nj++] = w->stack[i - 1];
 	if (ds_sort(jobs, nj, sizeof(*jobs), cmp_job_ino, NULL) != 0)
 		nj = 1; /* out of memory: just the one on top (any will do) */
@@ -543,7 +552,8 @@ int ds_walk(dupscan_scan *s)
 			rc = walker_push(&w, d, st.st_size);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
-			if (s->io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed)
+			if (s->io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed &&
+			    w.stack[w.n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
 				list_ahead(&w);
 			struct dir_job *j = w.stack[--w.n];
 			ds_pool_obtain(w.pool, &j->job);
