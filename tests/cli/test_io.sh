@@ -211,7 +211,7 @@ two_disks() { # IMAGE_DIR
     run "$DUPSCAN" --io=hdd -r dsk1 dsk2
     [ "$out" = "$o1" ] && [ -n "$out" ] && ok "two disks: hdd output is ssd's" || not_ok "two disks: outputs differ" "$o1" "$out"
   fi
-  if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ]; then
+  if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ] && [ "${DUPSCAN_THREADS:-yes}" = yes ]; then
     evict dsk1; evict dsk2; rm -f "$T/reads.log"
     run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
       "$DUPSCAN" --io=hdd -r dsk1 dsk2
@@ -226,7 +226,7 @@ two_disks() { # IMAGE_DIR
       not_ok "two disks: not read at once by a thread each" "$(head -n 24 "$T/reads.log")"
     fi
   else
-    ok "# SKIP two loop devices cannot be mounted here, or no fault shim"
+    ok "# SKIP two loop devices cannot be mounted here, no fault shim, or no threads"
   fi
   for d in dsk1 dsk2; do umount "$d" 2>/dev/null; done
   for d in "${loops[@]}"; do [ -n "$d" ] && losetup -d "$d"; done
