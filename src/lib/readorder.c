@@ -126,7 +126,17 @@ static bool read_if_cached(int fd, unsigned char *buf, size_t blen)
 /* A run of pl[] one thread reads in order. */
 struct lane {
 	size_t from, to;
+	bool disk;           /* a whole spinning disk */
 };
+
+static int cmp_lane(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct lane *a = pa, *b = pb;
+	if (a->disk != b->disk)
+		return a->disk ? -1 : 1;
+	return a->from < b->from ? -1 : a->from > b->from;
+}
 
 struct heads {
 	dupscan_scan *s;
@@ -194,25 +204,22 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
 	int rc = 0;
-	/* the disks' lanes first: each is long, and must start at once */
-	for (int disks = 1; disks >= 0; disks--) {
-		for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-			for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
-				j++;
-			int kind = s->io == DUPSCAN_IO_AUTO ? ds_storage_kind(s->sysfs, s->mountinfo, pl[i].dev)
-							    : DS_STORE_HDD;
-			bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK || s->threads <= 1;
-			if (one != (disks == 1))
-				continue;
-			for (size_t from = i, to; rc == 0 && from < j; from = to) {
-				to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
-				if (DS_GROW(lane, cap, nlanes + 1))
-					rc = -ENOMEM;
-				else
-					lane[nlanes++] = (struct lane){ from, to };
-			}
+	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
+		for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
+			j++;
+		int kind = s->io == DUPSCAN_IO_AUTO ? ds_storage_kind(s->sysfs, s->mountinfo, pl[i].dev) : DS_STORE_HDD;
+		bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK || s->threads <= 1;
+		for (size_t from = i, to; rc == 0 && from < j; from = to) {
+			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
+			if (DS_GROW(lane, cap, nlanes + 1))
+				rc = -ENOMEM;
+			else
+				lane[nlanes++] = (struct lane){ from, to, one };
 		}
 	}
+	/* the disks' lanes first: each is long, and must start at once */
+	if (rc == 0)
+		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
 	struct heads hj = { s, fp, pl, lane, base, 0 };
 	int helpers = s->threads < (int)nlanes ? s->threads - 1 : (int)nlanes - 1;
 	struct ds_pool *pool = rc == 0 && helpers > 0 ? ds_pool_start(helpers, NULL, NULL, 0, 0) : NULL;

@@ -180,6 +180,12 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 		stat_batch(b);
 }
 
+/* stat() one entry b listed. */
+static void stat_entry(const struct stat_batch *b, struct wentry *we)
+{
+	we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+}
+
 /* stat() the entries a batch listed (none were taken yet). */
 static void stat_batch(struct stat_batch *b)
 {
@@ -192,7 +198,7 @@ static void stat_batch(struct stat_batch *b)
 	for (size_t k = 0; k < b->n; k++) {
 		struct wentry *we = &b->e[sorted ? b->order[k] : k];
 		if (we->kind == ENT_STAT)
-			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+			stat_entry(b, we);
 	}
 }
 
@@ -371,9 +377,8 @@ static void list_ahead(struct walker *w)
 	}
 	for (size_t i = 0; i < ne; i++) {
 		struct stat_batch *b = &jobs[e[i].job]->b;
-		struct wentry *we = &b->e[e[i].ent];
-		if (we->kind == ENT_STAT)
-			we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
+		if (b->e[e[i].ent].kind == ENT_STAT)
+			stat_entry(b, &b->e[e[i].ent]);
 	}
 	free(e);
 }
@@ -388,7 +393,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		int keep = dir_filter_keeps(s, d, name);
 		if (keep <= 0)
 			return keep; /* pruned: never stat()ed, never opened */
-		we->err = fstatat(j->b.fd, name, &we->st, j->b.flags) == 0 ? 0 : -errno;
+		stat_entry(&j->b, we);
 		we->kind = ENT_STAT;
 	}
 	if (we->kind == ENT_LEFTOVER || we->err) {
