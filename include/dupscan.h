@@ -74,7 +74,7 @@ enum dupscan_error {
 	DUPSCAN_E_CANCELED = -1005, /* dupscan_cancel() stopped the scan; results so far are kept */
 	DUPSCAN_E_ALREADY = -1006, /* nothing to do: already the same file or sharing its extents */
 	DUPSCAN_E_SAME_ENTRY = -1007, /* both paths name one directory entry: acting would lose it */
-	DUPSCAN_E_DIFFERS = -1008, /* the filesystem found the contents different */
+	DUPSCAN_E_DIFFERS = -1008, /* the contents differ (a comparison, or the filesystem, found it) */
 	DUPSCAN_E_LEFTOVER = -1009, /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
 	DUPSCAN_E_PROTECTED = -1010, /* the file is under a protected path: never changed */
 	DUPSCAN_E_CACHE = -1011     /* the hash cache file is damaged or of another version: ignored */
@@ -110,9 +110,12 @@ enum dupscan_option {
 	                              * ignored (always 1) when built without thread support */
 	DUPSCAN_OPT_DIRS,            /* also sets of identical directories (see dupscan_set_is_dirs()) */
 	DUPSCAN_OPT_IO,              /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */
-	DUPSCAN_OPT_IO_MEMORY        /* bytes of file contents hdd mode keeps to compare files in disk
+	DUPSCAN_OPT_IO_MEMORY,       /* bytes of file contents hdd mode keeps to compare files in disk
 	                              * order, at least 1048576; 0: the default, 256 MiB (an eighth of
 	                              * the memory on machines with less than 2 GiB); since 0.4 */
+	DUPSCAN_OPT_CACHE_TRUST      /* 1: with a cache (dupscan_set_cache()), list sets proven by
+	                              * earlier runs without reading them; see dupscan_set_proof();
+	                              * since 0.5 */
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in
@@ -231,6 +234,10 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
  * process may have saved meanwhile; entries of files gone are dropped). A
  * damaged file is reported through the error callback (DUPSCAN_E_CACHE),
  * ignored and replaced; cache trouble never counts in dupscan_error_count().
+ * It also records which files a run compared byte by byte into one class;
+ * with DUPSCAN_OPT_CACHE_TRUST those proofs stand in for reading unchanged
+ * files (see dupscan_set_proof()). The file is created 0600; version 1 files
+ * (0.4) are read and replaced.
  * @return 0, -EINVAL, -ENOMEM, or DUPSCAN_E_STATE after dupscan_run(). */
 DUPSCAN_API int dupscan_set_cache(dupscan_scan *scan, const char *path);
 
@@ -264,6 +271,22 @@ DUPSCAN_API const dupscan_set *dupscan_get_set(const dupscan_scan *scan, size_t 
  * of their files. Such sets come first; files and directories inside a listed
  * directory set are left out of later sets unless a copy lies outside them. */
 DUPSCAN_API int dupscan_set_is_dirs(const dupscan_set *set);
+
+/* How a set was proven. SCAN: every file was compared byte by byte in this
+ * run. CACHE: some files are in it only by a proof from the hash cache
+ * (DUPSCAN_OPT_CACHE_TRUST): earlier runs compared them byte by byte into one
+ * class, and they are unchanged since (device, inode, size, mtime and ctime
+ * as recorded, and both times older than that run's start by more than two
+ * seconds, so no write since can hide behind an unchanged ctime). A cache
+ * file forged with right keys could make such a set wrong; the action
+ * functions (dupscan_remove_duplicate() and the others) therefore compare
+ * the pair byte by byte first when either file of it is in its set by a proof
+ * (DUPSCAN_E_DIFFERS when they differ), so only listing rests on the cache.
+ * @param proven_ns when not NULL: for CACHE, the start (ns since the epoch)
+ * of the oldest run whose proof the set uses; else 0.
+ * @return DUPSCAN_PROOF_SCAN, DUPSCAN_PROOF_CACHE, or -EINVAL for NULL. Since 0.5. */
+enum { DUPSCAN_PROOF_SCAN = 0, DUPSCAN_PROOF_CACHE = 1 };
+DUPSCAN_API int dupscan_set_proof(const dupscan_set *set, int64_t *proven_ns);
 
 /* @return the number of files in a set (at least 2). */
 DUPSCAN_API size_t dupscan_set_file_count(const dupscan_set *set);

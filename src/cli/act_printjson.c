@@ -4,6 +4,7 @@
  * (Python's "surrogateescape"), so no name is lost or turns JSON invalid. */
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -84,8 +85,20 @@ void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t count = dupscan_set_file_count(set);
-		fprintf(out, "    {\n      \"fileSize\": %" PRIu64 ",\n      \"fileList\": [\n",
-			dupscan_file_size(dupscan_set_file(set, 0)));
+		int64_t proven = 0;
+		fprintf(out, "    {\n      \"fileSize\": %" PRIu64 ",\n", dupscan_file_size(dupscan_set_file(set, 0)));
+		if (dupscan_set_proof(set, &proven) == DUPSCAN_PROOF_CACHE) {
+			/* when the oldest proof it rests on began: UTC, to the nanosecond */
+			time_t sec = (time_t)(proven / 1000000000);
+			struct tm tm;
+			char when[32] = "unknown";
+			if (gmtime_r(&sec, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+			fprintf(out, "      \"proof\": \"cache\",\n      \"provenAt\": \"%s.%09" PRId64 "Z\",\n", when,
+				proven % 1000000000);
+		} else
+			fprintf(out, "      \"proof\": \"scan\",\n");
+		fprintf(out, "      \"fileList\": [\n");
 		for (size_t k = 0; k < count; k++) {
 			fprintf(out, "        { \"filePath\": ");
 			json_string(dupscan_file_path(dupscan_set_file(set, k)), out);

@@ -26,7 +26,7 @@ struct cli_opts {
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
 	bool json, no_prompt, soft_abort, no_change_check, dry_run;
-	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear;
+	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear, cache_trust;
 	const char *cache_file; /* --cache=FILE, NULL: the default place */
 	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
 	const char *move_to;    /* --move-to */

@@ -157,6 +157,7 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		{ DUPSCAN_OPT_PARAM_ORDER, o->param_order },
 		{ DUPSCAN_OPT_REVERSE, o->reverse },
 		{ DUPSCAN_OPT_DIRS, o->dirs },
+		{ DUPSCAN_OPT_CACHE_TRUST, o->cache_trust },
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		int rc = dupscan_set_option(scan, table[i].opt, table[i].val);

@@ -24,6 +24,8 @@ static const char help_text[] =
 "    --cache[=FILE]    keep hashes between runs (default file under\n"
 "                      $XDG_CACHE_HOME/dupscan/); files are still compared\n"
 "    --cache-clear     delete the hash cache (alone: then exit)\n"
+"    --cache-trust     with the cache: list sets earlier runs proved, unchanged\n"
+"                      files unread (actions still compare each pair)\n"
 " -d --delete          prompt for the files to keep in each set, delete the rest\n"
 "    --dirs            also list directories whose whole content is identical\n"
 "    --dry-run         with an action: print what it would do, change nothing\n"
@@ -92,7 +94,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY
+	OPT_IO_MEMORY, OPT_CACHE_TRUST
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +105,7 @@ static const struct option long_opts[] = {
 	{ "delete", no_argument, NULL, 'd' },
 	{ "cache", optional_argument, NULL, OPT_CACHE },
 	{ "cache-clear", no_argument, NULL, OPT_CACHE_CLEAR },
+	{ "cache-trust", no_argument, NULL, OPT_CACHE_TRUST },
 	{ "dirs", no_argument, NULL, OPT_DIRS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "error-on-dupe", no_argument, NULL, 'e' },
@@ -339,6 +342,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			o->cache_file = optarg;
 			break;
 		case OPT_CACHE_CLEAR: o->cache_clear = true; break;
+		case OPT_CACHE_TRUST: o->cache = o->cache_trust = true; break;
 		case 'N': o->no_prompt = true; break;
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
@@ -465,6 +469,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	if (o->dirs && o->action)
 		return usage_error("--dirs lists directories; it is refused with %s (act on files without --dirs)",
 				   action_name(o->action));
+	if (o->cache_trust && (o->quick || o->partial_only))
+		return usage_error("%s", "--cache-trust is refused with -Q and -TT: they neither use nor save the cache");
 	if (o->dirs && (o->quick || o->partial_only))
 		return usage_error("%s", "--dirs needs every file pair compared byte by byte: it is refused with -Q and -TT");
 	if (o->error_on_dupe && o->action)

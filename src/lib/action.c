@@ -272,8 +272,31 @@ static bool same_entry(const dupscan_file *keep, const struct slot *d)
 	return same;
 }
 
+static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
+
+/* Is f in its set by a proof from the hash cache, not by this run's comparison? */
+static bool by_proof(const dupscan_file *f)
+{
+	const struct ds_rec *r = f->inode ? f->inode : f->rec;
+	return r && (r->flags & DS_F_TRUSTED);
+}
+
+/* The kept file and the duplicate, byte by byte. @return 0, DUPSCAN_E_DIFFERS or -errno. */
+static int compare_pair(const struct kept *k, const struct slot *d)
+{
+	int fd = d->fd >= 0 ? d->fd : openat(d->dirfd, d->name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return gone_or(errno);
+	unsigned char *buf = malloc(2 * COPY_BUF);
+	int rc = buf ? compare_fds(k->fd, fd, buf, buf + COPY_BUF) : -ENOMEM;
+	free(buf);
+	if (fd != d->fd)
+		close(fd);
+	return rc;
+}
+
 /* Pin keep, open dup's entry, and check both: not protected, two entries,
- * each as scanned. */
+ * each as scanned; a pair in its set by a proof from the cache is compared. */
 static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned flags, struct kept *k,
 		   struct slot *d)
 {
@@ -302,6 +325,10 @@ static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 		rc = as_scanned(&k->st, keep, flags);
 	if (rc == 0)
 		rc = as_scanned(&d->file, dup, flags);
+	/* a pair the cache vouched for is compared now: a forged cache can
+	 * make a listing wrong, never an action */
+	if (rc == 0 && (by_proof(keep) || by_proof(dup)))
+		rc = compare_pair(k, d);
 	return rc;
 }
 

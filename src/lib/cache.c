@@ -2,20 +2,32 @@
 /* cache.c: the hash cache. Partial and full XXH64 hashes kept between runs,
  * keyed on (device, inode, size, mtime, ctime): any difference and the entry
  * is not used. A cached hash only ever spares hashing; files are still
- * compared byte by byte before they are called duplicates.
+ * compared byte by byte before they are called duplicates. It also keeps
+ * proofs: the class a file was compared into byte by byte, and when. Only
+ * with DUPSCAN_OPT_CACHE_TRUST does a proof stand in for the comparison.
  *
  * File format (native byte order; a file from another machine fails the
  * checks and is ignored):
- *   header, 48 bytes: magic "DUPSCANH", u32 version (1), u32 entry size (64),
+ *   header, 48 bytes: magic "DUPSCANH", u32 version (2), u32 entry size (80),
  *     u64 entry count, u64 string-table size, u64 XXH64 of everything after
  *     the header, u64 0 (reserved)
- *   entries, sorted by (device, inode), 64 bytes each: u64 dev, ino, size,
- *     i64 mtime_ns, ctime_ns, u64 partial, full, u32 flags (1: full is set),
+ *   entries, sorted by (device, inode), 80 bytes each: u64 dev, ino, size,
+ *     i64 mtime_ns, ctime_ns, u64 partial, full, u64 class (a number naming
+ *     the class of a proof), i64 proven_ns (the start of the scan that
+ *     compared it into that class), u32 flags (1: full is set, 2: proven),
  *     u32 offset of the file's absolute path in the string table
  *   string table: NUL-terminated paths (to prune entries whose file is gone)
+ * Version 1 (64-byte entries, no proofs) is still read.
  * Written to a temporary name beside it and renamed over it, under an
  * flock(2) of FILE.lock that also covers re-reading the current file, so two
- * runs that save at once merge their entries instead of losing one's. */
+ * runs that save at once merge their entries instead of losing one's.
+ *
+ * Why a proof is sound: a file joins a class only when compared byte by byte
+ * with the files forming it, or with one member whose own proof holds. A
+ * proof holds while the file's key is as recorded and its mtime and ctime are
+ * older than the proving scan's start by more than DS_RACY_NS: any write
+ * after the scan started would have moved its ctime (git's "racy" rule). So
+ * the members whose proofs hold have one content, whichever runs proved them. */
 #define _GNU_SOURCE /* flock */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,15 +36,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define CACHE_MAGIC "DUPSCANH"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u
 #define HEADER_SIZE 48u
-#define ENTRY_SIZE 64u
+#define ENTRY_SIZE 80u
+#define V1_ENTRY_SIZE 64u
 #define F_FULL 1u
+#define F_PROVEN 2u
 
 struct cache_header {
 	char magic[8];
@@ -44,11 +60,22 @@ struct cache_entry {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
 	uint64_t partial, full;
+	uint64_t cls;
+	int64_t proven_ns;
+	uint32_t flags, path;
+};
+
+/* Version 1's entry: no proof. */
+struct cache_entry_v1 {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t partial, full;
 	uint32_t flags, path;
 };
 
 _Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout");
 _Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
+_Static_assert(sizeof(struct cache_entry_v1) == V1_ENTRY_SIZE, "version 1 entry layout");
 
 /* A cache file as read. */
 struct cache_file {
@@ -57,14 +84,22 @@ struct cache_file {
 	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
 	size_t nstrings;
 	struct stat st;       /* the file as read: is it still the one on disk? */
+	uint64_t strings_at;  /* where the string table starts in the file */
 };
 
 /* The cache during one run: what it held when the run began, and the hashes
  * this run worked out, merged into it when the run ends. */
 struct ds_cache {
 	struct cache_file *loaded;   /* NULL when there was no valid file */
+	uint64_t salt;               /* makes this run's new class numbers its own */
 	struct ds_hashed *noted;
 	size_t nnoted, capnoted;
+	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
+};
+
+struct proof {
+	uint64_t cls;
+	int64_t at;
 };
 
 static void cache_free(struct cache_file *c)
@@ -82,6 +117,7 @@ void ds_cache_free(struct ds_cache *c)
 		return;
 	cache_free(c->loaded);
 	free(c->noted);
+	free(c->proofs);
 	free(c);
 }
 
@@ -121,6 +157,19 @@ static int read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
+/* Version 1's entries, read into the front of e, widened in place (from the
+ * last, so none is overwritten before it is moved). */
+static void upgrade_v1(struct cache_entry *e, size_t n)
+{
+	const unsigned char *raw = (const unsigned char *)e;
+	for (size_t i = n; i-- > 0;) {
+		struct cache_entry_v1 old;
+		memcpy(&old, raw + i * V1_ENTRY_SIZE, sizeof(old));
+		e[i] = (struct cache_entry){ old.dev, old.ino, old.size, old.mtime_ns, old.ctime_ns, old.partial,
+					     old.full, 0, 0, old.flags & F_FULL, old.path };
+	}
+}
+
 /* Read and check a cache file; the paths are only hashed, and kept when
  * with_strings. @return 0 with *out (NULL when there is no file),
  * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
@@ -138,16 +187,19 @@ static int cache_read(const char *path, struct cache_file **out, bool with_strin
 		rc = DUPSCAN_E_CACHE;
 	if (rc == 0)
 		rc = read_all(fd, &h, sizeof(h));
-	if (rc == 0 && (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.version != CACHE_VERSION ||
-			h.entry_size != ENTRY_SIZE || h.count > (uint64_t)st.st_size / ENTRY_SIZE ||
+	/* this version, or version 1 (64-byte entries without proofs) */
+	size_t esize = rc == 0 && h.version == 1 ? V1_ENTRY_SIZE : ENTRY_SIZE;
+	if (rc == 0 && (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || (h.version != CACHE_VERSION && h.version != 1) ||
+			h.entry_size != esize || h.count > (uint64_t)st.st_size / esize ||
 			h.strings > (uint64_t)st.st_size ||
-			(uint64_t)st.st_size != HEADER_SIZE + h.count * ENTRY_SIZE + h.strings))
+			(uint64_t)st.st_size != HEADER_SIZE + h.count * esize + h.strings))
 		rc = DUPSCAN_E_CACHE;
 	struct ds_hashes *x = NULL;
 	if (rc == 0) {
 		c->st = st;
 		c->n = (size_t)h.count;
 		c->nstrings = (size_t)h.strings;
+		c->strings_at = HEADER_SIZE + c->n * esize;
 		c->e = malloc(c->n ? c->n * ENTRY_SIZE : 1);
 		c->strings = malloc(with_strings ? c->nstrings + 1 : 65536);
 		x = ds_hashes_new(1);
@@ -155,9 +207,11 @@ static int cache_read(const char *path, struct cache_file **out, bool with_strin
 			rc = -ENOMEM;
 	}
 	if (rc == 0)
-		rc = read_all(fd, c->e, c->n * ENTRY_SIZE);
+		rc = read_all(fd, c->e, c->n * esize);
 	if (rc == 0) {
-		ds_hash_update(x, 0, c->e, c->n * ENTRY_SIZE);
+		ds_hash_update(x, 0, c->e, c->n * esize);
+		if (esize == V1_ENTRY_SIZE)
+			upgrade_v1(c->e, c->n);
 		if (with_strings) {
 			rc = read_all(fd, c->strings, c->nstrings);
 			if (rc == 0) {
@@ -205,34 +259,66 @@ int ds_cache_load(dupscan_scan *s)
 	}
 	if (rc)
 		cache_report(s, s->cache_path, rc); /* ignored: a run without it */
+	if (getrandom(&c->salt, sizeof(c->salt), GRND_NONBLOCK) != (ssize_t)sizeof(c->salt)) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		c->salt = (uint64_t)ds_ns(t) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c;
+	}
 	s->cache = c;
 	return 0;
 }
 
-bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
+/* The loaded entry of r's inode, or NULL. */
+static const struct cache_entry *find_entry(const dupscan_scan *s, const struct ds_rec *r)
 {
 	const struct cache_file *c = s->cache ? s->cache->loaded : NULL;
-	if (!c)
-		return false;
-	size_t lo = 0, hi = c->n;
+	size_t lo = 0, hi = c ? c->n : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		int cmp = cmp_key(&c->e[mid], r->dev, r->ino);
-		if (cmp == 0) {
-			const struct cache_entry *e = &c->e[mid];
-			if (e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
-				return false;
-			out->partial = e->partial;
-			out->full = e->full;
-			out->has_full = (e->flags & F_FULL) != 0;
-			return true;
-		}
+		if (cmp == 0)
+			return &c->e[mid];
 		if (cmp < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return false;
+	return NULL;
+}
+
+/* The entry of r when its key still matches r as walked, or NULL. */
+static const struct cache_entry *entry_of(const dupscan_scan *s, const struct ds_rec *r)
+{
+	const struct cache_entry *e = find_entry(s, r);
+	if (!e || e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+		return NULL;
+	return e;
+}
+
+bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
+{
+	const struct cache_entry *e = entry_of(s, r);
+	if (!e)
+		return false;
+	out->partial = e->partial;
+	out->full = e->full;
+	out->has_full = (e->flags & F_FULL) != 0;
+	return true;
+}
+
+bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns)
+{
+	const struct cache_entry *e = entry_of(s, r);
+	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
+		return false;
+	/* racy: a write in the same timestamp tick as the recorded one, after
+	 * the proving scan began, would have left the key as it was */
+	int64_t before = e->proven_ns - s->racy_ns;
+	if (r->mtime_ns >= before || r->ctime_ns >= before)
+		return false;
+	*cls = e->cls;
+	*proven_ns = e->proven_ns;
+	return true;
 }
 
 bool ds_cache_usable(const dupscan_scan *s)
@@ -250,6 +336,17 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
 		if (!ds_cache_get(s, ds_rec(s, idx[i]), &h))
 			return false;
 	return true;
+}
+
+bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	if (!ds_cache_usable(s))
+		return false;
+	struct ds_hashed h;
+	for (size_t i = 0; i < n; i++)
+		if (ds_cache_get(s, ds_rec(s, idx[i]), &h))
+			return true;
+	return false;
 }
 
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
@@ -375,7 +472,8 @@ static int lock_cache(const char *path)
 static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
-	       a->ctime_ns == b->ctime_ns && a->partial == b->partial && a->full == b->full && a->flags == b->flags;
+	       a->ctime_ns == b->ctime_ns && a->partial == b->partial && a->full == b->full && a->cls == b->cls &&
+	       a->proven_ns == b->proven_ns && a->flags == b->flags;
 }
 
 /* This run's files (each inode once, with its full hash when known), then the
@@ -392,13 +490,107 @@ static int load_strings(const char *path, struct cache_file *c)
 		return -errno;
 	c->strings = malloc(c->nstrings + 1);
 	int rc = c->strings ? 0 : -ENOMEM;
-	if (rc == 0 && lseek(fd, (off_t)(HEADER_SIZE + c->n * ENTRY_SIZE), SEEK_SET) < 0)
+	if (rc == 0 && lseek(fd, (off_t)c->strings_at, SEEK_SET) < 0)
 		rc = -errno;
 	if (rc == 0)
 		rc = read_all(fd, c->strings, c->nstrings);
 	if (rc == 0)
 		c->strings[c->nstrings] = '\0';
 	close(fd);
+	return rc;
+}
+
+/* ---- proofs ---- */
+
+struct member {
+	uint32_t cls;   /* the record naming its class this run */
+	uint32_t note;  /* its note */
+	uint64_t old;   /* the class its proof names, while that proof holds; else 0 */
+	int64_t at;
+};
+
+static int cmp_member(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct member *a = pa, *b = pb;
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	return a->note < b->note ? -1 : a->note > b->note;
+}
+
+static int cmp_u64(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* A number for a class first proven in this run: unlike any other run's,
+ * so two runs' classes never merge by name. */
+static uint64_t fresh_class(const dupscan_scan *s, const struct ds_rec *named)
+{
+	struct {
+		uint64_t salt, dev, ino;
+		int64_t start;
+	} key = { s->cache->salt, named->dev, named->ino, s->start_ns };
+	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
+	return id ? id : 1; /* 0: no class */
+}
+
+/* The proof each note is saved with (notes sorted, the first of each inode
+ * counts). A class of this run keeps the number most of its members' holding
+ * proofs name (their times stay), or takes a fresh one; members that join it
+ * are proven at this run's start. A file in no class this run keeps a proof
+ * that still holds. @return 0 or -ENOMEM. */
+static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
+{
+	const struct ds_hashed *h = run->noted;
+	size_t n = run->nnoted, nm = 0;
+	run->proofs = calloc(n ? n : 1, sizeof(*run->proofs));
+	struct member *m = malloc((n ? n : 1) * sizeof(*m));
+	uint64_t *ids = malloc((n ? n : 1) * sizeof(*ids));
+	int rc = run->proofs && m && ids ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct ds_rec *r = ds_rec(s, h[i].rec);
+		if (i > 0 && ds_rec(s, h[i - 1].rec)->dev == r->dev && ds_rec(s, h[i - 1].rec)->ino == r->ino)
+			continue;
+		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
+		if (!ds_cache_proof(s, r, &x.old, &x.at))
+			x.old = 0;
+		if (x.cls == DS_NONE || (r->flags & DS_F_DROPPED)) {
+			if (x.old)
+				run->proofs[i] = (struct proof){ x.old, x.at };
+			continue;
+		}
+		m[nm++] = x;
+	}
+	if (rc == 0)
+		rc = ds_sort(m, nm, sizeof(*m), cmp_member, NULL);
+	for (size_t i = 0; rc == 0 && i < nm;) {
+		size_t j = i, nids = 0;
+		for (; j < nm && m[j].cls == m[i].cls; j++)
+			if (m[j].old)
+				ids[nids++] = m[j].old;
+		rc = ds_sort(ids, nids, sizeof(*ids), cmp_u64, NULL);
+		uint64_t best = 0;
+		for (size_t a = 0, most = 0; rc == 0 && a < nids;) {
+			size_t b = a + 1;
+			while (b < nids && ids[b] == ids[a])
+				b++;
+			if (b - a > most) {
+				most = b - a;
+				best = ids[a];
+			}
+			a = b;
+		}
+		if (!best)
+			best = fresh_class(s, ds_rec(s, m[i].cls));
+		for (size_t k = i; k < j; k++)
+			run->proofs[m[k].note] = (struct proof){ best, m[k].old == best ? m[k].at : s->start_ns };
+		i = j;
+	}
+	free(ids);
+	free(m);
 	return rc;
 }
 
@@ -423,8 +615,10 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 			j++;
 			continue;
 		}
+		const struct proof *pf = &run->proofs[i];
 		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
-					 h[i].full, h[i].has_full ? F_FULL : 0, 0 };
+					 h[i].full, pf->cls, pf->cls ? pf->at : 0,
+					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
 		bool was = order == 0 && same_entry(&e, &old->e[j]);
 		changed |= !was;
 		if (b && was) {
@@ -455,16 +649,21 @@ int ds_cache_save(dupscan_scan *s)
 {
 	if (!s->cache)
 		return 0;
+	/* proofs are judged by what this run loaded, whatever another run saved since */
+	struct ds_cache *run = s->cache;
+	int rc = ds_sort(run->noted, run->nnoted, sizeof(*run->noted), cmp_seen, s);
+	if (rc == 0)
+		rc = assign_proofs(s, run);
+	if (rc)
+		return rc;
 	int lock = lock_cache(s->cache_path);
 	if (lock < 0) {
 		cache_report(s, s->cache_path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
 	/* what is on disk now: what was loaded, unless another run replaced it */
-	struct ds_cache *run = s->cache;
 	struct cache_file *old = run->loaded;
 	struct stat now;
-	int rc = 0;
 	if (!old || stat(s->cache_path, &now) != 0 || now.st_dev != old->st.st_dev || now.st_ino != old->st.st_ino ||
 	    now.st_size != old->st.st_size || ds_ns(now.st_mtim) != ds_ns(old->st.st_mtim) ||
 	    ds_ns(now.st_ctim) != ds_ns(old->st.st_ctim)) {
@@ -478,8 +677,6 @@ int ds_cache_save(dupscan_scan *s)
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
-	if (rc == 0)
-		rc = ds_sort(run->noted, run->nnoted, sizeof(*run->noted), cmp_seen, s);
 	/* a run that changed nothing writes nothing */
 	if (rc == 0)
 		rc = merge(s, run, old, cwd, NULL);

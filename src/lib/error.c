@@ -24,7 +24,7 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_CANCELED: return "Scan canceled";
 	case DUPSCAN_E_ALREADY: return "Already the same file";
 	case DUPSCAN_E_SAME_ENTRY: return "Both paths name the same directory entry";
-	case DUPSCAN_E_DIFFERS: return "The filesystem found the contents different";
+	case DUPSCAN_E_DIFFERS: return "The contents differ";
 	case DUPSCAN_E_CACHE: return "Hash cache damaged or of another version: ignored, and rewritten";
 	case DUPSCAN_E_PROTECTED: return "Under a protected path: left as it is";
 	case DUPSCAN_E_LEFTOVER: return "Temporary name left by an interrupted dupscan action (check it, then remove it)";

@@ -23,6 +23,7 @@
 #define DS_LOCKSTEP_MAX 256u              /* files open at once per thread, at most */
 #define DS_LOCKSTEP_BUDGET (16u * 1024u * 1024u) /* read buffers of one lockstep comparison */
 #define DS_HDD_TURN (8u * 1024u * 1024u)          /* per file and turn, side by side on a spinning disk */
+#define DS_RACY_NS (2 * 1000000000LL)    /* timestamps closer than this to a proof's time void it */
 #define DS_HDD_LOCKSTEP_BUDGET (64u * 1024u * 1024u) /* the same budget for its one stream */
 
 /* Nanoseconds since the epoch, as records keep times. */
@@ -61,7 +62,8 @@ enum ds_rec_flag {
 	DS_F_SKIPPED = 1u << 1, /* not examined (zero length without -z) */
 	DS_F_ALIAS = 1u << 2,   /* the same path reached a second time */
 	DS_F_PROTECTED = 1u << 3, /* under a protected path: never acted on */
-	DS_F_SETTLED = 1u << 4  /* its group was matched to the end: unique if in no class */
+	DS_F_SETTLED = 1u << 4, /* its group was matched to the end: unique if in no class */
+	DS_F_TRUSTED = 1u << 5  /* in its class by a proof from the cache, not compared this run */
 };
 
 /* One per path reached: 80 bytes, fixed-size; the name lives in the scan's
@@ -112,6 +114,8 @@ struct dupscan_set {
 	struct dupscan_file *files;
 	size_t count;
 	bool dirs;          /* a set of directories */
+	bool cached;        /* some member is in it by a proof from the cache */
+	int64_t proven_ns;  /* with cached: the oldest such proof's time */
 };
 
 /* ---- index.c: binary tree keyed on (partial, full, size) ---- */
@@ -173,6 +177,10 @@ struct dupscan_scan {
 
 	char *cache_path;            /* hash cache file, or NULL */
 	struct ds_cache *cache;      /* the cache during this run (cache.c), or NULL */
+	bool cache_trust;            /* DUPSCAN_OPT_CACHE_TRUST: proofs stand in for comparisons */
+	int64_t start_ns;            /* when dupscan_run() began (CLOCK_REALTIME): the time of its proofs */
+	int64_t racy_ns;             /* a proof holds for files older than its time by more than this */
+	int64_t oldest_proof;        /* the oldest proof time a set uses (0: none), for directory sets */
 
 	uint64_t *protect;           /* pairs: dev, ino of protected paths */
 	size_t nprotect;
@@ -479,6 +487,12 @@ int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
+/* With r's key as recorded, and a proof that holds (r's mtime and ctime older
+ * than the proof's time by more than s->racy_ns): the class number of that
+ * proof and its time. */
+bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns);
+/* Does the cache hold hashes it may lend for some file of idx[0..n)? */
+bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Does this run take hashes from a loaded cache (not with -Q or -T)? */
 bool ds_cache_usable(const dupscan_scan *s);
 /* Does the cache hold hashes it may lend for every file of idx[0..n)? */

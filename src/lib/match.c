@@ -134,6 +134,17 @@ struct bucket {
 	const uint32_t *same;         /* settled by the sweep: by member, the first member of its
 	                               * class (DS_NONE: in none); or NULL */
 	const int *err;               /* with same: by member, why it failed in the sweep, or 0 */
+	const struct known *known;    /* with DUPSCAN_OPT_CACHE_TRUST: by member, what is known of
+	                               * it, to settle the bucket with proofs; or NULL */
+};
+
+/* A member of a bucket settled with proofs: its full hash when known (from the
+ * cache, or within its first block), else where its hash state stands. */
+struct known {
+	uint64_t full;
+	bool has_full;
+	const struct ds_hashes *h;    /* its state after the first block (read this run), or NULL: from 0 */
+	size_t hidx;
 };
 
 static int cmp_insert_cls(void *ctx, const void *pa, const void *pb)
@@ -404,6 +415,169 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 	return rc;
 }
 
+struct by_rec {
+	uint32_t rec, x;
+};
+
+static int cmp_by_rec_plain(const void *pa, const void *pb)
+{
+	const struct by_rec *a = pa, *b = pb;
+	return a->rec < b->rec ? -1 : a->rec > b->rec;
+}
+
+static int cmp_by_rec(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	return cmp_by_rec_plain(pa, pb);
+}
+
+/* Members in their class by a proof: flagged, and their class indexed as the
+ * class named cls (the whole class, or the rest of it after its first). */
+static int insert_proven(struct ds_ctx *c, const struct bucket *b, const uint32_t *mem, size_t n, uint32_t cls,
+			 uint64_t full)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct ds_rec *r = ds_rec(c->s, b->m[mem[i]].rec);
+		r->flags |= DS_F_TRUSTED;
+		if (b->m[mem[i]].rec != cls)
+			rc = ds_result_insert(c, b->m[mem[i]].rec, cls, b->partial, full);
+	}
+	return rc;
+}
+
+/* DUPSCAN_OPT_CACHE_TRUST: the members whose proofs hold and name one class
+ * stand as one file, their first; the bucket is settled among those and the
+ * other members (full hashes first, known or read, then byte comparison of
+ * equal ones with match_by_full()), and each proven class follows its first
+ * member. A bucket of one proven class reads nothing. */
+static int match_trusted(struct ds_ctx *c, const struct bucket *b)
+{
+	dupscan_scan *s = c->s;
+	size_t k = b->k, nr = 0;
+	uint64_t *cls = malloc(k * sizeof(*cls));
+	struct by_hash *sub = malloc(k * sizeof(*sub));  /* proven members by class number, then order */
+	uint32_t *head = malloc(k * sizeof(*head));      /* per member: its class' first member, or itself */
+	uint32_t *mem = malloc(k * sizeof(*mem));
+	struct ds_member *rm = malloc(k * sizeof(*rm));
+	uint64_t *rfull = malloc(k * sizeof(*rfull));
+	struct by_rec *heads = malloc(k * sizeof(*heads));
+	bool *placed = calloc(k, sizeof(*placed));
+	struct ds_hashes *hs = NULL;
+	unsigned char *buf = NULL;
+	int rc = cls && sub && head && mem && rm && rfull && heads && placed ? 0 : -ENOMEM;
+	size_t nsub = 0;
+	for (size_t x = 0; rc == 0 && x < k; x++) {
+		int64_t at;
+		if (!ds_cache_proof(s, ds_rec(s, b->m[x].rec), &cls[x], &at))
+			cls[x] = 0;
+		head[x] = (uint32_t)x;
+		if (cls[x])
+			sub[nsub++] = (struct by_hash){ cls[x], (uint32_t)x };
+	}
+	if (rc == 0)
+		rc = ds_sort(sub, nsub, sizeof(*sub), cmp_by_hash, NULL);
+	for (size_t i = 1; rc == 0 && i < nsub; i++)
+		if (sub[i].key == sub[i - 1].key)
+			head[sub[i].pos] = head[sub[i - 1].pos];
+	size_t nheads = 0;
+	for (size_t x = 0; rc == 0 && x < k; x++) {
+		if (head[x] != x)
+			continue;
+		if (cls[x])
+			heads[nheads++] = (struct by_rec){ b->m[x].rec, (uint32_t)x };
+		rm[nr] = (struct ds_member){ b->m[x].rec, -1, (uint32_t)nr, 0, true };
+		mem[nr++] = (uint32_t)x;
+	}
+	if (rc)
+		goto out;
+	if (nr == 1) {
+		/* one proven class and nothing else: no read */
+		for (size_t x = 0; x < k; x++)
+			head[x] = (uint32_t)x;
+		rc = insert_proven(c, b, head, k, b->m[0].rec, b->known[0].full);
+		if (rc == 0)
+			rc = ds_result_insert(c, b->m[0].rec, b->m[0].rec, b->partial, b->known[0].full);
+		goto out;
+	}
+	/* full hashes of those that lack one: a proven member always has one */
+	hs = ds_hashes_new(nr);
+	buf = ds_big_alloc(s->chunk);
+	if (!hs || !buf) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; rc == 0 && j < nr; j++) {
+		const struct known *kn = &b->known[mem[j]];
+		struct ds_rec *r = ds_rec(s, rm[j].rec);
+		if (kn->has_full) {
+			rfull[j] = kn->full;
+			continue;
+		}
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		uint64_t from = 0;
+		if (kn->h) {
+			ds_hash_copy(hs, j, kn->h, kn->hidx);
+			from = DS_BLOCK;
+		}
+		rc = hash_range(c, r, hs, j, from, b->size, buf);
+		rfull[j] = ds_hash_digest(hs, j);
+	}
+	if (rc)
+		goto out;
+	struct bucket rb = { s, rm, nr, b->size, b->partial, NULL, 0, NULL, 0, rfull, NULL, NULL, NULL };
+	size_t first = c->res->nins;
+	rc = match_by_full(c, &rb);
+	/* each proven class joins the class its first member joined */
+	size_t end = c->res->nins;
+	if (rc == 0)
+		rc = ds_sort(heads, nheads, sizeof(*heads), cmp_by_rec, NULL);
+	for (size_t i = first; rc == 0 && i < end; i++) {
+		struct ds_insert in = c->res->ins[i];
+		struct by_rec key = { in.rec, 0 };
+		const struct by_rec *h = bsearch(&key, heads, nheads, sizeof(*heads), cmp_by_rec_plain);
+		if (!h)
+			continue;
+		size_t n = 0;
+		for (size_t x = 0; x < k; x++)
+			if (head[x] == h->x)
+				mem[n++] = (uint32_t)x;
+		rc = insert_proven(c, b, mem, n, in.cls, in.full);
+		placed[h->x] = true;
+	}
+	/* a proven class nothing joined stands alone, without its first member
+	 * when that one failed to read */
+	for (size_t i = 0; rc == 0 && i < nheads; i++) {
+		if (placed[heads[i].x])
+			continue;
+		size_t n = 0;
+		for (size_t x = 0; x < k; x++)
+			if (head[x] == heads[i].x && !(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+				mem[n++] = (uint32_t)x;
+		if (n < 2)
+			continue;
+		uint32_t named = b->m[mem[0]].rec;
+		rc = insert_proven(c, b, mem, n, named, b->known[mem[0]].full);
+		if (rc == 0)
+			rc = ds_result_insert(c, named, named, b->partial, b->known[mem[0]].full);
+	}
+out:
+	ds_big_free(buf, buf ? s->chunk : 0);
+	ds_hashes_free(hs);
+	free(placed);
+	free(heads);
+	free(rfull);
+	free(rm);
+	free(mem);
+	free(head);
+	free(sub);
+	free(cls);
+	return rc;
+}
+
 /* Settle one bucket: its classes go to c->res. */
 static int match_bucket(struct ds_ctx *c, const struct bucket *b)
 {
@@ -425,6 +599,8 @@ static int match_bucket(struct ds_ctx *c, const struct bucket *b)
 	size_t first = c->res->nins;
 	if (b->same) {
 		rc = from_sweep(c, b);
+	} else if (b->known) {
+		rc = match_trusted(c, b);
 	} else if (s->quick) {
 		rc = match_quick(c, b);
 	} else if (!b->full && b->k <= s->max_open) {
@@ -550,6 +726,56 @@ static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, str
 	return true;
 }
 
+/* With DUPSCAN_OPT_CACHE_TRUST: the hashes of every file the cache holds.
+ * @return how many. */
+static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv,
+			      bool *got)
+{
+	size_t found = 0;
+	for (size_t i = 0; i < n; i++) {
+		hv[i].rec = idx[i];
+		got[i] = ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]);
+		found += got[i];
+	}
+	return found;
+}
+
+/* With DUPSCAN_OPT_CACHE_TRUST, a group the cache covers in part: the first
+ * blocks of the files it does not hold, read now (states into *sh, by their
+ * place among them, where stidx[i] says). @return 0 or a negative code. */
+static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t blen, struct ds_hashed *hv,
+			 bool *got, struct ds_hashes **sh, uint32_t *stidx)
+{
+	uint64_t size = ds_rec(c->s, idx[0])->size;
+	uint32_t *sub = malloc(n * sizeof(*sub));
+	struct ds_hashed *shv = malloc(n * sizeof(*shv));
+	bool *sgot = calloc(n, sizeof(*sgot));
+	int rc = sub && shv && sgot ? 0 : -ENOMEM;
+	size_t nsub = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!got[i]) {
+			stidx[i] = (uint32_t)nsub;
+			sub[nsub++] = idx[i];
+		}
+	if (rc == 0 && size > DS_BLOCK && !(*sh = ds_hashes_new(nsub)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		struct first_job job = { c, sub, nsub, blen, NULL, *sh, NULL, shv, sgot, NULL };
+		rc = read_first_blocks(c, &job);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!got[i] && sgot[stidx[i]]) {
+			hv[i] = shv[stidx[i]];
+			got[i] = true;
+		} else if (!got[i]) {
+			stidx[i] = DS_NONE;
+		}
+	free(sgot);
+	free(shv);
+	free(sub);
+	return rc;
+}
+
 /* The first blocks read ahead in disk order (s->first_pass), as the group
  * would have read them: hashes, states continued (into h, by position in the
  * group), the blocks (into blocks, when every file's is kept and blocks is
@@ -618,12 +844,33 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	uint64_t *full = NULL;
 	uint32_t *same = NULL;
 	int *serr = NULL;
+	struct ds_hashes *sh = NULL;    /* with trust, in a group the cache holds in part: */
+	uint32_t *stidx = NULL;         /* states of the files read, by group position */
+	struct known *kn = NULL;
 	if (!hv || !got || !bh) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	bool cached = from_cache(s, idx, n, hv, got);
-	if (!cached) {
+	/* with trust, the cache may hold some files of the group: only the rest are read */
+	bool trust = s->cache_trust && ds_cache_usable(s);
+	size_t ncached = 0;
+	bool cached = false, mixed = false;
+	if (trust) {
+		ncached = from_cache_each(s, idx, n, hv, got);
+		cached = ncached == n;
+		mixed = ncached > 0 && !cached;
+	} else {
+		cached = from_cache(s, idx, n, hv, got);
+	}
+	if (mixed) {
+		if (!(stidx = malloc(n * sizeof(*stidx)))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = read_uncached(c, idx, n, blen, hv, got, &sh, stidx);
+		if (rc)
+			goto out;
+	} else if (!cached) {
 		/* first blocks stay in memory when they fit, so comparing never re-reads them */
 		keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 		/* a small group keeps its files open from the first read to the lockstep
@@ -678,6 +925,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	size_t base = sw ? (size_t)(idx - s->first_pass->order) : 0;
 	if (rc == 0 && most >= 2 && sw && (!(same = malloc(most * sizeof(*same))) || !(serr = malloc(most * sizeof(*serr)))))
 		rc = -ENOMEM;
+	if (rc == 0 && most >= 2 && (cached || mixed) && trust && !(kn = malloc(most * sizeof(*kn))))
+		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
 		while (j < nb && bh[j].key == bh[i].key)
@@ -688,20 +937,45 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			i = j;
 			continue;
 		}
-		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL, NULL, NULL };
+		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL, NULL, NULL, NULL };
 		bool all_full = true;
+		size_t from_cache_n = 0;
 		for (size_t x = 0; x < k; x++) {
 			uint32_t pos = bh[i + x].pos;
-			/* read this run: states and blocks by position in the group;
-			 * from the cache: fresh states by position in the bucket */
-			m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1, cached ? (uint32_t)x : pos, 0, true };
+			/* read this run: states and blocks by position in the group (in a
+			 * group the cache holds in part, states by stidx); from the cache:
+			 * fresh states by position in the bucket */
+			bool was_cached = cached || (mixed && stidx[pos] == DS_NONE);
+			m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1,
+						   was_cached ? (uint32_t)x : mixed ? stidx[pos] : pos, 0, true };
 			if (hold)
 				fds[pos] = -1; /* the lockstep owns it now */
 			full[x] = hv[pos].full;
 			all_full = all_full && hv[pos].has_full;
+			from_cache_n += was_cached;
+			if (kn)
+				kn[x] = (struct known){ hv[pos].full, hv[pos].has_full,
+							was_cached ? NULL : sh, was_cached ? 0 : stidx[pos] };
+		}
+		/* trust: a bucket with files from the cache is settled with their proofs,
+		 * unless none has one and none was read; files all read this run are
+		 * compared as without the cache */
+		bool proofs = false;
+		if (kn && from_cache_n > 0) {
+			proofs = from_cache_n < k;
+			for (size_t x = 0; !proofs && x < k; x++) {
+				uint64_t kc;
+				int64_t at;
+				proofs = ds_cache_proof(s, ds_rec(s, m[x].rec), &kc, &at);
+			}
+		}
+		if (mixed && from_cache_n == 0) {
+			/* all read this run, their states in sh */
+			b.h = sh;
+			b.blocks = NULL;
 		}
 		/* settled in disk order already: the first member of each class names it */
-		bool swept = sw && !cached;
+		bool swept = sw && !cached && !mixed;
 		for (size_t x = 0; swept && x < k; x++)
 			swept = sw->swept[base + m[x].hidx];
 		for (size_t x = 0; swept && x < k; x++) {
@@ -718,18 +992,21 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 			b.same = same;
 			b.err = serr;
 		}
-		if (cached) {
+		if (proofs) {
+			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, NULL, NULL, NULL, kn };
+		} else if (from_cache_n == k) {
 			/* known full hashes spare every read but the byte comparison;
 			 * without them (files that differed after their first block
 			 * last time), the bucket is read whole, hashing from byte 0 */
-			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL, NULL, NULL };
+			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL, NULL, NULL,
+					     NULL };
 			if (!all_full && !(b.h = ds_hashes_new(k))) {
 				rc = -ENOMEM;
 				break;
 			}
 		}
 		rc = match_bucket(c, &b);
-		if (cached)
+		if (from_cache_n == k && !proofs)
 			ds_hashes_free(b.h);
 		i = j;
 	}
@@ -738,6 +1015,9 @@ out:
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(fds);
+	free(kn);
+	free(stidx);
+	ds_hashes_free(sh);
 	free(serr);
 	free(same);
 	free(full);
@@ -796,8 +1076,11 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		return -ENOMEM;
 	size_t nleft = 0;
 	for (size_t g = 0; g < ngroups; g++) {
-		if (ds_rec(s, order[groups[2 * g]])->size == 0 ||
-		    ds_cache_covers(s, order + groups[2 * g], groups[2 * g + 1]))
+		/* the cache's groups are settled without the pass: with trust, also
+		 * those it holds in part (only their other files are read) */
+		const uint32_t *idx = order + groups[2 * g];
+		if (ds_rec(s, idx[0])->size == 0 || ds_cache_covers(s, idx, groups[2 * g + 1]) ||
+		    (s->cache_trust && ds_cache_any(s, idx, groups[2 * g + 1])))
 			continue;
 		left[2 * nleft] = groups[2 * g];
 		left[2 * nleft + 1] = groups[2 * g + 1];

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -48,6 +49,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->sysfs = "/sys";
 	s->mountinfo = "/proc/self/mountinfo";
 	s->sweep_budget = sweep_budget();
+	s->racy_ns = DS_RACY_NS;
 	ds_arena_init(&s->names);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
@@ -120,6 +122,7 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 	case DUPSCAN_OPT_PARAM_ORDER: flag = &s->param_order; break;
 	case DUPSCAN_OPT_REVERSE: flag = &s->reverse; break;
 	case DUPSCAN_OPT_DIRS: flag = &s->dir_sets; break;
+	case DUPSCAN_OPT_CACHE_TRUST: flag = &s->cache_trust; break;
 	case DUPSCAN_OPT_CHUNK_SIZE:
 		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
 			return DUPSCAN_E_OPTION;
@@ -234,6 +237,9 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
 	size_t per = limit > 64 ? (limit - 64) / (size_t)s->threads : 8;
 	s->max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->start_ns = ds_ns(now);
 	int rc = s->cache_path ? ds_cache_load(s) : 0;
 	if (rc == 0)
 		rc = ds_walk(s);
@@ -264,6 +270,15 @@ DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s)
 DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)
 {
 	return s ? s->errors : 0;
+}
+
+DUPSCAN_API int dupscan_set_proof(const dupscan_set *set, int64_t *proven_ns)
+{
+	if (!set)
+		return -EINVAL;
+	if (proven_ns)
+		*proven_ns = set->cached ? set->proven_ns : 0;
+	return set->cached ? DUPSCAN_PROOF_CACHE : DUPSCAN_PROOF_SCAN;
 }
 
 DUPSCAN_API int dupscan_set_is_dirs(const dupscan_set *set)

@@ -257,6 +257,8 @@ int ds_build_sets(dupscan_scan *s)
 	for (uint32_t id = 0; id < c.nsets; id++) {
 		s->sets[id].count = 0;
 		s->sets[id].dirs = false;
+		s->sets[id].cached = false;
+		s->sets[id].proven_ns = 0;
 		s->sets[id].files = ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1);
 		if (!s->sets[id].files) {
 			rc = -ENOMEM;
@@ -287,6 +289,19 @@ int ds_build_sets(dupscan_scan *s)
 					set->files[n++] = set->files[k];
 			set->count = n;
 		}
+		set->cached = false;
+		set->proven_ns = 0;
+		for (size_t k = 0; k < set->count; k++) {
+			const struct ds_rec *r = set->files[k].inode ? set->files[k].inode : set->files[k].rec;
+			uint64_t cls;
+			int64_t at;
+			if (!(r->flags & DS_F_TRUSTED) || !ds_cache_proof(s, r, &cls, &at))
+				continue;
+			set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
+			set->cached = true;
+		}
+		if (set->cached && (!s->oldest_proof || set->proven_ns < s->oldest_proof))
+			s->oldest_proof = set->proven_ns;
 		if (set->count >= 2)
 			s->sets[kept++] = *set;
 	}
