@@ -419,6 +419,18 @@ struct by_rec {
 	uint32_t rec, x;
 };
 
+static int cmp_u32_plain(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u32(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	return cmp_u32_plain(pa, pb);
+}
+
 static int cmp_by_rec_plain(const void *pa, const void *pb)
 {
 	const struct by_rec *a = pa, *b = pb;
@@ -525,6 +537,10 @@ static int match_trusted(struct ds_ctx *c, const struct bucket *b)
 		}
 		rc = hash_range(c, r, hs, j, from, b->size, buf);
 		rfull[j] = ds_hash_digest(hs, j);
+		/* a file that differed after its first block last time has its full
+		 * hash now: kept, so the next run need not read it */
+		if (rc == 0 && !(r->flags & DS_F_DROPPED))
+			rc = ds_result_note(c, &(struct ds_hashed){ rm[j].rec, true, b->partial, rfull[j] });
 	}
 	if (rc)
 		goto out;
@@ -575,6 +591,46 @@ out:
 	free(head);
 	free(sub);
 	free(cls);
+	return rc;
+}
+
+/* With DUPSCAN_OPT_CACHE_TRUST: the members of a settled bucket that joined no
+ * class and whose full hash is unknown (told apart before their end) are
+ * hashed whole and noted, so a later trusted run need not read them. m[x] is
+ * in a class when an insert from first on names it. @return 0 or a negative code. */
+static int finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, const bool *has_full,
+			 uint64_t size, uint64_t partial, size_t first)
+{
+	dupscan_scan *s = c->s;
+	size_t nin = c->res->nins - first;
+	uint32_t *in = malloc((nin ? nin : 1) * sizeof(*in));
+	unsigned char *buf = NULL;
+	int rc = in ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < nin; i++)
+		in[i] = c->res->ins[first + i].rec;
+	if (rc == 0)
+		rc = ds_sort(in, nin, sizeof(*in), cmp_u32, NULL);
+	for (size_t x = 0; rc == 0 && x < k; x++) {
+		struct ds_rec *r = ds_rec(s, m[x].rec);
+		if (has_full[x] || (r->flags & DS_F_DROPPED) || bsearch(&m[x].rec, in, nin, sizeof(*in), cmp_u32_plain))
+			continue;
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			rc = DUPSCAN_E_CANCELED;
+			break;
+		}
+		struct ds_hashes *h = ds_hashes_new(1);
+		if (!h || (!buf && !(buf = ds_big_alloc(s->chunk)))) {
+			ds_hashes_free(h);
+			rc = -ENOMEM;
+			break;
+		}
+		rc = hash_range(c, r, h, 0, 0, size, buf);
+		if (rc == 0 && !(r->flags & DS_F_DROPPED))
+			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, partial, ds_hash_digest(h, 0) });
+		ds_hashes_free(h);
+	}
+	ds_big_free(buf, buf ? s->chunk : 0);
+	free(in);
 	return rc;
 }
 
@@ -752,23 +808,24 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 	bool *sgot = calloc(n, sizeof(*sgot));
 	int rc = sub && shv && sgot ? 0 : -ENOMEM;
 	size_t nsub = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++)
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		stidx[i] = DS_NONE; /* from the cache */
 		if (!got[i]) {
 			stidx[i] = (uint32_t)nsub;
 			sub[nsub++] = idx[i];
 		}
+	}
 	if (rc == 0 && size > DS_BLOCK && !(*sh = ds_hashes_new(nsub)))
 		rc = -ENOMEM;
 	if (rc == 0) {
 		struct first_job job = { c, sub, nsub, blen, NULL, *sh, NULL, shv, sgot, NULL };
 		rc = read_first_blocks(c, &job);
 	}
+	/* those that could not be read stay out (got false) */
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		if (!got[i] && sgot[stidx[i]]) {
 			hv[i] = shv[stidx[i]];
 			got[i] = true;
-		} else if (!got[i]) {
-			stidx[i] = DS_NONE;
 		}
 	free(sgot);
 	free(shv);
@@ -847,11 +904,13 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	struct ds_hashes *sh = NULL;    /* with trust, in a group the cache holds in part: */
 	uint32_t *stidx = NULL;         /* states of the files read, by group position */
 	struct known *kn = NULL;
+	bool *known_full = NULL;
 	if (!hv || !got || !bh) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* with trust, the cache may hold some files of the group: only the rest are read */
+	/* with trust, the cache may hold some files of the group: only the rest are read
+	 * (was_cached below tells them apart by stidx, so read_uncached() sets it whole) */
 	bool trust = s->cache_trust && ds_cache_usable(s);
 	size_t ncached = 0;
 	bool cached = false, mixed = false;
@@ -926,6 +985,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	if (rc == 0 && most >= 2 && sw && (!(same = malloc(most * sizeof(*same))) || !(serr = malloc(most * sizeof(*serr)))))
 		rc = -ENOMEM;
 	if (rc == 0 && most >= 2 && (cached || mixed) && trust && !(kn = malloc(most * sizeof(*kn))))
+		rc = -ENOMEM;
+	if (rc == 0 && most >= 2 && trust && !(known_full = malloc(most * sizeof(*known_full))))
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
@@ -1005,9 +1066,16 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 				break;
 			}
 		}
+		size_t first = c->res->nins;
 		rc = match_bucket(c, &b);
 		if (from_cache_n == k && !proofs)
 			ds_hashes_free(b.h);
+		/* trust: what a later run would read again is hashed whole now */
+		if (rc == 0 && trust && !proofs) {
+			for (size_t x = 0; x < k; x++)
+				known_full[x] = hv[bh[i + x].pos].has_full;
+			rc = finish_hashes(c, m, k, known_full, size, bh[i].key, first);
+		}
 		i = j;
 	}
 out:
@@ -1016,6 +1084,7 @@ out:
 			close(fds[i]);
 	free(fds);
 	free(kn);
+	free(known_full);
 	free(stidx);
 	ds_hashes_free(sh);
 	free(serr);

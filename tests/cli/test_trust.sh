@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --cache-trust: sets proven byte by byte by an earlier run are listed without
+# reading their files while those are unchanged and not racy; new files are
+# compared with one member of the class they join; a forged cache may fool a
+# listing but never an action. What is read is shown with the fault shim: an
+# open that fails is reported, and TRACE logs every read by path.
+. "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME="$T/.cache"
+TOOL="python3 $(dirname "$0")/cachetool.py"
+have_shim=${FAULT_LIB:+1}
+# reads CMD...: run CMD with every pread under t/ logged: $reads, the distinct
+# paths read but the racy pair t/r1 t/r2 (whether those are racy still depends
+# on how long the runs took), and $racy, those
+reads() {
+  rm -f "$T/reads.log"
+  run env DUPSCAN_FAULT="pread64:t/:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" LD_PRELOAD="$FAULT_LIB" "$@"
+  local all
+  all=$( (cut -d' ' -f2- "$T/reads.log" 2>/dev/null || true) | sed 's|.*/t/|t/|' | sort -u)
+  reads=$(grep -v '^t/r[12]$' <<< "$all" | grep . | tr '\n' ' ')
+  racy=$(grep '^t/r[12]$' <<< "$all" | tr '\n' ' ')
+}
+
+# tree DIR: the fixture (classes A and B, a unique file of their size, a file
+# sharing A's first block, a small pair)
+tree() {
+  mkdir -p "$1/d"
+  head -c 20000 /dev/urandom > "$1/a1"; cp "$1/a1" "$1/a2"; cp "$1/a1" "$1/d/a3"   # class A
+  head -c 20000 /dev/urandom > "$1/b1"; cp "$1/b1" "$1/b2"                         # class B, same size
+  head -c 20000 /dev/urandom > "$1/u"                                              # same size, unique
+  { head -c 4096 "$1/a1"; head -c 15904 /dev/urandom; } > "$1/x"; cp "$1/x" "$1/y"
+  flip_byte "$1/y" 19999                                                           # A's first block, other ends
+  { head -c 4096 "$1/a1"; head -c 15904 /dev/urandom; } > "$1/z"                  # A's first block, alone
+  head -c 300 /dev/urandom > "$1/s1"; cp "$1/s1" "$1/s2"                           # within one block
+}
+tree t
+for act in dN L l m; do tree "f$act"; done
+sleep 2.2  # older than the proving runs by more than the racy margin
+head -c 5000 /dev/urandom > t/r1; cp t/r1 t/r2                                     # racy: written just before
+plain=$("$DUPSCAN" -rq t)
+
+run "$DUPSCAN" -rq --cache=c.bin t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && [ -z "$err" ] && ok "a run with --cache records proofs; same sets" || not_ok "proving run" "$rc" "$out" "$err"
+for act in dN L l m; do "$DUPSCAN" -rq --cache="f$act.bin" "f$act" > /dev/null; done
+[ "$(stat -c %a c.bin)" = 600 ] && ok "the cache file is created 0600" || not_ok "mode" "$(stat -c %a c.bin)"
+proven=$($TOOL dump c.bin | awk '$10 >= 2' | wc -l)
+[ "$proven" = 9 ] && ok "9 files carry a proof (a1 a2 a3 b1 b2 s1 s2 r1 r2; not u, x, y, z)" || not_ok "proofs" "$($TOOL dump c.bin)"
+classes=$($TOOL dump c.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)
+[ "$classes" = 4 ] && ok "in 4 classes" || not_ok "classes" "$classes"
+cp c.bin good.bin
+
+run "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && [ -z "$err" ] && ok "trusted rescan: the same sets" || not_ok "trusted rescan" "$out" "$err"
+cp good.bin j.bin
+run "$DUPSCAN" -rq --cache=j.bin --cache-trust -j t
+[ "$(grep -c '"proof": "cache"' <<< "$out")" = 3 ] && [ "$(grep -c '"proof": "scan"' <<< "$out")" = 1 ] &&
+  grep -Eq '"provenAt": "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}\.[0-9]{9}Z"' <<< "$out" &&
+  ok "-j: proof cache (with provenAt) for the 3 trusted sets, scan for the racy pair" || not_ok "json proof" "$out"
+run "$DUPSCAN" -rq --cache-trust -Q t
+[ "$rc" = 2 ] && expect_err "--cache-trust with -Q: usage error" "refused with -Q"
+
+if [ -n "$have_shim" ]; then
+  cp good.bin c.bin
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$out" = "$plain" ] && [ "$reads" = "t/x t/y t/z " ] && [ "$racy" = "t/r1 t/r2 " ] &&
+    ok "first trusted rescan of an unchanged tree: reads the racy pair (written within 2 s before the proof), and once x, y, z (in A's bucket, in no class: no full hash yet)" || not_ok "reads" "$reads" "$racy" "$out" "$err"
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$out" = "$plain" ] && [ "$reads" = "" ] && ok "the next trusted rescan reads nothing but racy files" || not_ok "reads 2" "$reads" "$out" "$err"
+  "$DUPSCAN" -rq --cache=p.bin --cache-trust t > /dev/null
+  reads "$DUPSCAN" -rq --cache=p.bin --cache-trust t
+  [ "$out" = "$plain" ] && [ "$reads" = "" ] &&
+    ok "a proving run with --cache-trust hashes x, y, z whole: the next trusted run reads none" || not_ok "finish" "$reads" "$out" "$err"
+  reads "$DUPSCAN" -rq --cache=c.bin t
+  case "$reads" in *t/a2*t/b2*) ok "without --cache-trust, duplicates are still read and compared";; *) not_ok "no opt-in" "$reads";; esac
+  # each way a file can change sends it back to be read, and the listing stays exact
+  cp t/a1 t/a4
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$out" = "$("$DUPSCAN" -rq t)" ] && grep -qx t/a4 <<< "$out" && [ "$reads" = "t/a1 t/a4 " ] &&
+    ok "a new copy: read, and compared with one member of the class it joins" || not_ok "new copy" "$reads" "$out"
+  rm t/a4 t/d/a3
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$out" = "$("$DUPSCAN" -rq t)" ] && [ "$reads" = "" ] && ok "a member deleted: the others stay proven, nothing read" || not_ok "deleted" "$reads" "$out"
+  cp t/b1 new; touch -r t/a2 new; cat new > t/a2; touch -r new t/a2                 # a2 rewritten as B, size and mtime put back
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$out" = "$("$DUPSCAN" -rq t)" ] && [ "$reads" = "t/a2 t/b1 " ] && grep -qx t/a2 <<< "$out" &&
+    ok "rewritten in place with its mtime restored (ctime moved): read, compared with one member of B" || not_ok "ctime" "$reads" "$out"
+else
+  echo "# skipped read counts: the fault shim is not built here (sanitizer build)"
+fi
+
+# a forged cache: u claims A's hashes and proof
+forge() { $TOOL forge "f$1.bin" a1 u; }
+forge dN
+run "$DUPSCAN" -rq --cache=fdN.bin --cache-trust fdN
+grep -qx fdN/u <<< "$out" && ok "a forged cache can make the listing wrong (documented): u is listed with A" || not_ok "forged listing" "$out" "$err"
+sum_u=$(sha1sum < fdN/u)
+run "$DUPSCAN" -rdN --cache=fdN.bin --cache-trust fdN
+[ "$rc" = 1 ] && [ -f fdN/u ] && [ "$(sha1sum < fdN/u)" = "$sum_u" ] && grep -q "fdN/u -- The contents differ" <<< "$out" &&
+  ok "-dN refuses the forged pair (compared byte by byte): u kept" || not_ok "-dN forged" "$rc" "$out" "$err"
+[ -e fdN/a1 ] && [ ! -e fdN/a2 ] && [ ! -e fdN/d/a3 ] && [ ! -e fdN/b2 ] && ok "and deletes the true duplicates, each compared with the kept file" || not_ok "-dN rest" "$(ls -R fdN)"
+for act in L l m; do
+  forge $act
+  sum_u=$(sha1sum < f$act/u)
+  case $act in m) opt="--move-to=$T/moved";; *) opt=-$act;; esac
+  run "$DUPSCAN" -r $opt --cache=f$act.bin --cache-trust f$act
+  [ "$rc" = 1 ] && [ -f f$act/u ] && [ ! -L f$act/u ] && [ "$(stat -c %h f$act/u)" = 1 ] && [ "$(sha1sum < f$act/u)" = "$sum_u" ] &&
+    grep -q "f$act/u.*The contents differ" <<< "$out$err" && ok "$opt refuses the forged pair; u untouched" || not_ok "$opt forged" "$rc" "$out" "$err"
+done
+done_testing
