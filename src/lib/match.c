@@ -986,7 +986,9 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		rc = -ENOMEM;
 	if (rc == 0 && most >= 2 && (cached || mixed) && trust && !(kn = malloc(most * sizeof(*kn))))
 		rc = -ENOMEM;
-	if (rc == 0 && most >= 2 && trust && !(known_full = malloc(most * sizeof(*known_full))))
+	/* a trusting run keeps full hashes for the next, even without a cache file yet */
+	bool finish = s->cache_trust && s->cache && !s->quick && !s->partial_only;
+	if (rc == 0 && most >= 2 && finish && !(known_full = malloc(most * sizeof(*known_full))))
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nb;) {
 		size_t j = i + 1;
@@ -1071,7 +1073,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		if (from_cache_n == k && !proofs)
 			ds_hashes_free(b.h);
 		/* trust: what a later run would read again is hashed whole now */
-		if (rc == 0 && trust && !proofs) {
+		if (rc == 0 && finish && !proofs) {
 			for (size_t x = 0; x < k; x++)
 				known_full[x] = hv[bh[i + x].pos].has_full;
 			rc = finish_hashes(c, m, k, known_full, size, bh[i].key, first);
