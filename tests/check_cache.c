@@ -183,6 +183,168 @@ START_TEST(test_damage_ignored)
 }
 END_TEST
 
+/* A proof holds while the key is as recorded and the file is older than the
+ * proof's time by more than racy_ns; each key field alone voids it. */
+START_TEST(test_proof_fields)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
+	int64_t proved = first->start_ns;
+	dupscan_free(first);
+	dupscan_scan *s = loaded(dir, cache, &errs);
+	uint64_t cls, cls2;
+	int64_t at;
+	/* files written just now are racy under the real margin */
+	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	s->racy_ns = -60LL * 1000000000; /* as if the proof came a minute later */
+	ck_assert(ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	ck_assert_int_eq(at, proved);
+	ck_assert(ds_cache_proof(s, rec_named(s, "a2"), &cls2, &at));
+	ck_assert_uint_eq(cls, cls2);
+	ck_assert(ds_cache_proof(s, rec_named(s, "s1"), &cls2, &at));
+	ck_assert_uint_ne(cls, cls2); /* another class */
+	ck_assert(!ds_cache_proof(s, rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
+	struct ds_rec *r = (struct ds_rec *)rec_named(s, "a1");
+	struct ds_rec saved = *r;
+	uint64_t *u64[] = { &r->dev, &r->ino, &r->size };
+	for (size_t i = 0; i < 3; i++) {
+		++*u64[i];
+		ck_assert_msg(!ds_cache_proof(s, r, &cls2, &at), "key field %zu changed alone", i);
+		*r = saved;
+	}
+	r->mtime_ns++;
+	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
+	*r = saved;
+	r->ctime_ns++;
+	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
+	*r = saved;
+	ck_assert(ds_cache_proof(s, r, &cls2, &at));
+	/* racy by its own times: older than the proof, but not by more than the margin */
+	s->racy_ns = proved - r->ctime_ns;
+	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
+	s->racy_ns = proved - r->ctime_ns - 1;
+	ck_assert(r->mtime_ns > r->ctime_ns || ds_cache_proof(s, r, &cls2, &at));
+	dupscan_free(s);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static dupscan_scan *trusting(const char *dir, const char *cache, int trust)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CACHE_TRUST, trust), 0);
+	s->racy_ns = -60LL * 1000000000;
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	return s;
+}
+
+/* With trust the sets are the same, said to come from the cache, with the
+ * proving run's start; without it they come from this run. */
+START_TEST(test_proof_sets)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
+	char *sets = tu_sets(first, dir);
+	int64_t proved = first->start_ns;
+	int64_t at = -1;
+	ck_assert_int_eq(dupscan_set_proof(dupscan_get_set(first, 0), &at), DUPSCAN_PROOF_SCAN);
+	ck_assert_int_eq(at, 0);
+	dupscan_free(first);
+	dupscan_scan *s = trusting(dir, cache, 1);
+	char *got = tu_sets(s, dir);
+	ck_assert_str_eq(got, sets);
+	ck_assert_uint_eq(dupscan_set_count(s), 2);
+	for (size_t i = 0; i < dupscan_set_count(s); i++) {
+		ck_assert_int_eq(dupscan_set_proof(dupscan_get_set(s, i), &at), DUPSCAN_PROOF_CACHE);
+		ck_assert_int_eq(at, proved);
+	}
+	ck_assert_int_eq(dupscan_set_proof(NULL, NULL), -EINVAL);
+	free(got);
+	dupscan_free(s);
+	s = trusting(dir, cache, 0);
+	ck_assert_int_eq(dupscan_set_proof(dupscan_get_set(s, 0), NULL), DUPSCAN_PROOF_SCAN);
+	dupscan_free(s);
+	free(sets);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* A version 1 cache (dupscan 0.4) is read, its hashes used, and replaced by
+ * version 2 at the end of the run. */
+START_TEST(test_version1_read)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_free(scan_with_cache(dir, cache, &errs));
+	/* rewrite it as version 1: 64-byte entries without the proof fields */
+	int fd = open(cache, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	unsigned char *raw = malloc((size_t)st.st_size);
+	ck_assert_int_eq(read(fd, raw, (size_t)st.st_size), st.st_size);
+	uint64_t count, strings;
+	memcpy(&count, raw + 16, 8);
+	memcpy(&strings, raw + 24, 8);
+	ck_assert_uint_eq((uint64_t)st.st_size, 48 + count * 80 + strings);
+	size_t body = (size_t)(count * 64 + strings);
+	unsigned char *v1 = malloc(48 + body);
+	memcpy(v1, raw, 48);
+	uint32_t version = 1, esize = 64;
+	memcpy(v1 + 8, &version, 4);
+	memcpy(v1 + 12, &esize, 4);
+	for (uint64_t i = 0; i < count; i++) {
+		unsigned char *e = raw + 48 + i * 80, *o = v1 + 48 + i * 64;
+		memcpy(o, e, 56);            /* dev .. full */
+		uint32_t flags;
+		memcpy(&flags, e + 72, 4);
+		flags &= 1;                  /* only "full is set" existed */
+		memcpy(o + 56, &flags, 4);
+		memcpy(o + 60, e + 76, 4);   /* path offset */
+	}
+	memcpy(v1 + 48 + count * 64, raw + 48 + count * 80, (size_t)strings);
+	uint64_t sum = ds_hash_oneshot(v1 + 48, body);
+	memcpy(v1 + 32, &sum, 8);
+	ck_assert_int_eq(ftruncate(fd, 0), 0);
+	ck_assert_int_eq(pwrite(fd, v1, 48 + body, 0), (ssize_t)(48 + body));
+	close(fd);
+	dupscan_scan *s = loaded(dir, cache, &errs);
+	ck_assert_int_eq(errs, 0);
+	struct ds_hashed h;
+	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
+	ck_assert(h.has_full);
+	uint64_t cls;
+	int64_t at;
+	s->racy_ns = -60LL * 1000000000;
+	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
+	dupscan_free(s);
+	dupscan_free(scan_with_cache(dir, cache, &errs));
+	ck_assert_int_eq(errs, 0);
+	fd = open(cache, O_RDONLY);
+	ck_assert_int_eq(pread(fd, &version, 4, 8), 4);
+	close(fd);
+	ck_assert_uint_eq(version, 2);
+	free(v1);
+	free(raw);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -192,6 +354,11 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_cache_get");
 	tcase_add_test(tc, test_key_fields);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("proofs");
+	tcase_add_test(tc, test_proof_fields);
+	tcase_add_test(tc, test_proof_sets);
+	tcase_add_test(tc, test_version1_read);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

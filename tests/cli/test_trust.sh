@@ -35,6 +35,7 @@ tree() {
 }
 tree t
 for act in dN L l m; do tree "f$act"; done
+tree pq/p; tree pq/q
 sleep 2.2  # older than the proving runs by more than the racy margin
 head -c 5000 /dev/urandom > t/r1; cp t/r1 t/r2                                     # racy: written just before
 plain=$("$DUPSCAN" -rq t)
@@ -84,6 +85,17 @@ if [ -n "$have_shim" ]; then
   reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
   [ "$out" = "$("$DUPSCAN" -rq t)" ] && [ "$reads" = "t/a2 t/b1 " ] && grep -qx t/a2 <<< "$out" &&
     ok "rewritten in place with its mtime restored (ctime moved): read, compared with one member of B" || not_ok "ctime" "$reads" "$out"
+  # two trusting runs at once on one cache: both keep their proofs
+  "$DUPSCAN" -rq --cache=s.bin --cache-trust pq/p > p.out 2> p.err & a=$!
+  "$DUPSCAN" -rq --cache=s.bin --cache-trust pq/q > q.out 2> q.err & b=$!
+  wait $a; ra=$?; wait $b; rb=$?
+  [ "$ra" = 0 ] && [ "$rb" = 0 ] && [ ! -s p.err ] && [ ! -s q.err ] && ok "two trusting runs at once on one cache" || not_ok "concurrent" "$ra $rb" "$(cat p.err q.err)"
+  rm -f "$T/reads.log"
+  run env DUPSCAN_FAULT="pread64:pq/:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --cache=s.bin --cache-trust pq
+  [ "$out" = "$("$DUPSCAN" -rq pq)" ] && [ ! -s "$T/reads.log" ] &&
+    ok "then a trusted run over both trees reads nothing, same sets" || not_ok "concurrent proofs" "$(cat "$T/reads.log")" "$out"
+  [ "$($TOOL dump s.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 6 ] &&
+    ok "each run's classes kept their own numbers (6: A, B, small, in each tree)" || not_ok "class numbers" "$($TOOL dump s.bin)"
 else
   echo "# skipped read counts: the fault shim is not built here (sanitizer build)"
 fi
