@@ -557,10 +557,12 @@ static int match_trusted(struct ds_ctx *c, const struct bucket *b)
 		const struct by_rec *h = bsearch(&key, heads, nheads, sizeof(*heads), cmp_by_rec_plain);
 		if (!h)
 			continue;
+		/* the first member is in already, maybe joined to another's class */
 		size_t n = 0;
 		for (size_t x = 0; x < k; x++)
-			if (head[x] == h->x)
+			if (head[x] == h->x && x != h->x)
 				mem[n++] = (uint32_t)x;
+		ds_rec(s, in.rec)->flags |= DS_F_TRUSTED;
 		rc = insert_proven(c, b, mem, n, in.cls, in.full);
 		placed[h->x] = true;
 	}

@@ -36,6 +36,7 @@ tree() {
 tree t
 for act in dN L l m; do tree "f$act"; done
 tree pq/p; tree pq/q
+mkdir -p mg/p mg/q; head -c 30000 /dev/urandom > mg/p/m1; cp mg/p/m1 mg/p/m2; cp mg/p/m1 mg/q/m3; cp mg/p/m1 mg/q/m4
 sleep 2.2  # older than the proving runs by more than the racy margin
 head -c 5000 /dev/urandom > t/r1; cp t/r1 t/r2                                     # racy: written just before
 plain=$("$DUPSCAN" -rq t)
@@ -96,6 +97,15 @@ if [ -n "$have_shim" ]; then
     ok "then a trusted run over both trees reads nothing, same sets" || not_ok "concurrent proofs" "$(cat "$T/reads.log")" "$out"
   [ "$($TOOL dump s.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 6 ] &&
     ok "each run's classes kept their own numbers (6: A, B, small, in each tree)" || not_ok "class numbers" "$($TOOL dump s.bin)"
+  # one content proven twice, by runs over separate trees: the trusted run over
+  # both compares one file of each class, and the classes become one
+  "$DUPSCAN" -rq --cache=m.bin mg/p > /dev/null; "$DUPSCAN" -rq --cache=m.bin mg/q > /dev/null
+  rm -f "$T/reads.log"
+  run env DUPSCAN_FAULT="pread64:mg/:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --cache=m.bin --cache-trust mg
+  nread=$(cut -d' ' -f2- "$T/reads.log" | sort -u | wc -l)
+  [ "$rc" = 0 ] && [ "$out" = "$("$DUPSCAN" -rq mg)" ] && [ "$(grep -c . <<< "$out")" = 4 ] && [ "$nread" = 2 ] &&
+    ok "two proven classes of one content: one file of each compared, one set of 4" || not_ok "merge classes" "$rc" "$out" "$err" "$(cat "$T/reads.log")"
+  [ "$($TOOL dump m.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 1 ] && ok "and saved as one class" || not_ok "one class" "$($TOOL dump m.bin)"
 else
   echo "# skipped read counts: the fault shim is not built here (sanitizer build)"
 fi

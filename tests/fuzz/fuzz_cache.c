@@ -2,7 +2,7 @@
 /* fuzz_cache.c: libFuzzer target for the hash cache reader. The first byte
  * picks the mode: the rest is the cache file as it is, or the hashes and flags
  * of a well-formed cache (right checksum, right keys) for the files of a small
- * fixed tree, so wrong cached hashes reach the matcher. A damaged file must be
+ * fixed tree, so wrong cached hashes and proofs reach the matcher. A damaged file must be
  * ignored: the sets are those of a run without it. A well-formed file with
  * wrong hashes (forged: no write leaves a file's ctime as it was) may hide a
  * duplicate but never invent one: every set must lie within a set of the run
@@ -45,8 +45,8 @@ static void on_error(void *user, const char *path, int code)
 		cache_errors++;
 }
 
-/* The sets of a scan of root, as one string. */
-static char *scan(const char *cache_path)
+/* The sets of a scan of root, as one string (trusting the cache's proofs with trust). */
+static char *scan_as(const char *cache_path, int trust)
 {
 	dupscan_scan *s = NULL;
 	if (dupscan_create(&s) != 0 || dupscan_add_path(s, root, 1) < 0)
@@ -55,9 +55,13 @@ static char *scan(const char *cache_path)
 	dupscan_set_option(s, DUPSCAN_OPT_ZERO_MATCH, 1);
 	if (cache_path)
 		dupscan_set_cache(s, cache_path);
+	dupscan_set_option(s, DUPSCAN_OPT_CACHE_TRUST, trust);
 	dupscan_set_error_callback(s, on_error, NULL);
-	if (dupscan_run(s) != 0)
+	int rc = dupscan_run(s);
+	if (rc != 0) {
+		fprintf(stderr, "dupscan_run: %s\n", dupscan_strerror(rc));
 		abort();
+	}
 	size_t cap = 4096, len = 0;
 	char *out = calloc(1, cap);
 	for (size_t i = 0; out && i < dupscan_set_count(s); i++) {
@@ -68,6 +72,11 @@ static char *scan(const char *cache_path)
 	}
 	dupscan_free(s);
 	return out;
+}
+
+static char *scan(const char *cache_path)
+{
+	return scan_as(cache_path, 0);
 }
 
 static void setup(void)
@@ -133,8 +142,11 @@ struct entry {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
 	uint64_t partial, full;
+	uint64_t cls;
+	int64_t proven_ns;
 	uint32_t flags, path;
 };
+#define PER_FILE 18 /* input bytes per file: partial, full, flags, proof */
 
 static int cmp_entry(const void *pa, const void *pb)
 {
@@ -156,13 +168,16 @@ static void write_assembled(const uint8_t *p, size_t n, FILE *f)
 		snprintf(path, sizeof(path), "%s/%s", root, names[i]);
 		if (stat(path, &st) != 0)
 			abort();
-		uint8_t raw[17] = { 0 };
-		for (size_t k = 0; k < 17; k++)
-			raw[k] = i * 17 + k < n ? p[i * 17 + k] : 0;
+		uint8_t raw[PER_FILE] = { 0 };
+		for (size_t k = 0; k < PER_FILE; k++)
+			raw[k] = i * PER_FILE + k < n ? p[i * PER_FILE + k] : 0;
+		/* a proof in one of three classes, dated an hour after the file (so it
+		 * holds) or at its very time (racy); flags as given */
+		int64_t ctime = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 		e[i] = (struct entry){ (uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
-				       (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-				       (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec, 0, 0, raw[16] & 1u,
-				       (uint32_t)ns };
+				       (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, ctime, 0, 0,
+				       raw[17] & 3u, (raw[17] & 4u) ? ctime : ctime + 3600LL * 1000000000,
+				       raw[16] & 3u, (uint32_t)ns };
 		memcpy(&e[i].partial, raw, 8);
 		memcpy(&e[i].full, raw + 8, 8);
 		memcpy(strings + ns, path, strlen(path) + 1);
@@ -177,7 +192,7 @@ static void write_assembled(const uint8_t *p, size_t n, FILE *f)
 		char magic[8];
 		uint32_t version, entry_size;
 		uint64_t count, strings, checksum, reserved;
-	} h = { "DUPSCAN", 1, 64, NFILES, ns, XXH64_digest(x), 0 };
+	} h = { "DUPSCAN", 2, sizeof(struct entry), NFILES, ns, XXH64_digest(x), 0 };
 	XXH64_freeState(x);
 	memcpy(h.magic, "DUPSCANH", 8);
 	fwrite(&h, sizeof(h), 1, f);
@@ -203,6 +218,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!got || (!forged && strcmp(got, expected) != 0) || (forged && !within(got, expected)))
 		abort(); /* a damaged cache changed the result, or a forged one made a set */
 	free(got);
+	if (forged) {
+		/* trusted, forged proofs may make any set (documented): only no crash,
+		 * and what it writes back must load */
+		free(scan_as(cache, 1));
+	}
 	cache_errors = 0;
 	got = scan(cache);
 	if (!got || cache_errors != 0 || (!forged && strcmp(got, expected) != 0))
