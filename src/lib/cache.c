@@ -394,16 +394,29 @@ static bool still_there(const struct cache_entry *e, const char *path)
 	       ds_ns(st.st_ctim) == e->ctime_ns;
 }
 
-static int cmp_seen(void *ctx, const void *pa, const void *pb)
+/* This run's notes by inode, those with a full hash first, else in the order noted. */
+static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
 {
-	const dupscan_scan *s = ctx;
-	const struct ds_hashed *a = pa, *b = pb;
-	const struct ds_rec *x = ds_rec(s, a->rec), *y = ds_rec(s, b->rec);
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return a->has_full > b->has_full ? -1 : a->has_full < b->has_full; /* with a full hash first */
+	size_t n = run->nnoted;
+	struct ds_sortkey *a = malloc((n ? n : 1) * sizeof(*a));
+	struct ds_hashed *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	if (!a || !sorted) {
+		free(a);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_rec *r = ds_rec(s, run->noted[i].rec);
+		a[i] = (struct ds_sortkey){ { r->dev, r->ino, !run->noted[i].has_full, 0 }, (uint32_t)i };
+	}
+	ds_sort_keys(a, n);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = run->noted[a[i].pos];
+	free(run->noted);
+	run->noted = sorted;
+	run->capnoted = n;
+	free(a);
+	return 0;
 }
 
 static int write_cache(const char *path, const struct builder *b)
@@ -651,7 +664,7 @@ int ds_cache_save(dupscan_scan *s)
 		return 0;
 	/* proofs are judged by what this run loaded, whatever another run saved since */
 	struct ds_cache *run = s->cache;
-	int rc = ds_sort(run->noted, run->nnoted, sizeof(*run->noted), cmp_seen, s);
+	int rc = sort_seen(s, run);
 	if (rc == 0)
 		rc = assign_proofs(s, run);
 	if (rc)

@@ -517,5 +517,13 @@ int ds_cmp_file(void *ctx, const void *a, const void *b);
 /* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
 int ds_sort(void *base, size_t n, size_t size,
 	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
+/* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
+ * place before the sort, the order is that of a stable sort on k; sorting
+ * records by fields they hold this way spares a lookup per comparison. */
+struct ds_sortkey {
+	uint64_t k[4];
+	uint32_t pos;
+};
+void ds_sort_keys(struct ds_sortkey *a, size_t n);
 
 #endif /* DUPSCAN_INTERNAL_H */

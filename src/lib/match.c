@@ -66,11 +66,38 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 	return rc;
 }
 
+/* order[0..n) sorted by key (records' fields copied beside their indexes). */
+static int sort_by(const dupscan_scan *s, uint32_t *order, size_t n,
+		   void (*key)(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4]))
+{
+	struct ds_sortkey *a = malloc((n ? n : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		key(s, ds_rec(s, order[i]), a[i].k);
+		a[i].pos = order[i];
+	}
+	ds_sort_keys(a, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = a[i].pos;
+	free(a);
+	return 0;
+}
+
+static void inode_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4])
+{
+	(void)s;
+	k[0] = r->dev;
+	k[1] = r->ino;
+	k[2] = k[3] = 0;
+}
+
 int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 {
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		order[i] = i;
-	int rc = ds_sort(order, s->nrecs, sizeof(*order), cmp_inode, s);
+	/* by inode, then record index: visit order decides among paths */
+	int rc = sort_by(s, order, s->nrecs, inode_key);
 	for (uint32_t i = 0; rc == 0 && i < s->nrecs;) {
 		uint32_t j = i + 1;
 		while (j < s->nrecs && cmp_inode(s, &order[i], &order[j]) == 0)
@@ -101,6 +128,15 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 			return a->gid < b->gid ? -1 : 1;
 	}
 	return 0;
+}
+
+/* cmp_group's order as keys. */
+static void group_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4])
+{
+	k[0] = r->size;
+	k[1] = s->one_fs ? r->dev : 0;
+	k[2] = s->permissions ? (uint64_t)r->mode << 32 | r->uid : 0;
+	k[3] = s->permissions ? r->gid : 0;
 }
 
 /* ---- one bucket: files of one size with equal first-block hashes ---- */
@@ -1193,7 +1229,8 @@ int ds_match(dupscan_scan *s)
 		}
 		order[nc++] = i;
 	}
-	rc = ds_sort(order, nc, sizeof(*order), cmp_group, s);
+	/* candidates are in record order: ties keep it, as a stable sort would */
+	rc = sort_by(s, order, nc, group_key);
 	/* groups of two or more files; a file alone in its group is unique unread */
 	size_t ngroups = 0, cap = 0;
 	uint64_t total = 0;

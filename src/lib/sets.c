@@ -124,6 +124,21 @@ int ds_sort(void *base, size_t n, size_t size,
 	return 0;
 }
 
+static int cmp_sortkey(const void *pa, const void *pb)
+{
+	const struct ds_sortkey *a = pa, *b = pb;
+	for (int i = 0; i < 4; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i] ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+void ds_sort_keys(struct ds_sortkey *a, size_t n)
+{
+	if (n > 1)
+		qsort(a, n, sizeof(*a), cmp_sortkey);
+}
+
 int ds_cmp_file(void *ctx, const void *pa, const void *pb)
 {
 	const struct dupscan_file *a = pa, *b = pb;
