@@ -92,6 +92,9 @@ struct cache_file {
 struct ds_cache {
 	struct cache_file *loaded;   /* NULL when there was no valid file */
 	uint64_t salt;               /* makes this run's new class numbers its own */
+	uint32_t *at;                /* by representative record: its loaded entry, or DS_NONE;
+	                              * NULL until ds_cache_join() */
+	uint32_t nat;
 	struct ds_hashed *noted;
 	size_t nnoted, capnoted;
 	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
@@ -118,6 +121,7 @@ void ds_cache_free(struct ds_cache *c)
 	cache_free(c->loaded);
 	free(c->noted);
 	free(c->proofs);
+	free(c->at);
 	free(c);
 }
 
@@ -286,10 +290,41 @@ static const struct cache_entry *find_entry(const dupscan_scan *s, const struct 
 	return NULL;
 }
 
+int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
+{
+	struct ds_cache *c = s->cache;
+	if (!c || !c->loaded)
+		return 0;
+	free(c->at);
+	c->at = malloc((n ? n : 1) * sizeof(*c->at));
+	if (!c->at)
+		return -ENOMEM;
+	c->nat = n;
+	const struct cache_file *f = c->loaded;
+	size_t j = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ds_rec *r = ds_rec(s, order[i]);
+		while (j < f->n && cmp_key(&f->e[j], r->dev, r->ino) < 0)
+			j++;
+		c->at[order[i]] = j < f->n && cmp_key(&f->e[j], r->dev, r->ino) == 0 ? (uint32_t)j : DS_NONE;
+	}
+	return 0;
+}
+
 /* The entry of r when its key still matches r as walked, or NULL. */
 static const struct cache_entry *entry_of(const dupscan_scan *s, const struct ds_rec *r)
 {
-	const struct cache_entry *e = find_entry(s, r);
+	const struct ds_cache *c = s->cache;
+	const struct cache_entry *e;
+	if (c && c->at && c->loaded && r->rep < c->nat) {
+		/* joined by inode: no search */
+		uint32_t at = c->at[r->rep];
+		e = at == DS_NONE ? NULL : &c->loaded->e[at];
+		if (e && cmp_key(e, r->dev, r->ino) != 0)
+			e = find_entry(s, r);
+	} else {
+		e = find_entry(s, r);
+	}
 	if (!e || e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
 		return NULL;
 	return e;

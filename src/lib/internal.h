@@ -493,6 +493,9 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns);
 /* Does the cache hold hashes it may lend for some file of idx[0..n)? */
 bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n);
+/* Match the loaded entries to the records, order[0..n) sorted by inode (as
+ * ds_collapse_links() leaves it): later lookups need no search. @return 0 or -ENOMEM. */
+int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n);
 /* Does this run take hashes from a loaded cache (not with -Q or -T)? */
 bool ds_cache_usable(const dupscan_scan *s);
 /* Does the cache hold hashes it may lend for every file of idx[0..n)? */

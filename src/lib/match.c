@@ -1213,6 +1213,8 @@ int ds_match(dupscan_scan *s)
 		return -ENOMEM;
 	rc = ds_collapse_links(s, order);
 	if (rc == 0)
+		rc = ds_cache_join(s, order, s->nrecs);
+	if (rc == 0)
 		rc = ds_index_reserve(&s->index, s->nrecs);
 	if (rc)
 		goto out;
