@@ -300,7 +300,7 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 		while (i < s->nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
 			i++;
 		ck_assert_uint_lt(i, s->nrecs);
-		struct ds_hashed h = { i, f[k].has_full, f[k].partial, f[k].full };
+		struct ds_hashed h = { i, f[k].has_full, false, f[k].partial, f[k].full };
 		ck_assert_int_eq(ds_cache_note(s, &h), 0);
 	}
 	ck_assert_int_eq(ds_cache_save(s), 0);

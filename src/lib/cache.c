@@ -13,8 +13,9 @@
  *     the header, u64 0 (reserved)
  *   entries, sorted by (device, inode), 80 bytes each: u64 dev, ino, size,
  *     i64 mtime_ns, ctime_ns, u64 partial, full, u64 class (a number naming
- *     the class of a proof), i64 proven_ns (the start of the scan that
- *     compared it into that class), u32 flags (1: full is set, 2: proven),
+ *     the class of a proof), i64 at_ns (the start of the run that hashed
+ *     the file, or with a proof, of the run that compared it into that
+ *     class), u32 flags (1: full is set, 2: proven),
  *     u32 offset of the file's absolute path in the string table
  *   string table: NUL-terminated paths (to prune entries whose file is gone)
  * Version 1 (64-byte entries, no proofs) is still read.
@@ -61,7 +62,7 @@ struct cache_entry {
 	int64_t mtime_ns, ctime_ns;
 	uint64_t partial, full;
 	uint64_t cls;
-	int64_t proven_ns;
+	int64_t at_ns;
 	uint32_t flags, path;
 };
 
@@ -100,6 +101,7 @@ struct ds_cache {
 	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
 };
 
+/* What a note is saved with: its class number (0: none) and time. */
 struct proof {
 	uint64_t cls;
 	int64_t at;
@@ -330,29 +332,38 @@ static const struct cache_entry *entry_of(const dupscan_scan *s, const struct ds
 	return e;
 }
 
+/* Racy: r's mtime or ctime is not older than t by more than the margin, so a
+ * write after t could have left its key as it was. */
+static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
+{
+	int64_t before = t - s->racy_ns;
+	return r->mtime_ns >= before || r->ctime_ns >= before;
+}
+
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
 {
 	const struct cache_entry *e = entry_of(s, r);
-	if (!e)
+	/* a trusting run takes no hash from a racy entry either: the file is read */
+	if (!e || (s->cache_trust && racy(s, r, e->at_ns)))
 		return false;
+	out->cached = true;
 	out->partial = e->partial;
 	out->full = e->full;
 	out->has_full = (e->flags & F_FULL) != 0;
 	return true;
 }
 
-bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns)
+bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *at_ns)
 {
 	const struct cache_entry *e = entry_of(s, r);
 	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
 		return false;
-	/* racy: a write in the same timestamp tick as the recorded one, after
-	 * the proving scan began, would have left the key as it was */
-	int64_t before = e->proven_ns - s->racy_ns;
-	if (r->mtime_ns >= before || r->ctime_ns >= before)
+	/* a write in the same timestamp tick as the recorded one, after the
+	 * proving scan began, would have left the key as it was */
+	if (racy(s, r, e->at_ns))
 		return false;
 	*cls = e->cls;
-	*proven_ns = e->proven_ns;
+	*at_ns = e->at_ns;
 	return true;
 }
 
@@ -521,7 +532,7 @@ static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
 {
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
 	       a->ctime_ns == b->ctime_ns && a->partial == b->partial && a->full == b->full && a->cls == b->cls &&
-	       a->proven_ns == b->proven_ns && a->flags == b->flags;
+	       a->at_ns == b->at_ns && a->flags == b->flags;
 }
 
 /* This run's files (each inode once, with its full hash when known), then the
@@ -606,8 +617,11 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 		if (!ds_cache_proof(s, r, &x.old, &x.at))
 			x.old = 0;
 		if (x.cls == DS_NONE || (r->flags & DS_F_DROPPED)) {
-			if (x.old)
-				run->proofs[i] = (struct proof){ x.old, x.at };
+			/* no proof, or one that still holds; hashes keep the time
+			 * they were worked out */
+			const struct cache_entry *e = h[i].cached ? entry_of(s, r) : NULL;
+			run->proofs[i] = x.old ? (struct proof){ x.old, x.at }
+					       : (struct proof){ 0, e ? e->at_ns : s->start_ns };
 			continue;
 		}
 		m[nm++] = x;
@@ -665,7 +679,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 		}
 		const struct proof *pf = &run->proofs[i];
 		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
-					 h[i].full, pf->cls, pf->cls ? pf->at : 0,
+					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
 		bool was = order == 0 && same_entry(&e, &old->e[j]);
 		changed |= !was;

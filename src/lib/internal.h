@@ -254,6 +254,7 @@ struct ds_insert {
 struct ds_hashed {
 	uint32_t rec;
 	bool has_full;          /* full is the whole file's XXH64, not only its first block's */
+	bool cached;            /* taken from the cache, not worked out in this run */
 	uint64_t partial, full;
 };
 struct ds_error {

@@ -576,7 +576,7 @@ static int match_trusted(struct ds_ctx *c, const struct bucket *b)
 		/* a file that differed after its first block last time has its full
 		 * hash now: kept, so the next run need not read it */
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
-			rc = ds_result_note(c, &(struct ds_hashed){ rm[j].rec, true, b->partial, rfull[j] });
+			rc = ds_result_note(c, &(struct ds_hashed){ rm[j].rec, true, false, b->partial, rfull[j] });
 	}
 	if (rc)
 		goto out;
@@ -664,7 +664,7 @@ static int finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, 
 		}
 		rc = hash_range(c, r, h, 0, 0, size, buf);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
-			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, partial, ds_hash_digest(h, 0) });
+			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, false, partial, ds_hash_digest(h, 0) });
 		ds_hashes_free(h);
 	}
 	ds_big_free(buf, buf ? s->chunk : 0);
@@ -771,7 +771,7 @@ static void first_slice(void *arg, size_t sl)
 			partial = ds_hash_oneshot(dst, j->blen);
 		}
 		/* a file within its first block has its full hash too */
-		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == r->size, partial, partial };
+		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == r->size, false, partial, partial };
 		j->got[i] = true;
 	}
 }
@@ -892,7 +892,7 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		got[i] = fp->got[p];
 		if (!got[i])
 			continue;
-		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, fp->partial[p], fp->partial[p] };
+		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, fp->partial[p], fp->partial[p] };
 		if (h)
 			ds_hash_copy(h, i, fp->h, p);
 		if (fp->slot[p] == DS_NONE)

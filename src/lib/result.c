@@ -158,7 +158,7 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
 		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
-			struct ds_hashed h = { r->ins[i].rec, true, r->ins[i].partial, r->ins[i].full };
+			struct ds_hashed h = { r->ins[i].rec, true, false, r->ins[i].partial, r->ins[i].full };
 			rc = ds_cache_note(s, &h);
 		}
 	}
