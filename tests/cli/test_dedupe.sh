@@ -35,5 +35,17 @@ after=$(used)
 run "$DUPSCAN" -B .
 want=$(printf '  [SRC] ./a\n  -==-> ./b\n  -==-> ./c\n  [SRC] ./big1\n  -==-> ./big2\nDeduplication done (3 files processed)')
 [ "$out" = "$want" ] && [ "$rc" = 0 ] && ok "-B again: already shared" || not_ok "-B again" "$out"
+# a forged cache (--cache-trust): u claims the hashes and proof of f1; -B
+# compares each pair the cache vouched for, so u is refused and left alone
+mkdir forged; cd forged || exit 1
+head -c 3000000 /dev/urandom > f1; cp --reflink=never f1 f2; head -c 3000000 /dev/urandom > u
+sleep 2.2   # older than the proving run by more than the racy margin
+"$DUPSCAN" -rq --cache="$T/c.bin" . > /dev/null
+python3 "$(dirname "$0")/cachetool.py" forge "$T/c.bin" f1 u
+sum_u=$(sha256sum < u)
+run "$DUPSCAN" -B --cache="$T/c.bin" --cache-trust .
+[ "$rc" = 1 ] && grep -q "u.*The contents differ" <<< "$out$err" && [ "$(sha256sum < u)" = "$sum_u" ] && [ "$(shared u)" = 0 ] &&
+  ok "-B with a forged cache: the pair is compared and refused, u untouched" || not_ok "-B forged" "$rc" "$out" "$err"
+[ "$(shared f2)" -gt 0 ] && ok "-B with the cache: the true pair is shared" || not_ok "-B forged: f2 not shared" "$(filefrag -v f2)"
 cd "$T" || exit 1
 done_testing
