@@ -308,6 +308,7 @@ DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *file);
 DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *file);
 DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *file);
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *file); /* ns since the epoch */
+DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *file); /* as scanned; since 0.5 */
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode */
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
 /* The part of the path below its added path ("b/c" for "a/b/c" reached from

@@ -13,13 +13,16 @@
 #include "cli.h"
 #include "journal.h"
 
-const dupscan_file *act_kept(const dupscan_set *set)
+const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o)
 {
-	size_t n = dupscan_set_file_count(set);
-	for (size_t k = 0; k < n; k++)
-		if (dupscan_file_is_protected(dupscan_set_file(set, k)))
-			return dupscan_set_file(set, k);
-	return dupscan_set_file(set, 0);
+	return dupscan_set_file(set, keep_index(set, &o->keep));
+}
+
+size_t act_listed(const dupscan_set *set, const struct cli_opts *o, size_t pos)
+{
+	/* what is listed first is what -dN keeps */
+	size_t kept = keep_index(set, &o->keep);
+	return pos == 0 ? kept : pos <= kept ? pos - 1 : pos;
 }
 
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,

@@ -21,7 +21,7 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
-		const dupscan_file *keep = act_kept(set);
+		const dupscan_file *keep = act_kept(set, a->o);
 		show(out, "[SRC]", dupscan_file_path(keep));
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);

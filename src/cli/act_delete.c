@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* act_delete.c: -d, with jdupes' prompt, or -dN keeping the first file of each set. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ static const char prompt_help[] =
 	"keeps every file of this and the remaining sets.\n";
 
 /* @return 0 to go on, 1 when input ended (keep everything from now on). */
-static int ask(const dupscan_set *set, size_t index, size_t total, bool *keep, FILE *out)
+static int ask(const dupscan_set *set, size_t index, size_t total, size_t preset, bool *keep, FILE *out)
 {
 	size_t n = dupscan_set_file_count(set);
 	for (size_t k = 0; k < n; k++) {
@@ -33,6 +34,8 @@ static int ask(const dupscan_set *set, size_t index, size_t total, bool *keep, F
 		fputc('\n', out);
 	}
 	fputs("\nSpecify multiple files with commas like this: 1,2,4,6\n", out);
+	if (preset != SIZE_MAX)
+		fprintf(out, "Enter alone keeps [%zu] (chosen by --keep)\n", preset + 1);
 	char *buf = NULL;
 	size_t cap = 0;
 	int rc = 0;
@@ -42,6 +45,11 @@ static int ask(const dupscan_set *set, size_t index, size_t total, bool *keep, F
 		if (getline(&buf, &cap, stdin) < 0) {
 			fputc('\n', out);
 			rc = 1;
+			break;
+		}
+		if (preset != SIZE_MAX && buf[strspn(buf, " \t\r\n")] == '\0') {
+			for (size_t k = 0; k < n; k++)
+				keep[k] = k == preset;
 			break;
 		}
 		enum prompt_answer a = prompt_parse(buf, n, keep);
@@ -75,7 +83,7 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 		if (!keep)
 			return failures + 1;
 		if (o->no_prompt) {
-			const dupscan_file *first = act_kept(set);
+			const dupscan_file *first = act_kept(set, o);
 			for (size_t k = 0; k < n; k++)
 				keep[k] = dupscan_set_file(set, k) == first;
 			fputc('\n', out);
@@ -83,7 +91,7 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 			for (size_t k = 0; k < n; k++)
 				keep[k] = true;
 		} else {
-			eof = ask(set, i, total, keep, out) != 0;
+			eof = ask(set, i, total, o->keep.n ? keep_index(set, &o->keep) : SIZE_MAX, keep, out) != 0;
 		}
 		/* every deletion is checked against the first file kept */
 		const dupscan_file *kept = NULL;

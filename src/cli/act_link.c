@@ -20,7 +20,7 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t n = dupscan_set_file_count(set);
-		const dupscan_file *keep = act_kept(set);
+		const dupscan_file *keep = act_kept(set, a->o);
 		/* a set made only of hard links to one inode has nothing to link */
 		size_t others = 0;
 		for (size_t k = 0; k < n; k++) {

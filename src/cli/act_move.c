@@ -105,7 +105,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
-		const dupscan_file *keep = act_kept(set);
+		const dupscan_file *keep = act_kept(set, a->o);
 		/* where the last moved inode went: its other names follow it there;
 		 * inodes of the directory entries themselves (a symlink is its own) */
 		struct stat last = { 0 }, now;

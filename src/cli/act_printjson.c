@@ -70,7 +70,7 @@ static void json_string(const char *str, FILE *out)
 	fputc('"', out);
 }
 
-void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out)
+void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
 {
 	fprintf(out, "{\n  \"dupscanVersion\": ");
 	json_string(dupscan_version(), out);
@@ -100,9 +100,13 @@ void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out)
 			fprintf(out, "      \"proof\": \"scan\",\n");
 		fprintf(out, "      \"fileList\": [\n");
 		for (size_t k = 0; k < count; k++) {
+			/* the kept file first; each file as scanned, to act on later */
+			const dupscan_file *f = dupscan_set_file(set, act_listed(set, o, k));
 			fprintf(out, "        { \"filePath\": ");
-			json_string(dupscan_file_path(dupscan_set_file(set, k)), out);
-			fprintf(out, " }%s\n", k + 1 < count ? "," : "");
+			json_string(dupscan_file_path(f), out);
+			fprintf(out, ", \"device\": %" PRIu64 ", \"inode\": %" PRIu64 ", \"mtimeNs\": %" PRId64
+				", \"ctimeNs\": %" PRId64 " }%s\n", dupscan_file_dev(f), dupscan_file_ino(f),
+				dupscan_file_mtime_ns(f), dupscan_file_ctime_ns(f), k + 1 < count ? "," : "");
 		}
 		fprintf(out, "      ]\n    }%s\n", i + 1 < n ? "," : "");
 	}

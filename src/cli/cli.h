@@ -11,6 +11,7 @@
 #include "extfilter.h"
 #include "glob.h"
 #include "interrupt.h"
+#include "keep.h"
 
 #define EXIT_USAGE 2
 #define EXIT_DUPE 255       /* -e: a duplicate was found */
@@ -37,6 +38,7 @@ struct cli_opts {
 	const char **protect;   /* --protect, repeatable */
 	int nprotect;
 	struct glob_list exclude, include;
+	struct keep_rules keep; /* --keep, in the order given */
 	unsigned print_stages; /* -P: bit (1 << enum dupscan_stage) per stage */
 	struct xf_list filters;
 	int partial_only;   /* how many times -T was given */
@@ -67,7 +69,7 @@ void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 /* the library's stage callback for -P; user is the FILE to print to */
 void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
 /* act_printjson.c */
-void act_print_json(const dupscan_scan *scan, int argc, char **argv, FILE *out);
+void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* actions: each @return the number of files it failed to act on */
 struct journal;
 struct act_ctx {
@@ -82,7 +84,10 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind);
 int act_dedupe(const dupscan_scan *scan, struct act_ctx *a);
 int act_move(const dupscan_scan *scan, struct act_ctx *a);
 /* act_common.c: the file a set keeps: its first protected file, else its first */
-const dupscan_file *act_kept(const dupscan_set *set);
+const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o);
+/* Listing order: the kept file first, then the others in the set's order.
+ * @return the index in the set of the file listed at pos. */
+size_t act_listed(const dupscan_set *set, const struct cli_opts *o, size_t pos);
 /* Journal a change before making it (dest: for "move"; hash: the content's
  * XXH64, or NULL). @return 0; DUPSCAN_E_CHANGED when dup or keep is gone (skip
  * this file); or -errno after telling the user and setting a->stop. */

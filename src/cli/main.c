@@ -131,6 +131,7 @@ static void free_opts(struct cli_opts *o)
 {
 	xf_free(&o->filters);
 	glob_free(&o->exclude);
+	keep_free(&o->keep);
 	glob_free(&o->include);
 	free(o->protect);
 	free(o->files_from_buf);
@@ -281,7 +282,7 @@ int main(int argc, char **argv)
 	} else if (o.summarize) {
 		act_summarize(scan, stdout);
 	} else if (o.json) {
-		act_print_json(scan, argc, argv, stdout);
+		act_print_json(scan, &o, argc, argv, stdout);
 	} else {
 		act_print_matches(scan, &o, stdout);
 		if (o.print_summarize) {

@@ -48,6 +48,10 @@ static const char help_text[] =
 " -j --json            print the sets as JSON (jdupes' shape)\n"
 "    --journal=FILE    append the changes of an action to FILE (default: a new\n"
 "                      file under $XDG_STATE_HOME/dupscan/)\n"
+"    --keep=RULE[,RULE] which file of each set stays (listed first): newest,\n"
+"                      oldest, shortest-path, longest-path, shallowest, deepest,\n"
+"                      path=GLOB, most-links, arg-order; ties go on to the next\n"
+"                      rule, then the set's order (--protect wins over all)\n"
 " -l --link-soft       replace duplicates by relative symlinks to the first file\n"
 " -L --link-hard       replace duplicates by hard links to the first file\n"
 " -m --summarize       print only a summary of the duplicates\n"
@@ -94,7 +98,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +119,7 @@ static const struct option long_opts[] = {
 	{ "journal", required_argument, NULL, OPT_JOURNAL },
 	{ "move-to", required_argument, NULL, OPT_MOVE_TO },
 	{ "protect", required_argument, NULL, OPT_PROTECT },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "prune-empty-dirs", no_argument, NULL, OPT_PRUNE },
 	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "link-soft", no_argument, NULL, 'l' },
@@ -312,6 +317,18 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			o->action = c;
 			break;
 		case 'e': o->error_on_dupe = true; break;
+		case OPT_KEEP: {
+			const char *bad = NULL;
+			size_t badlen = 0;
+			int krc = keep_add(&o->keep, optarg, &bad, &badlen);
+			if (krc == -ENOMEM)
+				return usage_error("%s", "out of memory");
+			if (krc)
+				return usage_error("--keep: unknown rule '%.*s' (rules: newest, oldest, shortest-path, "
+						   "longest-path, shallowest, deepest, path=GLOB, most-links, arg-order)",
+						   (int)badlen, bad);
+			break;
+		}
 		case OPT_PROTECT: {
 			const char **v = realloc(o->protect, (size_t)(o->nprotect + 1) * sizeof(*v));
 			if (!v)

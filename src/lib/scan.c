@@ -328,6 +328,7 @@ DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *f) { return f ? f->re
 DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *f) { return f ? f->rec->dev : 0; }
 DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec->ino : 0; }
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
+DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *f) { return f ? f->rec->ctime_ns : 0; }
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? f->rec->mode : 0; }
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)f->rec->arg : -1; }
 DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *f) { return f ? f->path + f->rel : NULL; }

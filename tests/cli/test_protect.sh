@@ -14,7 +14,11 @@ tree() {
 tree
 plain=$("$DUPSCAN" -r t)
 run "$DUPSCAN" -r --protect=t/master t
-[ "$rc" = 0 ] && [ "$out" = "$plain" ] && ok "--protect does not change the listing" || not_ok "--protect listing" "$out"
+# the same sets; the kept file, protected, comes first in each (what -dN keeps)
+setsof() { awk 'BEGIN{RS=""} {n=split($0,f,"\n"); asort(f); s=""; for(i=1;i<=n;i++) s=s f[i] " "; print s}' <<< "$1" | sort; }
+firsts=$(awk 'BEGIN{RS=""} {split($0,f,"\n"); print f[1]}' <<< "$out")
+[ "$rc" = 0 ] && [ "$(setsof "$out")" = "$(setsof "$plain")" ] && [ "$firsts" = "$(printf 't/master/sub/p1\nt/import/p3b\nt/master/p2copy')" ] && [ "$(head -n 1 <<< "$plain")" = t/import/deep/p1b ] &&
+  ok "--protect: the same sets, each listing its kept (protected) file first" || not_ok "--protect listing" "$out"
 
 for order in "" "-i" "-o time" "-O t/import t/master" "-O -i t/import t/master"; do
   tree; touch -d '2000-01-01' t/import/p1 t/import/deep/p1b

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* keep.h: --keep=RULE[,RULE...], which file of each set stays. */
+#ifndef DUPSCAN_KEEP_H
+#define DUPSCAN_KEEP_H
+
+#include <stddef.h>
+
+#include "dupscan.h"
+
+struct keep_rule;
+struct keep_rules {
+	struct keep_rule *v;
+	size_t n;
+};
+
+/* Append the comma-separated rules of spec (newest, oldest, shortest-path,
+ * longest-path, shallowest, deepest, path=GLOB, most-links, arg-order).
+ * @return 0, -ENOMEM, or -EINVAL with *bad and *badlen naming the rule not
+ * understood. */
+int keep_add(struct keep_rules *r, const char *spec, const char **bad, size_t *badlen);
+void keep_free(struct keep_rules *r);
+
+/* The file set keeps: among its protected files when it has any, the first
+ * by the rules in order, ties going to the set's own order (-o, -O, -i).
+ * @return its index in the set. */
+size_t keep_index(const dupscan_set *set, const struct keep_rules *r);
+
+#endif /* DUPSCAN_KEEP_H */
