@@ -245,6 +245,24 @@ DUPSCAN_API int dupscan_set_cache(dupscan_scan *scan, const char *path);
  * was none), or -errno. */
 DUPSCAN_API int dupscan_cache_clear(const char *path);
 
+/* Give a set instead of paths to walk: a file of set number set (sets are
+ * numbered by the caller; files given the same number form one set, in the
+ * order given, which is kept, as is the order of the sets), with its identity
+ * as it was scanned (st_dev, st_ino, st_size, mtime and ctime in ns), as a
+ * report written with dupscan -j holds it. dupscan_run() then neither walks
+ * nor matches: it fails with DUPSCAN_E_NOTREG, each such path told to the
+ * error callback, when a path now names a directory or a symlink, and
+ * otherwise builds the sets (DUPSCAN_E_STATE when paths were added too, or
+ * with DUPSCAN_OPT_DIRS). Nothing is taken on trust: the action functions
+ * check the file and the kept file against the identity given
+ * (DUPSCAN_E_CHANGED) and compare them byte by byte (DUPSCAN_E_DIFFERS) before
+ * any change. Names of one inode count once, as in a scan (all of them with
+ * DUPSCAN_OPT_HARD_LINKS); a set of fewer than two inodes is left out.
+ * @return 0, -EINVAL (NULL or empty path, set UINT32_MAX), -ENOMEM, or
+ * DUPSCAN_E_STATE after dupscan_run(). Since 0.5. */
+DUPSCAN_API int dupscan_report_file(dupscan_scan *scan, uint32_t set, const char *path, uint64_t dev, uint64_t ino,
+				    uint64_t size, int64_t mtime_ns, int64_t ctime_ns);
+
 /* Callback told about each group of files that passes a matching stage
  * (enum dupscan_stage), as the scan goes. Costs a path per file reported. */
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *scan, dupscan_stage_fn fn, void *user);
@@ -284,8 +302,11 @@ DUPSCAN_API int dupscan_set_is_dirs(const dupscan_set *set);
  * (DUPSCAN_E_DIFFERS when they differ), so only listing rests on the cache.
  * @param proven_ns when not NULL: for CACHE, the start (ns since the epoch)
  * of the oldest run whose proof the set uses; else 0.
- * @return DUPSCAN_PROOF_SCAN, DUPSCAN_PROOF_CACHE, or -EINVAL for NULL. Since 0.5. */
-enum { DUPSCAN_PROOF_SCAN = 0, DUPSCAN_PROOF_CACHE = 1 };
+ * REPORT: the set was given by dupscan_report_file(); its pairs are compared
+ * by the action functions in the same way.
+ * @return DUPSCAN_PROOF_SCAN, DUPSCAN_PROOF_CACHE, DUPSCAN_PROOF_REPORT, or
+ * -EINVAL for NULL. Since 0.5. */
+enum { DUPSCAN_PROOF_SCAN = 0, DUPSCAN_PROOF_CACHE = 1, DUPSCAN_PROOF_REPORT = 2 };
 DUPSCAN_API int dupscan_set_proof(const dupscan_set *set, int64_t *proven_ns);
 
 /* @return the number of files in a set (at least 2). */

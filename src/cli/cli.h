@@ -34,6 +34,7 @@ struct cli_opts {
 	const char *journal;    /* --journal, NULL: the default place */
 	const char *undo;       /* --undo */
 	const char *files_from; /* --files-from */
+	const char *from_report; /* --from-report */
 	char *files_from_buf;   /* its content; paths point into it */
 	const char **protect;   /* --protect, repeatable */
 	int nprotect;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "fromreport.h"
 #include "journal.h"
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
@@ -232,6 +234,21 @@ int main(int argc, char **argv)
 		rc = set_options(scan, &o);
 	for (int i = 0; rc >= 0 && i < o.npaths; i++)
 		rc = dupscan_add_path(scan, o.paths[i].path, o.recurse || o.paths[i].recurse_after);
+	if (rc >= 0 && o.from_report) {
+		/* a report that does not hold is refused whole, before anything is done */
+		struct report rep;
+		char msg[PATH_MAX + 256];
+		if (report_load(o.from_report, &rep, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "dupscan: --from-report '%s': %s; nothing was done\n", o.from_report, msg);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		for (size_t i = 0; rc >= 0 && i < rep.nfiles; i++) {
+			const struct report_file *f = &rep.files[i];
+			rc = dupscan_report_file(scan, f->set, f->path, f->dev, f->ino, f->size, f->mtime_ns, f->ctime_ns);
+		}
+		report_free(&rep);
+	}
 	for (int i = 0; rc >= 0 && i < o.nprotect; i++) {
 		rc = dupscan_protect_path(scan, o.protect[i]);
 		if (rc < 0 && rc != -ENOMEM) {

@@ -32,7 +32,9 @@ static const char help_text[] =
 " -e --error-on-dupe   exit with status 255 as soon as a duplicate is found\n"
 "    --exclude=GLOB    leave out files matching GLOB (relative to their argument;\n"
 "                      '**' spans directories; GLOB/ prunes directories)\n"
-" -f --omit-first      omit the first file of each set\n"
+" -f --omit-first      omit the first file of each set\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
+"                      edited: files dropped stay, the first file listed stays);\n"
+"                      each file is checked and compared again first\n"
 "    --files-from=FILE read more paths from FILE ('-': stdin), one per line,\n"
 "                      or NUL-separated with -0\n"
 " -h --help            print this help and exit\n"
@@ -98,7 +100,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT
 };
 
 static const struct option long_opts[] = {
@@ -120,6 +122,7 @@ static const struct option long_opts[] = {
 	{ "move-to", required_argument, NULL, OPT_MOVE_TO },
 	{ "protect", required_argument, NULL, OPT_PROTECT },
 	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "from-report", required_argument, NULL, OPT_FROM_REPORT },
 	{ "prune-empty-dirs", no_argument, NULL, OPT_PRUNE },
 	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "link-soft", no_argument, NULL, 'l' },
@@ -317,6 +320,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			o->action = c;
 			break;
 		case 'e': o->error_on_dupe = true; break;
+		case OPT_FROM_REPORT: o->from_report = optarg; break;
 		case OPT_KEEP: {
 			const char *bad = NULL;
 			size_t badlen = 0;
@@ -477,8 +481,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		return 0; /* main clears it and stops */
 	if (o->partial_only == 1)
 		return usage_error("%s", "-T/--partial-only must be given twice (-TT) to take effect: it matches on the first 4096 bytes only");
-	if (o->npaths == 0)
+	if (o->from_report) {
+		if (o->npaths || o->files_from)
+			return usage_error("%s", "--from-report=FILE takes no paths: the report names the files");
+		if (!o->action)
+			return usage_error("%s", "--from-report needs an action: -d, -L, -l, -B or --move-to (with --dry-run to see what it would do)");
+		if (o->dirs || o->cache || o->quick || o->partial_only)
+			return usage_error("%s", "--from-report acts on the report's sets: --dirs, --cache, -Q and -T do not apply");
+	} else if (o->npaths == 0) {
 		return usage_error("%s", o->files_from ? "no paths in --files-from" : "no files or directories given");
+	}
 	if (o->prune_empty_dirs && o->action != 'd' && o->action != ACT_MOVE)
 		return usage_error("%s", "--prune-empty-dirs needs -d or --move-to");
 	if (o->journal && !o->action)

@@ -306,7 +306,7 @@ int ds_build_dir_sets(dupscan_scan *s)
 			continue;
 		/* files in by a proof may lie in any of them: said of every directory set */
 		struct dupscan_set set = { ds_arena_alloc(&s->out, ds[k].count * sizeof(struct dupscan_file)), ds[k].count,
-					   true, s->oldest_proof != 0, s->oldest_proof };
+					   true, s->oldest_proof != 0, false, s->oldest_proof };
 		if (!set.files) {
 			rc = -ENOMEM;
 			goto out;

@@ -115,6 +115,7 @@ struct dupscan_set {
 	size_t count;
 	bool dirs;          /* a set of directories */
 	bool cached;        /* some member is in it by a proof from the cache */
+	bool report;        /* given by dupscan_report_file(), not matched */
 	int64_t proven_ns;  /* with cached: the oldest such proof's time */
 };
 
@@ -181,6 +182,9 @@ struct dupscan_scan {
 	int64_t start_ns;            /* when dupscan_run() began (CLOCK_REALTIME): the time of its proofs */
 	int64_t racy_ns;             /* a proof holds for files older than its time by more than this */
 	int64_t oldest_proof;        /* the oldest proof time a set uses (0: none), for directory sets */
+
+	struct ds_report_file *report; /* dupscan_report_file(): sets given, not walked (report.c) */
+	size_t nreport, capreport;
 
 	uint64_t *protect;           /* pairs: dev, ino of protected paths */
 	size_t nprotect;
@@ -506,6 +510,11 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n);
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
 int ds_cache_save(dupscan_scan *s);
+/* report.c: the sets dupscan_report_file() gave, as records and classes
+ * (paths that are now directories or symlinks are reported and fail it:
+ * DUPSCAN_E_NOTREG). @return 0 or a negative code. */
+int ds_report_build(dupscan_scan *s);
+void ds_report_free(dupscan_scan *s);
 /* dirsets.c: with DUPSCAN_OPT_DIRS, add the directory sets and leave out what
  * they cover. @return 0 or -ENOMEM. */
 int ds_build_dir_sets(dupscan_scan *s);

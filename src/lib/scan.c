@@ -71,6 +71,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->rec_blocks);
 	free(s->seen);
 	free(s->protect);
+	ds_report_free(s);
 	free(s->cache_path);
 	ds_cache_free(s->cache);
 	ds_arena_free(&s->names);
@@ -240,17 +241,23 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->start_ns = ds_ns(now);
-	int rc = s->cache_path ? ds_cache_load(s) : 0;
-	if (rc == 0)
-		rc = ds_walk(s);
-	if (rc == 0)
-		rc = ds_match(s);
+	int rc = 0;
+	if (s->nreport) {
+		/* sets from a report: nothing to walk or match */
+		rc = s->nargs || s->dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
+	} else {
+		rc = s->cache_path ? ds_cache_load(s) : 0;
+		if (rc == 0)
+			rc = ds_walk(s);
+		if (rc == 0)
+			rc = ds_match(s);
+	}
 	/* canceled: the classes confirmed so far are still whole sets */
 	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
 		if (built == 0 && s->dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);
-		if (built == 0 && s->cache_path && rc == 0 && !s->quick && !s->partial_only)
+		if (built == 0 && s->cache_path && rc == 0 && !s->quick && !s->partial_only && !s->nreport)
 			built = ds_cache_save(s);
 		if (built < 0)
 			rc = built;
@@ -278,6 +285,8 @@ DUPSCAN_API int dupscan_set_proof(const dupscan_set *set, int64_t *proven_ns)
 		return -EINVAL;
 	if (proven_ns)
 		*proven_ns = set->cached ? set->proven_ns : 0;
+	if (set->report)
+		return DUPSCAN_PROOF_REPORT;
 	return set->cached ? DUPSCAN_PROOF_CACHE : DUPSCAN_PROOF_SCAN;
 }
 

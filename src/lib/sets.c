@@ -151,6 +151,15 @@ static int cmp_set(void *ctx, const void *pa, const void *pb)
 	return ds_cmp_file(ctx, &a->files[0], &b->files[0]);
 }
 
+/* A report's sets in its order (a record's arg is its set's number there). */
+static int cmp_report_set(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct dupscan_set *a = pa, *b = pb;
+	uint32_t x = a->files[0].rec->arg, y = b->files[0].rec->arg;
+	return x < y ? -1 : x > y;
+}
+
 /* ---- sets ---- */
 
 struct collect {
@@ -273,6 +282,7 @@ int ds_build_sets(dupscan_scan *s)
 		s->sets[id].count = 0;
 		s->sets[id].dirs = false;
 		s->sets[id].cached = false;
+		s->sets[id].report = false;
 		s->sets[id].proven_ns = 0;
 		s->sets[id].files = ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1);
 		if (!s->sets[id].files) {
@@ -295,7 +305,9 @@ int ds_build_sets(dupscan_scan *s)
 	size_t kept = 0;
 	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
 		struct dupscan_set *set = &s->sets[id];
-		rc = ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
+		/* a report's sets keep its order: its first file may have been put first to be kept */
+		set->report = s->nreport > 0;
+		rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
 		if (rc == 0 && s->isolate) {
 			/* -I: the others must come from another argument than the first */
 			size_t n = 1;
@@ -322,7 +334,7 @@ int ds_build_sets(dupscan_scan *s)
 	}
 	s->nsets = kept;
 	if (rc == 0)
-		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), cmp_set, s);
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->nreport ? cmp_report_set : cmp_set, s);
 out:
 	free(count);
 	free(c.buf);

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* fromreport.h: --from-report=FILE, the sets of a dupscan -j report. */
+#ifndef DUPSCAN_FROMREPORT_H
+#define DUPSCAN_FROMREPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct report_file {
+	char *path;
+	uint32_t set;           /* 0-based, in the report's order */
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+};
+
+struct report {
+	struct report_file *files; /* set by set, each in the report's order */
+	size_t nfiles, nsets;
+};
+
+/* Read and check FILE ("-": stdin): JSON, the shape dupscan -j writes (every
+ * file with its identity), every set of two files or more, no path and no
+ * file in two sets. @return 0, or -1 with msg saying what and where. */
+int report_load(const char *path, struct report *r, char *msg, size_t cap);
+void report_free(struct report *r);
+
+#endif /* DUPSCAN_FROMREPORT_H */

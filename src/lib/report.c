@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* report.c: sets given by the caller, from a report reviewed by a person,
+ * instead of walked and matched: each file with its identity as it was
+ * scanned. Nothing here is taken as proven: the action functions check each
+ * pair against that identity and compare it byte by byte before a change. */
+#define _GNU_SOURCE /* S_IFREG */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+struct ds_report_file {
+	char *path;
+	uint32_t set;
+	struct stat st; /* the identity given: dev, ino, size, mtime, ctime */
+};
+
+DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *path, uint64_t dev, uint64_t ino,
+				    uint64_t size, int64_t mtime_ns, int64_t ctime_ns)
+{
+	if (!s || !path || !*path || set == UINT32_MAX || size > (uint64_t)INT64_MAX)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	if (DS_GROW(s->report, s->capreport, s->nreport + 1))
+		return -ENOMEM;
+	struct ds_report_file *f = &s->report[s->nreport];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(path)))
+		return -ENOMEM;
+	f->set = set;
+	f->st.st_dev = (dev_t)dev;
+	f->st.st_ino = (ino_t)ino;
+	f->st.st_size = (off_t)size;
+	f->st.st_mtim = (struct timespec){ (time_t)(mtime_ns / 1000000000), (long)(mtime_ns % 1000000000) };
+	f->st.st_ctim = (struct timespec){ (time_t)(ctime_ns / 1000000000), (long)(ctime_ns % 1000000000) };
+	if (f->st.st_mtim.tv_nsec < 0) {
+		f->st.st_mtim.tv_sec--;
+		f->st.st_mtim.tv_nsec += 1000000000;
+	}
+	if (f->st.st_ctim.tv_nsec < 0) {
+		f->st.st_ctim.tv_sec--;
+		f->st.st_ctim.tv_nsec += 1000000000;
+	}
+	f->st.st_mode = S_IFREG;
+	s->nreport++;
+	return 0;
+}
+
+void ds_report_free(dupscan_scan *s)
+{
+	for (size_t i = 0; i < s->nreport; i++)
+		free(s->report[i].path);
+	free(s->report);
+	s->report = NULL;
+	s->nreport = s->capreport = 0;
+}
+
+/* Every path must still name something that may be a file: a directory or a
+ * symlink in its place makes the whole report invalid (nothing is acted on).
+ * A path gone, or another file there, only fails its own check later. */
+static int check_paths(dupscan_scan *s)
+{
+	int rc = 0;
+	for (size_t i = 0; i < s->nreport; i++) {
+		struct stat st;
+		if (lstat(s->report[i].path, &st) != 0 || S_ISREG(st.st_mode))
+			continue;
+		ds_report(s, s->report[i].path, DUPSCAN_E_NOTREG);
+		rc = DUPSCAN_E_NOTREG;
+	}
+	return rc;
+}
+
+/* A record for f, under a directory of its own (a root named by the path's
+ * directory part), with the identity given. */
+static int add_file(dupscan_scan *s, const struct ds_report_file *f)
+{
+	const char *slash = strrchr(f->path, '/');
+	size_t dlen = slash ? (size_t)(slash - f->path) + 1 : 0;
+	char *dir = strndup(f->path, dlen ? dlen : 0);
+	if (!dir)
+		return -ENOMEM;
+	struct stat dst;
+	memset(&dst, 0, sizeof(dst));
+	if (stat(dlen ? dir : ".", &dst) != 0)
+		memset(&dst, 0, sizeof(dst));
+	uint32_t d;
+	int rc = ds_add_dir(s, dir, dlen, DS_NONE, f->set, &dst, &d);
+	if (rc == 0) {
+		s->dirs[d].pseudo = true;
+		s->dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
+		uint32_t before = s->nrecs;
+		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, f->set, &f->st);
+		if (rc == 0 && s->nrecs == before)
+			rc = 1; /* the filter left it out */
+	}
+	free(dir);
+	return rc < 0 ? rc : 0;
+}
+
+int ds_report_build(dupscan_scan *s)
+{
+	int rc = check_paths(s);
+	uint32_t *order = NULL, *first = NULL;
+	for (size_t i = 0; rc == 0 && i < s->nreport; i++)
+		rc = add_file(s, &s->report[i]);
+	if (rc == 0 && !(order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = ds_collapse_links(s, order);
+	if (rc == 0)
+		rc = ds_index_reserve(&s->index, s->nrecs);
+	/* one class per set, named by its first inode; the same inode in two sets
+	 * stays in the first (the caller refuses such reports) */
+	uint32_t nsets = 0;
+	for (size_t i = 0; i < s->nreport; i++)
+		nsets = s->report[i].set + 1 > nsets ? s->report[i].set + 1 : nsets;
+	if (rc == 0 && !(first = malloc((nsets ? nsets : 1) * sizeof(*first))))
+		rc = -ENOMEM;
+	for (uint32_t k = 0; rc == 0 && k < nsets; k++)
+		first[k] = DS_NONE;
+	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++) {
+		struct ds_rec *r = ds_rec(s, i);
+		if (r->rep != i || (r->flags & DS_F_ALIAS) || ds_index_class(&s->index, i) != DS_NONE)
+			continue;
+		if (first[r->arg] == DS_NONE)
+			first[r->arg] = i;
+		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;
+		rc = ds_index_insert(&s->index, i, first[r->arg], r->arg, r->arg, r->size);
+	}
+	free(first);
+	free(order);
+	return rc;
+}
