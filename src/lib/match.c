@@ -820,6 +820,34 @@ static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, str
 	return true;
 }
 
+/* On a spinning disk the cache spares a group only when its hashes settle it
+ * alone: each file unique by its first-block hash, or by a known full hash.
+ * A group with possible twins is read by the first pass and the sweep, in
+ * disk order; compared from the cache it would be read in no order at all. */
+static bool settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	struct ds_sortkey *a = malloc(n * sizeof(*a));
+	bool settled = a != NULL;
+	for (size_t i = 0; settled && i < n; i++) {
+		struct ds_hashed h;
+		settled = ds_cache_get(s, ds_rec(s, idx[i]), &h);
+		a[i] = (struct ds_sortkey){ { h.partial, h.has_full ? h.full : 0, h.has_full, 0 }, (uint32_t)i };
+	}
+	if (settled)
+		ds_sort_keys(a, n);
+	for (size_t i = 0; settled && i < n;) {
+		size_t j = i + 1;
+		while (j < n && a[j].k[0] == a[i].k[0])
+			j++;
+		/* a shared first block: every full hash known and none shared */
+		for (size_t x = i; j - i >= 2 && settled && x < j; x++)
+			settled = a[x].k[2] && (x == i || a[x].k[1] != a[x - 1].k[1]);
+		i = j;
+	}
+	free(a);
+	return settled;
+}
+
 /* With DUPSCAN_OPT_CACHE_TRUST: the hashes of every file the cache holds.
  * @return how many. */
 static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv,
@@ -957,7 +985,9 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		cached = ncached == n;
 		mixed = ncached > 0 && !cached;
 	} else {
-		cached = from_cache(s, idx, n, hv, got);
+		cached = from_cache(s, idx, n, hv, got) && (s->io_mode != DUPSCAN_IO_HDD || settled_by_cache(s, idx, n));
+		for (size_t i = 0; !cached && i < n; i++)
+			got[i] = false;
 	}
 	if (mixed) {
 		if (!(stidx = malloc(n * sizeof(*stidx)))) {
@@ -1185,11 +1215,12 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		return -ENOMEM;
 	size_t nleft = 0;
 	for (size_t g = 0; g < ngroups; g++) {
-		/* the cache's groups are settled without the pass: with trust, also
-		 * those it holds in part (only their other files are read) */
+		/* groups the cache settles need no pass: with trust, every group it
+		 * holds, whole or in part (only their other files are read) */
 		const uint32_t *idx = order + groups[2 * g];
-		if (ds_rec(s, idx[0])->size == 0 || ds_cache_covers(s, idx, groups[2 * g + 1]) ||
-		    (s->cache_trust && ds_cache_any(s, idx, groups[2 * g + 1])))
+		if (ds_rec(s, idx[0])->size == 0 ||
+		    (s->cache_trust ? ds_cache_any(s, idx, groups[2 * g + 1])
+				    : ds_cache_covers(s, idx, groups[2 * g + 1]) && settled_by_cache(s, idx, groups[2 * g + 1])))
 			continue;
 		left[2 * nleft] = groups[2 * g];
 		left[2 * nleft + 1] = groups[2 * g + 1];

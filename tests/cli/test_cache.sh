@@ -55,6 +55,23 @@ touch -d '2001-01-01' t/x; touch -d '2001-01-01' t/y
 run "$DUPSCAN" -rq --cache=c.bin t
 [ "$rc" = 0 ] && ok "touched files: hashed again, no error" || not_ok "touch" "$err"
 
+# hdd mode: groups with cached twins still go through the disk-ordered passes; same sets
+tree; rm -f c.bin; plain=$("$DUPSCAN" -rq t)
+run "$DUPSCAN" -rq --io=hdd --cache=c.bin t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && ok "--io=hdd --cache, first run: same sets" || not_ok "hdd first" "$out" "$err"
+run "$DUPSCAN" -rq --io=hdd --cache=c.bin t
+[ "$rc" = 0 ] && [ "$out" = "$plain" ] && [ -z "$err" ] && ok "--io=hdd --cache, second run: same sets" || not_ok "hdd second" "$out" "$err"
+if [ -n "${FAULT_LIB:-}" ]; then
+  # victim shares its size with a pair: its group is read again, in disk order
+  run env DUPSCAN_FAULT="open64:victim:EIO" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --io=hdd --cache=c.bin t
+  [ "$rc" = 1 ] && expect_err "--io=hdd: a group with cached twins goes through the passes (victim read again)" "t/victim: $E_IO"
+  # a group its cached hashes settle alone is never opened
+  rm -rf s; mkdir s; head -c 9000 /dev/urandom > s/p; head -c 9000 /dev/urandom > s/q
+  "$DUPSCAN" -rq --io=hdd --cache=s.bin s > /dev/null
+  run env DUPSCAN_FAULT="open64:s/:EIO" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --io=hdd --cache=s.bin s
+  [ "$rc" = 0 ] && [ -z "$out" ] && [ -z "$err" ] && ok "--io=hdd: a group its cached hashes settle is never opened" || not_ok "hdd settled" "$rc" "$err"
+fi
+
 # damaged caches: reported, ignored, rewritten
 tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null; plain=$("$DUPSCAN" -rq t)
 for damage in truncate flip garbage empty version; do
