@@ -47,5 +47,10 @@ run "$DUPSCAN" -B --cache="$T/c.bin" --cache-trust .
 [ "$rc" = 1 ] && grep -q "u.*The contents differ" <<< "$out$err" && [ "$(sha256sum < u)" = "$sum_u" ] && [ "$(shared u)" = 0 ] &&
   ok "-B with a forged cache: the pair is compared and refused, u untouched" || not_ok "-B forged" "$rc" "$out" "$err"
 [ "$(shared f2)" -gt 0 ] && ok "-B with the cache: the true pair is shared" || not_ok "-B forged: f2 not shared" "$(filefrag -v f2)"
+# --keep: the file the rules choose is the source the others share
+cd "$T/mnt" || exit 1
+mkdir keep; head -c 2000000 /dev/urandom > keep/k1; cp --reflink=never keep/k1 keep/k2; touch -d '2001-01-01' keep/k2
+run "$DUPSCAN" -rB --keep=oldest keep
+[ "$rc" = 0 ] && grep -q "\[SRC\] keep/k2" <<< "$out" && grep -q "keep/k1" <<< "$out" && ok "-B --keep=oldest: the oldest (listed second by name) is the source" || not_ok "-B --keep" "$out" "$err"
 cd "$T" || exit 1
 done_testing
