@@ -18,10 +18,9 @@ const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o)
 	return dupscan_set_file(set, keep_index(set, &o->keep));
 }
 
-size_t act_listed(const dupscan_set *set, const struct cli_opts *o, size_t pos)
+size_t act_listed(size_t kept, size_t pos)
 {
 	/* what is listed first is what -dN keeps */
-	size_t kept = keep_index(set, &o->keep);
 	return pos == 0 ? kept : pos <= kept ? pos - 1 : pos;
 }
 

@@ -99,9 +99,10 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 		} else
 			fprintf(out, "      \"proof\": \"scan\",\n");
 		fprintf(out, "      \"fileList\": [\n");
+		size_t kept = keep_index(set, &o->keep);
 		for (size_t k = 0; k < count; k++) {
 			/* the kept file first; each file as scanned, to act on later */
-			const dupscan_file *f = dupscan_set_file(set, act_listed(set, o, k));
+			const dupscan_file *f = dupscan_set_file(set, act_listed(kept, k));
 			fprintf(out, "        { \"filePath\": ");
 			json_string(dupscan_file_path(f), out);
 			fprintf(out, ", \"device\": %" PRIu64 ", \"inode\": %" PRIu64 ", \"mtimeNs\": %" PRId64

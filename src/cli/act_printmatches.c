@@ -22,8 +22,9 @@ void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE 
 			uint64_t size = dupscan_file_size(dupscan_set_file(set, 0));
 			fprintf(out, "%" PRIu64 " byte%c each:\n", size, size != 1 ? 's' : ' ');
 		}
+		size_t kept = keep_index(set, &o->keep);
 		for (size_t k = o->omit_first ? 1 : 0; k < count; k++)
-			put_path(dupscan_file_path(dupscan_set_file(set, act_listed(set, o, k))), o, out);
+			put_path(dupscan_file_path(dupscan_set_file(set, act_listed(kept, k))), o, out);
 		fputc(o->print_null ? '\0' : '\n', out);
 	}
 }

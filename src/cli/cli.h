@@ -86,9 +86,9 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a);
 int act_move(const dupscan_scan *scan, struct act_ctx *a);
 /* act_common.c: the file a set keeps: its first protected file, else its first */
 const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o);
-/* Listing order: the kept file first, then the others in the set's order.
- * @return the index in the set of the file listed at pos. */
-size_t act_listed(const dupscan_set *set, const struct cli_opts *o, size_t pos);
+/* Listing order: the kept file (index kept) first, then the others in the
+ * set's order. @return the index in the set of the file listed at pos. */
+size_t act_listed(size_t kept, size_t pos);
 /* Journal a change before making it (dest: for "move"; hash: the content's
  * XXH64, or NULL). @return 0; DUPSCAN_E_CHANGED when dup or keep is gone (skip
  * this file); or -errno after telling the user and setting a->stop. */
