@@ -418,7 +418,8 @@ START_TEST(test_cache_without_full_hashes)
 END_TEST
 
 /* Full hashes in the cache split a bucket unread: what the cache says differs
- * is not compared (the trust model the man page states for --cache). */
+ * is not compared (the trust model the man page states for --cache), where the
+ * cache settles the group (ssd mode). */
 START_TEST(test_cache_full_hashes_split)
 {
 	char *dir = tu_tmpdir();
@@ -442,7 +443,10 @@ START_TEST(test_cache_full_hashes_split)
 	struct forged f[2] = { { "a3", true, a3.partial, a3.full ^ 1 }, { "late", true, a3.partial, late_full } };
 	forge_cache(dir, cache, f, 2);
 	char *sets = sets_of(dir, &st, &log);
-	ck_assert_str_eq(sets, "big/a1 big/a2|big/last big/last2|small/s1 small/s2");
+	/* on a spinning disk a group with cached twins (a1, a2) is read in disk
+	 * order as without the cache, so the forged hash of a3 changes nothing */
+	ck_assert_str_eq(sets, IO == DUPSCAN_IO_HDD ? "big/a1 big/a2 big/a3|big/last big/last2|small/s1 small/s2"
+						    : "big/a1 big/a2|big/last big/last2|small/s1 small/s2");
 	free(sets);
 	ck_assert_int_eq(log.count, 0);
 	free(cache);

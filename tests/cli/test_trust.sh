@@ -36,6 +36,8 @@ tree() {
 tree t
 for act in dN L l m; do tree "f$act"; done
 tree pq/p; tree pq/q
+# a pair large enough that comparing it takes a while under the shim's delays
+mkdir race; head -c 4096 /dev/urandom > race/r1; truncate -s 64M race/r1; cp --sparse=always race/r1 race/r2
 mkdir -p mg/p mg/q; head -c 30000 /dev/urandom > mg/p/m1; cp mg/p/m1 mg/p/m2; cp mg/p/m1 mg/q/m3; cp mg/p/m1 mg/q/m4
 sleep 2.2  # older than the proving runs by more than the racy margin
 head -c 5000 /dev/urandom > t/r1; cp t/r1 t/r2                                     # racy: written just before
@@ -107,6 +109,20 @@ if [ -n "$have_shim" ]; then
   [ "$rc" = 0 ] && [ "$out" = "$("$DUPSCAN" -rq mg)" ] && [ "$(grep -c . <<< "$out")" = 4 ] && [ "$nread" = 2 ] &&
     ok "two proven classes of one content: one file of each compared, one set of 4" || not_ok "merge classes" "$rc" "$out" "$err" "$(cat "$T/reads.log")"
   [ "$($TOOL dump m.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 1 ] && ok "and saved as one class" || not_ok "one class" "$($TOOL dump m.bin)"
+  # a writer rewrites the duplicate in place (its mtime put back) while -dN
+  # compares the pair the cache vouched for: the duplicate stays, with the new bytes
+  "$DUPSCAN" -rq --cache=race.bin race > /dev/null
+  rm -f "$T/race.log"
+  env DUPSCAN_FAULT="pread64:r2:TRACE" DUPSCAN_FAULT_LOG="$T/race.log" LD_PRELOAD="$FAULT_LIB" \
+    "$DUPSCAN" -rdN --cache=race.bin --cache-trust race > race.out 2>&1 & pid=$!
+  wait_for "$T/race.log" "r2"  # the compare reads it (the shim logs the name it was opened by)
+  python3 -c 'import os, sys
+fd = os.open("race/r2", os.O_RDWR)  # no O_CREAT: a name already gone is not made again
+st = os.fstat(fd); os.pwrite(fd, b"written meanwhile", 1000); os.close(fd)
+os.utime("race/r2", ns=(st.st_atime_ns, st.st_mtime_ns))' && wrote=yes
+  wait $pid; rc=$?
+  [ "${wrote:-}" = yes ] && [ -f race/r2 ] && grep -q "written meanwhile" race/r2 && [ "$rc" = 1 ] &&
+    ok "a duplicate rewritten while the trusted pair is compared: not deleted, its new bytes kept" || not_ok "race" "$rc" "$(cat race.out)" "${wrote:-no write}"
 else
   echo "# skipped read counts: the fault shim is not built here (sanitizer build)"
 fi
