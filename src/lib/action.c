@@ -274,7 +274,8 @@ static bool same_entry(const dupscan_file *keep, const struct slot *d)
 
 static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
 
-/* Is f in its set by a proof from the hash cache, not by this run's comparison? */
+/* Is f in its set by a proof from the hash cache or by a report, not by this
+ * run's comparison? */
 static bool by_proof(const dupscan_file *f)
 {
 	const struct ds_rec *r = f->inode ? f->inode : f->rec;
@@ -296,7 +297,8 @@ static int compare_pair(const struct kept *k, const struct slot *d)
 }
 
 /* Pin keep, open dup's entry, and check both: not protected, two entries,
- * each as scanned; a pair in its set by a proof from the cache is compared. */
+ * each as scanned; a pair this run did not compare (cache proof, report) is
+ * compared now. */
 static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned flags, struct kept *k,
 		   struct slot *d)
 {
@@ -325,8 +327,8 @@ static int prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 		rc = as_scanned(&k->st, keep, flags);
 	if (rc == 0)
 		rc = as_scanned(&d->file, dup, flags);
-	/* a pair the cache vouched for is compared now: a forged cache can
-	 * make a listing wrong, never an action */
+	/* a pair the cache or a report vouched for is compared now: a forged
+	 * cache or report can make a listing wrong, never an action */
 	if (rc == 0 && (by_proof(keep) || by_proof(dup)))
 		rc = compare_pair(k, d);
 	return rc;

@@ -63,7 +63,8 @@ enum ds_rec_flag {
 	DS_F_ALIAS = 1u << 2,   /* the same path reached a second time */
 	DS_F_PROTECTED = 1u << 3, /* under a protected path: never acted on */
 	DS_F_SETTLED = 1u << 4, /* its group was matched to the end: unique if in no class */
-	DS_F_TRUSTED = 1u << 5  /* in its class by a proof from the cache, not compared this run */
+	DS_F_TRUSTED = 1u << 5  /* in its class by a proof from the cache or by a report, not
+	                         * compared this run: actions compare it first */
 };
 
 /* One per path reached: 80 bytes, fixed-size; the name lives in the scan's
