@@ -32,23 +32,21 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	struct journal_change c = { .kind = kind, .kept = dupscan_file_path(keep), .dup = dupscan_file_path(dup),
 				    .dest = dest, .hash = hash };
 	char target[PATH_MAX];
-	if (!dest) {
-		/* gone or unreadable since the scan: this file is skipped, the run goes on */
-		if (lstat(c.dup, &c.entry) != 0 || stat(c.kept, &c.kept_st) != 0)
-			return DUPSCAN_E_CHANGED;
-		ssize_t n = S_ISLNK(c.entry.st_mode) ? readlink(c.dup, target, sizeof(target) - 1) : -1;
-		if (n >= 0) {
-			target[n] = '\0';
-			c.link_target = target;
-		}
-		/* the other names of the duplicate's inode: --undo links it back to
-		 * one of them, so names that shared an inode share it again */
-		for (size_t k = 0; k < dupscan_set_file_count(set) && c.nsiblings < JOURNAL_MAX_SIBLINGS; k++) {
-			const dupscan_file *f = dupscan_set_file(set, k);
-			if (f != dup && dupscan_file_dev(f) == dupscan_file_dev(dup) &&
-			    dupscan_file_ino(f) == dupscan_file_ino(dup))
-				c.siblings[c.nsiblings++] = dupscan_file_path(f);
-		}
+	/* gone or unreadable since the scan: this file is skipped, the run goes on */
+	if (lstat(c.dup, &c.entry) != 0 || (!dest && stat(c.kept, &c.kept_st) != 0))
+		return DUPSCAN_E_CHANGED;
+	ssize_t n = !dest && S_ISLNK(c.entry.st_mode) ? readlink(c.dup, target, sizeof(target) - 1) : -1;
+	if (n >= 0) {
+		target[n] = '\0';
+		c.link_target = target;
+	}
+	/* the other names of the duplicate's inode: --undo links it back to
+	 * one of them, so names that shared an inode share it again */
+	for (size_t k = 0; set && k < dupscan_set_file_count(set) && c.nsiblings < JOURNAL_MAX_SIBLINGS; k++) {
+		const dupscan_file *f = dupscan_set_file(set, k);
+		if (f != dup && dupscan_file_dev(f) == dupscan_file_dev(dup) &&
+		    dupscan_file_ino(f) == dupscan_file_ino(dup))
+			c.siblings[c.nsiblings++] = dupscan_file_path(f);
 	}
 	int rc = journal_record(a->journal, &c);
 	if (rc) {

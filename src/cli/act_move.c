@@ -56,21 +56,31 @@ static char *free_name(const char *dir, const char *rel, int *err)
 	return NULL;
 }
 
-/* Another name of an inode already moved to twin_dest: drop this name (its
- * content is at twin_dest and in the kept file, which the removal checks),
- * then give twin_dest this name too, so the names stay one inode (across
- * filesystems too). */
+/* Another name of an inode whose first name was moved as a copy (to another
+ * filesystem) to twin_dest: the name is linked to that copy first, then taken
+ * away here as -d removes it, so the names stay one inode there too, and a kill
+ * between the two steps leaves both names, never neither. A name moved by a
+ * rename needs none of this: the inode moves with it. */
 static int move_as_link(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f,
 			const char *twin_dest, const char *dest)
 {
-	int rc = dupscan_remove_duplicate(keep, f, a->flags);
-	if (rc || (a->flags & DUPSCAN_ACT_DRY_RUN))
-		return rc;
-	return link(twin_dest, dest) == 0 ? 0 : -errno;
+	struct stat made;
+	if (a->flags & DUPSCAN_ACT_DRY_RUN)
+		return dupscan_remove_duplicate(keep, f, a->flags);
+	if (link(twin_dest, dest) != 0)
+		return -errno;
+	int rc = lstat(dest, &made) == 0 ? cli_fsync_dir_of(dest) : -errno;
+	if (rc == 0)
+		rc = dupscan_remove_duplicate(keep, f, a->flags);
+	/* refused (changed, ...): the name made above goes again, if it is still ours */
+	struct stat now;
+	if (rc && lstat(dest, &now) == 0 && now.st_dev == made.st_dev && now.st_ino == made.st_ino)
+		unlink(dest);
+	return rc;
 }
 
-static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_file *f, const char *twin_dest,
-		    char **moved_to)
+static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
+		    const char *twin_dest, char **moved_to)
 {
 	const char *rel = dupscan_file_relpath(f);
 	int rc = 0;
@@ -82,7 +92,7 @@ static int move_one(struct act_ctx *a, const dupscan_file *keep, const dupscan_f
 		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
 			rc = cli_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
 		if (rc == 0)
-			rc = act_journal(a, "move", NULL, keep, f, dest, NULL);
+			rc = act_journal(a, "move", set, keep, f, dest, NULL);
 		if (rc == 0)
 			rc = twin_dest ? move_as_link(a, keep, f, twin_dest, dest)
 				       : dupscan_move_duplicate(keep, f, dest, a->flags);
@@ -106,8 +116,8 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		const dupscan_file *keep = act_kept(set, a->o);
-		/* where the last moved inode went: its other names follow it there;
-		 * inodes of the directory entries themselves (a symlink is its own) */
+		/* where the last inode moved as a copy went: its other names follow
+		 * it there (inodes of the directory entries: a symlink is its own) */
 		struct stat last = { 0 }, now;
 		char *last_dest = NULL;
 		fputc('\n', a->out);
@@ -123,12 +133,14 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 				continue;
 			}
 			bool entry = lstat(dupscan_file_path(f), &now) == 0;
-			bool twin = entry && last_dest && !S_ISLNK(now.st_mode) && now.st_dev == last.st_dev &&
+			bool twin = entry && last_dest && S_ISREG(now.st_mode) && now.st_dev == last.st_dev &&
 				    now.st_ino == last.st_ino;
 			char *dest = NULL;
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
-				 : move_one(a, keep, f, twin ? last_dest : NULL, &dest);
-			if (rc == 0 && !twin && entry && S_ISREG(now.st_mode)) {
+				 : move_one(a, set, keep, f, twin ? last_dest : NULL, &dest);
+			struct stat moved;
+			if (rc == 0 && !twin && entry && S_ISREG(now.st_mode) && !(a->flags & DUPSCAN_ACT_DRY_RUN) &&
+			    lstat(dest, &moved) == 0 && (moved.st_dev != now.st_dev || moved.st_ino != now.st_ino)) {
 				free(last_dest);
 				last = now;
 				last_dest = dest;

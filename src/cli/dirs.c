@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* dirs.c: mkdir -p, for --move-to and the journal alike. */
+/* dirs.c: mkdir -p and a directory's fsync, for --move-to, the journal and --undo. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "dirs.h"
 
@@ -27,4 +29,20 @@ int cli_make_dirs(const char *path, size_t len, mode_t mode)
 	}
 	free(p);
 	return rc;
+}
+
+int cli_fsync_dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return -ENOMEM;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) == 0 ? 0 : -errno;
+	close(fd);
+	/* some filesystems cannot sync a directory */
+	return rc == -EINVAL ? 0 : rc;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* dirs.h: creating directories, for --move-to and the journal alike. */
+/* dirs.h: creating directories and making their entries durable, for --move-to,
+ * the journal and --undo alike. */
 #ifndef DUPSCAN_CLI_DIRS_H
 #define DUPSCAN_CLI_DIRS_H
 
@@ -8,5 +9,8 @@
 
 /* mkdir -p for the first len bytes of path. @return 0 or -errno. */
 int cli_make_dirs(const char *path, size_t len, mode_t mode);
+/* Make the entry path names durable: fsync its directory (where the filesystem
+ * can). @return 0 or -errno. */
+int cli_fsync_dir_of(const char *path);
 
 #endif /* DUPSCAN_CLI_DIRS_H */

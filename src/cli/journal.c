@@ -4,6 +4,7 @@
  * The format is text, one change per line, tab-separated, paths absolute and
  * escaped (backslash, and bytes below 0x20 or 0x7f as \xHH); see dupscan(1). */
 #define _GNU_SOURCE /* O_CLOEXEC, utimensat */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -199,12 +200,18 @@ int journal_record(struct journal *j, const struct journal_change *c)
 {
 	struct line l = { 0 };
 	put_str(&l, c->kind);
+	const struct stat *st = &c->entry, *kept = &c->kept_st;
 	if (c->dest) {
+		/* the inode moved and its other names: --undo links a name back to
+		 * one of them when a copy was moved (another filesystem) */
 		put_path(&l, j->cwd, c->dup);
 		put_path(&l, j->cwd, c->dest);
+		put_num(&l, false, (long long)st->st_dev);
+		put_num(&l, false, (long long)st->st_ino);
+		for (size_t i = 0; i < c->nsiblings; i++)
+			put_path(&l, j->cwd, c->siblings[i]);
 		return commit(j, &l);
 	}
-	const struct stat *st = &c->entry, *kept = &c->kept_st;
 	put_path(&l, j->cwd, c->kept);
 	put_path(&l, j->cwd, c->dup);
 	put_num(&l, true, (long long)(st->st_mode & 07777));
@@ -512,12 +519,149 @@ static int restore_copy(struct undo_state *u, const struct entry *e, bool soft)
 	return 0;
 }
 
+/* Up to len bytes, fewer only at the end of the file. @return the count, or -1. */
+static ssize_t read_full(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* Do the two files hold the same bytes? */
+static bool same_bytes(const char *a, const char *b)
+{
+	enum { CHUNK = 1 << 16 };
+	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fb = open(b, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	char *buf = malloc(2 * CHUNK);
+	bool same = fa >= 0 && fb >= 0 && buf;
+	for (ssize_t na = 1; same && na > 0;) {
+		na = read_full(fa, buf, CHUNK);
+		ssize_t nb = read_full(fb, buf + CHUNK, CHUNK);
+		same = na >= 0 && na == nb && memcmp(buf, buf + CHUNK, (size_t)(na > 0 ? na : 0)) == 0;
+	}
+	free(buf);
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/* A move to another filesystem moved a copy: a name of the inode it was moved
+ * from that is still there (never moved: the run was killed first, or it was
+ * protected) and holds the copy's bytes, so the name comes back as that inode's. */
+static const char *moved_from_inode(const struct entry *e, const struct stat *moved)
+{
+	if (e->n < 5)
+		return NULL; /* journals before 0.5.1 recorded neither */
+	long long dev = strtoll(e->f[3], NULL, 10), ino = strtoll(e->f[4], NULL, 10);
+	if ((long long)moved->st_dev == dev && (long long)moved->st_ino == ino)
+		return NULL; /* moved by a rename: the inode itself goes back */
+	struct stat st;
+	for (int i = 5; i < e->n; i++)
+		if (lstat(e->f[i], &st) == 0 && S_ISREG(st.st_mode) && (long long)st.st_dev == dev &&
+		    (long long)st.st_ino == ino && same_bytes(e->f[i], e->f[2]))
+			return e->f[i];
+	return NULL;
+}
+
+/* The entry name in dir whose inode is (dev, ino), among the names an action
+ * sets a file aside under (".dupscan-tmp-*", not undo's own). @return it,
+ * allocated, or NULL. */
+static char *aside_name(const char *dir, long long dev, long long ino)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	struct dirent *de;
+	struct stat st;
+	while (!found && (de = readdir(d))) {
+		if (strncmp(de->d_name, ".dupscan-tmp-", 13) != 0 || strncmp(de->d_name, ".dupscan-tmp-undo", 17) == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (long long)st.st_dev == dev &&
+		    (long long)st.st_ino == ino && (found = malloc(strlen(dir) + strlen(de->d_name) + 2)))
+			sprintf(found, "%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Do the entries a and b hold the same thing: the same bytes, or symlinks
+ * with the same target? */
+static bool same_entry(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || (sa.st_mode & S_IFMT) != (sb.st_mode & S_IFMT))
+		return false;
+	if (S_ISREG(sa.st_mode))
+		return sa.st_size == sb.st_size && same_bytes(a, b);
+	char ta[PATH_MAX], tb[PATH_MAX];
+	ssize_t na = S_ISLNK(sa.st_mode) ? readlink(a, ta, sizeof(ta)) : -1;
+	ssize_t nb = S_ISLNK(sb.st_mode) ? readlink(b, tb, sizeof(tb)) : -1;
+	return na >= 0 && na == nb && memcmp(ta, tb, (size_t)na) == 0;
+}
+
+/* A move to another filesystem killed after the moved name was set aside
+ * (renamed to ".dupscan-tmp-*" in its directory) and before that name was
+ * removed: the inode itself is still there. It takes its name back, and the
+ * copy at the destination goes when it holds what the inode holds; a name
+ * set aside of an inode already back at its name is only an extra name.
+ * @return 1 when the move is undone so, 0 when there is nothing set aside,
+ * or -errno. */
+static int undo_set_aside(const struct entry *e)
+{
+	const char *from = e->f[1], *to = e->f[2];
+	if (e->n < 5)
+		return 0; /* journals before 0.5.1 recorded no inode */
+	long long dev = strtoll(e->f[3], NULL, 10), ino = strtoll(e->f[4], NULL, 10);
+	char *dir = parent_of(from);
+	char *aside = dir ? aside_name(dir, dev, ino) : NULL;
+	free(dir);
+	if (!aside)
+		return 0;
+	struct stat st, ts;
+	int rc = 0;
+	if (lstat(from, &st) == 0) {
+		/* back already: the name set aside is one name too many */
+		if ((long long)st.st_dev == dev && (long long)st.st_ino == ino && unlink(aside) != 0)
+			rc = -errno;
+	} else if ((rc = dupscan_move_path(aside, from, 0)) == 0) {
+		rc = 1;
+		if (lstat(to, &ts) == 0 && !((long long)ts.st_dev == dev && (long long)ts.st_ino == ino) &&
+		    same_entry(from, to) && unlink(to) != 0)
+			rc = -errno;
+	}
+	free(aside);
+	return rc;
+}
+
 /* Move a file back. Names of one inode moved together come back as names of
- * one inode: the first is moved, the others linked to it. */
+ * one inode: the first is moved, the others linked to it; a name whose inode
+ * kept another name in place is linked to that name. */
 static int undo_move(struct undo_state *u, const struct entry *e)
 {
 	const char *from = e->f[1], *to = e->f[2];
 	struct stat st, ts;
+	int aside = undo_set_aside(e);
+	if (aside < 0) {
+		complain(from, dupscan_strerror(aside));
+		return 1;
+	}
+	if (aside > 0) {
+		say("restored", from, NULL);
+		return 0;
+	}
 	if (lstat(from, &st) == 0) {
 		say("skipped", from, "already in place");
 		return 0;
@@ -531,10 +675,12 @@ static int undo_move(struct undo_state *u, const struct entry *e)
 	free(dir);
 	const struct restored *twin = S_ISREG(ts.st_mode) ? find_restored(&u->moves, (long long)ts.st_dev,
 									   (long long)ts.st_ino) : NULL;
-	if (rc == 0 && twin) {
-		if (link(twin->path, from) != 0)
+	const char *link_to = twin ? twin->path : S_ISREG(ts.st_mode) ? moved_from_inode(e, &ts) : NULL;
+	if (rc == 0 && link_to) {
+		/* linked, made durable, and only then the moved name goes */
+		if (link(link_to, from) != 0)
 			rc = -errno;
-		else if (unlink(to) != 0)
+		else if ((rc = cli_fsync_dir_of(from)) == 0 && unlink(to) != 0)
 			rc = -errno;
 	} else if (rc == 0) {
 		rc = dupscan_move_path(to, from, 0);
