@@ -15,7 +15,9 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		bytes += extra * dupscan_file_size(dupscan_set_file(set, 0));
 	}
 	if (sets == 0) {
-		fprintf(out, "No duplicates found.\n");
+		/* as jdupes: on stderr when not a single file was examined */
+		fflush(out);
+		fprintf(dupscan_unique_count(scan) == 0 ? stderr : out, "No duplicates found.\n");
 		return;
 	}
 	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);

@@ -275,6 +275,7 @@ static bool int_member(const struct jval *o, const char *key, bool is_signed, ui
 
 /* ---- the report's shape ---- */
 
+__attribute__((format(printf, 3, 4)))
 static int fail(char *msg, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
@@ -289,7 +290,19 @@ void report_free(struct report *r)
 	for (size_t i = 0; i < r->nfiles; i++)
 		free(r->files[i].path);
 	free(r->files);
+	free(r->lone);
 	memset(r, 0, sizeof(*r));
+}
+
+/* Set number set was left with one file or none. @return 0 or -ENOMEM. */
+static int note_lone(struct report *r, uint32_t set)
+{
+	uint32_t *v = realloc(r->lone, (r->nlone + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->lone = v;
+	r->lone[r->nlone++] = set;
+	return 0;
 }
 
 static int cmp_path(const void *pa, const void *pb)
@@ -394,11 +407,11 @@ int report_load(const char *path, struct report *r, char *msg, size_t cap)
 			rc = fail(msg, cap, "set %zu: no \"fileList\" list", i + 1);
 		else if (!int_member(set, "fileSize", false, &size, &unused))
 			rc = fail(msg, cap, "set %zu: no \"fileSize\"", i + 1);
-		else if (list->n < 2)
-			rc = fail(msg, cap, "set %zu: %zu file%s; a set needs two", i + 1, list->n, list->n == 1 ? "" : "s");
+		else if (list->n < 2 && note_lone(r, (uint32_t)i) != 0)
+			rc = fail(msg, cap, "out of memory");
 		for (size_t k = 0; rc == 0 && k < list->n; k++) {
 			const struct jval *f = &list->v[k], *p = member(f, "filePath");
-			struct report_file rf = { .set = (uint32_t)i, .size = size };
+			struct report_file rf = { .set = (uint32_t)i, .size = size, .alone = list->n < 2 };
 			if (f->t != J_OBJ || !p || p->t != J_STR || !p->s[0]) {
 				rc = fail(msg, cap, "set %zu, file %zu: no \"filePath\"", i + 1, k + 1);
 				break;

@@ -3,6 +3,7 @@
 #ifndef DUPSCAN_FROMREPORT_H
 #define DUPSCAN_FROMREPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,16 +12,21 @@ struct report_file {
 	uint32_t set;           /* 0-based, in the report's order */
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
+	bool alone;             /* of a set left with one file: kept as it is */
 };
 
 struct report {
 	struct report_file *files; /* set by set, each in the report's order */
 	size_t nfiles, nsets;
+	uint32_t *lone;            /* the sets left with one file or none, in order */
+	size_t nlone;
 };
 
 /* Read and check FILE ("-": stdin): JSON, the shape dupscan -j writes (every
- * file with its identity), every set of two files or more, no path and no
- * file in two sets. @return 0, or -1 with msg saying what and where. */
+ * file with its identity), no path and no file in two sets. A set a person
+ * left with one file or none means "keep these": it is listed in lone, its
+ * file marked alone, and still checked with the others. @return 0, or -1
+ * with msg saying what and where. */
 int report_load(const char *path, struct report *r, char *msg, size_t cap);
 void report_free(struct report *r);
 

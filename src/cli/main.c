@@ -243,9 +243,15 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 			goto out;
 		}
+		/* a set left with one file (or none) by its reader: keep it whole */
+		for (size_t i = 0; i < rep.nlone; i++)
+			fprintf(stderr, "dupscan: --from-report '%s': set %u has fewer than two files: kept as it is\n",
+				o.from_report, rep.lone[i] + 1);
 		for (size_t i = 0; rc >= 0 && i < rep.nfiles; i++) {
 			const struct report_file *f = &rep.files[i];
-			rc = dupscan_report_file(scan, f->set, f->path, f->dev, f->ino, f->size, f->mtime_ns, f->ctime_ns);
+			if (!f->alone)
+				rc = dupscan_report_file(scan, f->set, f->path, f->dev, f->ino, f->size, f->mtime_ns,
+							 f->ctime_ns);
 		}
 		report_free(&rep);
 	}

@@ -89,7 +89,6 @@ refuse() {
 }
 head -c 300 good.json > bad.json; refuse bad.json "not JSON" "a truncated report"
 echo '{"sets": []}' > bad.json; refuse bad.json "no \"matchSets\"" "a report of another shape"
-cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].pop()'; refuse bad.json "set 2: 1 file; a set needs two" "a set of one file"
 cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].append(d["matchSets"][0]["fileList"][1])'; refuse bad.json "set 1 and set 2 both hold" "a path in two sets"
 cp good.json bad.json; edit bad.json 'del d["matchSets"][0]["fileList"][0]["inode"]'; refuse bad.json "set 1: 't/a' has no device" "a file without its identity"
 mv t/y t/y.real; ln -s x t/y; before=$(snap)
@@ -97,6 +96,25 @@ refuse good.json "set 2: 't/y' is now a symlink" "a path swapped for a symlink t
 rm t/y; mv t/y.real t/y; mv t/d/c t/c.real; mkdir t/d/c; before=$(snap)
 refuse good.json "set 1: 't/d/c' is now a directory" "a path that is now a directory"
 rmdir t/d/c; mv t/c.real t/d/c
+
+# a set a person left with one file, or none: "keep these"; the other sets are acted on
+for left in 1 0; do
+  tree; "$DUPSCAN" -rqj t > r.json
+  if [ "$left" = 1 ]; then edit r.json 'd["matchSets"][1]["fileList"].pop()'
+  else edit r.json 'd["matchSets"][1]["fileList"].clear()'; fi
+  sum_x=$(sha1sum < t/x)
+  run "$DUPSCAN" --from-report=r.json -dN
+  [ "$rc" = 0 ] && [ "$(grep -c "fewer than two" <<< "$err")" = 1 ] && grep -qx "dupscan: --from-report 'r.json': set 2 has fewer than two files: kept as it is" <<< "$err" &&
+    [ "$(sha1sum < t/x)" = "$sum_x" ] && [ "$(sha1sum < t/y)" = "$sum_x" ] && [ -e t/a ] && [ ! -e t/b ] && [ ! -e t/d/c ] &&
+    ok "a set left with $left file(s): skipped with a one-line note, the other set acted on, status 0" ||
+    not_ok "a set of $left" "$rc" "$out" "$err" "$(find t)"
+done
+# what is refused stays refused with a set of one beside it
+tree; "$DUPSCAN" -rqj t > good.json; before=$(snap)
+cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].pop(); d["matchSets"][1]["fileList"].append(d["matchSets"][0]["fileList"][1])'
+refuse bad.json "set 1 and set 2 both hold" "a set of one whose file is in another set too"
+cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].pop(); del d["matchSets"][1]["fileList"][0]["inode"]'
+refuse bad.json "set 2: 't/x' has no device" "a set of one whose file has no identity"
 run "$DUPSCAN" --from-report=good.json t
 [ "$rc" = 2 ] && expect_err "paths with --from-report: usage error" "takes no paths"
 run "$DUPSCAN" --from-report=good.json

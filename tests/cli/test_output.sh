@@ -12,6 +12,13 @@ expect "--size" 0 "$(printf '5 bytes each:\na/sub/y\na/x\nb/x\n\n7 bytes each:\n
 expect "-f omits the first" 0 "$(printf 'a/x\nb/x\n\nb/w\n')" "$DUPSCAN" -rf a b
 expect "-m summary" 0 "3 duplicate files (in 2 sets), occupying 17 bytes" "$DUPSCAN" -rm a b
 expect "-m without duplicates" 0 "No duplicates found." "$DUPSCAN" -m a/u b/w
+# as jdupes 1.21: with no file at all (none, or only zero-length ones without -z) on stderr
+mkdir -p none
+for args in none a/e1; do
+  run "$DUPSCAN" -m "$args"
+  [ "$rc" = 0 ] && [ -z "$out" ] && [ "$err" = "No duplicates found." ] && ok "-m with no file at all ($args): the line on stderr, nothing on stdout" ||
+    not_ok "-m with no file ($args)" "status $rc" "out: $out" "err: $err"
+done
 expect "no duplicates prints nothing" 0 "" "$DUPSCAN" a/u b/w
 expect "-M sets then summary" 0 "$(printf 'a/sub/y\na/x\nb/x\n\na/w\nb/w\n\n\n3 duplicate files (in 2 sets), occupying 17 bytes')" "$DUPSCAN" -rM a b
 expect "-u unique files" 0 "a/u" "$DUPSCAN" -ru a b

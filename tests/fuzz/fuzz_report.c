@@ -35,8 +35,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		in_set = i > 0 && r.files[i].set == r.files[i - 1].set ? in_set + 1 : 1;
 		if (i + 1 == r.nfiles || r.files[i + 1].set != r.files[i].set)
-			if (in_set < 2)
-				abort(); /* a set of one was accepted */
+			if ((in_set < 2) != r.files[i].alone)
+				abort(); /* a set of one to act on, or a set of two kept whole */
+	}
+	for (size_t i = 0; i < r.nlone; i++) {
+		if (r.lone[i] >= r.nsets || (i > 0 && r.lone[i] <= r.lone[i - 1]))
+			abort();
+		for (size_t k = 0; k < r.nfiles; k++)
+			if (r.files[k].set == r.lone[i] && !r.files[k].alone)
+				abort(); /* a file of a lone set would be acted on */
 	}
 	report_free(&r);
 	return 0;
