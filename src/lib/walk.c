@@ -89,8 +89,9 @@ enum { ENT_ASK = 2 };              /* a directory the caller's filter must see b
 
 struct dir_job {
 	struct ds_job job;   /* first: the pool's job is the directory's */
-	uint32_t d;
-	char *path;
+	uint32_t d, depth;
+	char *path;          /* made when needed: a directory's path costs its depth */
+	int parent_fd;       /* its parent, open: the caller's thread opens it there */
 	int oflags;
 	uint64_t dev, ino;
 	bool recurse, ask;   /* descend; entries that are directories go to the filter first */
@@ -202,10 +203,31 @@ static void stat_batch(struct stat_batch *b)
 	}
 }
 
+/* j's path, made the first time it is needed. @return it, or NULL. */
+static const char *job_path(const dupscan_scan *s, struct dir_job *j)
+{
+	if (!j->path)
+		j->path = ds_dir_path(s, j->d);
+	return j->path;
+}
+
+/* Open j's directory: by its name in its open parent, or else by its path
+ * (each open by path costs a lookup per level: quadratic in a deep tree). */
+static int open_job(const dupscan_scan *s, struct dir_job *j)
+{
+	if (j->parent_fd >= 0)
+		return openat(j->parent_fd, s->dirs[j->d].name, j->oflags);
+	if (!job_path(s, j)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return ds_open_path(j->path, j->oflags);
+}
+
 /* Open j's directory and list its first batch. */
 static void list_job(const dupscan_scan *s, struct dir_job *j)
 {
-	int fd = ds_open_path(j->path, j->oflags);
+	int fd = open_job(s, j);
 	if (fd < 0) {
 		j->open_err = -errno;
 		return;
@@ -239,6 +261,16 @@ static void list_dir(void *ctx, struct ds_job *job)
 	j->job.weight = j->b.n;
 }
 
+/* Directories taken last, on the path down to where the walk is, kept open
+ * so that a subdirectory opens relative to its parent: the deepest few only,
+ * so descriptors stay bounded at any depth. */
+#define HELD_DIRS 8
+
+struct held_dir {
+	uint32_t d, depth;
+	DIR *dh;
+};
+
 struct walker {
 	dupscan_scan *s;
 	struct ds_pool *pool;        /* lists directories ahead of need */
@@ -247,12 +279,39 @@ struct walker {
 	struct dir_job **all;        /* every job, freed when the walk ends */
 	size_t nall, capall;
 	size_t ahead;                /* listed by list_ahead and not taken yet */
+	struct held_dir held[HELD_DIRS]; /* by depth, the deepest last */
+	size_t nheld;
 };
 
+/* Keep j's open directory, the deepest on the path now; the shallowest goes
+ * when there are too many. */
+static void hold_dir(struct walker *w, struct dir_job *j)
+{
+	if (w->nheld == HELD_DIRS) {
+		closedir(w->held[0].dh);
+		memmove(&w->held[0], &w->held[1], (HELD_DIRS - 1) * sizeof(w->held[0]));
+		w->nheld--;
+	}
+	w->held[w->nheld++] = (struct held_dir){ j->d, j->depth, j->dh };
+	j->dh = NULL;
+}
 
-/* Queue directory d: on the walk's stack, and for the helpers to list ahead
- * when it is large (dir_bytes: its st_size). */
-static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
+/* Before j is taken: the directories held that are not above it are done
+ * with (the walk is depth first); j's parent, when held, opens it. */
+static void parent_of(struct walker *w, struct dir_job *j)
+{
+	while (w->nheld > 0 && w->held[w->nheld - 1].depth >= j->depth)
+		closedir(w->held[--w->nheld].dh);
+	/* a job the helpers may list keeps to its path (and its fields are
+	 * theirs until obtained): the held directories are the caller's */
+	if (!j->queued && !j->listed && w->nheld > 0 && w->held[w->nheld - 1].d == w->s->dirs[j->d].parent)
+		j->parent_fd = dirfd(w->held[w->nheld - 1].dh);
+}
+
+
+/* Queue directory d at depth: on the walk's stack, and for the helpers to
+ * list ahead when it is large (dir_bytes: its st_size). */
+static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir_bytes)
 {
 	dupscan_scan *s = w->s;
 	struct dir_job *j = calloc(1, sizeof(*j));
@@ -263,9 +322,8 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 	j->slot = w->nall;
 	w->all[w->nall++] = j;
 	j->d = d;
-	j->path = ds_dir_path(s, d);
-	if (!j->path)
-		return -ENOMEM;
+	j->depth = depth;
+	j->parent_fd = -1;
 	bool root = s->dirs[d].parent == DS_NONE;
 	j->oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
 	if (!root && !s->follow_symlinks)
@@ -278,6 +336,9 @@ static int walker_push(struct walker *w, uint32_t d, int64_t dir_bytes)
 	w->stack[w->n++] = j;
 	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES)
 		return 0;
+	/* the helpers list it by its path, made here on the caller's thread */
+	if (!job_path(s, j))
+		return -ENOMEM;
 	j->queued = true;
 	return ds_pool_queue(w->pool, &j->job);
 }
@@ -289,6 +350,8 @@ static void release(struct walker *w, struct dir_job *j)
 	ds_pool_release(w->pool, &j->job);
 	if (j->listed)
 		w->ahead--;
+	if (j->dh && !j->open_err)
+		hold_dir(w, j);
 	if (j->dh)
 		closedir(j->dh);
 	j->dh = NULL;
@@ -435,7 +498,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 	}
 	uint32_t nd;
 	int rc = ds_add_dir(s, name, nlen, d, s->dirs[d].arg, st, &nd);
-	return rc ? rc : walker_push(w, nd, st->st_size);
+	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size);
 }
 
 /* Take a listed directory: its entries in listing order, then the rest of
@@ -448,7 +511,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 	s->dirs[j->d].incomplete = true;
 	int rc = j->fatal;
 	if (rc == 0 && j->open_err) {
-		if (j->open_err == -ENOMEM)
+		if (j->open_err == -ENOMEM || !job_path(s, j))
 			rc = -ENOMEM;
 		else
 			ds_report(s, j->path, j->open_err);
@@ -458,7 +521,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 		for (size_t k = 0; k < j->b.n && rc == 0; k++)
 			rc = take_entry(w, j, &j->b.e[k], &skipped);
 		if (rc == 0 && j->b.read_err)
-			ds_report(s, j->path, j->b.read_err);
+			rc = job_path(s, j) ? (ds_report(s, j->path, j->b.read_err), 0) : -ENOMEM;
 		if (rc || !j->more)
 			break;
 		list_batch(s, j);
@@ -554,18 +617,21 @@ int ds_walk(dupscan_scan *s)
 		if (rc == 0)
 			s->dirs[d].prot = ds_under_protected(s, path);
 		if (rc == 0)
-			rc = walker_push(&w, d, st.st_size);
+			rc = walker_push(&w, d, 0, st.st_size);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
 			if (s->io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed &&
 			    w.stack[w.n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
 				list_ahead(&w);
 			struct dir_job *j = w.stack[--w.n];
+			parent_of(&w, j);
 			ds_pool_obtain(w.pool, &j->job);
 			rc = take_dir(&w, j);
 		}
 	}
 	ds_pool_stop(w.pool);
+	while (w.nheld > 0)
+		closedir(w.held[--w.nheld].dh);
 	for (size_t i = 0; i < w.nall; i++) {
 		struct dir_job *j = w.all[i];
 		if (!j)

@@ -19,4 +19,16 @@ run "$DUPSCAN" -rm deep
 run "$DUPSCAN" -r deep
 len=$(printf '%s' "$out" | head -1 | wc -c)
 [ "$len" -gt 20000 ] && ok "the deep path is printed whole ($len bytes)" || not_ok "deep path length" "$len"
+# each directory opened by name in its open parent, not by its path: a lookup
+# per level for each would make the walk quadratic in the depth
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+  strace -f -s 16 -e trace=openat,open -o trace.log "$DUPSCAN" -rq deep > /dev/null 2>&1
+  # (O_PATH: the two files read at the bottom, opened in pieces of PATH_MAX)
+  grep 'O_DIRECTORY' trace.log | grep -v O_PATH > dirs.log
+  opens=$(wc -l < dirs.log); by_path=$(grep -c '"deep/' dirs.log)
+  [ "$opens" -ge 10000 ] && [ "$by_path" = 0 ] && ok "10,000 levels: $opens directories opened, none by its path" ||
+    not_ok "directories opened by path" "$opens opens, $by_path by a path below deep/" "$(grep '"deep/' dirs.log | head -3 | cut -c1-120)"
+else
+  ok "# SKIP strace cannot trace here"
+fi
 done_testing
