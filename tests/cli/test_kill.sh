@@ -5,9 +5,10 @@
 # the next scan reports.
 . "$(dirname "$0")/lib.sh"
 
-python3 - <<'PY'
-import os
-for s in range(1000):                      # 1000 sets of 3 copies: 3000 files
+# KILL_SETS: smaller in scripts/test's lighter builds
+python3 - "${KILL_SETS:-1000}" <<'PY'
+import os, sys
+for s in range(int(sys.argv[1])):          # 1000 sets of 3 copies: 3000 files
     data = (f"content {s} " * (1 + s % 50)).encode()
     for k in range(3):
         d = f"base/d{(s * 3 + k) % 37}"
