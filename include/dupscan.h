@@ -37,7 +37,12 @@
  * How files are matched, each step only for files still in play: walk (regular
  * files only), group by size, XXH64 of the first 4096 bytes, XXH64 of the whole
  * file continuing the same streaming state, an index keyed on (size, partial
- * hash, full hash), and a byte-by-byte comparison before any file is reported.
+ * hash, full hash), and a byte-by-byte comparison before any file is reported;
+ * except where the caller asks for less (DUPSCAN_OPT_QUICK: hashes only;
+ * DUPSCAN_OPT_PARTIAL_ONLY: the first block's hash only) or trusts proofs a
+ * cache recorded (DUPSCAN_OPT_CACHE_TRUST; see dupscan_set_proof()). The
+ * action functions compare a pair byte by byte before changing anything
+ * whenever this run did not.
  *
  * Threads: a dupscan_scan is not shared between threads, but two handles are
  * fully independent; the library keeps no global mutable state. It never
@@ -228,8 +233,11 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
  * cache), before dupscan_run(). Entries are keyed on device, inode, size, mtime
  * and ctime: any difference and the entry is not used. A cached hash only
  * spares hashing: files are still compared byte by byte before they are called
- * duplicates, so no cache makes different files a set (a forged one, with wrong
- * hashes under right keys, could hide a duplicate). The file is read at the start of dupscan_run() and replaced at
+ * duplicates (a forged cache, with wrong hashes under right keys, could hide a
+ * duplicate), except for the proofs DUPSCAN_OPT_CACHE_TRUST stands on, which a
+ * forged cache could make list different files as a set; the action functions
+ * compare such a pair byte by byte before any change (see dupscan_set_proof()).
+ * The file is read at the start of dupscan_run() and replaced at
  * its end (atomically, under an flock of path.lock, merged with what another
  * process may have saved meanwhile; entries of files gone are dropped). A
  * damaged file is reported through the error callback (DUPSCAN_E_CACHE),

@@ -30,7 +30,6 @@ static int ds_renameat2(int olddir, const char *old, int newdir, const char *new
 #endif
 
 #define DEDUPE_STEP (16u * 1024u * 1024u) /* btrfs caps one call at 16 MiB */
-#define COPY_BUF (1u << 20)
 
 /* The ctime f's inode must have: the scan's, or the one dupscan's own last
  * change of it left (a link, a rename or an unlink moves an inode's ctime). */
@@ -272,7 +271,6 @@ static bool same_entry(const dupscan_file *keep, const struct slot *d)
 	return same;
 }
 
-static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
 
 /* Is f in its set by a proof from the hash cache or by a report, not by this
  * run's comparison? */
@@ -288,8 +286,8 @@ static int compare_pair(const struct kept *k, const struct slot *d)
 	int fd = d->fd >= 0 ? d->fd : openat(d->dirfd, d->name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return gone_or(errno);
-	unsigned char *buf = malloc(2 * COPY_BUF);
-	int rc = buf ? compare_fds(k->fd, fd, buf, buf + COPY_BUF) : -ENOMEM;
+	unsigned char *buf = malloc(2 * DS_COPY_BUF);
+	int rc = buf ? ds_compare_fds(k->fd, fd, buf, buf + DS_COPY_BUF) : -ENOMEM;
 	free(buf);
 	if (fd != d->fd)
 		close(fd);
@@ -427,14 +425,13 @@ static int hide_and_check(const dupscan_file *keep, const dupscan_file *dup, str
 /* The duplicate's content, still open at d->fd after its last name went, comes
  * back at its name (or, when that is taken, under d->tmp): used when the kept
  * file changed in the instant between the last check and the change. */
-static int copy_into(int in, int out, const struct stat *st);
 
 static int create_copy_of_fd(struct slot *d, const void *arg)
 {
 	int out = openat(d->dirfd, d->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 	if (out < 0)
 		return -1;
-	int rc = copy_into(d->fd, out, arg);
+	int rc = ds_copy_into(d->fd, out, arg);
 	if (close(out) != 0 && rc == 0)
 		rc = -errno;
 	if (rc) {
@@ -494,20 +491,10 @@ static int create_soft(struct slot *d, const void *arg)
 	return symlinkat(src->path, d->dirfd, d->tmp);
 }
 
-static char *dir_part(const char *path)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return NULL;
-	char *d = strdup(dirname(copy));
-	free(copy);
-	return d;
-}
-
 /* The path from dup's directory to keep, through the real directories. */
 static char *relative_target(const char *keep, const char *dup)
 {
-	char *kdir = dir_part(keep), *ddir = dir_part(dup);
+	char *kdir = ds_dir_part(keep), *ddir = ds_dir_part(dup);
 	char *rk = kdir ? realpath(kdir, NULL) : NULL, *rd = ddir ? realpath(ddir, NULL) : NULL;
 	char *out = NULL;
 	if (!rk || !rd)
@@ -793,88 +780,6 @@ out:
 	return rc;
 }
 
-/* ---- moving and copying ---- */
-
-
-/* Both descriptors from offset 0 to their ends: equal bytes? @return 0,
- * DUPSCAN_E_DIFFERS or -errno. */
-static int compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
-{
-	for (uint64_t off = 0;; off += COPY_BUF) {
-		ssize_t na = ds_pread_some(a, ba, COPY_BUF, off), nb = ds_pread_some(b, bb, COPY_BUF, off);
-		if (na < 0 || nb < 0)
-			return (int)(na < 0 ? na : nb);
-		if (na != nb || memcmp(ba, bb, (size_t)na) != 0)
-			return DUPSCAN_E_DIFFERS;
-		if (na == 0)
-			return 0;
-	}
-}
-
-/* in's content, from its start, into the new empty file out, synced and read
- * back equal; then st's mode, owner (when permitted) and times. */
-static int copy_into(int in, int out, const struct stat *st)
-{
-	unsigned char *buf = malloc(2 * COPY_BUF);
-	int rc = buf ? 0 : -ENOMEM;
-	for (uint64_t off = 0; rc == 0;) {
-		ssize_t n = ds_pread_some(in, buf, COPY_BUF, off);
-		if (n <= 0) {
-			rc = (int)n;
-			break;
-		}
-		rc = ds_write_all(out, buf, (size_t)n);
-		off += (uint64_t)n;
-	}
-	if (rc == 0 && fsync(out) != 0)
-		rc = -errno;
-	/* read back and compare: what reached the new file is what in holds */
-	if (rc == 0)
-		rc = compare_fds(in, out, buf, buf + COPY_BUF);
-	free(buf);
-	/* owner first: chown may clear set-id bits, which fchmod then restores */
-	if (rc == 0 && fchown(out, st->st_uid, st->st_gid) != 0 && errno != EPERM)
-		rc = -errno;
-	struct timespec times[2] = { st->st_atim, st->st_mtim };
-	if (rc == 0 && (fchmod(out, st->st_mode & 07777) != 0 || futimens(out, times) != 0 || fsync(out) != 0))
-		rc = -errno;
-	return rc;
-}
-
-static int fsync_dir_of(const char *path)
-{
-	char *dir = dir_part(path);
-	if (!dir)
-		return -ENOMEM;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (fd < 0)
-		return -errno;
-	int rc = fsync(fd) == 0 ? 0 : -errno;
-	close(fd);
-	/* some filesystems cannot sync a directory; the data itself was synced */
-	return rc == -EINVAL ? 0 : rc;
-}
-
-/* Copy the regular file open at in (from its start) to the new file to. */
-static int copy_fd(int in, const char *to)
-{
-	struct stat st;
-	if (fstat(in, &st) != 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return DUPSCAN_E_NOTREG;
-	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
-	if (out < 0)
-		return -errno;
-	int rc = copy_into(in, out, &st);
-	if (close(out) != 0 && rc == 0)
-		rc = -errno;
-	if (rc)
-		unlink(to);
-	return rc;
-}
-
 DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash)
 {
 	if (!path || !hash)
@@ -884,11 +789,11 @@ DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *ha
 		return -errno;
 	struct stat st;
 	struct ds_hashes *h = ds_hashes_new(1);
-	unsigned char *buf = malloc(COPY_BUF);
+	unsigned char *buf = malloc(DS_COPY_BUF);
 	int rc = !h || !buf ? -ENOMEM : fstat(fd, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
 	uint64_t total = 0;
 	while (rc == 0) {
-		ssize_t n = ds_pread_some(fd, buf, COPY_BUF, total);
+		ssize_t n = ds_pread_some(fd, buf, DS_COPY_BUF, total);
 		if (n <= 0) {
 			rc = (int)n;
 			break;
@@ -914,7 +819,7 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (in < 0)
 		return -errno;
-	int rc = copy_fd(in, to);
+	int rc = ds_copy_fd(in, to);
 	close(in);
 	return rc;
 }
@@ -923,7 +828,7 @@ DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 static int make_temp(const char *dup, char **out, int (*create)(const char *tmp, const void *arg),
 		     const void *arg)
 {
-	char *dir = dir_part(dup);
+	char *dir = ds_dir_part(dup);
 	if (!dir)
 		return -ENOMEM;
 	size_t cap = strlen(dir) + 32;
@@ -969,7 +874,7 @@ static int create_copy(const char *tmp, const void *from)
 static int create_copy_of_slot(const char *tmp, const void *slot)
 {
 	const struct slot *d = slot;
-	int rc = copy_fd(d->fd, tmp);
+	int rc = ds_copy_fd(d->fd, tmp);
 	if (rc == 0)
 		return 0;
 	/* make_temp() retries on EEXIST and reports errno otherwise */
@@ -989,7 +894,7 @@ static int place_copy(const char *to, int (*create)(const char *tmp, const void 
 		rc = -errno;
 	unlink(tmp);
 	free(tmp);
-	if (rc == 0 && (rc = fsync_dir_of(to)) != 0)
+	if (rc == 0 && (rc = ds_fsync_dir_of(to)) != 0)
 		unlink(to); /* ours: the link just made */
 	return rc;
 }
@@ -1006,12 +911,12 @@ static int move_path(const char *from, const char *to, unsigned flags)
 	if (flags & DUPSCAN_ACT_DRY_RUN)
 		return 0;
 	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
-		return fsync_dir_of(to);
+		return ds_fsync_dir_of(to);
 	int err = errno;
 	if (err == EINVAL || err == ENOSYS) {
 		/* no RENAME_NOREPLACE here: link() never overwrites either */
 		if (link(from, to) == 0)
-			return unlink(from) == 0 ? fsync_dir_of(to) : -errno;
+			return unlink(from) == 0 ? ds_fsync_dir_of(to) : -errno;
 		err = errno;
 	}
 	if (err != EXDEV)
@@ -1039,7 +944,7 @@ static int copy_to(const struct slot *d, const char *dest)
 		if (n < 0)
 			return -errno;
 		target[n] = '\0';
-		return symlink(target, dest) == 0 ? fsync_dir_of(dest) : -errno;
+		return symlink(target, dest) == 0 ? ds_fsync_dir_of(dest) : -errno;
 	}
 	return place_copy(dest, create_copy_of_slot, d);
 }
@@ -1070,7 +975,7 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 		if (rc == 0)
 			rc = kept_holds(keep, &k, flags);
 		if (rc == 0)
-			rc = fsync_dir_of(dest);
+			rc = ds_fsync_dir_of(dest);
 		else if (renameat2(AT_FDCWD, dest, d.dirfd, d.name, RENAME_NOREPLACE) == 0)
 			own_change(dup, d.fd);
 		goto out;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.c: open scanned files safely, read them, and partition same-size files
  * into classes of identical content by reading them side by side. */
-#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,7 +9,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-
 
 int ds_check_unchanged(int fd, const struct ds_rec *r)
 {
@@ -21,45 +19,6 @@ int ds_check_unchanged(int fd, const struct ds_rec *r)
 	    (uint64_t)st.st_size != r->size || ds_ns(st.st_mtim) != r->mtime_ns)
 		return DUPSCAN_E_CHANGED;
 	return 0;
-}
-
-/* Open a path of any length: past PATH_MAX, piece by piece. */
-int ds_open_path(const char *path, int flags)
-{
-	if (strlen(path) < PATH_MAX)
-		return open(path, flags);
-	/* past PATH_MAX, go down in pieces shorter than it, each relative to the last */
-	char piece[PATH_MAX];
-	const char *p = path;
-	int dirfd = AT_FDCWD;
-	while (strlen(p) >= PATH_MAX) {
-		const char *cut = p + PATH_MAX - 1;
-		while (cut > p && *cut != '/')
-			cut--;
-		size_t n = (size_t)(cut - p);
-		if (*cut != '/') {
-			errno = ENAMETOOLONG; /* one component longer than PATH_MAX */
-			break;
-		}
-		memcpy(piece, n ? p : "/", n ? n : 1);
-		piece[n ? n : 1] = '\0';
-		int fd = openat(dirfd, piece, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		int err = errno;
-		if (dirfd != AT_FDCWD)
-			close(dirfd);
-		if (fd < 0) {
-			errno = err;
-			return -1;
-		}
-		dirfd = fd;
-		p = cut + 1;
-	}
-	int fd = strlen(p) < PATH_MAX ? openat(dirfd, p, flags) : -1;
-	int err = errno;
-	if (dirfd != AT_FDCWD)
-		close(dirfd);
-	errno = err;
-	return fd;
 }
 
 int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
@@ -84,44 +43,6 @@ int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
 	if (fd < 0 && fd != -ENOMEM)
 		ds_fail(c, r, fd);
 	return fd;
-}
-
-int ds_write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, p + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	ssize_t got = ds_pread_some(fd, buf, len, off);
-	return got < 0 ? (int)got : (size_t)got == len ? 0 : DUPSCAN_E_SHORT;
 }
 
 static void kill_member(struct ds_member *mb)

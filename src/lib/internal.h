@@ -245,6 +245,45 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
 	return (struct dupscan_file){ p, r, rel, r->rep < s->nrecs ? ds_rec(s, r->rep) : NULL, (dupscan_scan *)s };
 }
 
+/* ---- sysio.c: system calls made whole ---- */
+#define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
+/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
+int ds_open_path(const char *path, int flags);
+/* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
+int ds_write_all(int fd, const void *buf, size_t len);
+/* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
+int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Read up to len bytes at off, fewer only at the end of the file.
+ * @return the bytes read or -errno. */
+ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
+/* Both descriptors from offset 0 to their ends, through ba and bb
+ * (DS_COPY_BUF bytes each): equal bytes? @return 0, DUPSCAN_E_DIFFERS or -errno. */
+int ds_compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
+/* in's content into the new empty file out, synced and read back equal; then
+ * st's mode, owner (when permitted) and times. @return 0 or a negative code. */
+int ds_copy_into(int in, int out, const struct stat *st);
+/* The regular file open at in (from its start) copied as above to the new
+ * file to (removed again on failure). @return 0 or a negative code. */
+int ds_copy_fd(int in, const char *to);
+/* The directory part of path, malloc'ed; NULL on ENOMEM. */
+char *ds_dir_part(const char *path);
+/* fsync the directory holding path, so a name made there is durable (a
+ * filesystem that cannot sync a directory counts as done). @return 0 or -errno. */
+int ds_fsync_dir_of(const char *path);
+
+/* ---- sort.c ---- */
+/* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
+int ds_sort(void *base, size_t n, size_t size,
+	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
+/* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
+ * place before the sort, the order is that of a stable sort on k; sorting
+ * records by fields they hold this way spares a lookup per comparison. */
+struct ds_sortkey {
+	uint64_t k[4];
+	uint32_t pos;
+};
+void ds_sort_keys(struct ds_sortkey *a, size_t n);
+
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);
 
@@ -332,10 +371,7 @@ size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, siz
 /* Same, allocated in the result arena. @return NULL on ENOMEM. */
 char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r);
 /* Same, malloc'ed (free it). @return NULL on ENOMEM. */
-static inline char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
-{
-	return ds_path_in(s, r->dir, r->name, NULL, 0);
-}
+char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
 /* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
@@ -345,8 +381,6 @@ int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino);
 bool ds_under_protected(const dupscan_scan *s, const char *path);
 
 /* compare.c: reading files and comparing them byte by byte */
-/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
-int ds_open_path(const char *path, int flags);
 struct ds_member {
 	uint32_t rec;
 	int fd;
@@ -361,13 +395,6 @@ int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r);
 int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
 /* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(int fd, const struct ds_rec *r);
-/* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
-int ds_write_all(int fd, const void *buf, size_t len);
-/* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
-int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
-/* Read up to len bytes at off, fewer only at the end of the file.
- * @return the bytes read or -errno. */
-ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
 /* Partition members (all of one size) into classes of identical content by
  * reading them in lockstep from offset start. When h is given, the bytes read
  * from offset hash_from on are fed to state m[i].hidx of h (hash_from: where
@@ -384,7 +411,6 @@ enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_ST
 /* The kind of storage of device dev (a file's st_dev), looked up under sysfs
  * (normally "/sys") and in mountinfo (normally "/proc/self/mountinfo"). */
 int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
-const char *ds_storage_name(int kind);
 /* Choose s->io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is rotational or network; a mode chosen before only moves to HDD). */
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
@@ -528,16 +554,5 @@ int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
 		 const struct ds_rec *b, const char *pb);
 /* The chosen order between two struct dupscan_file; ctx is the scan. */
 int ds_cmp_file(void *ctx, const void *a, const void *b);
-/* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
-int ds_sort(void *base, size_t n, size_t size,
-	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
-/* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
- * place before the sort, the order is that of a stable sort on k; sorting
- * records by fields they hold this way spares a lookup per comparison. */
-struct ds_sortkey {
-	uint64_t k[4];
-	uint32_t pos;
-};
-void ds_sort_keys(struct ds_sortkey *a, size_t n);
 
 #endif /* DUPSCAN_INTERNAL_H */

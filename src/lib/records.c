@@ -73,6 +73,11 @@ char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
 	return p;
 }
 
+char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return ds_path_in(s, r->dir, r->name, NULL, 0);
+}
+
 char *ds_dir_path(const dupscan_scan *s, uint32_t d)
 {
 	/* a directory's path is its parent's path joined with its own name */

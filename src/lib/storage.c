@@ -203,17 +203,6 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev)
 	return dev_kind(sysfs, mountinfo, dev, 0);
 }
 
-const char *ds_storage_name(int kind)
-{
-	switch (kind) {
-	case DS_STORE_HDD: return "rotational";
-	case DS_STORE_SSD: return "non-rotational";
-	case DS_STORE_NETWORK: return "network";
-	case DS_STORE_MEMORY: return "memory";
-	default: return "unknown";
-	}
-}
-
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
 {
 	if (s->io != DUPSCAN_IO_AUTO) {

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* sysio.c: the system calls every part uses, made whole: opening a path of any
+ * length, reading and writing all the bytes asked for, comparing and copying
+ * open files, making a new name durable. */
+#define _GNU_SOURCE /* O_PATH */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Open a path of any length: past PATH_MAX, piece by piece. */
+int ds_open_path(const char *path, int flags)
+{
+	if (strlen(path) < PATH_MAX)
+		return open(path, flags);
+	/* past PATH_MAX, go down in pieces shorter than it, each relative to the last */
+	char piece[PATH_MAX];
+	const char *p = path;
+	int dirfd = AT_FDCWD;
+	while (strlen(p) >= PATH_MAX) {
+		const char *cut = p + PATH_MAX - 1;
+		while (cut > p && *cut != '/')
+			cut--;
+		size_t n = (size_t)(cut - p);
+		if (*cut != '/') {
+			errno = ENAMETOOLONG; /* one component longer than PATH_MAX */
+			break;
+		}
+		memcpy(piece, n ? p : "/", n ? n : 1);
+		piece[n ? n : 1] = '\0';
+		int fd = openat(dirfd, piece, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int err = errno;
+		if (dirfd != AT_FDCWD)
+			close(dirfd);
+		if (fd < 0) {
+			errno = err;
+			return -1;
+		}
+		dirfd = fd;
+		p = cut + 1;
+	}
+	int fd = strlen(p) < PATH_MAX ? openat(dirfd, p, flags) : -1;
+	int err = errno;
+	if (dirfd != AT_FDCWD)
+		close(dirfd);
+	errno = err;
+	return fd;
+}
+
+int ds_write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, p + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t got = ds_pread_some(fd, buf, len, off);
+	return got < 0 ? (int)got : (size_t)got == len ? 0 : DUPSCAN_E_SHORT;
+}
+
+/* Both descriptors from offset 0 to their ends: equal bytes? @return 0,
+ * DUPSCAN_E_DIFFERS or -errno. */
+int ds_compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
+{
+	for (uint64_t off = 0;; off += DS_COPY_BUF) {
+		ssize_t na = ds_pread_some(a, ba, DS_COPY_BUF, off), nb = ds_pread_some(b, bb, DS_COPY_BUF, off);
+		if (na < 0 || nb < 0)
+			return (int)(na < 0 ? na : nb);
+		if (na != nb || memcmp(ba, bb, (size_t)na) != 0)
+			return DUPSCAN_E_DIFFERS;
+		if (na == 0)
+			return 0;
+	}
+}
+
+/* in's content, from its start, into the new empty file out, synced and read
+ * back equal; then st's mode, owner (when permitted) and times. */
+int ds_copy_into(int in, int out, const struct stat *st)
+{
+	unsigned char *buf = malloc(2 * DS_COPY_BUF);
+	int rc = buf ? 0 : -ENOMEM;
+	for (uint64_t off = 0; rc == 0;) {
+		ssize_t n = ds_pread_some(in, buf, DS_COPY_BUF, off);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		rc = ds_write_all(out, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	if (rc == 0 && fsync(out) != 0)
+		rc = -errno;
+	/* read back and compare: what reached the new file is what in holds */
+	if (rc == 0)
+		rc = ds_compare_fds(in, out, buf, buf + DS_COPY_BUF);
+	free(buf);
+	/* owner first: chown may clear set-id bits, which fchmod then restores */
+	if (rc == 0 && fchown(out, st->st_uid, st->st_gid) != 0 && errno != EPERM)
+		rc = -errno;
+	struct timespec times[2] = { st->st_atim, st->st_mtim };
+	if (rc == 0 && (fchmod(out, st->st_mode & 07777) != 0 || futimens(out, times) != 0 || fsync(out) != 0))
+		rc = -errno;
+	return rc;
+}
+
+char *ds_dir_part(const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return NULL;
+	char *d = strdup(dirname(copy));
+	free(copy);
+	return d;
+}
+
+/* ---- moving and copying ---- */
+
+int ds_fsync_dir_of(const char *path)
+{
+	char *dir = ds_dir_part(path);
+	if (!dir)
+		return -ENOMEM;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) == 0 ? 0 : -errno;
+	close(fd);
+	/* some filesystems cannot sync a directory; the data itself was synced */
+	return rc == -EINVAL ? 0 : rc;
+}
+
+/* Copy the regular file open at in (from its start) to the new file to. */
+int ds_copy_fd(int in, const char *to)
+{
+	struct stat st;
+	if (fstat(in, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return DUPSCAN_E_NOTREG;
+	int out = open(to, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	if (out < 0)
+		return -errno;
+	int rc = ds_copy_into(in, out, &st);
+	if (close(out) != 0 && rc == 0)
+		rc = -errno;
+	if (rc)
+		unlink(to);
+	return rc;
+}
