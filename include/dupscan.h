@@ -71,7 +71,7 @@ extern "C" {
  * example -ENOENT, -EACCES, -ENOMEM) or one of these library codes. Their
  * values never change once released. */
 enum dupscan_error {
-	DUPSCAN_E_CHANGED = -1000, /* file changed between the walk and its reading */
+	DUPSCAN_E_CHANGED = -1000, /* file changed between the walk and its reading (device, inode, size, mtime or ctime) */
 	DUPSCAN_E_NOTREG  = -1001, /* argument is neither a regular file nor a directory */
 	DUPSCAN_E_STATE   = -1002, /* call not allowed now (e.g. add_path after run) */
 	DUPSCAN_E_OPTION  = -1003, /* unknown option or value out of range */

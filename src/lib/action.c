@@ -47,19 +47,15 @@ static void own_change(const dupscan_file *f, int fd)
 		f->inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
-/* st is f as scanned: a regular file with its device, inode, size, mtime and
- * ctime (the ctime catches in-place writes that put the mtime back). */
+/* st is f as scanned (ds_same_file()), expecting the ctime dupscan's own
+ * last change left; with DUPSCAN_ACT_NO_CHANGE_CHECK, only a regular file. */
 static int as_scanned(const struct stat *st, const dupscan_file *f, unsigned flags)
 {
 	if (!S_ISREG(st->st_mode))
 		return DUPSCAN_E_CHANGED;
 	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
 		return 0;
-	const struct ds_rec *r = f->rec;
-	if (st->st_dev != r->dev || st->st_ino != r->ino || (uint64_t)st->st_size != r->size ||
-	    ds_ns(st->st_mtim) != r->mtime_ns || ds_ns(st->st_ctim) != want_ctime(f))
-		return DUPSCAN_E_CHANGED;
-	return 0;
+	return ds_same_file(st, f->rec, want_ctime(f)) ? 0 : DUPSCAN_E_CHANGED;
 }
 
 static int gone_or(int err)

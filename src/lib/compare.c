@@ -15,10 +15,7 @@ int ds_check_unchanged(int fd, const struct ds_rec *r)
 	struct stat st;
 	if (fstat(fd, &st) != 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_dev != r->dev || st.st_ino != r->ino ||
-	    (uint64_t)st.st_size != r->size || ds_ns(st.st_mtim) != r->mtime_ns)
-		return DUPSCAN_E_CHANGED;
-	return 0;
+	return ds_same_file(&st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
 }
 
 int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)

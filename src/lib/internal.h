@@ -372,6 +372,11 @@ size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, siz
 char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r);
 /* Same, malloc'ed (free it). @return NULL on ENOMEM. */
 char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r);
+/* The one meaning of "unchanged": st is a regular file with r's device, inode,
+ * size and mtime, and the ctime ctime_ns (the scan's, r->ctime_ns, or the one
+ * an action's own change left). The ctime catches a rewrite in place whose
+ * mtime was put back (cp -p, rsync --inplace -t), while reading as at acting. */
+bool ds_same_file(const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
 /* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
@@ -393,7 +398,8 @@ struct ds_member {
 int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r);
 /* ds_open_scanned(), a failure reported through c (but -ENOMEM, returned). */
 int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
-/* Check an open file still matches its record. @return 0 or DUPSCAN_E_CHANGED. */
+/* Check an open file is still the one its record holds (ds_same_file()).
+ * @return 0, -errno or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(int fd, const struct ds_rec *r);
 /* Partition members (all of one size) into classes of identical content by
  * reading them in lockstep from offset start. When h is given, the bytes read

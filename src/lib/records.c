@@ -73,6 +73,12 @@ char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
 	return p;
 }
 
+bool ds_same_file(const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
+{
+	return S_ISREG(st->st_mode) && st->st_dev == r->dev && st->st_ino == r->ino &&
+	       (uint64_t)st->st_size == r->size && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
+}
+
 char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
 {
 	return ds_path_in(s, r->dir, r->name, NULL, 0);
