@@ -6,6 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?}
 command -v pkg-config >/dev/null || { ok "# SKIP pkg-config missing"; done_testing; }
+# it builds and installs the tree its own way, whatever this build is: once is enough (scripts/test)
+[ -n "${INSTALL_TESTED:-}" ] && { ok "# SKIP the install was tested in an earlier build of this run"; done_testing; }
 # a musl build (scripts/test) is tested as a program; a packager's build here is glibc's (cc, ldd)
 readelf -l "$DUPSCAN" 2>/dev/null | grep -q 'ld-musl' && { ok "# SKIP a musl build: the packager's test builds with the system's glibc toolchain"; done_testing; }
 
