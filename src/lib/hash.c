@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hash.c: XXH64 streaming states; the only file that sees xxhash.h. */
+/* hash.c: XXH64 streaming states, and a whole file's hash
+ * (dupscan_hash_file()); the only file that sees xxhash.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define XXH_STATIC_LINKING_ONLY /* the state's size, to keep states in one array */
 #include <xxhash.h>
@@ -48,4 +52,36 @@ uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i)
 uint64_t ds_hash_oneshot(const void *buf, size_t len)
 {
 	return XXH64(buf, len, 0);
+}
+
+DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash)
+{
+	if (!path || !hash)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	struct ds_hashes *h = ds_hashes_new(1);
+	unsigned char *buf = malloc(DS_COPY_BUF);
+	int rc = !h || !buf ? -ENOMEM : fstat(fd, &st) != 0 ? -errno : S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_NOTREG;
+	uint64_t total = 0;
+	while (rc == 0) {
+		ssize_t n = ds_pread_some(fd, buf, DS_COPY_BUF, total);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		ds_hash_update(h, 0, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (rc == 0) {
+		*hash = ds_hash_digest(h, 0);
+		if (size)
+			*size = total;
+	}
+	free(buf);
+	ds_hashes_free(h);
+	close(fd);
+	return rc;
 }

@@ -249,6 +249,9 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
 #define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
+/* renameat2(2), also where the C library has no wrapper (musl): flags as
+ * RENAME_NOREPLACE, RENAME_EXCHANGE. @return 0, or -1 with errno. */
+int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags);
 /* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
 int ds_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */

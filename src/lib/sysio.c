@@ -7,12 +7,28 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dupscan_config.h"
 #include "internal.h"
+
+#if !HAVE_RENAMEAT2
+#include <sys/syscall.h>
+#endif
+
+int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags)
+{
+#if HAVE_RENAMEAT2
+	return renameat2(olddir, old, newdir, new_, flags);
+#else
+	/* no libc wrapper (musl): the system call itself */
+	return (int)syscall(SYS_renameat2, olddir, old, newdir, new_, flags);
+#endif
+}
 
 /* Open a path of any length: past PATH_MAX, piece by piece. */
 int ds_open_path(const char *path, int flags)

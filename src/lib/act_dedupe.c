@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* act_dedupe.c: a duplicate made to share the kept file's extents
+ * (FIDEDUPERANGE; dupscan_dedupe()). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define DEDUPE_STEP (16u * 1024u * 1024u) /* btrfs caps one call at 16 MiB */
+
+#include "action.h"
+#include "internal.h"
+
+/* ioctl(2) with a request of the kernel's width: glibc declares it unsigned
+ * long, musl int, where constants past INT_MAX (FS_IOC_FIEMAP, FIDEDUPERANGE)
+ * would not convert without a warning; through a variable they do. */
+static int fs_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+/* Do the two files already map to the same physical extents? */
+static bool extents_shared(int a, int b)
+{
+	enum { N = 64 };
+	size_t sz = sizeof(struct fiemap) + N * sizeof(struct fiemap_extent);
+	struct fiemap *fa = calloc(1, sz), *fb = calloc(1, sz);
+	bool shared = false;
+	if (!fa || !fb)
+		goto out;
+	fa->fm_length = fb->fm_length = FIEMAP_MAX_OFFSET;
+	fa->fm_extent_count = fb->fm_extent_count = N;
+	fa->fm_flags = fb->fm_flags = FIEMAP_FLAG_SYNC;
+	if (fs_ioctl(a, FS_IOC_FIEMAP, fa) != 0 || fs_ioctl(b, FS_IOC_FIEMAP, fb) != 0)
+		goto out;
+	if (fa->fm_mapped_extents == 0 || fa->fm_mapped_extents != fb->fm_mapped_extents ||
+	    fa->fm_mapped_extents >= N)
+		goto out;
+	shared = true;
+	for (unsigned i = 0; i < fa->fm_mapped_extents && shared; i++) {
+		const struct fiemap_extent *x = &fa->fm_extents[i], *y = &fb->fm_extents[i];
+		shared = x->fe_physical == y->fe_physical && x->fe_logical == y->fe_logical &&
+			 x->fe_length == y->fe_length &&
+			 !(x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE));
+	}
+out:
+	free(fa);
+	free(fb);
+	return shared;
+}
+
+DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
+{
+	struct kept k = KEPT_INIT;
+	struct slot d = SLOT_INIT;
+	struct file_dedupe_range *req = NULL;
+	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
+	if (rc)
+		goto out;
+	if ((d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino) || k.st.st_size == 0) {
+		rc = DUPSCAN_E_ALREADY;
+		goto out;
+	}
+	/* a symlinked duplicate: its target, which ds_act_prepare() checked */
+	if (d.fd < 0 && (d.fd = openat(d.dirfd, d.name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >= 0) {
+		struct stat st;
+		if (fstat(d.fd, &st) != 0 || st.st_dev != d.file.st_dev || st.st_ino != d.file.st_ino)
+			rc = DUPSCAN_E_CHANGED;
+	}
+	req = malloc(sizeof(*req) + sizeof(struct file_dedupe_range_info));
+	if (rc == 0 && (d.fd < 0 || !req))
+		rc = req ? ds_act_gone_or(errno) : -ENOMEM;
+	if (rc)
+		goto out;
+	int kfd = k.fd, dfd = d.fd;
+	struct stat ks = k.st, ds = d.file;
+	if (extents_shared(kfd, dfd)) {
+		rc = DUPSCAN_E_ALREADY;
+		goto out;
+	}
+	if (flags & DUPSCAN_ACT_DRY_RUN)
+		goto out;
+	bool reopened = false;
+	for (uint64_t off = 0; off < (uint64_t)ks.st_size;) {
+		uint64_t len = (uint64_t)ks.st_size - off < DEDUPE_STEP ? (uint64_t)ks.st_size - off : DEDUPE_STEP;
+		memset(req, 0, sizeof(*req) + sizeof(struct file_dedupe_range_info));
+		req->src_offset = off;
+		req->src_length = len;
+		req->dest_count = 1;
+		req->info[0].dest_fd = dfd;
+		req->info[0].dest_offset = off;
+		if (fs_ioctl(kfd, FIDEDUPERANGE, req) != 0) {
+			int err = errno;
+			if ((err == EPERM || err == EBADF || err == EACCES) && !reopened) {
+				/* older kernels want the destination open for writing */
+				int wfd = open(dup->path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+				reopened = true;
+				if (wfd >= 0) {
+					struct stat ws;
+					if (fstat(wfd, &ws) == 0 && ws.st_ino == ds.st_ino && ws.st_dev == ds.st_dev) {
+						close(d.fd);
+						d.fd = dfd = wfd;
+						continue;
+					}
+					close(wfd);
+				}
+			}
+			rc = (err == EINVAL || err == ENOTTY || err == EOPNOTSUPP || err == EXDEV) ? -EOPNOTSUPP : -err;
+			goto out;
+		}
+		if (req->info[0].status == FILE_DEDUPE_RANGE_DIFFERS) {
+			rc = DUPSCAN_E_DIFFERS;
+			goto out;
+		}
+		if (req->info[0].status < 0) {
+			rc = req->info[0].status == -EINVAL ? -EOPNOTSUPP : req->info[0].status;
+			goto out;
+		}
+		if (req->info[0].bytes_deduped == 0) {
+			rc = -EIO;
+			goto out;
+		}
+		off += req->info[0].bytes_deduped;
+	}
+out:
+	free(req);
+	ds_act_release(&k, &d);
+	return rc;
+}

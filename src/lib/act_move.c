@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* act_move.c: files copied and moved, across filesystems too, a verified copy
+ * always named before its original goes (dupscan_copy_file(),
+ * dupscan_move_path(), dupscan_move_duplicate()). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "action.h"
+#include "internal.h"
+
+DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
+{
+	if (!from || !to)
+		return -EINVAL;
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	int rc = ds_copy_fd(in, to);
+	close(in);
+	return rc;
+}
+
+/* A free ".dupscan-tmp-XXXXXX" name beside path, made by create(). */
+static int make_temp(const char *dup, char **out, int (*create)(const char *tmp, const void *arg),
+		     const void *arg)
+{
+	char *dir = ds_dir_part(dup);
+	if (!dir)
+		return -ENOMEM;
+	size_t cap = strlen(dir) + 32;
+	char *tmp = malloc(cap);
+	if (!tmp) {
+		free(dir);
+		return -ENOMEM;
+	}
+	uint64_t x = 0;
+	int rc = -EEXIST;
+	for (int attempt = 0; attempt < 100 && rc == -EEXIST; attempt++) {
+		char name[DS_TEMP_NAME_SIZE];
+		ds_act_temp_name(name, &x);
+		snprintf(tmp, cap, "%s/%s", dir, name);
+		rc = create(tmp, arg) == 0 ? 0 : -errno;
+	}
+	free(dir);
+	if (rc) {
+		free(tmp);
+		return rc;
+	}
+	*out = tmp;
+	return 0;
+}
+
+static int create_copy(const char *tmp, const void *from)
+{
+	int rc = dupscan_copy_file(from, tmp);
+	if (rc == 0)
+		return 0;
+	/* make_temp() retries on EEXIST and reports errno otherwise */
+	errno = rc == -EEXIST ? EEXIST : rc < 0 && rc > -4096 ? -rc : EIO;
+	return -1;
+}
+
+static int create_copy_of_slot(const char *tmp, const void *slot)
+{
+	const struct slot *d = slot;
+	int rc = ds_copy_fd(d->fd, tmp);
+	if (rc == 0)
+		return 0;
+	/* make_temp() retries on EEXIST and reports errno otherwise */
+	errno = rc == -EEXIST ? EEXIST : rc < 0 && rc > -4096 ? -rc : EIO;
+	return -1;
+}
+
+/* A verified copy made by create() under a temporary name beside to, then
+ * given the name to (link: never over an existing file), fsynced. */
+static int place_copy(const char *to, int (*create)(const char *tmp, const void *arg), const void *arg)
+{
+	char *tmp = NULL;
+	int rc = make_temp(to, &tmp, create, arg);
+	if (rc)
+		return rc;
+	if (link(tmp, to) != 0)
+		rc = -errno;
+	unlink(tmp);
+	free(tmp);
+	if (rc == 0 && (rc = ds_fsync_dir_of(to)) != 0)
+		unlink(to); /* ours: the link just made */
+	return rc;
+}
+
+static int move_path(const char *from, const char *to, unsigned flags)
+{
+	struct stat st;
+	if (lstat(from, &st) != 0)
+		return -errno;
+	if (lstat(to, &st) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if (flags & DUPSCAN_ACT_DRY_RUN)
+		return 0;
+	if (ds_renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return ds_fsync_dir_of(to);
+	int err = errno;
+	if (err == EINVAL || err == ENOSYS) {
+		/* no RENAME_NOREPLACE here: link() never overwrites either */
+		if (link(from, to) == 0)
+			return unlink(from) == 0 ? ds_fsync_dir_of(to) : -errno;
+		err = errno;
+	}
+	if (err != EXDEV)
+		return -err;
+	/* another filesystem: a verified copy gets its name first, and only then
+	 * does from go; killed in between, both copies are left */
+	int rc = place_copy(to, create_copy, from);
+	return rc ? rc : unlink(from) == 0 ? 0 : -errno;
+}
+
+DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags)
+{
+	if (!from || !to)
+		return -EINVAL;
+	return move_path(from, to, flags);
+}
+
+/* Across filesystems: a verified copy of the checked file (or a symlink with
+ * the same target) gets the name dest; the duplicate is not touched yet. */
+static int copy_to(const struct slot *d, const char *dest)
+{
+	if (d->fd < 0) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(d->dirfd, d->name, target, sizeof(target) - 1);
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return symlink(target, dest) == 0 ? ds_fsync_dir_of(dest) : -errno;
+	}
+	return place_copy(dest, create_copy_of_slot, d);
+}
+
+DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
+				       const char *dest, unsigned flags)
+{
+	if (!dest)
+		return -EINVAL;
+	struct kept k = KEPT_INIT;
+	struct slot d = SLOT_INIT;
+	struct stat st;
+	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
+	if (rc == 0 && lstat(dest, &st) == 0)
+		rc = -EEXIST;
+	else if (rc == 0 && errno != ENOENT)
+		rc = -errno;
+	if (rc || (flags & DUPSCAN_ACT_DRY_RUN))
+		goto out;
+	if (ds_renameat2(d.dirfd, d.name, AT_FDCWD, dest, RENAME_NOREPLACE) == 0) {
+		/* moved: it must be the entry checked, and keep must hold without
+		 * it; otherwise it goes back */
+		ds_act_own_change(dup, d.fd);
+		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino ||
+		    (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
+		     ((uint64_t)st.st_size != dup->rec->size || ds_ns(st.st_mtim) != dup->rec->mtime_ns)))
+			rc = DUPSCAN_E_CHANGED;
+		if (rc == 0)
+			rc = ds_act_kept_holds(keep, &k, flags);
+		if (rc == 0)
+			rc = ds_fsync_dir_of(dest);
+		else if (ds_renameat2(AT_FDCWD, dest, d.dirfd, d.name, RENAME_NOREPLACE) == 0)
+			ds_act_own_change(dup, d.fd);
+		goto out;
+	}
+	if (errno != EXDEV && errno != EINVAL && errno != ENOSYS) {
+		rc = -errno;
+		goto out;
+	}
+	/* another filesystem (or no RENAME_NOREPLACE): a verified copy at dest
+	 * first, then the duplicate goes as -d removes it; killed in between,
+	 * both are left */
+	rc = copy_to(&d, dest);
+	if (rc)
+		goto out;
+	rc = ds_act_hide_and_check(keep, dup, &k, &d, flags);
+	if (rc == 0 && unlinkat(d.dirfd, d.tmp, 0) != 0) {
+		rc = -errno;
+		if (ds_act_rename_noreplace(d.dirfd, d.tmp, d.dirfd, d.name) == 0)
+			d.tmp[0] = '\0';
+	} else if (rc == 0) {
+		d.tmp[0] = '\0';
+		ds_act_own_change(dup, d.fd);
+	}
+	if (rc)
+		unlink(dest);
+out:
+	ds_act_release(&k, &d);
+	return rc;
+}
