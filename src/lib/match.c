@@ -933,239 +933,312 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 	return blocks && !all_kept ? 1 : 0;
 }
 
-/* One size group (records idx[0..n), all of one size): the first-block hash of
- * every file (read, or from the cache), then each run of equal ones settled as
- * a bucket. Effects go to c->res; c->res->rc tells how it ended. The pool
- * calls it (ds_group_fn). */
+/* One size group between its heads (first blocks read, or hashes from the
+ * cache) and its buckets: what is known of each file, and scratch for one
+ * bucket at a time, sized for the largest. */
+struct group {
+	struct ds_ctx *c;
+	const uint32_t *idx;
+	size_t n, blen;
+	uint64_t size;
+	struct ds_hashed *hv;        /* per file: its hashes */
+	bool *got;                   /* per file: hv holds its first-block hash */
+	struct by_hash *bh;          /* the files got, sorted by first-block hash */
+	size_t nb;
+	unsigned char *blocks;       /* first blocks by position, when kept */
+	bool keep, hold;             /* blocks kept; files held open in fds */
+	struct ds_hashes *h;         /* streaming states by position; NULL within one block */
+	int *fds;
+	bool trust, cached, mixed;   /* cache proofs trusted; all / some files' hashes from the cache */
+	struct ds_hashes *sh;        /* mixed: the states of the files read, */
+	uint32_t *stidx;             /* by stidx (DS_NONE: from the cache) */
+	struct ds_member *m;         /* the bucket's members */
+	uint64_t *full;
+	uint32_t *same;
+	int *serr;
+	struct known *kn;
+	bool *known_full;
+	bool finish;                 /* trust: hash whole what a later run would read */
+};
+
+/* The first blocks of a group the cache does not hold, read now or taken from
+ * the pass that read them ahead in disk order. */
+static int read_heads(struct group *g)
+{
+	struct ds_ctx *c = g->c;
+	const dupscan_scan *s = c->s;
+	size_t n = g->n, blen = g->blen;
+	/* first blocks stay in memory when they fit, so comparing never re-reads them */
+	g->keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+	/* a small group keeps its files open from the first read to the lockstep
+	 * read: one open and one fstat per file (not when read ahead) */
+	g->hold = !s->first_pass && !s->quick && !s->partial_only && g->size > DS_BLOCK && n <= s->max_open;
+	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
+	/* streaming states only where a full hash will continue them */
+	g->h = g->size > DS_BLOCK ? ds_hashes_new(n) : NULL;
+	g->fds = g->hold ? malloc(n * sizeof(*g->fds)) : NULL;
+	for (size_t i = 0; g->fds && i < n; i++)
+		g->fds[i] = -1;
+	if ((g->keep && !g->blocks) || (g->size > DS_BLOCK && !g->h) || (g->hold && !g->fds))
+		return -ENOMEM;
+	if (!s->first_pass) {
+		struct first_job job = { c, g->idx, n, blen, g->blocks, g->h, g->fds, g->hv, g->got, NULL };
+		return read_first_blocks(c, &job);
+	}
+	int rc = from_first_pass(c, g->idx, n, g->hv, g->got, g->h, g->blocks, blen);
+	if (rc == 1) {
+		/* some were not kept ahead: the blocks are read again where needed */
+		ds_big_free(g->blocks, n * blen);
+		g->blocks = NULL;
+		g->keep = false;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* Every file's first-block hash: from the cache when it holds the group (with
+ * trust, the files it holds, the rest read), else read. */
+static int gather_heads(struct group *g)
+{
+	struct ds_ctx *c = g->c;
+	dupscan_scan *s = c->s;
+	g->trust = s->cache_trust && ds_cache_usable(s);
+	if (g->trust) {
+		size_t ncached = from_cache_each(s, g->idx, g->n, g->hv, g->got);
+		g->cached = ncached == g->n;
+		g->mixed = ncached > 0 && !g->cached;
+	} else {
+		g->cached = from_cache(s, g->idx, g->n, g->hv, g->got) &&
+			    (s->io_mode != DUPSCAN_IO_HDD || settled_by_cache(s, g->idx, g->n));
+		for (size_t i = 0; !g->cached && i < g->n; i++)
+			g->got[i] = false;
+	}
+	if (g->mixed) {
+		/* a bucket tells its files apart by stidx: read_uncached() sets it whole */
+		if (!(g->stidx = malloc(g->n * sizeof(*g->stidx))))
+			return -ENOMEM;
+		return read_uncached(c, g->idx, g->n, g->blen, g->hv, g->got, &g->sh, g->stidx);
+	}
+	return g->cached ? 0 : read_heads(g);
+}
+
+/* The end of the run of equal first-block hashes starting at bh[i]. */
+static size_t run_end(const struct group *g, size_t i)
+{
+	size_t j = i + 1;
+	while (j < g->nb && g->bh[j].key == g->bh[i].key)
+		j++;
+	return j;
+}
+
+/* Scratch for the largest bucket, most members. */
+static int bucket_scratch(struct group *g, size_t most)
+{
+	const dupscan_scan *s = g->c->s;
+	/* a trusting run keeps full hashes for the next, even without a cache file yet */
+	g->finish = s->cache_trust && s->cache && !s->quick && !s->partial_only;
+	bool ok = (g->m = malloc(most * sizeof(*g->m))) && (g->full = malloc(most * sizeof(*g->full)));
+	if (ok && s->sweep)
+		ok = (g->same = malloc(most * sizeof(*g->same))) && (g->serr = malloc(most * sizeof(*g->serr)));
+	if (ok && (g->cached || g->mixed) && g->trust)
+		ok = (g->kn = malloc(most * sizeof(*g->kn))) != NULL;
+	if (ok && g->finish)
+		ok = (g->known_full = malloc(most * sizeof(*g->known_full))) != NULL;
+	return ok ? 0 : -ENOMEM;
+}
+
+/* The files got, noted and sorted by first-block hash; scratch for the largest run. */
+static int sort_heads(struct group *g)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < g->n; i++) {
+		if (!g->got[i])
+			continue;
+		g->bh[g->nb++] = (struct by_hash){ g->hv[i].partial, (uint32_t)i };
+		rc = ds_result_note(g->c, &g->hv[i]);
+	}
+	if (rc == 0)
+		rc = ds_sort(g->bh, g->nb, sizeof(*g->bh), cmp_by_hash, NULL);
+	size_t most = 0;
+	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
+		j = run_end(g, i);
+		most = j - i > most ? j - i : most;
+	}
+	return rc || most < 2 ? rc : bucket_scratch(g, most);
+}
+
+/* The run bh[i..i+k) as the bucket's members: read this run, their states and
+ * blocks by position in the group (in a group the cache holds in part, states
+ * by stidx); from the cache, fresh states by position in the bucket.
+ * @return how many came from the cache; *all_full: every full hash known. */
+static size_t take_members(struct group *g, size_t i, size_t k, bool *all_full)
+{
+	size_t from_cache_n = 0;
+	*all_full = true;
+	for (size_t x = 0; x < k; x++) {
+		uint32_t pos = g->bh[i + x].pos;
+		bool was_cached = g->cached || (g->mixed && g->stidx[pos] == DS_NONE);
+		g->m[x] = (struct ds_member){ g->idx[pos], g->hold ? g->fds[pos] : -1,
+					      was_cached ? (uint32_t)x : g->mixed ? g->stidx[pos] : pos, 0, true };
+		if (g->hold)
+			g->fds[pos] = -1; /* the lockstep owns it now */
+		g->full[x] = g->hv[pos].full;
+		*all_full = *all_full && g->hv[pos].has_full;
+		from_cache_n += was_cached;
+		if (g->kn)
+			g->kn[x] = (struct known){ g->hv[pos].full, g->hv[pos].has_full, was_cached ? NULL : g->sh,
+						   was_cached ? 0 : g->stidx[pos] };
+	}
+	return from_cache_n;
+}
+
+/* Trust: a bucket with files from the cache is settled with their proofs,
+ * unless none has one and none was read; files all read this run are
+ * compared as without the cache. */
+static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
+{
+	if (!g->kn || from_cache_n == 0)
+		return false;
+	bool proofs = from_cache_n < k;
+	for (size_t x = 0; !proofs && x < k; x++) {
+		uint64_t kc;
+		int64_t at;
+		proofs = ds_cache_proof(g->c->s, ds_rec(g->c->s, g->m[x].rec), &kc, &at);
+	}
+	return proofs;
+}
+
+/* A bucket the sweep settled in disk order already: by member, the first
+ * member of its class (same), its full hash and its failure. */
+static bool swept_bucket(struct group *g, size_t k)
+{
+	const dupscan_scan *s = g->c->s;
+	const struct ds_sweep *sw = s->sweep;
+	if (!sw || g->cached || g->mixed)
+		return false;
+	size_t base = (size_t)(g->idx - s->first_pass->order);
+	for (size_t x = 0; x < k; x++)
+		if (!sw->swept[base + g->m[x].hidx])
+			return false;
+	for (size_t x = 0; x < k; x++) {
+		size_t p = base + g->m[x].hidx;
+		g->same[x] = DS_NONE;
+		for (size_t y = 0; y <= x && sw->rep[p] != DS_NONE && g->same[x] == DS_NONE; y++)
+			if (sw->rep[base + g->m[y].hidx] == sw->rep[p])
+				g->same[x] = (uint32_t)y;
+		g->full[x] = sw->full[p];
+		g->serr[x] = sw->err[p];
+	}
+	return true;
+}
+
+/* The files bh[i..i+k) of one first-block hash settled as a bucket. */
+static int settle_run(struct group *g, size_t i, size_t k)
+{
+	struct ds_ctx *c = g->c;
+	const dupscan_scan *s = c->s;
+	uint64_t key = g->bh[i].key;
+	bool all_full;
+	size_t from_cache_n = take_members(g, i, k, &all_full);
+	bool proofs = by_proofs(g, k, from_cache_n);
+	struct bucket b = { s, g->m, k, g->size, key, g->h, DS_BLOCK, g->blocks, g->blen, NULL, NULL, NULL, NULL };
+	if (g->mixed && from_cache_n == 0) {
+		/* all read this run, their states in sh */
+		b.h = g->sh;
+		b.blocks = NULL;
+	}
+	if (swept_bucket(g, k)) {
+		b.full = g->full;
+		b.same = g->same;
+		b.err = g->serr;
+	}
+	if (proofs) {
+		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, NULL, 0, NULL, NULL, NULL, g->kn };
+	} else if (from_cache_n == k) {
+		/* known full hashes spare every read but the byte comparison;
+		 * without them (files that differed after their first block
+		 * last time), the bucket is read whole, hashing from byte 0 */
+		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, NULL, 0, all_full ? g->full : NULL, NULL, NULL,
+				     NULL };
+		if (!all_full && !(b.h = ds_hashes_new(k)))
+			return -ENOMEM;
+	}
+	size_t first = c->res->nins;
+	int rc = match_bucket(c, &b);
+	if (from_cache_n == k && !proofs)
+		ds_hashes_free(b.h);
+	/* trust: what a later run would read again is hashed whole now */
+	if (rc == 0 && g->finish && !proofs) {
+		for (size_t x = 0; x < k; x++)
+			g->known_full[x] = g->hv[g->bh[i + x].pos].has_full;
+		rc = finish_hashes(c, g->m, k, g->known_full, g->size, key, first);
+	}
+	return rc;
+}
+
+/* Each run of equal first-block hashes as a bucket; a unique first block is
+ * settled after 4 KiB. */
+static int settle_buckets(struct group *g)
+{
+	int rc = 0;
+	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
+		j = run_end(g, i);
+		if (j - i >= 2)
+			rc = settle_run(g, i, j - i);
+	}
+	return rc;
+}
+
+static void group_free(struct group *g)
+{
+	for (size_t i = 0; g->fds && i < g->n; i++)
+		if (g->fds[i] >= 0)
+			close(g->fds[i]);
+	free(g->fds);
+	free(g->kn);
+	free(g->known_full);
+	free(g->stidx);
+	ds_hashes_free(g->sh);
+	free(g->serr);
+	free(g->same);
+	free(g->full);
+	free(g->m);
+	free(g->bh);
+	free(g->got);
+	free(g->hv);
+	ds_hashes_free(g->h);
+	ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
+}
+
+/* One size group (records idx[0..n), all of one size): gather the heads (the
+ * first-block hash of every file, read or from the cache), then settle each
+ * run of equal ones as a bucket. Effects go to c->res; c->res->rc tells how
+ * it ended. The pool calls it (ds_group_fn). */
 static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
-	dupscan_scan *s = c->s;
-	int rc = 0;
-	uint64_t size = ds_rec(s, idx[0])->size;
+	uint64_t size = ds_rec(c->s, idx[0])->size;
 	c->res->files += n;
-	rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
+	int rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
 	if (rc == 0 && size == 0) {
 		/* zero-length files (with -z) are all equal without a read */
 		uint64_t empty = ds_hash_oneshot("", 0);
 		for (size_t x = 0; x < n && rc == 0; x++)
 			rc = ds_result_insert(c, idx[x], idx[0], empty, empty);
+	} else if (rc == 0) {
+		struct group g = { .c = c, .idx = idx, .n = n, .size = size,
+				   .blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK };
+		g.hv = malloc(n * sizeof(*g.hv));
+		g.got = calloc(n, sizeof(*g.got));
+		g.bh = malloc(n * sizeof(*g.bh));
+		rc = g.hv && g.got && g.bh ? 0 : -ENOMEM;
+		if (rc == 0)
+			rc = gather_heads(&g);
+		if (rc == 0)
+			rc = sort_heads(&g);
+		if (rc == 0)
+			rc = settle_buckets(&g);
+		group_free(&g);
 	}
-	if (rc || size == 0) {
-		if (rc)
-			c->res->rc = rc;
-		return;
-	}
-	size_t blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
-	struct ds_hashed *hv = malloc(n * sizeof(*hv));
-	bool *got = calloc(n, sizeof(*got));
-	struct by_hash *bh = malloc(n * sizeof(*bh));
-	unsigned char *blocks = NULL;
-	struct ds_hashes *h = NULL;
-	int *fds = NULL;
-	bool keep = false, hold = false;
-	struct ds_member *m = NULL;
-	uint64_t *full = NULL;
-	uint32_t *same = NULL;
-	int *serr = NULL;
-	struct ds_hashes *sh = NULL;    /* with trust, in a group the cache holds in part: */
-	uint32_t *stidx = NULL;         /* states of the files read, by group position */
-	struct known *kn = NULL;
-	bool *known_full = NULL;
-	if (!hv || !got || !bh) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* with trust, the cache may hold some files of the group: only the rest are read
-	 * (was_cached below tells them apart by stidx, so read_uncached() sets it whole) */
-	bool trust = s->cache_trust && ds_cache_usable(s);
-	size_t ncached = 0;
-	bool cached = false, mixed = false;
-	if (trust) {
-		ncached = from_cache_each(s, idx, n, hv, got);
-		cached = ncached == n;
-		mixed = ncached > 0 && !cached;
-	} else {
-		cached = from_cache(s, idx, n, hv, got) && (s->io_mode != DUPSCAN_IO_HDD || settled_by_cache(s, idx, n));
-		for (size_t i = 0; !cached && i < n; i++)
-			got[i] = false;
-	}
-	if (mixed) {
-		if (!(stidx = malloc(n * sizeof(*stidx)))) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		rc = read_uncached(c, idx, n, blen, hv, got, &sh, stidx);
-		if (rc)
-			goto out;
-	} else if (!cached) {
-		/* first blocks stay in memory when they fit, so comparing never re-reads them */
-		keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
-		/* a small group keeps its files open from the first read to the lockstep
-		 * read: one open and one fstat per file (not when read ahead) */
-		hold = !s->first_pass && !s->quick && !s->partial_only && size > DS_BLOCK && n <= s->max_open;
-		blocks = keep ? ds_big_alloc(n * blen) : NULL;
-		/* streaming states only where a full hash will continue them */
-		h = size > DS_BLOCK ? ds_hashes_new(n) : NULL;
-		fds = hold ? malloc(n * sizeof(*fds)) : NULL;
-		if ((keep && !blocks) || (size > DS_BLOCK && !h) || (hold && !fds)) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; hold && i < n; i++)
-			fds[i] = -1;
-		if (s->first_pass) {
-			/* read ahead in disk order */
-			rc = from_first_pass(c, idx, n, hv, got, h, blocks, blen);
-			if (rc == 1) {
-				ds_big_free(blocks, n * blen);
-				blocks = NULL;
-				keep = false;
-				rc = 0;
-			}
-		} else {
-			struct first_job job = { c, idx, n, blen, blocks, h, fds, hv, got, NULL };
-			rc = read_first_blocks(c, &job);
-		}
-		if (rc)
-			goto out;
-	}
-	size_t nb = 0;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (!got[i])
-			continue;
-		bh[nb++] = (struct by_hash){ hv[i].partial, (uint32_t)i };
-		rc = ds_result_note(c, &hv[i]);
-	}
-	if (rc == 0)
-		rc = ds_sort(bh, nb, sizeof(*bh), cmp_by_hash, NULL);
-	size_t most = 0;
-	for (size_t i = 0; rc == 0 && i < nb;) {
-		size_t j = i + 1;
-		while (j < nb && bh[j].key == bh[i].key)
-			j++;
-		most = j - i > most ? j - i : most;
-		i = j;
-	}
-	if (rc == 0 && most >= 2 && (!(m = malloc(most * sizeof(*m))) || !(full = malloc(most * sizeof(*full)))))
-		rc = -ENOMEM;
-	const struct ds_sweep *sw = s->sweep;
-	size_t base = sw ? (size_t)(idx - s->first_pass->order) : 0;
-	if (rc == 0 && most >= 2 && sw && (!(same = malloc(most * sizeof(*same))) || !(serr = malloc(most * sizeof(*serr)))))
-		rc = -ENOMEM;
-	if (rc == 0 && most >= 2 && (cached || mixed) && trust && !(kn = malloc(most * sizeof(*kn))))
-		rc = -ENOMEM;
-	/* a trusting run keeps full hashes for the next, even without a cache file yet */
-	bool finish = s->cache_trust && s->cache && !s->quick && !s->partial_only;
-	if (rc == 0 && most >= 2 && finish && !(known_full = malloc(most * sizeof(*known_full))))
-		rc = -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < nb;) {
-		size_t j = i + 1;
-		while (j < nb && bh[j].key == bh[i].key)
-			j++;
-		size_t k = j - i;
-		/* a unique first block is settled after 4 KiB */
-		if (k < 2) {
-			i = j;
-			continue;
-		}
-		struct bucket b = { s, m, k, size, bh[i].key, h, DS_BLOCK, blocks, blen, NULL, NULL, NULL, NULL };
-		bool all_full = true;
-		size_t from_cache_n = 0;
-		for (size_t x = 0; x < k; x++) {
-			uint32_t pos = bh[i + x].pos;
-			/* read this run: states and blocks by position in the group (in a
-			 * group the cache holds in part, states by stidx); from the cache:
-			 * fresh states by position in the bucket */
-			bool was_cached = cached || (mixed && stidx[pos] == DS_NONE);
-			m[x] = (struct ds_member){ idx[pos], hold ? fds[pos] : -1,
-						   was_cached ? (uint32_t)x : mixed ? stidx[pos] : pos, 0, true };
-			if (hold)
-				fds[pos] = -1; /* the lockstep owns it now */
-			full[x] = hv[pos].full;
-			all_full = all_full && hv[pos].has_full;
-			from_cache_n += was_cached;
-			if (kn)
-				kn[x] = (struct known){ hv[pos].full, hv[pos].has_full,
-							was_cached ? NULL : sh, was_cached ? 0 : stidx[pos] };
-		}
-		/* trust: a bucket with files from the cache is settled with their proofs,
-		 * unless none has one and none was read; files all read this run are
-		 * compared as without the cache */
-		bool proofs = false;
-		if (kn && from_cache_n > 0) {
-			proofs = from_cache_n < k;
-			for (size_t x = 0; !proofs && x < k; x++) {
-				uint64_t kc;
-				int64_t at;
-				proofs = ds_cache_proof(s, ds_rec(s, m[x].rec), &kc, &at);
-			}
-		}
-		if (mixed && from_cache_n == 0) {
-			/* all read this run, their states in sh */
-			b.h = sh;
-			b.blocks = NULL;
-		}
-		/* settled in disk order already: the first member of each class names it */
-		bool swept = sw && !cached && !mixed;
-		for (size_t x = 0; swept && x < k; x++)
-			swept = sw->swept[base + m[x].hidx];
-		for (size_t x = 0; swept && x < k; x++) {
-			size_t p = base + m[x].hidx;
-			same[x] = DS_NONE;
-			for (size_t y = 0; y <= x && sw->rep[p] != DS_NONE && same[x] == DS_NONE; y++)
-				if (sw->rep[base + m[y].hidx] == sw->rep[p])
-					same[x] = (uint32_t)y;
-			full[x] = sw->full[p];
-			serr[x] = sw->err[p];
-		}
-		if (swept) {
-			b.full = full;
-			b.same = same;
-			b.err = serr;
-		}
-		if (proofs) {
-			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, NULL, NULL, NULL, kn };
-		} else if (from_cache_n == k) {
-			/* known full hashes spare every read but the byte comparison;
-			 * without them (files that differed after their first block
-			 * last time), the bucket is read whole, hashing from byte 0 */
-			b = (struct bucket){ s, m, k, size, bh[i].key, NULL, 0, NULL, 0, all_full ? full : NULL, NULL, NULL,
-					     NULL };
-			if (!all_full && !(b.h = ds_hashes_new(k))) {
-				rc = -ENOMEM;
-				break;
-			}
-		}
-		size_t first = c->res->nins;
-		rc = match_bucket(c, &b);
-		if (from_cache_n == k && !proofs)
-			ds_hashes_free(b.h);
-		/* trust: what a later run would read again is hashed whole now */
-		if (rc == 0 && finish && !proofs) {
-			for (size_t x = 0; x < k; x++)
-				known_full[x] = hv[bh[i + x].pos].has_full;
-			rc = finish_hashes(c, m, k, known_full, size, bh[i].key, first);
-		}
-		i = j;
-	}
-out:
-	for (size_t i = 0; fds && i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	free(fds);
-	free(kn);
-	free(known_full);
-	free(stidx);
-	ds_hashes_free(sh);
-	free(serr);
-	free(same);
-	free(full);
-	free(m);
-	free(bh);
-	free(got);
-	free(hv);
-	ds_hashes_free(h);
-	ds_big_free(blocks, keep ? n * blen : 0);
 	if (rc)
 		c->res->rc = rc;
 }
