@@ -246,6 +246,11 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
 }
 
 /* ---- sysio.c: system calls made whole ---- */
+/* Files read side by side past their first block: so much per file in the
+ * first round, four times more each round up to the last (a difference is
+ * most often early; a long run of equal bytes is read in large requests). */
+#define DS_FIRST_ROUND (64u * 1024u)
+#define DS_LAST_ROUND (64u * 1024u * 1024u)
 #define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
@@ -286,6 +291,10 @@ struct ds_sortkey {
 	uint32_t pos;
 };
 void ds_sort_keys(struct ds_sortkey *a, size_t n);
+/* order[0..n) (record indexes) sorted by key(): the records' fields copied
+ * beside their indexes, ties in their order before. @return 0 or -ENOMEM. */
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
+		 void (*key)(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4]));
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);

@@ -56,3 +56,21 @@ void ds_sort_keys(struct ds_sortkey *a, size_t n)
 	if (n > 1)
 		qsort(a, n, sizeof(*a), cmp_sortkey);
 }
+
+/* order[0..n) sorted by key (records' fields copied beside their indexes). */
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
+		   void (*key)(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4]))
+{
+	struct ds_sortkey *a = malloc((n ? n : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		key(s, ds_rec(s, order[i]), a[i].k);
+		a[i].pos = order[i];
+	}
+	ds_sort_keys(a, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = a[i].pos;
+	free(a);
+	return 0;
+}

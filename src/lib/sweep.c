@@ -332,8 +332,6 @@ static int cmp_by_state(void *ctx, const void *pa, const void *pb)
 	return a->x < b->x ? -1 : a->x > b->x;
 }
 
-#define FIRST_ROUND (64u * 1024u)        /* read per file in a split's first round... */
-#define LAST_ROUND (64u * 1024u * 1024u) /* ...growing four times a round up to this */
 
 /* A bucket of more files than a sweep takes (mem[0..k), positions): hashed
  * in rounds of growing length, each round in disk order, each file only until
@@ -356,7 +354,7 @@ static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
 		ds_hash_copy(h, x, fp->h, mem[x]);
 		alive[x] = (struct by_state){ 0, (uint32_t)x };
 	}
-	uint64_t off = DS_BLOCK, len = FIRST_ROUND;
+	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
 	for (bool small = false; rc == 0 && !small && off < size;) {
 		uint64_t end = size - off <= len ? size : off + len;
 		for (size_t i = 0; i < na; i++)
@@ -407,7 +405,7 @@ static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
 			i = j;
 		}
 		off = end;
-		len = len < LAST_ROUND / 4 ? len * 4 : LAST_ROUND;
+		len = len < DS_LAST_ROUND / 4 ? len * 4 : DS_LAST_ROUND;
 	}
 	/* runs of equal hashes so far (alive is sorted by them) */
 	for (size_t i = 0; rc == 0 && i < na;) {

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/* fullhash.c: the rest of a file hashed, and a bucket settled by full hash
+ * (equal ones still compared byte by byte, unless -Q). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "match.h"
+
+int ds_cmp_by_hash(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct by_hash *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos; /* a fixed order within equal keys */
+}
+
+/* Hash bytes [from, to) of a file into its state h[hidx] (which stands at
+ * from); at its end, check the file is still as scanned. @return 0 (a file
+ * that fails is dropped and reported) or -ENOMEM. */
+int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
+		      uint64_t to, unsigned char *buf)
+{
+	dupscan_scan *s = c->s;
+	int fd = ds_open_rec(c, r);
+	if (fd < 0)
+		return fd == -ENOMEM ? fd : 0;
+	posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_SEQUENTIAL);
+	int err = 0;
+	for (uint64_t off = from; off < to && err == 0;) {
+		size_t len = to - off < s->chunk ? (size_t)(to - off) : s->chunk;
+		err = ds_pread_full(fd, buf, len, off);
+		if (err == 0)
+			ds_hash_update(h, hidx, buf, len);
+		off += len;
+	}
+	if (err == 0 && to == r->size)
+		err = ds_check_unchanged(fd, r);
+	close(fd);
+	if (err < 0)
+		ds_fail(c, r, err);
+	return 0;
+}
+
+static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
+{
+	const struct bucket *b = ctx;
+	const struct ds_rec *x = ds_rec(b->s, b->m[*(const uint32_t *)pa].rec);
+	const struct ds_rec *y = ds_rec(b->s, b->m[*(const uint32_t *)pb].rec);
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* The full hashes of the members that may have a twin, into bh sorted by
+ * hash: known ones, or read in rounds of growing length (64 KiB, 256 KiB,
+ * ...), each file only until its hash so far is unlike every other's: files
+ * that differ early are not read to their end. @return how many, or a
+ * negative code. */
+static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash *bh)
+{
+	dupscan_scan *s = c->s;
+	size_t nb = 0;
+	if (b->full || !b->h) {
+		/* known, or a file within its first block, hashed already */
+		for (size_t x = 0; x < b->k; x++)
+			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+				bh[nb++] = (struct by_hash){ b->full ? b->full[x] : b->partial, (uint32_t)x };
+		return ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL) ? -ENOMEM : (long)nb;
+	}
+	uint32_t *alive = malloc(b->k * sizeof(*alive));
+	unsigned char *buf = ds_big_alloc(s->chunk);
+	int rc = alive && buf ? 0 : -ENOMEM;
+	size_t na = 0;
+	for (size_t x = 0; rc == 0 && x < b->k; x++)
+		if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+			alive[na++] = (uint32_t)x;
+	uint64_t off = b->h_from, len = DS_FIRST_ROUND;
+	while (rc == 0 && na > 0 && off < b->size) {
+		uint64_t end = b->size - off <= len ? b->size : off + len;
+		/* one stream: in inode order, which on most filesystems follows the disk */
+		if (s->io_mode == DUPSCAN_IO_HDD)
+			rc = ds_sort(alive, na, sizeof(*alive), cmp_member_inode, (void *)b);
+		for (size_t i = 0; rc == 0 && i < na; i++) {
+			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+				rc = DUPSCAN_E_CANCELED;
+			else
+				rc = ds_hash_range(c, ds_rec(s, b->m[alive[i]].rec), b->h, b->m[alive[i]].hidx, off, end, buf);
+		}
+		/* those whose bytes so far are like no other's are settled */
+		nb = 0;
+		for (size_t i = 0; rc == 0 && i < na; i++)
+			if (!(ds_rec(s, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
+				bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+		if (rc == 0)
+			rc = ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL);
+		na = 0;
+		for (size_t i = 0; rc == 0 && i < nb;) {
+			size_t j = i + 1;
+			while (j < nb && bh[j].key == bh[i].key)
+				j++;
+			for (size_t q = i; j - i >= 2 && q < j; q++)
+				alive[na++] = bh[q].pos;
+			i = j;
+		}
+		off = end;
+		len = len < DS_LAST_ROUND / 4 ? len * 4 : DS_LAST_ROUND;
+	}
+	/* at the end, the states are the full hashes */
+	nb = 0;
+	for (size_t i = 0; rc == 0 && i < na; i++)
+		bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+	if (rc == 0)
+		rc = ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL);
+	ds_big_free(buf, s->chunk);
+	free(alive);
+	return rc ? rc : (long)nb;
+}
+
+/* -Q: classes by full hash alone. */
+int ds_match_quick(struct ds_ctx *c, const struct bucket *b)
+{
+	struct by_hash *bh = malloc(b->k * sizeof(*bh));
+	if (!bh)
+		return -ENOMEM;
+	long nb = full_hashes(c, b, bh);
+	int rc = nb < 0 ? (int)nb : 0;
+	for (size_t i = 0; rc == 0 && i < (size_t)nb;) {
+		size_t j = i + 1;
+		while (j < (size_t)nb && bh[j].key == bh[i].key)
+			j++;
+		for (size_t x = i; j - i >= 2 && rc == 0 && x < j; x++)
+			rc = ds_result_insert(c, b->m[bh[x].pos].rec, b->m[bh[i].pos].rec, b->partial, bh[x].key);
+		i = j;
+	}
+	free(bh);
+	return rc;
+}
+
+/* By full hash first (known, or each file hashed alone), then each run of
+ * equal full hashes confirmed against its first file in batches of files
+ * that may be open at once: for buckets too large to read side by side, and
+ * for full hashes known from the cache, so files unique by hash are never
+ * opened. */
+int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
+{
+	dupscan_scan *s = c->s;
+	size_t n = b->k;
+	int rc = 0;
+	struct by_hash *bh = malloc(n * sizeof(*bh));
+	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
+	struct ds_member *pending = malloc(n * sizeof(*pending));
+	struct ds_member *joined = malloc(n * sizeof(*joined));
+	long hashed = 0;
+	if (!bh || !batch || !pending || !joined || (hashed = full_hashes(c, b, bh)) < 0) {
+		rc = hashed < 0 ? (int)hashed : -ENOMEM;
+		goto out;
+	}
+	size_t nb = (size_t)hashed;
+	uint64_t start = b->blocks ? DS_BLOCK : 0;
+	for (size_t i = 0; rc == 0 && i < nb;) {
+		size_t j = i + 1;
+		while (j < nb && bh[j].key == bh[i].key)
+			j++;
+		size_t np = 0;
+		for (size_t k = i; k < j; k++)
+			pending[np++] = b->m[bh[k].pos];
+		while (rc == 0 && np >= 2) {
+			/* np members against pending[0], max_open at a time; those
+			 * proven equal to it wait in joined, to be indexed as one class */
+			struct ds_member rep = pending[0];
+			size_t left = 0, njoined = 0;
+			for (size_t k = 1; rc == 0 && k < np;) {
+				size_t cnt = 1, from = k;
+				batch[0] = rep;
+				while (k < np && cnt < s->max_open)
+					batch[cnt++] = pending[k++];
+				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, 0, b->blocks, b->blen);
+				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {
+					/* the file compared against failed: it leaves, and the
+					 * class goes on with a member proven equal to it, this
+					 * batch compared again; with none, the rest start over */
+					if (njoined > 0) {
+						rep = joined[--njoined];
+						k = from;
+						continue;
+					}
+					for (size_t x = from; x < np; x++)
+						if (!(ds_rec(s, pending[x].rec)->flags & DS_F_DROPPED))
+							pending[left++] = pending[x];
+					break;
+				}
+				for (size_t q = 1; rc == 0 && q < cnt; q++) {
+					if (ds_rec(s, batch[q].rec)->flags & DS_F_DROPPED)
+						continue;
+					if (batch[q].alive && batch[q].cls == batch[0].cls)
+						joined[njoined++] = batch[q];
+					else
+						pending[left++] = batch[q];
+				}
+			}
+			for (size_t x = 0; rc == 0 && x < njoined; x++)
+				rc = ds_result_insert(c, joined[x].rec, rep.rec, b->partial, bh[i].key);
+			if (rc == 0 && njoined > 0)
+				rc = ds_result_insert(c, rep.rec, rep.rec, b->partial, bh[i].key);
+			np = left;
+		}
+		i = j;
+	}
+out:
+	free(joined);
+	free(pending);
+	free(batch);
+	free(bh);
+	return rc;
+}

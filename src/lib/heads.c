@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* heads.c: the heads of one size group: every file's first block read (in
+ * slices over the pool, or taken from the pass that read them ahead in disk
+ * order), or its hashes taken from the cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "match.h"
+
+/* The first-block pass of one size group, in slices: a group of many small
+ * files (one size of a source tree, a mail spool) is spread over the pool. */
+#define FIRST_SLICE 256
+
+struct first_job {
+	struct ds_ctx *c;
+	const uint32_t *idx;
+	size_t n, blen;
+	unsigned char *blocks;  /* kept first blocks, or NULL */
+	struct ds_hashes *h;    /* streaming states, or NULL within one block */
+	int *fds;               /* files held open, or NULL */
+	struct ds_hashed *hv;   /* per file: its partial hash */
+	bool *got;              /* per file: read, partial set */
+	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
+};
+
+static void first_slice(void *arg, size_t sl)
+{
+	struct first_job *j = arg;
+	struct ds_ctx c = { j->c->s, j->res ? &j->res[sl] : j->c->res, NULL };
+	dupscan_scan *s = c.s;
+	unsigned char one[DS_BLOCK];
+	size_t begin = 0, end = j->n; /* one slice: the whole group */
+	if (j->res) {
+		begin = sl * FIRST_SLICE;
+		end = begin + FIRST_SLICE < j->n ? begin + FIRST_SLICE : j->n;
+	}
+	for (size_t i = begin; i < end; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+			c.res->rc = DUPSCAN_E_CANCELED;
+			return;
+		}
+		struct ds_rec *r = ds_rec(s, j->idx[i]);
+		int fd = ds_open_rec(&c, r);
+		if (fd == -ENOMEM) {
+			c.res->rc = fd;
+			return;
+		}
+		if (fd < 0)
+			continue;
+		unsigned char *dst = j->blocks ? j->blocks + i * j->blen : one;
+		int err = ds_pread_full(fd, dst, j->blen, 0);
+		if (err < 0 || !j->fds)
+			close(fd);
+		else
+			j->fds[i] = fd;
+		if (err < 0) {
+			ds_fail(&c, r, err);
+			continue;
+		}
+		uint64_t partial;
+		if (j->h) {
+			ds_hash_update(j->h, i, dst, j->blen);
+			partial = ds_hash_digest(j->h, i);
+		} else {
+			partial = ds_hash_oneshot(dst, j->blen);
+		}
+		/* a file within its first block has its full hash too */
+		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == r->size, false, partial, partial };
+		j->got[i] = true;
+	}
+}
+
+/* Read the first block of every file of a group (fj set up by the caller). */
+static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
+{
+	size_t nslices = (fj->n + FIRST_SLICE - 1) / FIRST_SLICE;
+	if (ds_pool_helpers(c->pool) > 0 && nslices > 1) {
+		/* each slice reports into its own result; merged below in file order */
+		fj->res = calloc(nslices, sizeof(*fj->res));
+		if (!fj->res)
+			return -ENOMEM;
+	} else {
+		nslices = 1;
+	}
+	ds_parallel_for(c->pool, nslices, first_slice, fj);
+	if (!fj->res)
+		return c->res->rc;
+	int rc = 0;
+	for (size_t sl = 0; sl < nslices; sl++) {
+		if (rc == 0)
+			rc = fj->res[sl].rc;
+		if (rc == 0)
+			rc = ds_result_take_errors(c->res, &fj->res[sl]);
+		ds_result_free(&fj->res[sl]);
+	}
+	free(fj->res);
+	fj->res = NULL;
+	return rc;
+}
+
+/* Every file's hashes from the cache, when it holds them all (and hashes may
+ * be trusted to spare reads: not with -Q or -T). */
+static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
+{
+	if (!ds_cache_usable(s))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		hv[i].rec = idx[i];
+		if (!ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]))
+			return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		got[i] = true;
+	return true;
+}
+
+/* On a spinning disk the cache spares a group only when its hashes settle it
+ * alone: each file unique by its first-block hash, or by a known full hash.
+ * A group with possible twins is read by the first pass and the sweep, in
+ * disk order; compared from the cache it would be read in no order at all. */
+bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	struct ds_sortkey *a = malloc(n * sizeof(*a));
+	bool settled = a != NULL;
+	for (size_t i = 0; settled && i < n; i++) {
+		struct ds_hashed h;
+		settled = ds_cache_get(s, ds_rec(s, idx[i]), &h);
+		a[i] = (struct ds_sortkey){ { h.partial, h.has_full ? h.full : 0, h.has_full, 0 }, (uint32_t)i };
+	}
+	if (settled)
+		ds_sort_keys(a, n);
+	for (size_t i = 0; settled && i < n;) {
+		size_t j = i + 1;
+		while (j < n && a[j].k[0] == a[i].k[0])
+			j++;
+		/* a shared first block: every full hash known and none shared */
+		for (size_t x = i; j - i >= 2 && settled && x < j; x++)
+			settled = a[x].k[2] && (x == i || a[x].k[1] != a[x - 1].k[1]);
+		i = j;
+	}
+	free(a);
+	return settled;
+}
+
+/* With DUPSCAN_OPT_CACHE_TRUST: the hashes of every file the cache holds.
+ * @return how many. */
+static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv,
+			      bool *got)
+{
+	size_t found = 0;
+	for (size_t i = 0; i < n; i++) {
+		hv[i].rec = idx[i];
+		got[i] = ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]);
+		found += got[i];
+	}
+	return found;
+}
+
+/* With DUPSCAN_OPT_CACHE_TRUST, a group the cache covers in part: the first
+ * blocks of the files it does not hold, read now (states into *sh, by their
+ * place among them, where stidx[i] says). @return 0 or a negative code. */
+static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t blen, struct ds_hashed *hv,
+			 bool *got, struct ds_hashes **sh, uint32_t *stidx)
+{
+	uint64_t size = ds_rec(c->s, idx[0])->size;
+	uint32_t *sub = malloc(n * sizeof(*sub));
+	struct ds_hashed *shv = malloc(n * sizeof(*shv));
+	bool *sgot = calloc(n, sizeof(*sgot));
+	int rc = sub && shv && sgot ? 0 : -ENOMEM;
+	size_t nsub = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		stidx[i] = DS_NONE; /* from the cache */
+		if (!got[i]) {
+			stidx[i] = (uint32_t)nsub;
+			sub[nsub++] = idx[i];
+		}
+	}
+	if (rc == 0 && size > DS_BLOCK && !(*sh = ds_hashes_new(nsub)))
+		rc = -ENOMEM;
+	if (rc == 0) {
+		struct first_job job = { c, sub, nsub, blen, NULL, *sh, NULL, shv, sgot, NULL };
+		rc = read_first_blocks(c, &job);
+	}
+	/* those that could not be read stay out (got false) */
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!got[i] && sgot[stidx[i]]) {
+			hv[i] = shv[stidx[i]];
+			got[i] = true;
+		}
+	free(sgot);
+	free(shv);
+	free(sub);
+	return rc;
+}
+
+/* The first blocks read ahead in disk order (s->first_pass), as the group
+ * would have read them: hashes, states continued (into h, by position in the
+ * group), the blocks (into blocks, when every file's is kept and blocks is
+ * given); a failure is reported now, at the group's turn. @return 0, -ENOMEM,
+ * or 1 when blocks could not be filled (some were not kept). */
+static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got,
+			   struct ds_hashes *h, unsigned char *blocks, size_t blen)
+{
+	const struct ds_first_pass *fp = c->s->first_pass;
+	size_t base = (size_t)(idx - fp->order);
+	bool all_kept = true;
+	for (size_t i = 0; i < n; i++) {
+		struct ds_rec *r = ds_rec(c->s, idx[i]);
+		size_t p = base + i;
+		if (fp->err[p]) {
+			ds_fail(c, r, fp->err[p]);
+			continue;
+		}
+		got[i] = fp->got[p];
+		if (!got[i])
+			continue;
+		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, fp->partial[p], fp->partial[p] };
+		if (h)
+			ds_hash_copy(h, i, fp->h, p);
+		if (fp->slot[p] == DS_NONE)
+			all_kept = false;
+		else if (blocks)
+			memcpy(blocks + i * blen, fp->blocks + (size_t)fp->slot[p] * DS_BLOCK, blen);
+	}
+	if (c->res->rc == -ENOMEM)
+		return -ENOMEM;
+	return blocks && !all_kept ? 1 : 0;
+}
+
+/* The first blocks of a group the cache does not hold, read now or taken from
+ * the pass that read them ahead in disk order. */
+static int read_heads(struct group *g)
+{
+	struct ds_ctx *c = g->c;
+	const dupscan_scan *s = c->s;
+	size_t n = g->n, blen = g->blen;
+	/* first blocks stay in memory when they fit, so comparing never re-reads them */
+	g->keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+	/* a small group keeps its files open from the first read to the lockstep
+	 * read: one open and one fstat per file (not when read ahead) */
+	g->hold = !s->first_pass && !s->quick && !s->partial_only && g->size > DS_BLOCK && n <= s->max_open;
+	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
+	/* streaming states only where a full hash will continue them */
+	g->h = g->size > DS_BLOCK ? ds_hashes_new(n) : NULL;
+	g->fds = g->hold ? malloc(n * sizeof(*g->fds)) : NULL;
+	for (size_t i = 0; g->fds && i < n; i++)
+		g->fds[i] = -1;
+	if ((g->keep && !g->blocks) || (g->size > DS_BLOCK && !g->h) || (g->hold && !g->fds))
+		return -ENOMEM;
+	if (!s->first_pass) {
+		struct first_job job = { c, g->idx, n, blen, g->blocks, g->h, g->fds, g->hv, g->got, NULL };
+		return read_first_blocks(c, &job);
+	}
+	int rc = from_first_pass(c, g->idx, n, g->hv, g->got, g->h, g->blocks, blen);
+	if (rc == 1) {
+		/* some were not kept ahead: the blocks are read again where needed */
+		ds_big_free(g->blocks, n * blen);
+		g->blocks = NULL;
+		g->keep = false;
+		rc = 0;
+	}
+	return rc;
+}
+
+/* Every file's first-block hash: from the cache when it holds the group (with
+ * trust, the files it holds, the rest read), else read. */
+int ds_gather_heads(struct group *g)
+{
+	struct ds_ctx *c = g->c;
+	dupscan_scan *s = c->s;
+	g->trust = s->cache_trust && ds_cache_usable(s);
+	if (g->trust) {
+		size_t ncached = from_cache_each(s, g->idx, g->n, g->hv, g->got);
+		g->cached = ncached == g->n;
+		g->mixed = ncached > 0 && !g->cached;
+	} else {
+		g->cached = from_cache(s, g->idx, g->n, g->hv, g->got) &&
+			    (s->io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
+		for (size_t i = 0; !g->cached && i < g->n; i++)
+			g->got[i] = false;
+	}
+	if (g->mixed) {
+		/* a bucket tells its files apart by stidx: read_uncached() sets it whole */
+		if (!(g->stidx = malloc(g->n * sizeof(*g->stidx))))
+			return -ENOMEM;
+		return read_uncached(c, g->idx, g->n, g->blen, g->hv, g->got, &g->sh, g->stidx);
+	}
+	return g->cached ? 0 : read_heads(g);
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* match.h: what the parts of matching share: a size group's state (match.c),
+ * its heads (heads.c), its buckets (buckets.c), settled by full hash
+ * (fullhash.c) or with the cache's proofs (trust.c). */
+#ifndef DUPSCAN_MATCH_H
+#define DUPSCAN_MATCH_H
+
+#include "internal.h"
+
+/* A file of a group or a member of a bucket, by a hash: sorted by key, then pos. */
+struct by_hash {
+	uint64_t key;
+	uint32_t pos;
+};
+
+
+/* A bucket and what is known of its members, whether their first blocks were
+ * read this run or their hashes came from the cache. */
+struct bucket {
+	const dupscan_scan *s;
+	struct ds_member *m;
+	size_t k;
+	uint64_t size, partial;
+	struct ds_hashes *h;          /* states by m[].hidx, standing at h_from; NULL within one block */
+	uint64_t h_from;              /* DS_BLOCK after a first-block read, 0 for fresh states */
+	const unsigned char *blocks;  /* first blocks by m[].hidx, or NULL */
+	size_t blen;
+	const uint64_t *full;         /* full hashes by member, known from the cache or the sweep, or NULL */
+	const uint32_t *same;         /* settled by the sweep: by member, the first member of its
+	                               * class (DS_NONE: in none); or NULL */
+	const int *err;               /* with same: by member, why it failed in the sweep, or 0 */
+	const struct known *known;    /* with DUPSCAN_OPT_CACHE_TRUST: by member, what is known of
+	                               * it, to settle the bucket with proofs; or NULL */
+};
+
+/* A member of a bucket settled with proofs: its full hash when known (from the
+ * cache, or within its first block), else where its hash state stands. */
+struct known {
+	uint64_t full;
+	bool has_full;
+	const struct ds_hashes *h;    /* its state after the first block (read this run), or NULL: from 0 */
+	size_t hidx;
+};
+
+/* One size group between its heads (first blocks read, or hashes from the
+ * cache) and its buckets: what is known of each file, and scratch for one
+ * bucket at a time, sized for the largest. */
+struct group {
+	struct ds_ctx *c;
+	const uint32_t *idx;
+	size_t n, blen;
+	uint64_t size;
+	struct ds_hashed *hv;        /* per file: its hashes */
+	bool *got;                   /* per file: hv holds its first-block hash */
+	struct by_hash *bh;          /* the files got, sorted by first-block hash */
+	size_t nb;
+	unsigned char *blocks;       /* first blocks by position, when kept */
+	bool keep, hold;             /* blocks kept; files held open in fds */
+	struct ds_hashes *h;         /* streaming states by position; NULL within one block */
+	int *fds;
+	bool trust, cached, mixed;   /* cache proofs trusted; all / some files' hashes from the cache */
+	struct ds_hashes *sh;        /* mixed: the states of the files read, */
+	uint32_t *stidx;             /* by stidx (DS_NONE: from the cache) */
+	struct ds_member *m;         /* the bucket's members */
+	uint64_t *full;
+	uint32_t *same;
+	int *serr;
+	struct known *kn;
+	bool *known_full;
+	bool finish;                 /* trust: hash whole what a later run would read */
+};
+
+/* by_hash's order: key, then pos (a fixed order within equal keys). */
+int ds_cmp_by_hash(void *ctx, const void *pa, const void *pb);
+
+/* heads.c: every file's first-block hash, into g->hv and g->got: from the
+ * cache when it holds the group (with trust, the files it holds, the rest
+ * read), else read. @return 0 or a negative code. */
+int ds_gather_heads(struct group *g);
+/* On a spinning disk the cache spares a group only when its hashes settle it alone. */
+bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n);
+
+/* buckets.c: settle one bucket; its classes go to c->res. */
+int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
+
+/* fullhash.c */
+/* Hash record r from byte from to to into state hidx of h (buf: s->chunk bytes). */
+int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
+		  uint64_t to, unsigned char *buf);
+/* -Q: classes by full hash alone. */
+int ds_match_quick(struct ds_ctx *c, const struct bucket *b);
+/* By full hash, equal ones compared byte by byte. */
+int ds_match_by_full(struct ds_ctx *c, const struct bucket *b);
+
+/* trust.c */
+/* A bucket settled with the cache's proofs (b->known). */
+int ds_match_trusted(struct ds_ctx *c, const struct bucket *b);
+/* With trust: members that joined no class and whose full hash is unknown are
+ * hashed whole and noted for the next run (inserts from first on name the classes). */
+int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, const bool *has_full,
+		     uint64_t size, uint64_t partial, size_t first);
+
+#endif /* DUPSCAN_MATCH_H */
