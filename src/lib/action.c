@@ -78,12 +78,12 @@ static void drain(struct kept *k, bool count)
 		}
 }
 
-static void watch_begin(struct kept *k, dupscan_scan *scan)
+static void watch_begin(struct kept *k, int *shared)
 {
-	if (scan && scan->act_watch < 0)
-		scan->act_watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	k->own_watch = !scan;
-	k->watch = scan ? scan->act_watch : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (shared && *shared < 0)
+		*shared = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	k->own_watch = !shared;
+	k->watch = shared ? *shared : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	drain(k, false); /* what earlier actions left */
 }
 
@@ -257,7 +257,7 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0)
 		rc = open_slot(dup, d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
-		watch_begin(k, dup->scan);
+		watch_begin(k, dup->act_watch);
 		watch_fd(k, k->fd);
 		watch_fd(k, d->fd);
 	}

@@ -108,7 +108,7 @@ struct dupscan_file {
 	 * an action's own change (links, renames and unlinks move it); NULL
 	 * for directories and files not in a result */
 	struct ds_rec *inode;
-	dupscan_scan *scan; /* the scan it came from (NULL where inode is) */
+	int *act_watch;     /* the scan's inotify instance for actions (NULL where inode is) */
 };
 
 struct dupscan_set {
@@ -228,8 +228,9 @@ struct dupscan_scan {
 	bool uniques_built;
 
 	/* actions: one inotify instance for all of them (closing one waits for
-	 * a grace period, milliseconds each); -1 until the first action */
-	int act_watch;
+	 * a grace period, milliseconds each); -1 until the first action. Apart
+	 * from the handle: actions set it through const file handles */
+	int *act_watch;
 };
 
 static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
@@ -242,7 +243,7 @@ static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
 					     uint32_t rel)
 {
-	return (struct dupscan_file){ p, r, rel, r->rep < s->nrecs ? ds_rec(s, r->rep) : NULL, (dupscan_scan *)s };
+	return (struct dupscan_file){ p, r, rel, r->rep < s->nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
 }
 
 /* ---- sysio.c: system calls made whole ---- */

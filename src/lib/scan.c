@@ -45,7 +45,12 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->chunk = DS_DEFAULT_CHUNK;
 	s->threads = default_threads();
 	s->order = DUPSCAN_ORDER_NAME;
-	s->act_watch = -1;
+	if (!(s->act_watch = malloc(sizeof(*s->act_watch)))) {
+		free(s);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	*s->act_watch = -1;
 	s->sysfs = "/sys";
 	s->mountinfo = "/proc/self/mountinfo";
 	s->sweep_budget = sweep_budget();
@@ -75,8 +80,9 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->cache_path);
 	ds_cache_free(s->cache);
 	ds_arena_free(&s->names);
-	if (s->act_watch >= 0)
-		close(s->act_watch);
+	if (*s->act_watch >= 0)
+		close(*s->act_watch);
+	free(s->act_watch);
 	free(s);
 }
 
