@@ -225,6 +225,30 @@ START_TEST(test_choose)
 }
 END_TEST
 
+/* Each device is looked up once a scan: the answer stands even if sysfs
+ * changes meanwhile, and every part of the scan gets the same one. */
+START_TEST(test_one_decision)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	s->sysfs = sysfs;
+	s->mountinfo = mountinfo;
+	ck_assert(!ds_one_stream(s, makedev(259, 0)));
+	write_file("sys/devices/pci/block/nvme0n1/queue/rotational", "1\n");
+	ck_assert(ds_storage_kind(sysfs, mountinfo, makedev(259, 0)) == DS_STORE_HDD); /* looked up anew */
+	ck_assert(!ds_one_stream(s, makedev(259, 0)));                                 /* decided once */
+	ck_assert(ds_one_stream(s, makedev(259, 2)));  /* its partition, first met now: as sysfs says now */
+	ck_assert(ds_one_stream(s, makedev(0, 45)));   /* the NAS */
+	ck_assert(!ds_one_stream(s, makedev(0, 46)));
+	uint64_t nvme[] = { makedev(259, 0) };
+	ds_choose_io(s, nvme, 1);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ck_assert(ds_one_stream(s, makedev(0, 46)));   /* an explicit mode wins */
+	dupscan_free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("storage");
@@ -235,6 +259,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_loop, 0, 3);
 	tcase_add_test(tc, test_virtual_disks);
 	tcase_add_test(tc, test_choose);
+	tcase_add_test(tc, test_one_decision);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

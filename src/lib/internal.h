@@ -196,6 +196,11 @@ struct dupscan_scan {
 	int io;                      /* DUPSCAN_IO_* as asked */
 	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
 	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
+	struct ds_devkind {            /* ds_one_stream()'s answer per device met */
+		uint64_t dev;
+		bool one;
+	} *devkinds;
+	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
 	struct ds_sweep *sweep;      /* buckets settled in disk order (HDD), or NULL */
 	size_t sweep_budget;         /* contents the sweep may keep in memory */
@@ -430,8 +435,12 @@ enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_ST
 /* The kind of storage of device dev (a file's st_dev), looked up under sysfs
  * (normally "/sys") and in mountinfo (normally "/proc/self/mountinfo"). */
 int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
+/* The one decision of how a device is read: as one stream in disk order
+ * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
+ * parallel. Decided once per device and scan (looked up the first time). */
+bool ds_one_stream(dupscan_scan *s, uint64_t dev);
 /* Choose s->io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
- * when any is rotational or network; a mode chosen before only moves to HDD). */
+ * when any is read as one stream; a mode chosen before only moves to HDD). */
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before

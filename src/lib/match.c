@@ -260,7 +260,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 }
 
 /* The devices of the files that will be read decide how to read them. */
-static int choose_io(dupscan_scan *s, const uint32_t *order, const uint32_t *groups, size_t ngroups)
+static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_t *groups, size_t ngroups)
 {
 	uint64_t *devs = NULL;
 	size_t ndevs = 0, cap = 0;
@@ -380,7 +380,7 @@ int ds_match(dupscan_scan *s)
 		i = j;
 	}
 	if (rc == 0)
-		rc = choose_io(s, order, groups, ngroups);
+		rc = file_devices_io(s, order, groups, ngroups);
 	/* a spinning disk: first blocks in disk order, then one stream */
 	if (rc == 0 && s->io_mode == DUPSCAN_IO_HDD && ngroups > 0)
 		rc = first_pass(s, order, nc, groups, ngroups);

@@ -207,8 +207,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
 		for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
 			j++;
-		int kind = s->io == DUPSCAN_IO_AUTO ? ds_storage_kind(s->sysfs, s->mountinfo, pl[i].dev) : DS_STORE_HDD;
-		bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK || s->threads <= 1;
+		bool one = ds_one_stream(s, pl[i].dev) || s->threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))

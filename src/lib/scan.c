@@ -76,6 +76,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->rec_blocks);
 	free(s->seen);
 	free(s->protect);
+	free(s->devkinds);
 	ds_report_free(s);
 	free(s->cache_path);
 	ds_cache_free(s->cache);

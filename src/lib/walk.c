@@ -568,7 +568,7 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 
 /* How to read, as far as the added paths tell; matching looks again at the
  * devices of the files it reads. */
-static void choose_io(dupscan_scan *s)
+static void arg_devices_io(dupscan_scan *s)
 {
 	uint64_t devs[64];
 	size_t n = 0;
@@ -582,7 +582,7 @@ static void choose_io(dupscan_scan *s)
 
 int ds_walk(dupscan_scan *s)
 {
-	choose_io(s);
+	arg_devices_io(s);
 	/* the caller's thread and s->threads - 1 helpers; one stream on a spinning disk */
 	int helpers = s->io_mode == DUPSCAN_IO_HDD ? 0 : s->threads - 1;
 	struct walker w = { .s = s, .pool = ds_pool_start(helpers, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES) };
