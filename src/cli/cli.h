@@ -54,6 +54,8 @@ struct cli_opts {
 
 /* options.c: @return 0 to go on, or an exit status (after --help, -v or a usage error). */
 int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop);
+/* What cli_parse() allocated in o. */
+void cli_opts_free(struct cli_opts *o);
 
 /* progress.c: throttled progress on stderr when it is a terminal */
 struct cli_progress;

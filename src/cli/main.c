@@ -129,17 +129,6 @@ static char *cache_path(const struct cli_opts *o)
 	return p;
 }
 
-static void free_opts(struct cli_opts *o)
-{
-	xf_free(&o->filters);
-	glob_free(&o->exclude);
-	keep_free(&o->keep);
-	glob_free(&o->include);
-	free(o->protect);
-	free(o->files_from_buf);
-	free(o->paths);
-}
-
 static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 {
 	const struct { int opt; int64_t val; } table[] = {
@@ -201,13 +190,13 @@ int main(int argc, char **argv)
 	if (status == 0 && !stop && o.undo)
 		status = journal_undo(o.undo);
 	if (status != 0 || stop || o.undo) {
-		free_opts(&o);
+		cli_opts_free(&o);
 		return status;
 	}
 	char *cache = (o.cache || o.cache_clear) ? cache_path(&o) : NULL;
 	if ((o.cache || o.cache_clear) && !cache) {
 		fprintf(stderr, "dupscan: --cache: no place for the cache (set XDG_CACHE_HOME or HOME, or give --cache=FILE)\n");
-		free_opts(&o);
+		cli_opts_free(&o);
 		return EXIT_USAGE;
 	}
 	if (o.cache_clear) {
@@ -218,7 +207,7 @@ int main(int argc, char **argv)
 		}
 		if (o.npaths == 0 || crc < 0) {
 			free(cache);
-			free_opts(&o);
+			cli_opts_free(&o);
 			return status;
 		}
 	}
@@ -323,6 +312,6 @@ out:
 	dupscan_free(scan);
 	cli_progress_free(ectx.progress);
 	free(cache);
-	free_opts(&o);
+	cli_opts_free(&o);
 	return status;
 }

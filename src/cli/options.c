@@ -289,6 +289,17 @@ static int parse_chunk(const char *arg, long *out)
 	return 0;
 }
 
+void cli_opts_free(struct cli_opts *o)
+{
+	xf_free(&o->filters);
+	glob_free(&o->exclude);
+	keep_free(&o->keep);
+	glob_free(&o->include);
+	free(o->protect);
+	free(o->files_from_buf);
+	free(o->paths);
+}
+
 int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 {
 	bool after_R = false;
