@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/* check_readorder: the spinning disk's first pass (readorder.c) and sweep
+ * (sweep.c), run on a group walked here: every file's first block hashed and
+ * ranked in one disk order, kept within the budget, a file that cannot be
+ * read failing at its group's turn, and the sweep's classes whole-file exact:
+ * a copy joins, a file differing in its last byte or past its head does not. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+#define SIZE (300u * 1024u) /* past a head (DS_HDD_HEAD), within a sweep */
+
+struct walked {
+	char *dir;
+	dupscan_scan *s;
+	uint32_t order[16];
+	uint32_t groups[2];
+	size_t n;
+};
+
+/* Files of one size: a, its copy b, c differing in the last byte, d past its
+ * head, e in its first block; walked in hdd mode, as one group by name. */
+static void walk_group(struct walked *w)
+{
+	w->dir = tu_tmpdir();
+	tu_file(w->dir, "a", SIZE, 11, -1);
+	tu_file(w->dir, "b", SIZE, 11, -1);
+	tu_file(w->dir, "c", SIZE, 11, SIZE - 1);
+	tu_file(w->dir, "d", SIZE, 11, DS_HDD_HEAD + 5);
+	tu_file(w->dir, "e", SIZE, 11, 100);
+	ck_assert_int_eq(dupscan_create(&w->s), 0);
+	ck_assert_int_eq(dupscan_set_option(w->s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ck_assert_int_ge(dupscan_add_path(w->s, w->dir, 1), 0);
+	ck_assert_int_eq(ds_walk(w->s), 0);
+	w->n = w->s->nrecs;
+	ck_assert_uint_eq(w->n, 5);
+	/* by name: a b c d e */
+	for (uint32_t i = 0; i < w->n; i++) {
+		char *p = ds_rec_path_alloc(w->s, ds_rec(w->s, i));
+		w->order[p[strlen(p) - 1] - 'a'] = i;
+		free(p);
+	}
+	w->groups[0] = 0;
+	w->groups[1] = (uint32_t)w->n;
+}
+
+static void done(struct walked *w)
+{
+	ds_sweep_free(w->s->sweep);
+	w->s->sweep = NULL;
+	ds_first_pass_free(w->s->first_pass);
+	w->s->first_pass = NULL;
+	dupscan_free(w->s);
+	tu_cleanup(w->dir);
+}
+
+START_TEST(test_first_pass)
+{
+	struct walked w;
+	walk_group(&w);
+	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
+	const struct ds_first_pass *fp = w.s->first_pass;
+	bool ranked[16] = { false };
+	unsigned char block[DS_BLOCK];
+	for (size_t p = 0; p < w.n; p++) {
+		ck_assert(fp->got[p]);
+		ck_assert_int_eq(fp->err[p], 0);
+		/* the hash of the first block, which is kept (the budget holds five) */
+		char *path = ds_rec_path_alloc(w.s, ds_rec(w.s, w.order[p]));
+		int fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ds_pread_full(fd, block, DS_BLOCK, 0), 0);
+		close(fd);
+		free(path);
+		ck_assert(fp->partial[p] == ds_hash_oneshot(block, DS_BLOCK));
+		ck_assert_uint_ne(fp->slot[p], DS_NONE);
+		ck_assert(memcmp(fp->blocks + (size_t)fp->slot[p] * DS_BLOCK, block, DS_BLOCK) == 0);
+		/* one disk order: every file a distinct rank */
+		ck_assert_uint_lt(fp->rank[p], w.n);
+		ck_assert(!ranked[fp->rank[p]]);
+		ranked[fp->rank[p]] = true;
+	}
+	ck_assert(fp->partial[0] == fp->partial[1] && fp->partial[0] == fp->partial[3]);
+	ck_assert(fp->partial[0] != fp->partial[4]);
+	done(&w);
+}
+END_TEST
+
+/* A file removed between the walk and the pass fails there, reported later. */
+START_TEST(test_first_pass_failure)
+{
+	struct walked w;
+	walk_group(&w);
+	char *c = tu_path(w.dir, "c");
+	ck_assert_int_eq(unlink(c), 0);
+	free(c);
+	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
+	const struct ds_first_pass *fp = w.s->first_pass;
+	ck_assert(!fp->got[2]);
+	ck_assert_int_eq(fp->err[2], -ENOENT);
+	ck_assert(fp->got[0] && fp->got[1] && fp->got[3] && fp->got[4]);
+	done(&w);
+}
+END_TEST
+
+START_TEST(test_sweep)
+{
+	struct walked w;
+	walk_group(&w);
+	size_t budget = 64u << 20;
+	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, budget), 0);
+	ck_assert_int_eq(ds_sweep_run(w.s, w.groups, 1, budget), 0);
+	const struct ds_sweep *sw = w.s->sweep;
+	/* a, b, c, d share their first block: settled here */
+	for (size_t p = 0; p < 4; p++)
+		ck_assert_msg(sw->swept[p], "file %c not swept", (char)('a' + p));
+	ck_assert_uint_ne(sw->rep[0], DS_NONE);
+	ck_assert_uint_eq(sw->rep[0], sw->rep[1]);
+	ck_assert(sw->rep[2] != sw->rep[0]);
+	ck_assert(sw->rep[3] != sw->rep[0]);
+	/* the class's full hash is the whole file's */
+	char *a = tu_path(w.dir, "a");
+	uint64_t size, hash;
+	ck_assert_int_eq(dupscan_hash_file(a, &size, &hash), 0);
+	free(a);
+	ck_assert(sw->full[0] == hash && sw->full[1] == hash);
+	ck_assert_int_eq(sw->err[0] | sw->err[1] | sw->err[2] | sw->err[3], 0);
+	done(&w);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("readorder");
+	TCase *tc = tcase_create("first pass and sweep");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_first_pass);
+	tcase_add_test(tc, test_first_pass_failure);
+	tcase_add_test(tc, test_sweep);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}

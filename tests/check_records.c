@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* check_records: the scan's tables of directories and files: paths rebuilt
+ * from names and parents (in a buffer or allocated when it is too small),
+ * the part below an argument, visited directories, protected subtrees, and
+ * the one meaning of "unchanged". */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "testutil.h"
+
+static struct stat fake(uint64_t dev, uint64_t ino, off_t size)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = (dev_t)dev;
+	st.st_ino = (ino_t)ino;
+	st.st_size = size;
+	st.st_mode = S_IFREG | 0644;
+	st.st_mtim.tv_sec = 1000;
+	st.st_ctim.tv_sec = 2000;
+	return st;
+}
+
+START_TEST(test_paths)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t root, sub, deep;
+	ck_assert_int_eq(ds_add_dir(s, "top/arg", 7, DS_NONE, 0, &st, &root), 0);
+	ck_assert_int_eq(ds_add_dir(s, "sub", 3, root, 0, &st, &sub), 0);
+	ck_assert_int_eq(ds_add_dir(s, "deeper", 6, sub, 0, &st, &deep), 0);
+	struct stat fst = fake(1, 11, 5);
+	ck_assert_int_eq(ds_add_rec(s, "file", 4, deep, 0, &fst), 0);
+	ck_assert_uint_eq(s->nrecs, 1);
+	const struct ds_rec *r = ds_rec(s, 0);
+	char buf[64];
+	ck_assert_uint_eq(ds_rec_path(s, r, buf, sizeof(buf)), strlen("top/arg/sub/deeper/file"));
+	ck_assert_str_eq(buf, "top/arg/sub/deeper/file");
+	/* too small a buffer: the length needed, and an allocated path */
+	char small[8];
+	ck_assert_uint_eq(ds_rec_path(s, r, small, sizeof(small)), strlen("top/arg/sub/deeper/file"));
+	char *p = ds_path_in(s, deep, "file", small, sizeof(small));
+	ck_assert_ptr_ne(p, small);
+	ck_assert_str_eq(p, "top/arg/sub/deeper/file");
+	free(p);
+	p = ds_rec_path_alloc(s, r);
+	ck_assert_str_eq(p, "top/arg/sub/deeper/file");
+	free(p);
+	p = ds_dir_path(s, sub);
+	ck_assert_str_eq(p, "top/arg/sub");
+	free(p);
+	/* below the argument: after "top/arg/" */
+	ck_assert_uint_eq(ds_rel_offset(s, deep), strlen("top/arg/"));
+	ck_assert_uint_eq(r->size, 5);
+	ck_assert_uint_eq(r->rep, 0);
+	dupscan_free(s);
+}
+END_TEST
+
+START_TEST(test_seen)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	/* past several growths of the table, each inode new once, then seen */
+	for (uint64_t i = 1; i <= 5000; i++)
+		ck_assert_int_eq(ds_seen_add(s, i % 3, i * 7919), 0);
+	for (uint64_t i = 1; i <= 5000; i++)
+		ck_assert_int_eq(ds_seen_add(s, i % 3, i * 7919), 1);
+	ck_assert_int_eq(ds_seen_add(s, 4, 7919), 0); /* another device, same inode number */
+	dupscan_free(s);
+}
+END_TEST
+
+START_TEST(test_protected)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "keep/inner/f", "x");
+	tu_text(dir, "free/f", "x");
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	char *keep = tu_path(dir, "keep"), *inner = tu_path(dir, "keep/inner"), *fr = tu_path(dir, "free");
+	char *spelled = tu_path(dir, "free/../keep/./inner");
+	ck_assert_int_eq(dupscan_protect_path(s, keep), 0);
+	ck_assert(ds_under_protected(s, keep));
+	ck_assert(ds_under_protected(s, inner));
+	ck_assert(ds_under_protected(s, spelled));
+	ck_assert(!ds_under_protected(s, fr));
+	ck_assert(!ds_under_protected(s, dir));
+	dupscan_free(s);
+	free(keep);
+	free(inner);
+	free(fr);
+	free(spelled);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Each field alone makes a file not the one recorded. */
+START_TEST(test_same_file)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t root;
+	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	struct stat fst = fake(3, 30, 100);
+	ck_assert_int_eq(ds_add_rec(s, "f", 1, root, 0, &fst), 0);
+	const struct ds_rec *r = ds_rec(s, 0);
+	int64_t ct = r->ctime_ns;
+	ck_assert(ds_same_file(&fst, r, ct));
+	struct stat x = fst;
+	x.st_dev = 4;
+	ck_assert(!ds_same_file(&x, r, ct));
+	x = fst;
+	x.st_ino = 31;
+	ck_assert(!ds_same_file(&x, r, ct));
+	x = fst;
+	x.st_size = 101;
+	ck_assert(!ds_same_file(&x, r, ct));
+	x = fst;
+	x.st_mtim.tv_nsec = 1;
+	ck_assert(!ds_same_file(&x, r, ct));
+	x = fst;
+	x.st_ctim.tv_nsec = 1;
+	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(ds_same_file(&x, r, ds_ns(x.st_ctim))); /* the ctime an own change left */
+	x = fst;
+	x.st_mode = S_IFLNK | 0777;
+	ck_assert(!ds_same_file(&x, r, ct));
+	dupscan_free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("records");
+	TCase *tc = tcase_create("records");
+	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_seen);
+	tcase_add_test(tc, test_protected);
+	tcase_add_test(tc, test_same_file);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
