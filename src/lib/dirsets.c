@@ -179,23 +179,24 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	return 0;
 }
 
-int ds_build_dir_sets(dupscan_scan *s)
+/* The walked tree by directory: each one's files and subdirectories, as
+ * compressed rows (file_off/sub_off into files and subs), and scratch for the
+ * widest directory's key list. */
+struct tree {
+	struct dir_info *di;
+	uint32_t *files, *subs;
+	uint64_t *list;
+};
+
+static int index_tree(const dupscan_scan *s, struct tree *t)
 {
-	int rc = 0;
 	uint32_t nd = s->ndirs;
-	struct dir_info *di = calloc(nd ? nd : 1, sizeof(*di));
-	uint32_t *files = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*files));
-	uint32_t *subs = malloc((nd ? nd : 1) * sizeof(*subs));
-	uint32_t *order = malloc((nd ? nd : 1) * sizeof(*order));
-	uint64_t *list = NULL;
-	struct dset *ds = NULL;
-	struct dupscan_set *all = NULL;
-	struct intern in = { 0 };
-	if (!di || !files || !subs || !order) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* each directory's files and subdirectories, as compressed rows */
+	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
+	t->files = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*t->files));
+	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
+	if (!t->di || !t->files || !t->subs)
+		return -ENOMEM;
+	struct dir_info *di = t->di;
 	for (uint32_t i = 0; i < s->nrecs; i++)
 		if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
 			di[ds_rec(s, i)->dir].nfiles++;
@@ -215,90 +216,88 @@ int ds_build_dir_sets(dupscan_scan *s)
 	for (uint32_t i = 0; i < s->nrecs; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
 		if (!(r->flags & DS_F_ALIAS))
-			files[di[r->dir].file_off + di[r->dir].nfiles++] = i;
+			t->files[di[r->dir].file_off + di[r->dir].nfiles++] = i;
 	}
 	for (uint32_t d = 0; d < nd; d++) {
 		uint32_t p = s->dirs[d].parent;
 		if (p != DS_NONE)
-			subs[di[p].sub_off + di[p].nsubs++] = d;
+			t->subs[di[p].sub_off + di[p].nsubs++] = d;
 	}
-	list = malloc((widest ? widest : 1) * sizeof(*list));
-	if (!list) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	/* bottom-up: a subdirectory is always added after its parent */
-	for (uint32_t d = nd; d-- > 0;) {
-		struct dir_info *x = &di[d];
+	t->list = malloc((widest ? widest : 1) * sizeof(*t->list));
+	return t->list ? 0 : -ENOMEM;
+}
+
+/* Each directory's content key, bottom-up (a subdirectory is always added
+ * after its parent): its files' classes and its subdirectories' keys, sorted
+ * and interned; DS_NONE when anything in it is unknown. */
+static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
+{
+	for (uint32_t d = s->ndirs; d-- > 0;) {
+		struct dir_info *x = &t->di[d];
 		x->key = DS_NONE;
 		if (s->dirs[d].incomplete || s->dirs[d].pseudo)
 			continue;
 		uint32_t n = 0;
 		bool known = true;
 		for (uint32_t k = 0; known && k < x->nfiles; k++) {
-			const struct ds_rec *r = ds_rec(s, files[x->file_off + k]);
+			const struct ds_rec *r = ds_rec(s, t->files[x->file_off + k]);
 			/* a file that could not be read is unknown, so is its directory */
 			known = !((r->flags | ds_rec(s, r->rep)->flags) & DS_F_DROPPED);
-			list[n++] = file_class(s, files[x->file_off + k]);
+			t->list[n++] = file_class(s, t->files[x->file_off + k]);
 			x->bytes += r->size;
 		}
 		for (uint32_t k = 0; known && k < x->nsubs; k++) {
-			const struct dir_info *sub = &di[subs[x->sub_off + k]];
+			const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];
 			known = sub->key != DS_NONE;
-			list[n++] = DIR_TAG | sub->key;
+			t->list[n++] = DIR_TAG | sub->key;
 			x->bytes += sub->bytes;
 		}
 		if (!known)
 			continue;
-		rc = ds_sort(list, n, sizeof(*list), cmp_u64, NULL);
-		if (rc)
-			goto out;
-		x->key = intern_list(&in, list, n);
-		if (x->key == DS_NONE) {
-			rc = -ENOMEM;
-			goto out;
-		}
+		if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
+			return -ENOMEM;
+		if ((x->key = intern_list(in, t->list, n)) == DS_NONE)
+			return -ENOMEM;
 	}
-	/* directory sets: equal keys, two or more, not empty unless -z */
+	return 0;
+}
+
+/* Directories of equal keys, two or more, not empty unless -z: candidates
+ * into order (by key), their sets into *ds (shallowest first). */
+static int group_dirs(const dupscan_scan *s, const struct dir_info *di, uint32_t *order, struct dset **ds,
+		      uint32_t *nds)
+{
 	uint32_t ncand = 0;
-	for (uint32_t d = 0; d < nd; d++)
+	for (uint32_t d = 0; d < s->ndirs; d++)
 		if (di[d].key != DS_NONE && (di[d].bytes > 0 || s->zero_match))
 			order[ncand++] = d;
-	rc = ds_sort(order, ncand, sizeof(*order), cmp_by_key, di);
-	if (rc)
-		goto out;
-	uint32_t nds = 0;
-	ds = malloc((ncand ? ncand : 1) * sizeof(*ds));
-	if (!ds) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < ncand;) {
-		uint32_t j = i + 1;
-		while (j < ncand && di[order[j]].key == di[order[i]].key)
+	if (ds_sort(order, ncand, sizeof(*order), cmp_by_key, (void *)di) != 0 ||
+	    !(*ds = malloc((ncand ? ncand : 1) * sizeof(**ds))))
+		return -ENOMEM;
+	*nds = 0;
+	for (uint32_t i = 0, j; i < ncand; i = j) {
+		for (j = i + 1; j < ncand && di[order[j]].key == di[order[i]].key;)
 			j++;
-		if (j - i >= 2) {
-			uint32_t depth = UINT32_MAX;
-			for (uint32_t k = i; k < j; k++) {
-				uint32_t dk = depth_of(s, order[k]);
-				depth = dk < depth ? dk : depth;
-			}
-			ds[nds++] = (struct dset){ di[order[i]].key, i, j - i, depth };
+		if (j - i < 2)
+			continue;
+		uint32_t depth = UINT32_MAX;
+		for (uint32_t k = i; k < j; k++) {
+			uint32_t dk = depth_of(s, order[k]);
+			depth = dk < depth ? dk : depth;
 		}
-		i = j;
+		(*ds)[(*nds)++] = (struct dset){ di[order[i]].key, i, j - i, depth };
 	}
 	/* shallowest first: a set whose members all lie in listed directories is
 	 * covered by them; the others are listed and cover what is below them */
-	rc = ds_sort(ds, nds, sizeof(*ds), cmp_dset_depth, NULL);
-	if (rc)
-		goto out;
-	all = malloc((nds + s->nsets + 1) * sizeof(*all));
-	if (!all) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	size_t nall = 0;
-	for (uint32_t k = 0; k < nds; k++) {
+	return ds_sort(*ds, *nds, sizeof(**ds), cmp_dset_depth, NULL) ? -ENOMEM : 0;
+}
+
+/* The directory sets not covered by one listed before, into all[*nall...]. */
+static int list_dir_sets(dupscan_scan *s, struct dir_info *di, const uint32_t *order, const struct dset *ds,
+			 uint32_t nds, struct dupscan_set *all, size_t *nall)
+{
+	int rc = 0;
+	for (uint32_t k = 0; k < nds && rc == 0; k++) {
 		bool outside = false;
 		for (uint32_t m = 0; m < ds[k].count && !outside; m++)
 			outside = !inside_reported(s, di, s->dirs[order[ds[k].first + m]].parent);
@@ -307,10 +306,8 @@ int ds_build_dir_sets(dupscan_scan *s)
 		/* files in by a proof may lie in any of them: said of every directory set */
 		struct dupscan_set set = { ds_arena_alloc(&s->out, ds[k].count * sizeof(struct dupscan_file)), ds[k].count,
 					   true, s->oldest_proof != 0, false, s->oldest_proof };
-		if (!set.files) {
-			rc = -ENOMEM;
-			goto out;
-		}
+		if (!set.files)
+			return -ENOMEM;
 		for (uint32_t m = 0; m < ds[k].count && rc == 0; m++) {
 			rc = dir_member(s, order[ds[k].first + m], di, &set.files[m]);
 			/* sets come shallowest first: what lies below is decided later */
@@ -318,34 +315,54 @@ int ds_build_dir_sets(dupscan_scan *s)
 		}
 		if (rc == 0)
 			rc = ds_sort(set.files, set.count, sizeof(*set.files), ds_cmp_file, s);
-		if (rc)
-			goto out;
-		all[nall++] = set;
+		if (rc == 0)
+			all[(*nall)++] = set;
 	}
-	rc = ds_sort(all, nall, sizeof(*all), cmp_set, s);
-	if (rc)
-		goto out;
+	return rc;
+}
+
+int ds_build_dir_sets(dupscan_scan *s)
+{
+	struct tree t = { 0 };
+	struct intern in = { 0 };
+	uint32_t *order = malloc((s->ndirs ? s->ndirs : 1) * sizeof(*order));
+	struct dset *ds = NULL;
+	uint32_t nds = 0;
+	struct dupscan_set *all = NULL;
+	size_t nall = 0;
+	int rc = order ? index_tree(s, &t) : -ENOMEM;
+	if (rc == 0)
+		rc = key_dirs(s, &t, &in);
+	if (rc == 0)
+		rc = group_dirs(s, t.di, order, &ds, &nds);
+	if (rc == 0 && !(all = malloc((nds + s->nsets + 1) * sizeof(*all))))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = list_dir_sets(s, t.di, order, ds, nds, all, &nall);
+	if (rc == 0)
+		rc = ds_sort(all, nall, sizeof(*all), cmp_set, s);
 	/* file sets: kept when a member lies outside every listed directory */
-	for (size_t k = 0; k < s->nsets; k++) {
+	for (size_t k = 0; rc == 0 && k < s->nsets; k++) {
 		const struct dupscan_set *set = &s->sets[k];
 		bool outside = false;
 		for (size_t m = 0; m < set->count && !outside; m++)
-			outside = !inside_reported(s, di, set->files[m].rec->dir);
+			outside = !inside_reported(s, t.di, set->files[m].rec->dir);
 		if (outside)
 			all[nall++] = *set;
 	}
-	free(s->sets);
-	s->sets = all;
-	s->nsets = nall;
-	all = NULL;
-out:
+	if (rc == 0) {
+		free(s->sets);
+		s->sets = all;
+		s->nsets = nall;
+		all = NULL;
+	}
 	free(all);
 	free(ds);
-	free(list);
+	free(t.list);
 	intern_free(&in);
 	free(order);
-	free(subs);
-	free(files);
-	free(di);
+	free(t.subs);
+	free(t.files);
+	free(t.di);
 	return rc;
 }
