@@ -179,114 +179,118 @@ static bool listed(const struct ds_rec *r)
 	return !(r->flags & (DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED));
 }
 
-int ds_build_sets(dupscan_scan *s)
+/* -H: an inode reached by two paths is a set of its own. */
+static int link_sets(dupscan_scan *s, struct collect *c)
 {
 	int rc = 0;
-	struct collect c = { .s = s };
-	uint32_t *count = NULL;
-	c.set_of = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*c.set_of));
-	if (!c.set_of) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < s->nrecs; i++)
-		c.set_of[i] = DS_NONE;
-	rc = ds_index_walk(&s->index, visit_node, &c);
-	if (rc)
-		goto out;
-
-	/* -H: an inode reached by two paths is a set of its own */
-	if (s->hard_links) {
-		for (uint32_t i = 0; i < s->nrecs && rc == 0; i++) {
-			const struct ds_rec *r = ds_rec(s, i);
-			if (r->rep == i || !listed(r) || !listed(ds_rec(s, r->rep)) || c.set_of[r->rep] != DS_NONE)
-				continue;
-			uint32_t id;
-			rc = new_set(&c, &id);
-			if (rc == 0) {
-				c.set_of[r->rep] = id;
-				c.members[id] = 1;
-			}
+	for (uint32_t i = 0; i < s->nrecs && rc == 0; i++) {
+		const struct ds_rec *r = ds_rec(s, i);
+		if (r->rep == i || !listed(r) || !listed(ds_rec(s, r->rep)) || c->set_of[r->rep] != DS_NONE)
+			continue;
+		uint32_t id;
+		rc = new_set(c, &id);
+		if (rc == 0) {
+			c->set_of[r->rep] = id;
+			c->members[id] = 1;
 		}
 	}
+	return rc;
+}
 
-	/* members: representatives only, or every path of their inodes with -H */
-	count = calloc(c.nsets ? c.nsets : 1, sizeof(*count));
-	if (!count) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		uint32_t id = c.set_of[r->rep];
-		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
-			continue;
-		count[id]++;
-	}
-	s->sets = malloc((c.nsets ? c.nsets : 1) * sizeof(*s->sets));
-	if (!s->sets) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t id = 0; id < c.nsets; id++) {
-		s->sets[id].count = 0;
-		s->sets[id].dirs = false;
-		s->sets[id].cached = false;
-		s->sets[id].report = false;
-		s->sets[id].proven_ns = 0;
-		s->sets[id].files = ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1);
-		if (!s->sets[id].files) {
+/* Is record i listed in a set (its set's id in *id)? Representatives only, or
+ * every path of their inodes with -H. */
+static bool member(const dupscan_scan *s, const struct collect *c, uint32_t i, uint32_t *id)
+{
+	const struct ds_rec *r = ds_rec(s, i);
+	*id = c->set_of[r->rep];
+	return *id != DS_NONE && listed(r) && (s->hard_links || r->rep == i);
+}
+
+/* The sets' files: each member's path, in the result arena. */
+static int fill_sets(dupscan_scan *s, const struct collect *c)
+{
+	uint32_t *count = calloc(c->nsets ? c->nsets : 1, sizeof(*count));
+	s->sets = malloc((c->nsets ? c->nsets : 1) * sizeof(*s->sets));
+	int rc = count && s->sets ? 0 : -ENOMEM;
+	uint32_t id;
+	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++)
+		if (member(s, c, i, &id))
+			count[id]++;
+	for (id = 0; rc == 0 && id < c->nsets; id++) {
+		s->sets[id] = (struct dupscan_set){ ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1),
+						    0, false, false, false, 0 };
+		if (!s->sets[id].files)
 			rc = -ENOMEM;
-			goto out;
-		}
 	}
-	for (uint32_t i = 0; i < s->nrecs; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		uint32_t id = c.set_of[r->rep];
-		if (id == DS_NONE || !listed(r) || (!s->hard_links && r->rep != i))
+	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++) {
+		if (!member(s, c, i, &id))
 			continue;
+		const struct ds_rec *r = ds_rec(s, i);
 		char *p = ds_rec_path_dup(s, r);
-		if (!p) {
+		if (!p)
 			rc = -ENOMEM;
-			goto out;
-		}
-		s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
+		else
+			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
 	}
-	size_t kept = 0;
-	for (uint32_t id = 0; id < c.nsets && rc == 0; id++) {
-		struct dupscan_set *set = &s->sets[id];
-		/* a report's sets keep its order: its first file may have been put first to be kept */
-		set->report = s->nreport > 0;
-		rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
-		if (rc == 0 && s->isolate) {
-			/* -I: the others must come from another argument than the first */
-			size_t n = 1;
-			for (size_t k = 1; k < set->count; k++)
-				if (set->files[k].rec->arg != set->files[0].rec->arg)
-					set->files[n++] = set->files[k];
-			set->count = n;
-		}
-		set->cached = false;
-		set->proven_ns = 0;
-		for (size_t k = 0; k < set->count; k++) {
-			const struct ds_rec *r = set->files[k].inode ? set->files[k].inode : set->files[k].rec;
-			uint64_t cls;
-			int64_t at;
-			if (!(r->flags & DS_F_TRUSTED) || !ds_cache_proof(s, r, &cls, &at))
-				continue;
-			set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
-			set->cached = true;
-		}
-		if (set->cached && (!s->oldest_proof || set->proven_ns < s->oldest_proof))
-			s->oldest_proof = set->proven_ns;
-		if (set->count >= 2)
-			s->sets[kept++] = *set;
-	}
-	s->nsets = kept;
-	if (rc == 0)
-		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->nreport ? cmp_report_set : cmp_set, s);
-out:
 	free(count);
+	return rc;
+}
+
+/* One set made final: in the chosen order (a report's in its own), -I
+ * applied, and whether a member is in it by a cache proof (and since when). */
+static int finish_set(dupscan_scan *s, struct dupscan_set *set)
+{
+	/* a report's sets keep its order: its first file may have been put first to be kept */
+	set->report = s->nreport > 0;
+	int rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
+	if (rc == 0 && s->isolate) {
+		/* -I: the others must come from another argument than the first */
+		size_t n = 1;
+		for (size_t k = 1; k < set->count; k++)
+			if (set->files[k].rec->arg != set->files[0].rec->arg)
+				set->files[n++] = set->files[k];
+		set->count = n;
+	}
+	set->cached = false;
+	set->proven_ns = 0;
+	for (size_t k = 0; k < set->count; k++) {
+		const struct ds_rec *r = set->files[k].inode ? set->files[k].inode : set->files[k].rec;
+		uint64_t cls;
+		int64_t at;
+		if (!(r->flags & DS_F_TRUSTED) || !ds_cache_proof(s, r, &cls, &at))
+			continue;
+		set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
+		set->cached = true;
+	}
+	if (set->cached && (!s->oldest_proof || set->proven_ns < s->oldest_proof))
+		s->oldest_proof = set->proven_ns;
+	return rc;
+}
+
+int ds_build_sets(dupscan_scan *s)
+{
+	struct collect c = { .s = s };
+	c.set_of = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*c.set_of));
+	int rc = c.set_of ? 0 : -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++)
+		c.set_of[i] = DS_NONE;
+	if (rc == 0)
+		rc = ds_index_walk(&s->index, visit_node, &c);
+	if (rc == 0 && s->hard_links)
+		rc = link_sets(s, &c);
+	if (rc == 0)
+		rc = fill_sets(s, &c);
+	/* sets of one, after -I, are no sets */
+	size_t kept = 0;
+	for (uint32_t id = 0; rc == 0 && id < c.nsets; id++) {
+		rc = finish_set(s, &s->sets[id]);
+		if (s->sets[id].count >= 2)
+			s->sets[kept++] = s->sets[id];
+	}
+	if (rc == 0) {
+		s->nsets = kept;
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->nreport ? cmp_report_set : cmp_set, s);
+	}
 	free(c.buf);
 	free(c.members);
 	free(c.set_of);
