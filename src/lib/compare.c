@@ -145,38 +145,31 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 	return (long)retire_singletons(m, n, ls->count);
 }
 
-int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len)
+/* The bytes read per member per turn: long turns on a spinning disk (each
+ * costs a seek per file, so reading, not seeking, takes the time), and never
+ * more than a budget for a buffer per member (per thread). */
+static size_t lockstep_chunk(const dupscan_scan *s, size_t n, uint64_t size, uint64_t start)
 {
-	dupscan_scan *s = c->s;
-	int rc = 0;
 	size_t chunk = s->chunk, budget = DS_LOCKSTEP_BUDGET;
-	/* one stream on a spinning disk: each turn costs a seek per file, so
-	 * turns are long enough that reading, not seeking, takes the time */
 	if (s->io_mode == DUPSCAN_IO_HDD && !s->chunk_given) {
 		chunk = DS_HDD_TURN;
 		budget = DS_HDD_LOCKSTEP_BUDGET;
 	}
-	/* up to one buffer per member may be held at once (when every file differs
-	 * in the same chunk): keep that under the budget (per thread) */
+	/* up to one buffer per member may be held at once (when every file
+	 * differs in the same chunk) */
 	if (chunk > budget / (n + 1))
 		chunk = budget / (n + 1) < DS_MIN_CHUNK ? DS_MIN_CHUNK : budget / (n + 1);
 	uint64_t rest = size - (start < size ? start : size);
 	if (rest < chunk)
 		chunk = rest ? (size_t)rest : 1;
-	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = chunk, .hash_from = hash_from };
-	ls.count = malloc(n * sizeof(*ls.count));
-	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
-	ls.rep_next = malloc(n * sizeof(*ls.rep_next));
-	ls.bufs = calloc(n, sizeof(*ls.bufs));
-	ls.pool = calloc(n + 1, sizeof(*ls.pool));
-	if (!ls.count || !ls.first_rep || !ls.rep_next || !ls.bufs || !ls.pool) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	return chunk;
+}
 
-	/* first partition: by the first blocks already in memory, if any; a member
-	 * may come with the fd its first block was read from */
+/* The first classes: by the first blocks already in memory when given, else
+ * one class of every member still in play. */
+static void first_classes(const dupscan_scan *s, struct ds_member *m, size_t n, const unsigned char *first_blocks,
+			  size_t block_len)
+{
 	for (size_t i = 0; i < n; i++) {
 		m[i].cls = 0;
 		m[i].alive = !(ds_rec(s, m[i].rec)->flags & DS_F_DROPPED);
@@ -190,25 +183,25 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 		for (size_t j = 0; j < i; j++) {
 			if (!m[j].alive || m[j].cls != j)
 				continue;
-			if (!first_blocks ||
-			    memcmp(first_blocks + (size_t)m[i].hidx * block_len,
-				   first_blocks + (size_t)m[j].hidx * block_len, block_len) == 0) {
+			if (!first_blocks || memcmp(first_blocks + (size_t)m[i].hidx * block_len,
+						    first_blocks + (size_t)m[j].hidx * block_len, block_len) == 0) {
 				m[i].cls = (uint32_t)j;
 				break;
 			}
 		}
 	}
-	if (retire_singletons(m, n, ls.count) == 0 || start >= size)
-		goto out;
+}
 
+/* Open the members still in play that came without their file open (a
+ * member may bring the fd its first block was read from). @return 0 or -ENOMEM. */
+static int open_members(struct ds_ctx *c, struct ds_member *m, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive || m[i].fd >= 0)
 			continue;
-		int fd = ds_open_rec(c, ds_rec(s, m[i].rec));
-		if (fd == -ENOMEM) {
-			rc = fd;
-			goto out;
-		}
+		int fd = ds_open_rec(c, ds_rec(c->s, m[i].rec));
+		if (fd == -ENOMEM)
+			return fd;
 		if (fd < 0) {
 			m[i].alive = false;
 			continue;
@@ -216,61 +209,89 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 		m[i].fd = fd;
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
-	if (retire_singletons(m, n, ls.count) == 0)
-		goto out;
+	return 0;
+}
 
+/* Bytes start..size of every member side by side. @return 1 with members
+ * still in classes, 0 when none is left, or a negative code. */
+static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, struct ds_hashes *h)
+{
+	const dupscan_scan *s = ls->c->s;
 	/* Files that differ near their end are common (logs, images, partial
 	 * downloads): compare the last block first, so they cost no full read. */
-	if (size - start > 2 * (uint64_t)chunk) {
-		size_t tail = DS_BLOCK < chunk ? DS_BLOCK : chunk;
-		long alive = refine(&ls, size - tail, tail, NULL);
-		if (alive < 0)
-			rc = (int)alive;
+	if (size - start > 2 * (uint64_t)ls->chunk) {
+		size_t tail = DS_BLOCK < ls->chunk ? DS_BLOCK : ls->chunk;
+		long alive = refine(ls, size - tail, tail, NULL);
 		if (alive <= 0)
-			goto out;
+			return alive;
 	}
-
 	for (uint64_t off = start; off < size;) {
 		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
 			/* half-compared files must not become a set */
-			for (size_t i = 0; i < n; i++)
-				kill_member(&m[i]);
-			rc = DUPSCAN_E_CANCELED;
-			goto out;
+			for (size_t i = 0; i < ls->n; i++)
+				kill_member(&ls->m[i]);
+			return DUPSCAN_E_CANCELED;
 		}
-		size_t len = size - off < chunk ? (size_t)(size - off) : chunk;
-		long alive = refine(&ls, off, len, h);
-		if (alive < 0)
-			rc = (int)alive;
+		size_t len = size - off < ls->chunk ? (size_t)(size - off) : ls->chunk;
+		long alive = refine(ls, off, len, h);
 		if (alive <= 0)
-			goto out;
+			return alive;
 		off += len;
 	}
-	/* a file written while it was read must not be reported on what was read */
-	for (size_t i = 0; i < n; i++) {
-		if (!m[i].alive)
-			continue;
-		int err = ds_check_unchanged(m[i].fd, ds_rec(s, m[i].rec));
-		if (err < 0)
-			drop_member(c, &m[i], err);
+	return 1;
+}
+
+static void lockstep_free(struct lockstep *ls)
+{
+	for (size_t i = 0; i < ls->n; i++) {
+		if (ls->m[i].fd >= 0)
+			close(ls->m[i].fd);
+		ls->m[i].fd = -1;
 	}
-	retire_singletons(m, n, ls.count);
+	for (size_t i = 0; ls->pool && i < ls->npool; i++)
+		ds_big_free(ls->pool[i], ls->chunk);
+	for (size_t i = 0; ls->bufs && i < ls->n; i++)
+		ds_big_free(ls->bufs[i], ls->chunk);
+	free(ls->pool);
+	free(ls->bufs);
+	free(ls->rep_next);
+	free(ls->first_rep);
+	free(ls->count);
+}
+
+int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len)
+{
+	dupscan_scan *s = c->s;
+	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start),
+			       .hash_from = hash_from };
+	ls.count = malloc(n * sizeof(*ls.count));
+	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
+	ls.rep_next = malloc(n * sizeof(*ls.rep_next));
+	ls.bufs = calloc(n, sizeof(*ls.bufs));
+	ls.pool = calloc(n + 1, sizeof(*ls.pool));
+	int rc = ls.count && ls.first_rep && ls.rep_next && ls.bufs && ls.pool ? 0 : -ENOMEM;
+	if (rc == 0) {
+		first_classes(s, m, n, first_blocks, block_len);
+		if (retire_singletons(m, n, ls.count) == 0 || start >= size)
+			goto out;
+		rc = open_members(c, m, n);
+		if (rc || retire_singletons(m, n, ls.count) == 0)
+			goto out;
+		long alive = compare_rest(&ls, start, size, h);
+		if (alive <= 0) {
+			rc = (int)alive;
+			goto out;
+		}
+		/* a file written while it was read must not be reported on what was read */
+		for (size_t i = 0; i < n; i++) {
+			int err = m[i].alive ? ds_check_unchanged(m[i].fd, ds_rec(s, m[i].rec)) : 0;
+			if (err < 0)
+				drop_member(c, &m[i], err);
+		}
+		retire_singletons(m, n, ls.count);
+	}
 out:
-	for (size_t i = 0; i < n; i++) {
-		if (m[i].fd >= 0)
-			close(m[i].fd);
-		m[i].fd = -1;
-	}
-	if (ls.pool)
-		for (size_t i = 0; i < ls.npool; i++)
-			ds_big_free(ls.pool[i], ls.chunk);
-	if (ls.bufs)
-		for (size_t i = 0; i < n; i++)
-			ds_big_free(ls.bufs[i], ls.chunk);
-	free(ls.pool);
-	free(ls.bufs);
-	free(ls.rep_next);
-	free(ls.first_rep);
-	free(ls.count);
+	lockstep_free(&ls);
 	return rc;
 }
