@@ -54,72 +54,90 @@ static int insert_proven(struct ds_ctx *c, const struct bucket *b, const uint32_
 	return rc;
 }
 
-/* DUPSCAN_OPT_CACHE_TRUST: the members whose proofs hold and name one class
- * stand as one file, their first; the bucket is settled among those and the
- * other members (full hashes first, known or read, then byte comparison of
- * equal ones with ds_match_by_full()), and each proven class follows its first
- * member. A bucket of one proven class reads nothing. */
-int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
+/* A bucket settled with proofs: its members by proven class, and one
+ * representative per class (and per member in none) to compare. */
+struct proven {
+	size_t k;
+	uint64_t *cls;          /* per member: its proven class, 0 for none */
+	uint32_t *head;         /* per member: its class' first member, or itself */
+	struct by_rec *heads;   /* the proven classes' first members, by record */
+	size_t nheads;
+	struct ds_member *rm;   /* the representatives */
+	uint32_t *mem;          /* per representative: its member; scratch later */
+	uint64_t *rfull;        /* per representative: its full hash */
+	size_t nr;
+	bool *placed;           /* per member: its class joined one of this run */
+};
+
+static int proven_alloc(struct proven *p, size_t k)
 {
-	dupscan_scan *s = c->s;
-	size_t k = b->k, nr = 0;
-	uint64_t *cls = malloc(k * sizeof(*cls));
-	struct by_hash *sub = malloc(k * sizeof(*sub));  /* proven members by class number, then order */
-	uint32_t *head = malloc(k * sizeof(*head));      /* per member: its class' first member, or itself */
-	uint32_t *mem = malloc(k * sizeof(*mem));
-	struct ds_member *rm = malloc(k * sizeof(*rm));
-	uint64_t *rfull = malloc(k * sizeof(*rfull));
-	struct by_rec *heads = malloc(k * sizeof(*heads));
-	bool *placed = calloc(k, sizeof(*placed));
-	struct ds_hashes *hs = NULL;
-	unsigned char *buf = NULL;
-	int rc = cls && sub && head && mem && rm && rfull && heads && placed ? 0 : -ENOMEM;
+	p->k = k;
+	p->cls = malloc(k * sizeof(*p->cls));
+	p->head = malloc(k * sizeof(*p->head));
+	p->heads = malloc(k * sizeof(*p->heads));
+	p->rm = malloc(k * sizeof(*p->rm));
+	p->mem = malloc(k * sizeof(*p->mem));
+	p->rfull = malloc(k * sizeof(*p->rfull));
+	p->placed = calloc(k, sizeof(*p->placed));
+	return p->cls && p->head && p->heads && p->rm && p->mem && p->rfull && p->placed ? 0 : -ENOMEM;
+}
+
+static void proven_free(struct proven *p)
+{
+	free(p->placed);
+	free(p->rfull);
+	free(p->mem);
+	free(p->rm);
+	free(p->heads);
+	free(p->head);
+	free(p->cls);
+}
+
+/* Members by proven class (sorted by class number, then order): each class
+ * stands as its first member; members in none stand for themselves. */
+static int group_proven(const dupscan_scan *s, const struct bucket *b, struct proven *p)
+{
+	struct by_hash *sub = malloc(p->k * sizeof(*sub));
+	if (!sub)
+		return -ENOMEM;
 	size_t nsub = 0;
-	for (size_t x = 0; rc == 0 && x < k; x++) {
+	for (size_t x = 0; x < p->k; x++) {
 		int64_t at;
-		if (!ds_cache_proof(s, ds_rec(s, b->m[x].rec), &cls[x], &at))
-			cls[x] = 0;
-		head[x] = (uint32_t)x;
-		if (cls[x])
-			sub[nsub++] = (struct by_hash){ cls[x], (uint32_t)x };
+		if (!ds_cache_proof(s, ds_rec(s, b->m[x].rec), &p->cls[x], &at))
+			p->cls[x] = 0;
+		p->head[x] = (uint32_t)x;
+		if (p->cls[x])
+			sub[nsub++] = (struct by_hash){ p->cls[x], (uint32_t)x };
 	}
-	if (rc == 0)
-		rc = ds_sort(sub, nsub, sizeof(*sub), ds_cmp_by_hash, NULL);
+	int rc = ds_sort(sub, nsub, sizeof(*sub), ds_cmp_by_hash, NULL);
 	for (size_t i = 1; rc == 0 && i < nsub; i++)
 		if (sub[i].key == sub[i - 1].key)
-			head[sub[i].pos] = head[sub[i - 1].pos];
-	size_t nheads = 0;
-	for (size_t x = 0; rc == 0 && x < k; x++) {
-		if (head[x] != x)
+			p->head[sub[i].pos] = p->head[sub[i - 1].pos];
+	free(sub);
+	for (size_t x = 0; rc == 0 && x < p->k; x++) {
+		if (p->head[x] != x)
 			continue;
-		if (cls[x])
-			heads[nheads++] = (struct by_rec){ b->m[x].rec, (uint32_t)x };
-		rm[nr] = (struct ds_member){ b->m[x].rec, -1, (uint32_t)nr, 0, true };
-		mem[nr++] = (uint32_t)x;
+		if (p->cls[x])
+			p->heads[p->nheads++] = (struct by_rec){ b->m[x].rec, (uint32_t)x };
+		p->rm[p->nr] = (struct ds_member){ b->m[x].rec, -1, (uint32_t)p->nr, 0, true };
+		p->mem[p->nr++] = (uint32_t)x;
 	}
-	if (rc)
-		goto out;
-	if (nr == 1) {
-		/* one proven class and nothing else: no read */
-		for (size_t x = 0; x < k; x++)
-			head[x] = (uint32_t)x;
-		rc = insert_proven(c, b, head, k, b->m[0].rec, b->known[0].full);
-		if (rc == 0)
-			rc = ds_result_insert(c, b->m[0].rec, b->m[0].rec, b->partial, b->known[0].full);
-		goto out;
-	}
-	/* full hashes of those that lack one: a proven member always has one */
-	hs = ds_hashes_new(nr);
-	buf = ds_big_alloc(s->chunk);
-	if (!hs || !buf) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t j = 0; rc == 0 && j < nr; j++) {
-		const struct known *kn = &b->known[mem[j]];
-		struct ds_rec *r = ds_rec(s, rm[j].rec);
+	return rc;
+}
+
+/* The representatives' full hashes: known (a proven member always has one),
+ * or read now and noted, so the next run need not read them. */
+static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct proven *p)
+{
+	dupscan_scan *s = c->s;
+	struct ds_hashes *hs = ds_hashes_new(p->nr);
+	unsigned char *buf = ds_big_alloc(s->chunk);
+	int rc = hs && buf ? 0 : -ENOMEM;
+	for (size_t j = 0; rc == 0 && j < p->nr; j++) {
+		const struct known *kn = &b->known[p->mem[j]];
+		struct ds_rec *r = ds_rec(s, p->rm[j].rec);
 		if (kn->has_full) {
-			rfull[j] = kn->full;
+			p->rfull[j] = kn->full;
 			continue;
 		}
 		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
@@ -132,63 +150,90 @@ int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
 			from = DS_BLOCK;
 		}
 		rc = ds_hash_range(c, r, hs, j, from, b->size, buf);
-		rfull[j] = ds_hash_digest(hs, j);
-		/* a file that differed after its first block last time has its full
-		 * hash now: kept, so the next run need not read it */
+		p->rfull[j] = ds_hash_digest(hs, j);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
-			rc = ds_result_note(c, &(struct ds_hashed){ rm[j].rec, true, false, b->partial, rfull[j] });
+			rc = ds_result_note(c, &(struct ds_hashed){ p->rm[j].rec, true, false, b->partial, p->rfull[j] });
 	}
-	if (rc)
-		goto out;
-	struct bucket rb = { s, rm, nr, b->size, b->partial, NULL, 0, NULL, 0, rfull, NULL, NULL, NULL };
-	size_t first = c->res->nins;
-	rc = ds_match_by_full(c, &rb);
-	/* each proven class joins the class its first member joined */
-	size_t end = c->res->nins;
-	if (rc == 0)
-		rc = ds_sort(heads, nheads, sizeof(*heads), cmp_by_rec, NULL);
+	ds_big_free(buf, buf ? s->chunk : 0);
+	ds_hashes_free(hs);
+	return rc;
+}
+
+/* Each proven class joins the class its first member joined (inserts from
+ * first to end). */
+static int join_proven(struct ds_ctx *c, const struct bucket *b, struct proven *p, size_t first, size_t end)
+{
+	int rc = ds_sort(p->heads, p->nheads, sizeof(*p->heads), cmp_by_rec, NULL);
 	for (size_t i = first; rc == 0 && i < end; i++) {
 		struct ds_insert in = c->res->ins[i];
 		struct by_rec key = { in.rec, 0 };
-		const struct by_rec *h = bsearch(&key, heads, nheads, sizeof(*heads), cmp_by_rec_plain);
+		const struct by_rec *h = bsearch(&key, p->heads, p->nheads, sizeof(*p->heads), cmp_by_rec_plain);
 		if (!h)
 			continue;
 		/* the first member is in already, maybe joined to another's class */
 		size_t n = 0;
-		for (size_t x = 0; x < k; x++)
-			if (head[x] == h->x && x != h->x)
-				mem[n++] = (uint32_t)x;
-		ds_rec(s, in.rec)->flags |= DS_F_TRUSTED;
-		rc = insert_proven(c, b, mem, n, in.cls, in.full);
-		placed[h->x] = true;
+		for (size_t x = 0; x < p->k; x++)
+			if (p->head[x] == h->x && x != h->x)
+				p->mem[n++] = (uint32_t)x;
+		ds_rec(c->s, in.rec)->flags |= DS_F_TRUSTED;
+		rc = insert_proven(c, b, p->mem, n, in.cls, in.full);
+		p->placed[h->x] = true;
 	}
-	/* a proven class nothing joined stands alone, without its first member
-	 * when that one failed to read */
-	for (size_t i = 0; rc == 0 && i < nheads; i++) {
-		if (placed[heads[i].x])
+	return rc;
+}
+
+/* A proven class nothing joined stands alone, without its first member when
+ * that one failed to read. */
+static int stand_alone(struct ds_ctx *c, const struct bucket *b, struct proven *p)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < p->nheads; i++) {
+		if (p->placed[p->heads[i].x])
 			continue;
 		size_t n = 0;
-		for (size_t x = 0; x < k; x++)
-			if (head[x] == heads[i].x && !(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
-				mem[n++] = (uint32_t)x;
+		for (size_t x = 0; x < p->k; x++)
+			if (p->head[x] == p->heads[i].x && !(ds_rec(c->s, b->m[x].rec)->flags & DS_F_DROPPED))
+				p->mem[n++] = (uint32_t)x;
 		if (n < 2)
 			continue;
-		uint32_t named = b->m[mem[0]].rec;
-		rc = insert_proven(c, b, mem, n, named, b->known[mem[0]].full);
+		uint32_t named = b->m[p->mem[0]].rec;
+		rc = insert_proven(c, b, p->mem, n, named, b->known[p->mem[0]].full);
 		if (rc == 0)
-			rc = ds_result_insert(c, named, named, b->partial, b->known[mem[0]].full);
+			rc = ds_result_insert(c, named, named, b->partial, b->known[p->mem[0]].full);
 	}
-out:
-	ds_big_free(buf, buf ? s->chunk : 0);
-	ds_hashes_free(hs);
-	free(placed);
-	free(heads);
-	free(rfull);
-	free(rm);
-	free(mem);
-	free(head);
-	free(sub);
-	free(cls);
+	return rc;
+}
+
+/* DUPSCAN_OPT_CACHE_TRUST: the members whose proofs hold and name one class
+ * stand as one file, their first; the bucket is settled among those and the
+ * other members (full hashes first, known or read, then byte comparison of
+ * equal ones with ds_match_by_full()), and each proven class follows its first
+ * member. A bucket of one proven class reads nothing. */
+int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
+{
+	struct proven p = { 0 };
+	int rc = proven_alloc(&p, b->k);
+	if (rc == 0)
+		rc = group_proven(c->s, b, &p);
+	if (rc == 0 && p.nr == 1) {
+		/* one proven class and nothing else: no read */
+		for (size_t x = 0; x < b->k; x++)
+			p.head[x] = (uint32_t)x;
+		rc = insert_proven(c, b, p.head, b->k, b->m[0].rec, b->known[0].full);
+		if (rc == 0)
+			rc = ds_result_insert(c, b->m[0].rec, b->m[0].rec, b->partial, b->known[0].full);
+	} else if (rc == 0) {
+		rc = hash_representatives(c, b, &p);
+		size_t first = c->res->nins;
+		struct bucket rb = { c->s, p.rm, p.nr, b->size, b->partial, NULL, 0, NULL, 0, p.rfull, NULL, NULL, NULL };
+		if (rc == 0)
+			rc = ds_match_by_full(c, &rb);
+		if (rc == 0)
+			rc = join_proven(c, b, &p, first, c->res->nins);
+		if (rc == 0)
+			rc = stand_alone(c, b, &p);
+	}
+	proven_free(&p);
 	return rc;
 }
 
