@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* cache.h: the hash cache's file format and run state, shared by reading and
+ * looking up (cache.c) and saving with proofs (cache_save.c); the format is
+ * described in cache.c. */
+#ifndef DUPSCAN_CACHE_H
+#define DUPSCAN_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+#define CACHE_MAGIC "DUPSCANH"
+#define CACHE_VERSION 2u
+#define HEADER_SIZE 48u
+#define ENTRY_SIZE 80u
+#define V1_ENTRY_SIZE 64u
+#define F_FULL 1u
+#define F_PROVEN 2u
+
+struct cache_header {
+	char magic[8];
+	uint32_t version, entry_size;
+	uint64_t count, strings, checksum, reserved;
+};
+
+struct cache_entry {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t partial, full;
+	uint64_t cls;
+	int64_t at_ns;
+	uint32_t flags, path;
+};
+
+/* Version 1's entry: no proof. */
+struct cache_entry_v1 {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	uint64_t partial, full;
+	uint32_t flags, path;
+};
+
+_Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout");
+_Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
+_Static_assert(sizeof(struct cache_entry_v1) == V1_ENTRY_SIZE, "version 1 entry layout");
+
+/* A cache file as read. */
+struct cache_file {
+	struct cache_entry *e;
+	size_t n;
+	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
+	size_t nstrings;
+	struct stat st;       /* the file as read: is it still the one on disk? */
+	uint64_t strings_at;  /* where the string table starts in the file */
+};
+
+/* The cache during one run: what it held when the run began, and the hashes
+ * this run worked out, merged into it when the run ends. */
+struct ds_cache {
+	struct cache_file *loaded;   /* NULL when there was no valid file */
+	uint64_t salt;               /* makes this run's new class numbers its own */
+	uint32_t *at;                /* by representative record: its loaded entry, or DS_NONE;
+	                              * NULL until ds_cache_join() */
+	uint32_t nat;
+	struct ds_hashed *noted;
+	size_t nnoted, capnoted;
+	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
+};
+
+/* What a note is saved with: its class number (0: none) and time. */
+struct proof {
+	uint64_t cls;
+	int64_t at;
+};
+
+void ds_cachefile_free(struct cache_file *c);
+/* Cache trouble is told through the error callback but is not a scan error. */
+void ds_cache_report(dupscan_scan *s, const char *path, int code);
+/* Entries' order: by (device, inode). */
+int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino);
+int ds_cache_cmp_entry(void *ctx, const void *pa, const void *pb);
+/* Read exactly len bytes. @return 0, -errno, or DUPSCAN_E_CACHE at the end of the file. */
+int ds_cache_read_all(int fd, void *buf, size_t len);
+/* Read and check a cache file; the paths are only hashed, and kept when
+ * with_strings. @return 0 with *out (NULL when there is no file),
+ * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
+int ds_cache_read(const char *path, struct cache_file **out, bool with_strings);
+/* r's loaded entry when its key still matches, or NULL. */
+const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r);
+
+#endif /* DUPSCAN_CACHE_H */
