@@ -236,6 +236,8 @@ struct dupscan_scan {
 	 * a grace period, milliseconds each); -1 until the first action. Apart
 	 * from the handle: actions set it through const file handles */
 	int *act_watch;
+	/* the run's threads: started once by dupscan_run(), each phase on them */
+	struct ds_pool *pool;
 };
 
 static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
@@ -513,9 +515,19 @@ typedef void ds_job_fn(void *ctx, struct ds_job *job);
 struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight);
 /* Join the helpers and free the pool (queued jobs not run stay unrun); NULL is fine. */
 void ds_pool_stop(struct ds_pool *p);
-/* How many helper threads run (0 for NULL). */
+/* One pool a run (dupscan_run() starts it): each phase (the walk, the first
+ * pass, matching) sets its own run function, budgets and how many of the
+ * helpers it lets run ahead (at most those that run), and ends by dropping
+ * what is still queued and waiting for what is running. Owner's thread only;
+ * nothing may be queued or running when a phase begins. */
+void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers);
+void ds_pool_end_phase(struct ds_pool *p);
+/* The run's pool, started the first time it is asked for (s->threads - 1
+ * helpers). @return it, or NULL when out of memory. */
+struct ds_pool *ds_scan_pool(dupscan_scan *s);
+/* How many helper threads this phase may use (0 for NULL). */
 int ds_pool_helpers(const struct ds_pool *p);
-/* Offer j to the helpers; it must stay valid until ds_pool_stop(). @return 0 or -ENOMEM. */
+/* Offer j to the helpers; it must stay valid until the phase ends. @return 0 or -ENOMEM. */
 int ds_pool_queue(struct ds_pool *p, struct ds_job *j);
 /* Return once j has run: run here if no helper started it, else wait,
  * running other queued jobs and slices meanwhile. Owner's thread only. */

@@ -35,7 +35,10 @@ struct ds_pool {
 	ds_job_fn *run;
 	void *ctx;
 	int nhelpers;
+	int active;              /* helpers this phase lets run jobs ahead and take slices */
 #if DUPSCAN_THREADS
+	int running;             /* helpers running a job ahead now */
+	bool ending;             /* the owner waits for them: ds_pool_end_phase() */
 	size_t max_jobs, max_weight;
 	pthread_mutex_t mu;
 	pthread_cond_t work_cv, done_cv;
@@ -51,9 +54,16 @@ struct ds_pool {
 #endif
 };
 
+struct ds_pool *ds_scan_pool(dupscan_scan *s)
+{
+	if (!s->pool)
+		s->pool = ds_pool_start(s->threads - 1, NULL, NULL, 0, 0);
+	return s->pool;
+}
+
 int ds_pool_helpers(const struct ds_pool *p)
 {
-	return p ? p->nhelpers : 0;
+	return p ? p->active : 0;
 }
 
 #if DUPSCAN_THREADS
@@ -81,7 +91,7 @@ static void help_once(struct ds_pool *p, struct ds_assist *a)
 static struct ds_job *take_queued(struct ds_pool *p, bool budget)
 {
 	while (p->ntodo > 0) {
-		if (budget && (p->outstanding >= p->max_jobs || p->held >= p->max_weight))
+		if (budget && (p->outstanding >= p->max_jobs || p->held >= p->max_weight || p->running >= p->active))
 			return NULL;
 		struct ds_job *j = p->todo[--p->ntodo];
 		if (j->state == JOB_QUEUED)
@@ -96,12 +106,16 @@ static void run_ahead(struct ds_pool *p, struct ds_job *j)
 	j->state = JOB_RUNNING;
 	j->ahead = true;
 	p->outstanding++;
+	p->running++;
+	ds_job_fn *run = p->run;
+	void *ctx = p->ctx;
 	pthread_mutex_unlock(&p->mu);
-	p->run(p->ctx, j);
+	run(ctx, j);
 	pthread_mutex_lock(&p->mu);
+	p->running--;
 	p->held += j->weight;
 	j->state = JOB_DONE;
-	if (p->owner_waits)
+	if (p->owner_waits || p->ending)
 		pthread_cond_broadcast(&p->done_cv);
 }
 
@@ -136,6 +150,7 @@ struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max
 	p->ctx = ctx;
 	p->max_jobs = max_jobs;
 	p->max_weight = max_weight;
+	p->active = helpers;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work_cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
@@ -145,7 +160,33 @@ struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max
 	for (; p->nhelpers < helpers; p->nhelpers++)
 		if (pthread_create(&p->tids[p->nhelpers], NULL, helper, p) != 0)
 			break;
+	p->active = p->nhelpers;
 	return p;
+}
+
+void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers)
+{
+	pthread_mutex_lock(&p->mu);
+	p->run = run;
+	p->ctx = ctx;
+	p->max_jobs = max_jobs;
+	p->max_weight = max_weight;
+	p->active = helpers < 0 ? 0 : helpers < p->nhelpers ? helpers : p->nhelpers;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void ds_pool_end_phase(struct ds_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	/* jobs queued and not started stay unrun; those running ahead finish */
+	p->ntodo = 0;
+	p->active = 0;
+	p->ending = true;
+	while (p->running > 0)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	p->ending = false;
+	p->outstanding = p->held = 0;
+	pthread_mutex_unlock(&p->mu);
 }
 
 void ds_pool_stop(struct ds_pool *p)
@@ -168,7 +209,7 @@ void ds_pool_stop(struct ds_pool *p)
 
 int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
 {
-	if (p->nhelpers == 0)
+	if (p->active == 0)
 		return 0; /* nobody to run it ahead */
 	pthread_mutex_lock(&p->mu);
 	int rc = DS_GROW(p->todo, p->captodo, p->ntodo + 1);
@@ -183,7 +224,7 @@ int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
 
 void ds_pool_obtain(struct ds_pool *p, struct ds_job *j)
 {
-	if (p->nhelpers == 0) {
+	if (p->active == 0) {
 		if (j->state == JOB_QUEUED)
 			p->run(p->ctx, j);
 		j->state = JOB_DONE;
@@ -229,7 +270,7 @@ void ds_pool_release(struct ds_pool *p, struct ds_job *j)
 
 void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job)
 {
-	if (!p || p->nhelpers == 0 || nslices < 2) {
+	if (!p || p->active == 0 || nslices < 2) {
 		for (size_t i = 0; i < nslices; i++)
 			fn(job, i);
 		return;
@@ -271,6 +312,20 @@ struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max
 void ds_pool_stop(struct ds_pool *p)
 {
 	free(p);
+}
+
+void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers)
+{
+	(void)max_jobs;
+	(void)max_weight;
+	(void)helpers;
+	p->run = run;
+	p->ctx = ctx;
+}
+
+void ds_pool_end_phase(struct ds_pool *p)
+{
+	(void)p;
 }
 
 int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
@@ -390,8 +445,10 @@ static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *id
 	}
 	if (rc == 0)
 		rc = ds_sort(order, ngroups, sizeof(*order), cmp_by_key, (void *)key);
-	if (rc == 0 && !(gr.pool = ds_pool_start(0, run_task, &gr, 1, SIZE_MAX)))
+	if (rc == 0 && !(gr.pool = ds_scan_pool(s)))
 		rc = -ENOMEM;
+	if (rc == 0)
+		ds_pool_phase(gr.pool, run_task, &gr, 1, SIZE_MAX, 0);
 	uint64_t done = 0;
 	size_t next = 0;
 	for (size_t i = 0; rc == 0 && i < ngroups; i++) {
@@ -407,7 +464,8 @@ static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *id
 			ds_result_free(&tasks[next].res);
 		}
 	}
-	ds_pool_stop(gr.pool);
+	if (gr.pool)
+		ds_pool_end_phase(gr.pool);
 	for (size_t g = 0; tasks && g < ngroups; g++)
 		ds_result_free(&tasks[g].res);
 	free(ran);
@@ -430,8 +488,13 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 	make_tasks(groups, ngroups, tasks);
 	int helpers = ntasks > 1 ? threads - 1 : 0;
 	struct groups_run gr = { s, fn, idx, groups, NULL };
-	gr.pool = ds_pool_start(helpers, run_task, &gr, (size_t)threads * TASKS_AHEAD, SIZE_MAX);
-	int rc = gr.pool ? 0 : -ENOMEM;
+	gr.pool = ds_scan_pool(s);
+	if (!gr.pool) {
+		free(tasks);
+		return -ENOMEM;
+	}
+	ds_pool_phase(gr.pool, run_task, &gr, (size_t)threads * TASKS_AHEAD, SIZE_MAX, helpers);
+	int rc = 0;
 	/* the first tasks on top: helpers take them in group order */
 	for (size_t t = ntasks; rc == 0 && t-- > 0;)
 		rc = ds_pool_queue(gr.pool, &tasks[t].job);
@@ -449,7 +512,7 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 		ds_result_free(&tasks[t].res);
 		ds_pool_release(gr.pool, &tasks[t].job);
 	}
-	ds_pool_stop(gr.pool);
+	ds_pool_end_phase(gr.pool);
 	for (size_t t = 0; t < ntasks; t++)
 		ds_result_free(&tasks[t].res);
 	free(tasks);

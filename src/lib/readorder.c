@@ -221,10 +221,14 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
 	struct heads hj = { s, fp, pl, lane, base, 0 };
 	int helpers = s->threads < (int)nlanes ? s->threads - 1 : (int)nlanes - 1;
-	struct ds_pool *pool = rc == 0 && helpers > 0 ? ds_pool_start(helpers, NULL, NULL, 0, 0) : NULL;
-	if (rc == 0)
+	struct ds_pool *pool = ds_scan_pool(s);
+	if (rc == 0 && !pool)
+		rc = -ENOMEM;
+	if (rc == 0) {
+		ds_pool_phase(pool, NULL, NULL, 0, 0, helpers);
 		ds_parallel_for(pool, nlanes, read_lane, &hj);
-	ds_pool_stop(pool);
+		ds_pool_end_phase(pool);
+	}
 	free(lane);
 	return rc ? rc : atomic_load(&hj.rc);
 }

@@ -84,6 +84,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);
+	ds_pool_stop(s->pool);
 	free(s);
 }
 
@@ -248,17 +249,20 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->start_ns = ds_ns(now);
-	int rc = 0;
-	if (s->nreport) {
+	/* one pool for the run: the walk, the first pass and matching take turns on it */
+	int rc = s->nreport || ds_scan_pool(s) ? 0 : -ENOMEM;
+	if (rc == 0 && s->nreport) {
 		/* sets from a report: nothing to walk or match */
 		rc = s->nargs || s->dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
-	} else {
+	} else if (rc == 0) {
 		rc = s->cache_path ? ds_cache_load(s) : 0;
 		if (rc == 0)
 			rc = ds_walk(s);
 		if (rc == 0)
 			rc = ds_match(s);
 	}
+	ds_pool_stop(s->pool);
+	s->pool = NULL;
 	/* canceled: the classes confirmed so far are still whole sets */
 	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);

@@ -585,8 +585,11 @@ int ds_walk(dupscan_scan *s)
 	arg_devices_io(s);
 	/* the caller's thread and s->threads - 1 helpers; one stream on a spinning disk */
 	int helpers = s->io_mode == DUPSCAN_IO_HDD ? 0 : s->threads - 1;
-	struct walker w = { .s = s, .pool = ds_pool_start(helpers, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES) };
-	int rc = w.pool ? 0 : -ENOMEM;
+	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
+	if (!w.pool)
+		return -ENOMEM;
+	ds_pool_phase(w.pool, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES, helpers);
+	int rc = 0;
 	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
@@ -629,7 +632,7 @@ int ds_walk(dupscan_scan *s)
 			rc = take_dir(&w, j);
 		}
 	}
-	ds_pool_stop(w.pool);
+	ds_pool_end_phase(w.pool);
 	while (w.nheld > 0)
 		closedir(w.held[--w.nheld].dh);
 	for (size_t i = 0; i < w.nall; i++) {
