@@ -50,7 +50,7 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 
 static const struct ds_rec *rec_named(const dupscan_scan *s, const char *name)
 {
-	for (uint32_t i = 0; i < s->nrecs; i++)
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (strcmp(ds_rec(s, i)->name, name) == 0)
 			return ds_rec(s, i);
 	ck_abort_msg("no record %s", name);
@@ -192,14 +192,14 @@ START_TEST(test_proof_fields)
 	char *cache = tu_path(dir, "cache.bin");
 	int errs = 0;
 	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
-	int64_t proved = first->start_ns;
+	int64_t proved = first->cache.start_ns;
 	dupscan_free(first);
 	dupscan_scan *s = loaded(dir, cache, &errs);
 	uint64_t cls, cls2;
 	int64_t at;
 	/* files written just now are racy under the real margin */
 	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
-	s->racy_ns = -60LL * 1000000000; /* as if the proof came a minute later */
+	s->cache.racy_ns = -60LL * 1000000000; /* as if the proof came a minute later */
 	ck_assert(ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
 	ck_assert_int_eq(at, proved);
 	ck_assert(ds_cache_proof(s, rec_named(s, "a2"), &cls2, &at));
@@ -224,9 +224,9 @@ START_TEST(test_proof_fields)
 	*r = saved;
 	ck_assert(ds_cache_proof(s, r, &cls2, &at));
 	/* racy by its own times: older than the proof, but not by more than the margin */
-	s->racy_ns = proved - r->ctime_ns;
+	s->cache.racy_ns = proved - r->ctime_ns;
 	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
-	s->racy_ns = proved - r->ctime_ns - 1;
+	s->cache.racy_ns = proved - r->ctime_ns - 1;
 	ck_assert(r->mtime_ns > r->ctime_ns || ds_cache_proof(s, r, &cls2, &at));
 	dupscan_free(s);
 	free(cache);
@@ -240,7 +240,7 @@ static dupscan_scan *trusting(const char *dir, const char *cache, int trust)
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CACHE_TRUST, trust), 0);
-	s->racy_ns = -60LL * 1000000000;
+	s->cache.racy_ns = -60LL * 1000000000;
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	ck_assert_int_eq(dupscan_run(s), 0);
 	return s;
@@ -256,7 +256,7 @@ START_TEST(test_proof_sets)
 	int errs = 0;
 	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
 	char *sets = tu_sets(first, dir);
-	int64_t proved = first->start_ns;
+	int64_t proved = first->cache.start_ns;
 	int64_t at = -1;
 	ck_assert_int_eq(dupscan_set_proof(dupscan_get_set(first, 0), &at), DUPSCAN_PROOF_SCAN);
 	ck_assert_int_eq(at, 0);
@@ -330,7 +330,7 @@ START_TEST(test_version1_read)
 	ck_assert(h.has_full);
 	uint64_t cls;
 	int64_t at;
-	s->racy_ns = -60LL * 1000000000;
+	s->cache.racy_ns = -60LL * 1000000000;
 	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
 	dupscan_free(s);
 	dupscan_free(scan_with_cache(dir, cache, &errs));

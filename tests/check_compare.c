@@ -104,7 +104,7 @@ START_TEST(test_lockstep_partition)
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
 	ck_assert_int_eq(ds_walk(scan), 0);
-	ck_assert_uint_eq(scan->nrecs, 5);
+	ck_assert_uint_eq(scan->tree.nrecs, 5);
 	struct ds_result res = { 0 };
 	struct ds_ctx ctx = { scan, &res, NULL };
 	struct ds_member m[5];

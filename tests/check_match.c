@@ -74,9 +74,9 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 		ck_assert_int_eq(dupscan_set_cache(s, st->cache), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	s->ran = true;
-	s->max_open = st->max_open ? st->max_open : 256;
+	s->reading.max_open = st->max_open ? st->max_open : 256;
 	if (st->sweep_budget)
-		s->sweep_budget = st->sweep_budget;
+		s->opt.sweep_budget = st->sweep_budget;
 	if (st->io == DUPSCAN_IO_HDD)
 		ck_assert_int_eq(nftw(dir, evict, 16, FTW_PHYS), 0);
 	if (st->cache)
@@ -133,7 +133,7 @@ START_TEST(test_classes_by_content)
 	/* the index holds each class once, named by one of its members; files in
 	 * no class are in none */
 	uint32_t cls_a = DS_NONE;
-	for (uint32_t i = 0; i < s->nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		const char *name = ds_rec(s, i)->name;
 		uint32_t cls = ds_index_class(&s->index, i);
 		if (name[0] == 'a' && name[1] != 'l') {
@@ -297,9 +297,9 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = 0;
-		while (i < s->nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
+		while (i < s->tree.nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
 			i++;
-		ck_assert_uint_lt(i, s->nrecs);
+		ck_assert_uint_lt(i, s->tree.nrecs);
 		struct ds_hashed h = { i, f[k].has_full, false, f[k].partial, f[k].full };
 		ck_assert_int_eq(ds_cache_note(s, &h), 0);
 	}
@@ -313,7 +313,7 @@ static void check_cached_full(const char *dir, const char *cache, const char *re
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	bool found = false;
-	for (uint32_t i = 0; i < s->nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
 		if (strcmp(r->name, name) != 0)
 			continue;
@@ -430,7 +430,7 @@ START_TEST(test_cache_full_hashes_split)
 	free(sets_of(dir, &st, &log));
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	struct ds_hashed a3 = { 0 };
-	for (uint32_t i = 0; i < s->nrecs; i++)
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (!strcmp(ds_rec(s, i)->name, "a3"))
 			ck_assert(ds_cache_get(s, ds_rec(s, i), &a3));
 	dupscan_free(s);
@@ -503,10 +503,10 @@ START_TEST(test_sweep_within_budget)
 	dupscan_scan *s = matched(dir, &st, &log);
 	char *sets = tu_sets(s, dir);
 	ck_assert_str_eq(sets, want);
-	ck_assert_uint_gt(s->sweep_peak, 0);
-	ck_assert_msg(s->sweep_peak <= budget, "kept %zu bytes, budget %zu", s->sweep_peak, budget);
+	ck_assert_uint_gt(s->reading.sweep_peak, 0);
+	ck_assert_msg(s->reading.sweep_peak <= budget, "kept %zu bytes, budget %zu", s->reading.sweep_peak, budget);
 	/* the four different files of r/ cannot all be kept at once */
-	ck_assert_uint_ge(s->sweeps, 2);
+	ck_assert_uint_ge(s->reading.sweeps, 2);
 	dupscan_free(s);
 	free(sets);
 	/* with room for all, one sweep */
@@ -514,7 +514,7 @@ START_TEST(test_sweep_within_budget)
 	s = matched(dir, &roomy, &log);
 	sets = tu_sets(s, dir);
 	ck_assert_str_eq(sets, want);
-	ck_assert_uint_eq(s->sweeps, 1);
+	ck_assert_uint_eq(s->reading.sweeps, 1);
 	dupscan_free(s);
 	ck_assert_int_eq(log.count, 0);
 	free(sets);
@@ -549,7 +549,7 @@ START_TEST(test_sweep_many_large_files)
 	ck_assert_str_eq(sets, "pair0a pair0b|pair1a pair1b|pair2a pair2b|pair3a pair3b|pair4a pair4b|"
 			       "pair5a pair5b");
 	/* (how many sweeps it takes depends on where the files lie) */
-	ck_assert_msg(s->sweep_peak <= budget, "kept %zu bytes, budget %zu", s->sweep_peak, budget);
+	ck_assert_msg(s->reading.sweep_peak <= budget, "kept %zu bytes, budget %zu", s->reading.sweep_peak, budget);
 	/* heads (128 KiB), rounds up to 324 KiB for all, the pairs read to their
 	 * end once in the rounds and once in the sweep; reading the others whole
 	 * would add 24 MiB */

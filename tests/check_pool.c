@@ -43,7 +43,7 @@ static dupscan_scan *records(int threads, struct seen *seen)
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, threads), 0);
-	s->threads = threads; /* as dupscan_run() would settle it */
+	s->opt.threads = threads; /* as dupscan_run() would settle it */
 	dupscan_set_error_callback(s, collect, seen);
 	struct stat st = { .st_mode = S_IFDIR };
 	uint32_t d;
@@ -70,7 +70,7 @@ static void number_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	char name[16];
 	snprintf(name, sizeof(name), "g%u", g);
 	ds_fail_path(c, ds_rec(c->s, idx[0]), name, -5);
-	if (g == 250 && c->s->on_progress) /* the cancel test's trigger */
+	if (g == 250 && c->s->cb.on_progress) /* the cancel test's trigger */
 		dupscan_cancel(c->s);
 }
 
@@ -107,7 +107,7 @@ START_TEST(test_commit_order)
 	for (size_t t = 0; t < 5; t++) {
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads,
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->opt.threads,
 					       t == 4 ? key : NULL), 0);
 		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads%s: %.80s...", threads[t], t == 4 ? ", keys" : "",
 			      seen.order);
@@ -131,7 +131,7 @@ START_TEST(test_cancel_commits_a_prefix)
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
 		dupscan_set_progress_callback(s, no_progress, NULL); /* arms the cancel at group 250 */
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->threads,
+		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->opt.threads,
 					       t == 3 ? key : NULL), DUPSCAN_E_CANCELED);
 		/* what was committed is g0 ... gK in order: whole tasks of 64 groups,
 		 * so K ends the task of group 250 at the latest; nothing after is settled */

@@ -39,7 +39,7 @@ static void walk_group(struct walked *w)
 	ck_assert_int_eq(dupscan_set_option(w->s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
 	ck_assert_int_ge(dupscan_add_path(w->s, w->dir, 1), 0);
 	ck_assert_int_eq(ds_walk(w->s), 0);
-	w->n = w->s->nrecs;
+	w->n = w->s->tree.nrecs;
 	ck_assert_uint_eq(w->n, 5);
 	/* by name: a b c d e */
 	for (uint32_t i = 0; i < w->n; i++) {
@@ -53,10 +53,10 @@ static void walk_group(struct walked *w)
 
 static void done(struct walked *w)
 {
-	ds_sweep_free(w->s->sweep);
-	w->s->sweep = NULL;
-	ds_first_pass_free(w->s->first_pass);
-	w->s->first_pass = NULL;
+	ds_sweep_free(w->s->reading.sweep);
+	w->s->reading.sweep = NULL;
+	ds_first_pass_free(w->s->reading.first_pass);
+	w->s->reading.first_pass = NULL;
 	dupscan_free(w->s);
 	tu_cleanup(w->dir);
 }
@@ -66,7 +66,7 @@ START_TEST(test_first_pass)
 	struct walked w;
 	walk_group(&w);
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
-	const struct ds_first_pass *fp = w.s->first_pass;
+	const struct ds_first_pass *fp = w.s->reading.first_pass;
 	bool ranked[16] = { false };
 	unsigned char block[DS_BLOCK];
 	for (size_t p = 0; p < w.n; p++) {
@@ -102,7 +102,7 @@ START_TEST(test_first_pass_failure)
 	ck_assert_int_eq(unlink(c), 0);
 	free(c);
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
-	const struct ds_first_pass *fp = w.s->first_pass;
+	const struct ds_first_pass *fp = w.s->reading.first_pass;
 	ck_assert(!fp->got[2]);
 	ck_assert_int_eq(fp->err[2], -ENOENT);
 	ck_assert(fp->got[0] && fp->got[1] && fp->got[3] && fp->got[4]);
@@ -117,7 +117,7 @@ START_TEST(test_sweep)
 	size_t budget = 64u << 20;
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, budget), 0);
 	ck_assert_int_eq(ds_sweep_run(w.s, w.groups, 1, budget), 0);
-	const struct ds_sweep *sw = w.s->sweep;
+	const struct ds_sweep *sw = w.s->reading.sweep;
 	/* a, b, c, d share their first block: settled here */
 	for (size_t p = 0; p < 4; p++)
 		ck_assert_msg(sw->swept[p], "file %c not swept", (char)('a' + p));

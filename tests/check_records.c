@@ -38,7 +38,7 @@ START_TEST(test_paths)
 	ck_assert_int_eq(ds_add_dir(s, "deeper", 6, sub, 0, &st, &deep), 0);
 	struct stat fst = fake(1, 11, 5);
 	ck_assert_int_eq(ds_add_rec(s, "file", 4, deep, 0, &fst), 0);
-	ck_assert_uint_eq(s->nrecs, 1);
+	ck_assert_uint_eq(s->tree.nrecs, 1);
 	const struct ds_rec *r = ds_rec(s, 0);
 	char buf[64];
 	ck_assert_uint_eq(ds_rec_path(s, r, buf, sizeof(buf)), strlen("top/arg/sub/deeper/file"));

@@ -21,14 +21,14 @@ START_TEST(test_options)
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MIN_CHUNK - 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MAX_CHUNK + 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MIN_CHUNK), 0);
-	ck_assert(s->chunk == DS_MIN_CHUNK && s->chunk_given);
+	ck_assert(s->opt.chunk == DS_MIN_CHUNK && s->opt.chunk_given);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, -1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 1025), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 3), 0);
-	ck_assert_int_eq(s->threads, DUPSCAN_THREADS ? 3 : 1);
+	ck_assert_int_eq(s->opt.threads, DUPSCAN_THREADS ? 3 : 1);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO_MEMORY, (1 << 20) - 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO_MEMORY, 1 << 20), 0);
-	ck_assert_uint_eq(s->sweep_budget, 1 << 20);
+	ck_assert_uint_eq(s->opt.sweep_budget, 1 << 20);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_ORDER, 7), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, 9999, 1), DUPSCAN_E_OPTION);
 	dupscan_free(s);
@@ -84,8 +84,8 @@ START_TEST(test_open_files_fit)
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 4), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	ck_assert_int_eq(dupscan_run(s), 0);
-	ck_assert_uint_ge(s->max_open, 8);
-	ck_assert_uint_le(s->max_open * (size_t)s->threads, limit - 64);
+	ck_assert_uint_ge(s->reading.max_open, 8);
+	ck_assert_uint_le(s->reading.max_open * (size_t)s->opt.threads, limit - 64);
 	dupscan_free(s);
 	tu_cleanup(dir);
 }

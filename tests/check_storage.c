@@ -202,8 +202,8 @@ START_TEST(test_choose)
 {
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	s->sysfs = sysfs;
-	s->mountinfo = mountinfo;
+	s->reading.sysfs = sysfs;
+	s->reading.mountinfo = mountinfo;
 	uint64_t ssd_mem[] = { makedev(259, 0), makedev(0, 46), makedev(0, 48) };
 	uint64_t with_nas[] = { makedev(259, 0), makedev(0, 45) };
 	uint64_t with_hdd[] = { makedev(259, 0), makedev(9, 0) };
@@ -231,8 +231,8 @@ START_TEST(test_one_decision)
 {
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	s->sysfs = sysfs;
-	s->mountinfo = mountinfo;
+	s->reading.sysfs = sysfs;
+	s->reading.mountinfo = mountinfo;
 	ck_assert(!ds_one_stream(s, makedev(259, 0)));
 	write_file("sys/devices/pci/block/nvme0n1/queue/rotational", "1\n");
 	ck_assert(ds_storage_kind(sysfs, mountinfo, makedev(259, 0)) == DS_STORE_HDD); /* looked up anew */

@@ -85,7 +85,7 @@ START_TEST(test_special_files_never_opened)
 	ck_assert_int_eq(e.count, 1);
 	ck_assert_int_eq(e.code, DUPSCAN_E_NOTREG);
 	ck_assert_str_eq(e.path, fifo);
-	ck_assert_uint_eq(scan->nrecs, 2);
+	ck_assert_uint_eq(scan->tree.nrecs, 2);
 	free(sets);
 	dupscan_free(scan);
 	close(sfd);
@@ -112,7 +112,7 @@ START_TEST(test_symlink_loop_and_twice)
 	dupscan_scan *scan = scan_paths(&e, 1, paths, rec, 3);
 	char *sets = tu_sets(scan, dir);
 	ck_assert_str_eq(sets, "t/a t/sub/b");
-	ck_assert_uint_eq(scan->nrecs, 2);
+	ck_assert_uint_eq(scan->tree.nrecs, 2);
 	ck_assert_int_eq(e.count, 0);
 	free(sets);
 	dupscan_free(scan);
@@ -193,7 +193,7 @@ START_TEST(test_deep_and_wide)
 	char want[8192];
 	snprintf(want, sizeof(want), "%s top|wide/f00000 wide/f19999", rel);
 	ck_assert_str_eq(sets, want);
-	ck_assert_uint_eq(scan->nrecs, 20002);
+	ck_assert_uint_eq(scan->tree.nrecs, 20002);
 	free(sets);
 	dupscan_free(scan);
 	tu_cleanup(dir);

@@ -24,7 +24,7 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 {
 	dupscan_scan *s = c->s;
 	size_t n = c->res->nins - first;
-	if (!s->on_stage || n < 2)
+	if (!s->cb.on_stage || n < 2)
 		return 0;
 	struct ds_insert *ins = malloc(n * sizeof(*ins));
 	uint32_t *ri = malloc(n * sizeof(*ri));
@@ -89,7 +89,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	free(ri);
 	if (rc)
 		return rc;
-	if (s->partial_only) {
+	if (s->opt.partial_only) {
 		for (size_t x = 0; x < b->k && rc == 0; x++)
 			rc = ds_result_insert(c, b->m[x].rec, b->m[0].rec, b->partial, b->partial);
 		return rc;
@@ -99,9 +99,9 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 		rc = from_sweep(c, b);
 	} else if (b->known) {
 		rc = ds_match_trusted(c, b);
-	} else if (s->quick) {
+	} else if (s->opt.quick) {
 		rc = ds_match_quick(c, b);
-	} else if (!b->full && b->k <= s->max_open) {
+	} else if (!b->full && b->k <= s->reading.max_open) {
 		/* side by side, hashing as it goes: one read of each file */
 		uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
 		rc = ds_lockstep(c, b->m, b->k, b->size, start, b->h, b->h_from, b->blocks, b->blen);

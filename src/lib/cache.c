@@ -67,8 +67,8 @@ void ds_cache_free(struct ds_cache *c)
 /* Cache trouble is told through the error callback but is not a scan error. */
 void ds_cache_report(dupscan_scan *s, const char *path, int code)
 {
-	if (s->on_error)
-		s->on_error(s->error_user, path, code);
+	if (s->cb.on_error)
+		s->cb.on_error(s->cb.error_user, path, code);
 }
 
 int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino)
@@ -195,26 +195,26 @@ int ds_cache_load(dupscan_scan *s)
 	struct ds_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	int rc = ds_cache_read(s->cache_path, &c->loaded, false);
+	int rc = ds_cache_read(s->cache.path, &c->loaded, false);
 	if (rc == -ENOMEM) {
 		free(c);
 		return rc;
 	}
 	if (rc)
-		ds_cache_report(s, s->cache_path, rc); /* ignored: a run without it */
+		ds_cache_report(s, s->cache.path, rc); /* ignored: a run without it */
 	if (getrandom(&c->salt, sizeof(c->salt), GRND_NONBLOCK) != (ssize_t)sizeof(c->salt)) {
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		c->salt = (uint64_t)ds_ns(t) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c;
 	}
-	s->cache = c;
+	s->cache.run = c;
 	return 0;
 }
 
 /* The loaded entry of r's inode, or NULL. */
 static const struct cache_entry *find_entry(const dupscan_scan *s, const struct ds_rec *r)
 {
-	const struct cache_file *c = s->cache ? s->cache->loaded : NULL;
+	const struct cache_file *c = s->cache.run ? s->cache.run->loaded : NULL;
 	size_t lo = 0, hi = c ? c->n : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -231,7 +231,7 @@ static const struct cache_entry *find_entry(const dupscan_scan *s, const struct 
 
 int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 {
-	struct ds_cache *c = s->cache;
+	struct ds_cache *c = s->cache.run;
 	if (!c || !c->loaded)
 		return 0;
 	free(c->at);
@@ -253,7 +253,7 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 /* The entry of r when its key still matches r as walked, or NULL. */
 const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r)
 {
-	const struct ds_cache *c = s->cache;
+	const struct ds_cache *c = s->cache.run;
 	const struct cache_entry *e;
 	if (c && c->at && c->loaded && r->rep < c->nat) {
 		/* joined by inode: no search */
@@ -273,7 +273,7 @@ const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct 
  * write after t could have left its key as it was. */
 static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
 {
-	int64_t before = t - s->racy_ns;
+	int64_t before = t - s->cache.racy_ns;
 	return r->mtime_ns >= before || r->ctime_ns >= before;
 }
 
@@ -281,7 +281,7 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 {
 	const struct cache_entry *e = ds_cache_entry_of(s, r);
 	/* a trusting run takes no hash from a racy entry either: the file is read */
-	if (!e || (s->cache_trust && racy(s, r, e->at_ns)))
+	if (!e || (s->opt.cache_trust && racy(s, r, e->at_ns)))
 		return false;
 	out->cached = true;
 	out->partial = e->partial;
@@ -307,7 +307,7 @@ bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls
 bool ds_cache_usable(const dupscan_scan *s)
 {
 	/* -Q and -T runs neither take hashes from the cache nor save them */
-	return s->cache && s->cache->loaded && !s->quick && !s->partial_only;
+	return s->cache.run && s->cache.run->loaded && !s->opt.quick && !s->opt.partial_only;
 }
 
 bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
@@ -334,7 +334,7 @@ bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
 
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
 {
-	struct ds_cache *c = s->cache;
+	struct ds_cache *c = s->cache.run;
 	if (!c)
 		return 0;
 	if (DS_GROW(c->noted, c->capnoted, c->nnoted + 1))

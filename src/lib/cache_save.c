@@ -203,7 +203,7 @@ static uint64_t fresh_class(const dupscan_scan *s, const struct ds_rec *named)
 	struct {
 		uint64_t salt, dev, ino;
 		int64_t start;
-	} key = { s->cache->salt, named->dev, named->ino, s->start_ns };
+	} key = { s->cache.run->salt, named->dev, named->ino, s->cache.start_ns };
 	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
 	return id ? id : 1; /* 0: no class */
 }
@@ -233,7 +233,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 			 * they were worked out */
 			const struct cache_entry *e = h[i].cached ? ds_cache_entry_of(s, r) : NULL;
 			run->proofs[i] = x.old ? (struct proof){ x.old, x.at }
-					       : (struct proof){ 0, e ? e->at_ns : s->start_ns };
+					       : (struct proof){ 0, e ? e->at_ns : s->cache.start_ns };
 			continue;
 		}
 		m[nm++] = x;
@@ -260,7 +260,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 		if (!best)
 			best = fresh_class(s, ds_rec(s, m[i].cls));
 		for (size_t k = i; k < j; k++)
-			run->proofs[m[k].note] = (struct proof){ best, m[k].old == best ? m[k].at : s->start_ns };
+			run->proofs[m[k].note] = (struct proof){ best, m[k].old == best ? m[k].at : s->cache.start_ns };
 		i = j;
 	}
 	free(ids);
@@ -278,7 +278,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
 		int order = !r ? 1 : !old || j >= old->n ? -1 : -ds_cache_cmp_key(&old->e[j], r->dev, r->ino);
 		/* paths are needed for old entries this run did not see, and to write */
-		if ((order > 0 || b) && old && (rc = load_strings(s->cache_path, old)) != 0)
+		if ((order > 0 || b) && old && (rc = load_strings(s->cache.path, old)) != 0)
 			break;
 		if (order > 0) {
 			const char *p = old->strings + old->e[j].path;
@@ -321,28 +321,28 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 
 int ds_cache_save(dupscan_scan *s)
 {
-	if (!s->cache)
+	if (!s->cache.run)
 		return 0;
 	/* proofs are judged by what this run loaded, whatever another run saved since */
-	struct ds_cache *run = s->cache;
+	struct ds_cache *run = s->cache.run;
 	int rc = sort_seen(s, run);
 	if (rc == 0)
 		rc = assign_proofs(s, run);
 	if (rc)
 		return rc;
-	int lock = lock_cache(s->cache_path);
+	int lock = lock_cache(s->cache.path);
 	if (lock < 0) {
-		ds_cache_report(s, s->cache_path, lock);
+		ds_cache_report(s, s->cache.path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
 	/* what is on disk now: what was loaded, unless another run replaced it */
 	struct cache_file *old = run->loaded;
 	struct stat now;
-	if (!old || stat(s->cache_path, &now) != 0 || now.st_dev != old->st.st_dev || now.st_ino != old->st.st_ino ||
+	if (!old || stat(s->cache.path, &now) != 0 || now.st_dev != old->st.st_dev || now.st_ino != old->st.st_ino ||
 	    now.st_size != old->st.st_size || ds_ns(now.st_mtim) != ds_ns(old->st.st_mtim) ||
 	    ds_ns(now.st_ctim) != ds_ns(old->st.st_ctim)) {
 		ds_cachefile_free(old);
-		rc = ds_cache_read(s->cache_path, &old, false);
+		rc = ds_cache_read(s->cache.path, &old, false);
 	}
 	run->loaded = NULL;
 	if (rc && rc != -ENOMEM)
@@ -357,9 +357,9 @@ int ds_cache_save(dupscan_scan *s)
 	if (rc == 1)
 		rc = merge(s, run, old, cwd, &b);
 	if (rc == 1)
-		rc = write_cache(s->cache_path, &b);
+		rc = write_cache(s->cache.path, &b);
 	if (rc < 0 && rc != -ENOMEM)
-		ds_cache_report(s, s->cache_path, rc);
+		ds_cache_report(s, s->cache.path, rc);
 	ds_cachefile_free(old);
 	free(b.e);
 	free(b.strings);
@@ -376,8 +376,8 @@ DUPSCAN_API int dupscan_set_cache(dupscan_scan *s, const char *path)
 	char *copy = NULL;
 	if (path && !(copy = strdup(path)))
 		return -ENOMEM;
-	free(s->cache_path);
-	s->cache_path = copy;
+	free(s->cache.path);
+	s->cache.path = copy;
 	return 0;
 }
 

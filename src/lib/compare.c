@@ -150,8 +150,8 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
  * more than a budget for a buffer per member (per thread). */
 static size_t lockstep_chunk(const dupscan_scan *s, size_t n, uint64_t size, uint64_t start)
 {
-	size_t chunk = s->chunk, budget = DS_LOCKSTEP_BUDGET;
-	if (s->io_mode == DUPSCAN_IO_HDD && !s->chunk_given) {
+	size_t chunk = s->opt.chunk, budget = DS_LOCKSTEP_BUDGET;
+	if (s->reading.io_mode == DUPSCAN_IO_HDD && !s->opt.chunk_given) {
 		chunk = DS_HDD_TURN;
 		budget = DS_HDD_LOCKSTEP_BUDGET;
 	}

@@ -119,7 +119,7 @@ static uint32_t file_class(const dupscan_scan *s, uint32_t i)
 
 static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, uint32_t d)
 {
-	for (; d != DS_NONE; d = s->dirs[d].parent)
+	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
 		if (di[d].reported)
 			return true;
 	return false;
@@ -128,7 +128,7 @@ static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, ui
 static uint32_t depth_of(const dupscan_scan *s, uint32_t d)
 {
 	uint32_t n = 0;
-	for (; d != DS_NONE; d = s->dirs[d].parent)
+	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
 		n++;
 	return n;
 }
@@ -161,7 +161,7 @@ static int cmp_set(void *ctx, const void *pa, const void *pb)
 /* A directory as a set member: its path with a '/', its totals in a record. */
 static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, struct dupscan_file *out)
 {
-	const struct ds_dir *dir = &s->dirs[d];
+	const struct ds_dir *dir = &s->tree.dirs[d];
 	struct ds_rec *r = ds_arena_alloc(&s->out, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -190,19 +190,19 @@ struct tree {
 
 static int index_tree(const dupscan_scan *s, struct tree *t)
 {
-	uint32_t nd = s->ndirs;
+	uint32_t nd = s->tree.ndirs;
 	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
-	t->files = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*t->files));
+	t->files = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*t->files));
 	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
 	if (!t->di || !t->files || !t->subs)
 		return -ENOMEM;
 	struct dir_info *di = t->di;
-	for (uint32_t i = 0; i < s->nrecs; i++)
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
 			di[ds_rec(s, i)->dir].nfiles++;
 	for (uint32_t d = 0; d < nd; d++)
-		if (s->dirs[d].parent != DS_NONE)
-			di[s->dirs[d].parent].nsubs++;
+		if (s->tree.dirs[d].parent != DS_NONE)
+			di[s->tree.dirs[d].parent].nsubs++;
 	uint32_t fo = 0, so = 0, widest = 0;
 	for (uint32_t d = 0; d < nd; d++) {
 		di[d].file_off = fo;
@@ -213,13 +213,13 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 			widest = di[d].nfiles + di[d].nsubs;
 		di[d].nfiles = di[d].nsubs = 0;
 	}
-	for (uint32_t i = 0; i < s->nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
 		if (!(r->flags & DS_F_ALIAS))
 			t->files[di[r->dir].file_off + di[r->dir].nfiles++] = i;
 	}
 	for (uint32_t d = 0; d < nd; d++) {
-		uint32_t p = s->dirs[d].parent;
+		uint32_t p = s->tree.dirs[d].parent;
 		if (p != DS_NONE)
 			t->subs[di[p].sub_off + di[p].nsubs++] = d;
 	}
@@ -232,10 +232,10 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
  * and interned; DS_NONE when anything in it is unknown. */
 static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 {
-	for (uint32_t d = s->ndirs; d-- > 0;) {
+	for (uint32_t d = s->tree.ndirs; d-- > 0;) {
 		struct dir_info *x = &t->di[d];
 		x->key = DS_NONE;
-		if (s->dirs[d].incomplete || s->dirs[d].pseudo)
+		if (s->tree.dirs[d].incomplete || s->tree.dirs[d].pseudo)
 			continue;
 		uint32_t n = 0;
 		bool known = true;
@@ -268,8 +268,8 @@ static int group_dirs(const dupscan_scan *s, const struct dir_info *di, uint32_t
 		      uint32_t *nds)
 {
 	uint32_t ncand = 0;
-	for (uint32_t d = 0; d < s->ndirs; d++)
-		if (di[d].key != DS_NONE && (di[d].bytes > 0 || s->zero_match))
+	for (uint32_t d = 0; d < s->tree.ndirs; d++)
+		if (di[d].key != DS_NONE && (di[d].bytes > 0 || s->opt.zero_match))
 			order[ncand++] = d;
 	if (ds_sort(order, ncand, sizeof(*order), cmp_by_key, (void *)di) != 0 ||
 	    !(*ds = malloc((ncand ? ncand : 1) * sizeof(**ds))))
@@ -300,12 +300,12 @@ static int list_dir_sets(dupscan_scan *s, struct dir_info *di, const uint32_t *o
 	for (uint32_t k = 0; k < nds && rc == 0; k++) {
 		bool outside = false;
 		for (uint32_t m = 0; m < ds[k].count && !outside; m++)
-			outside = !inside_reported(s, di, s->dirs[order[ds[k].first + m]].parent);
+			outside = !inside_reported(s, di, s->tree.dirs[order[ds[k].first + m]].parent);
 		if (!outside)
 			continue;
 		/* files in by a proof may lie in any of them: said of every directory set */
 		struct dupscan_set set = { ds_arena_alloc(&s->out, ds[k].count * sizeof(struct dupscan_file)), ds[k].count,
-					   true, s->oldest_proof != 0, false, s->oldest_proof };
+					   true, s->cache.oldest_proof != 0, false, s->cache.oldest_proof };
 		if (!set.files)
 			return -ENOMEM;
 		for (uint32_t m = 0; m < ds[k].count && rc == 0; m++) {
@@ -325,7 +325,7 @@ int ds_build_dir_sets(dupscan_scan *s)
 {
 	struct tree t = { 0 };
 	struct intern in = { 0 };
-	uint32_t *order = malloc((s->ndirs ? s->ndirs : 1) * sizeof(*order));
+	uint32_t *order = malloc((s->tree.ndirs ? s->tree.ndirs : 1) * sizeof(*order));
 	struct dset *ds = NULL;
 	uint32_t nds = 0;
 	struct dupscan_set *all = NULL;

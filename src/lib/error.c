@@ -40,6 +40,6 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 void ds_report(dupscan_scan *s, const char *path, int code)
 {
 	s->errors++;
-	if (s->on_error)
-		s->on_error(s->error_user, path, code);
+	if (s->cb.on_error)
+		s->cb.on_error(s->cb.error_user, path, code);
 }

@@ -32,7 +32,7 @@ int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_
 	posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_SEQUENTIAL);
 	int err = 0;
 	for (uint64_t off = from; off < to && err == 0;) {
-		size_t len = to - off < s->chunk ? (size_t)(to - off) : s->chunk;
+		size_t len = to - off < s->opt.chunk ? (size_t)(to - off) : s->opt.chunk;
 		err = ds_pread_full(fd, buf, len, off);
 		if (err == 0)
 			ds_hash_update(h, hidx, buf, len);
@@ -73,7 +73,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 		return ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL) ? -ENOMEM : (long)nb;
 	}
 	uint32_t *alive = malloc(b->k * sizeof(*alive));
-	unsigned char *buf = ds_big_alloc(s->chunk);
+	unsigned char *buf = ds_big_alloc(s->opt.chunk);
 	int rc = alive && buf ? 0 : -ENOMEM;
 	size_t na = 0;
 	for (size_t x = 0; rc == 0 && x < b->k; x++)
@@ -83,7 +83,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 	while (rc == 0 && na > 0 && off < b->size) {
 		uint64_t end = b->size - off <= len ? b->size : off + len;
 		/* one stream: in inode order, which on most filesystems follows the disk */
-		if (s->io_mode == DUPSCAN_IO_HDD)
+		if (s->reading.io_mode == DUPSCAN_IO_HDD)
 			rc = ds_sort(alive, na, sizeof(*alive), cmp_member_inode, (void *)b);
 		for (size_t i = 0; rc == 0 && i < na; i++) {
 			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
@@ -116,7 +116,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 		bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
 	if (rc == 0)
 		rc = ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL);
-	ds_big_free(buf, s->chunk);
+	ds_big_free(buf, s->opt.chunk);
 	free(alive);
 	return rc ? rc : (long)nb;
 }
@@ -152,7 +152,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 	size_t n = b->k;
 	int rc = 0;
 	struct by_hash *bh = malloc(n * sizeof(*bh));
-	struct ds_member *batch = malloc(s->max_open * sizeof(*batch));
+	struct ds_member *batch = malloc(s->reading.max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
 	struct ds_member *joined = malloc(n * sizeof(*joined));
 	long hashed = 0;
@@ -177,7 +177,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 			for (size_t k = 1; rc == 0 && k < np;) {
 				size_t cnt = 1, from = k;
 				batch[0] = rep;
-				while (k < np && cnt < s->max_open)
+				while (k < np && cnt < s->reading.max_open)
 					batch[cnt++] = pending[k++];
 				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, 0, b->blocks, b->blen);
 				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {

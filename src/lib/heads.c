@@ -197,7 +197,7 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 	return rc;
 }
 
-/* The first blocks read ahead in disk order (s->first_pass), as the group
+/* The first blocks read ahead in disk order (s->reading.first_pass), as the group
  * would have read them: hashes, states continued (into h, by position in the
  * group), the blocks (into blocks, when every file's is kept and blocks is
  * given); a failure is reported now, at the group's turn. @return 0, -ENOMEM,
@@ -205,7 +205,7 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got,
 			   struct ds_hashes *h, unsigned char *blocks, size_t blen)
 {
-	const struct ds_first_pass *fp = c->s->first_pass;
+	const struct ds_first_pass *fp = c->s->reading.first_pass;
 	size_t base = (size_t)(idx - fp->order);
 	bool all_kept = true;
 	for (size_t i = 0; i < n; i++) {
@@ -239,10 +239,10 @@ static int read_heads(struct group *g)
 	const dupscan_scan *s = c->s;
 	size_t n = g->n, blen = g->blen;
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
-	g->keep = !s->quick && !s->partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+	g->keep = !s->opt.quick && !s->opt.partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 	/* a small group keeps its files open from the first read to the lockstep
 	 * read: one open and one fstat per file (not when read ahead) */
-	g->hold = !s->first_pass && !s->quick && !s->partial_only && g->size > DS_BLOCK && n <= s->max_open;
+	g->hold = !s->reading.first_pass && !s->opt.quick && !s->opt.partial_only && g->size > DS_BLOCK && n <= s->reading.max_open;
 	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
 	/* streaming states only where a full hash will continue them */
 	g->h = g->size > DS_BLOCK ? ds_hashes_new(n) : NULL;
@@ -251,7 +251,7 @@ static int read_heads(struct group *g)
 		g->fds[i] = -1;
 	if ((g->keep && !g->blocks) || (g->size > DS_BLOCK && !g->h) || (g->hold && !g->fds))
 		return -ENOMEM;
-	if (!s->first_pass) {
+	if (!s->reading.first_pass) {
 		struct first_job job = { c, g->idx, n, blen, g->blocks, g->h, g->fds, g->hv, g->got, NULL };
 		return read_first_blocks(c, &job);
 	}
@@ -272,14 +272,14 @@ int ds_gather_heads(struct group *g)
 {
 	struct ds_ctx *c = g->c;
 	dupscan_scan *s = c->s;
-	g->trust = s->cache_trust && ds_cache_usable(s);
+	g->trust = s->opt.cache_trust && ds_cache_usable(s);
 	if (g->trust) {
 		size_t ncached = from_cache_each(s, g->idx, g->n, g->hv, g->got);
 		g->cached = ncached == g->n;
 		g->mixed = ncached > 0 && !g->cached;
 	} else {
 		g->cached = from_cache(s, g->idx, g->n, g->hv, g->got) &&
-			    (s->io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
+			    (s->reading.io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
 		for (size_t i = 0; !g->cached && i < g->n; i++)
 			g->got[i] = false;
 	}

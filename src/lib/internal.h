@@ -73,7 +73,7 @@ struct ds_rec {
 	uint64_t size, dev, ino;
 	int64_t mtime_ns, ctime_ns;
 	const char *name;        /* last component; the directory holds the rest */
-	uint32_t dir;            /* index into scan->dirs */
+	uint32_t dir;            /* index into scan->tree.dirs */
 	uint32_t mode, uid, gid;
 	uint32_t arg;            /* index of the added path it was reached from */
 	uint32_t flags;
@@ -158,14 +158,21 @@ uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
 uint64_t ds_hash_oneshot(const void *buf, size_t len);
 
 /* ---- the scan ---- */
-struct dupscan_scan {
-	/* options */
+/* What the caller asked for (dupscan_set_option()); fixed once the run begins. */
+struct ds_options {
 	bool zero_match, hard_links, follow_symlinks, no_hidden, one_fs, isolate,
 	     permissions, quick, partial_only, param_order, reverse, dir_sets;
+	bool cache_trust;            /* DUPSCAN_OPT_CACHE_TRUST: proofs stand in for comparisons */
 	int order;
 	size_t chunk;
 	bool chunk_given;            /* -C: the caller's read size, on any storage */
+	int threads;                 /* hashing threads; 1 = all in the caller's thread */
+	int io;                      /* DUPSCAN_IO_* as asked */
+	size_t sweep_budget;         /* contents the sweep may keep in memory */
+};
 
+/* The caller's callbacks and their user pointers. */
+struct ds_callbacks {
 	dupscan_error_fn on_error;
 	void *error_user;
 	dupscan_progress_fn on_progress;
@@ -176,24 +183,19 @@ struct dupscan_scan {
 	void *stage_user;
 	dupscan_dir_filter_fn dir_filter;
 	void *dir_filter_user;
+};
 
-	char *cache_path;            /* hash cache file, or NULL */
-	struct ds_cache *cache;      /* the cache during this run (cache.c), or NULL */
-	bool cache_trust;            /* DUPSCAN_OPT_CACHE_TRUST: proofs stand in for comparisons */
+/* The hash cache during a run (cache.c, cache_save.c). */
+struct ds_cache_state {
+	char *path;                  /* the file, or NULL: no cache */
+	struct ds_cache *run;        /* what was loaded and what this run noted, or NULL */
 	int64_t start_ns;            /* when dupscan_run() began (CLOCK_REALTIME): the time of its proofs */
 	int64_t racy_ns;             /* a proof holds for files older than its time by more than this */
 	int64_t oldest_proof;        /* the oldest proof time a set uses (0: none), for directory sets */
+};
 
-	struct ds_report_file *report; /* dupscan_report_file(): sets given, not walked (report.c) */
-	size_t nreport, capreport;
-
-	uint64_t *protect;           /* pairs: dev, ino of protected paths */
-	size_t nprotect;
-
-	bool ran;
-	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
-	int threads;                 /* hashing threads; 1 = all in the caller's thread */
-	int io;                      /* DUPSCAN_IO_* as asked */
+/* How and with what the run reads (storage.c, readorder.c, sweep.c, pool.c). */
+struct ds_reading {
 	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
 	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
 	struct ds_devkind {            /* ds_one_stream()'s answer per device met */
@@ -203,24 +205,42 @@ struct dupscan_scan {
 	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
 	struct ds_sweep *sweep;      /* buckets settled in disk order (HDD), or NULL */
-	size_t sweep_budget;         /* contents the sweep may keep in memory */
 	unsigned sweeps;             /* what the last sweep took: passes over the disk, */
 	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
-	uint64_t errors;
+	/* the run's threads: started once by dupscan_run(), each phase on them */
+	struct ds_pool *pool;
+};
 
+/* What the walk found (walk.c, records.c): arguments, directories, files. */
+struct ds_tree {
 	struct ds_arg *args;
 	uint32_t nargs, cap_args;
-
 	struct ds_dir *dirs;
 	uint32_t ndirs, cap_dirs;
 	struct ds_rec **rec_blocks;
 	uint32_t nrecs, nblocks;
 	struct ds_arena names;       /* file and directory names */
-
 	/* visited directories, open addressing on (dev, ino) */
 	uint64_t *seen;              /* pairs: dev, ino+1 (0 = empty) */
 	size_t seen_cap, seen_count;
+	uint64_t *protect;           /* pairs: dev, ino of protected paths */
+	size_t nprotect;
+};
+
+struct dupscan_scan {
+	struct ds_options opt;
+	struct ds_callbacks cb;
+	struct ds_cache_state cache;
+	struct ds_reading reading;
+	struct ds_tree tree;
+
+	struct ds_report_file *report; /* dupscan_report_file(): sets given, not walked (report.c) */
+	size_t nreport, capreport;
+
+	bool ran;
+	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
+	uint64_t errors;
 
 	struct ds_index index;
 
@@ -236,13 +256,11 @@ struct dupscan_scan {
 	 * a grace period, milliseconds each); -1 until the first action. Apart
 	 * from the handle: actions set it through const file handles */
 	int *act_watch;
-	/* the run's threads: started once by dupscan_run(), each phase on them */
-	struct ds_pool *pool;
 };
 
 static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 {
-	return &s->rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
+	return &s->tree.rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
 }
 
 /* The handle of record r, reached by path p (rel: where its part below the
@@ -250,7 +268,7 @@ static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
 					     uint32_t rel)
 {
-	return (struct dupscan_file){ p, r, rel, r->rep < s->nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
+	return (struct dupscan_file){ p, r, rel, r->rep < s->tree.nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
 }
 
 /* ---- sysio.c: system calls made whole ---- */
@@ -441,7 +459,7 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
  * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
  * parallel. Decided once per device and scan (looked up the first time). */
 bool ds_one_stream(dupscan_scan *s, uint64_t dev);
-/* Choose s->io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
+/* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is read as one stream; a mode chosen before only moves to HDD). */
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
@@ -471,7 +489,7 @@ struct ds_first_pass {
  * than a round would cost; it is also the kernel's usual readahead. */
 #define DS_HDD_HEAD (128u * 1024u)
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
- * order into s->first_pass; with sweep (the sweep's budget, or 0: none), their
+ * order into s->reading.first_pass; with sweep (the sweep's budget, or 0: none), their
  * heads, except for groups the sweep reads whole (fp->direct). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      size_t sweep);
@@ -490,7 +508,7 @@ struct ds_sweep {
 #define DS_SWEEP_MEMBERS 4 /* files of a bucket a sweep takes; see sweep.c */
 #define DS_SWEEP_BUDGET (256u * 1024u * 1024u) /* at most; an eighth of the memory on a small machine */
 /* Sweep the buckets of groups (as for ds_run_groups, read by the first pass)
- * into s->sweep, keeping at most budget bytes of contents. @return 0,
+ * into s->reading.sweep, keeping at most budget bytes of contents. @return 0,
  * -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget);
 void ds_sweep_free(struct ds_sweep *sw);
@@ -522,7 +540,7 @@ void ds_pool_stop(struct ds_pool *p);
  * nothing may be queued or running when a phase begins. */
 void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers);
 void ds_pool_end_phase(struct ds_pool *p);
-/* The run's pool, started the first time it is asked for (s->threads - 1
+/* The run's pool, started the first time it is asked for (s->opt.threads - 1
  * helpers). @return it, or NULL when out of memory. */
 struct ds_pool *ds_scan_pool(dupscan_scan *s);
 /* How many helper threads this phase may use (0 for NULL). */
@@ -553,14 +571,14 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 int ds_build_sets(dupscan_scan *s);
 /* cache.c */
 struct ds_cache;
-/* Begin the run's cache, s->cache, from the file s->cache_path (a damaged
+/* Begin the run's cache, s->cache.run, from the file s->cache.path (a damaged
  * file is reported and ignored). @return 0 or -ENOMEM. */
 int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
 /* With r's key as recorded, and a proof that holds (r's mtime and ctime older
- * than the proof's time by more than s->racy_ns): the class number of that
+ * than the proof's time by more than s->cache.racy_ns): the class number of that
  * proof and its time. */
 bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns);
 /* Does the cache hold hashes it may lend for some file of idx[0..n)? */

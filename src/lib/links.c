@@ -22,7 +22,7 @@ static int cmp_inode(void *ctx, const void *pa, const void *pb)
 
 static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	const struct ds_dir *da = &s->dirs[a->dir], *db = &s->dirs[b->dir];
+	const struct ds_dir *da = &s->tree.dirs[a->dir], *db = &s->tree.dirs[b->dir];
 	return da->dev == db->dev && da->ino == db->ino && strcmp(a->name, b->name) == 0;
 }
 
@@ -74,13 +74,13 @@ static void inode_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[
 
 int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 {
-	for (uint32_t i = 0; i < s->nrecs; i++)
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		order[i] = i;
 	/* by inode, then record index: visit order decides among paths */
-	int rc = ds_sort_recs(s, order, s->nrecs, inode_key);
-	for (uint32_t i = 0; rc == 0 && i < s->nrecs;) {
+	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
 		uint32_t j = i + 1;
-		while (j < s->nrecs && cmp_inode(s, &order[i], &order[j]) == 0)
+		while (j < s->tree.nrecs && cmp_inode(s, &order[i], &order[j]) == 0)
 			j++;
 		if (j - i > 1)
 			rc = collapse_run(s, order + i, j - i);

@@ -16,9 +16,9 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 	const struct ds_rec *a = ds_rec(s, *(const uint32_t *)pa), *b = ds_rec(s, *(const uint32_t *)pb);
 	if (a->size != b->size)
 		return a->size < b->size ? -1 : 1;
-	if (s->one_fs && a->dev != b->dev)
+	if (s->opt.one_fs && a->dev != b->dev)
 		return a->dev < b->dev ? -1 : 1;
-	if (s->permissions) {
+	if (s->opt.permissions) {
 		if (a->mode != b->mode)
 			return a->mode < b->mode ? -1 : 1;
 		if (a->uid != b->uid)
@@ -33,9 +33,9 @@ static int cmp_group(void *ctx, const void *pa, const void *pb)
 static void group_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4])
 {
 	k[0] = r->size;
-	k[1] = s->one_fs ? r->dev : 0;
-	k[2] = s->permissions ? (uint64_t)r->mode << 32 | r->uid : 0;
-	k[3] = s->permissions ? r->gid : 0;
+	k[1] = s->opt.one_fs ? r->dev : 0;
+	k[2] = s->opt.permissions ? (uint64_t)r->mode << 32 | r->uid : 0;
+	k[3] = s->opt.permissions ? r->gid : 0;
 }
 
 /* The end of the run of equal first-block hashes starting at bh[i]. */
@@ -52,9 +52,9 @@ static int bucket_scratch(struct group *g, size_t most)
 {
 	const dupscan_scan *s = g->c->s;
 	/* a trusting run keeps full hashes for the next, even without a cache file yet */
-	g->finish = s->cache_trust && s->cache && !s->quick && !s->partial_only;
+	g->finish = s->opt.cache_trust && s->cache.run && !s->opt.quick && !s->opt.partial_only;
 	bool ok = (g->m = malloc(most * sizeof(*g->m))) && (g->full = malloc(most * sizeof(*g->full)));
-	if (ok && s->sweep)
+	if (ok && s->reading.sweep)
 		ok = (g->same = malloc(most * sizeof(*g->same))) && (g->serr = malloc(most * sizeof(*g->serr)));
 	if (ok && (g->cached || g->mixed) && g->trust)
 		ok = (g->kn = malloc(most * sizeof(*g->kn))) != NULL;
@@ -129,10 +129,10 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
 static bool swept_bucket(struct group *g, size_t k)
 {
 	const dupscan_scan *s = g->c->s;
-	const struct ds_sweep *sw = s->sweep;
+	const struct ds_sweep *sw = s->reading.sweep;
 	if (!sw || g->cached || g->mixed)
 		return false;
-	size_t base = (size_t)(g->idx - s->first_pass->order);
+	size_t base = (size_t)(g->idx - s->reading.first_pass->order);
 	for (size_t x = 0; x < k; x++)
 		if (!sw->swept[base + g->m[x].hidx])
 			return false;
@@ -308,7 +308,7 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		 * holds, whole or in part (only their other files are read) */
 		const uint32_t *idx = order + groups[2 * g];
 		if (ds_rec(s, idx[0])->size == 0 ||
-		    (s->cache_trust ? ds_cache_any(s, idx, groups[2 * g + 1])
+		    (s->opt.cache_trust ? ds_cache_any(s, idx, groups[2 * g + 1])
 				    : ds_cache_covers(s, idx, groups[2 * g + 1]) && ds_settled_by_cache(s, idx, groups[2 * g + 1])))
 			continue;
 		left[2 * nleft] = groups[2 * g];
@@ -316,10 +316,10 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		nleft++;
 	}
 	/* the rest of each bucket in disk order too (not for -Q, -T) */
-	bool sweep = !s->quick && !s->partial_only;
-	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->sweep_budget : 0);
+	bool sweep = !s->opt.quick && !s->opt.partial_only;
+	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->opt.sweep_budget : 0);
 	if (rc == 0 && sweep)
-		rc = ds_sweep_run(s, left, nleft, s->sweep_budget);
+		rc = ds_sweep_run(s, left, nleft, s->opt.sweep_budget);
 	free(left);
 	return rc;
 }
@@ -327,25 +327,25 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 int ds_match(dupscan_scan *s)
 {
 	int rc = 0;
-	uint32_t *order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order));
+	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
 	uint32_t *groups = NULL;
 	if (!order)
 		return -ENOMEM;
 	rc = ds_collapse_links(s, order);
 	if (rc == 0)
-		rc = ds_cache_join(s, order, s->nrecs);
+		rc = ds_cache_join(s, order, s->tree.nrecs);
 	if (rc == 0)
-		rc = ds_index_reserve(&s->index, s->nrecs);
+		rc = ds_index_reserve(&s->index, s->tree.nrecs);
 	if (rc)
 		goto out;
 
 	/* candidates: one record per inode */
 	uint32_t nc = 0;
-	for (uint32_t i = 0; i < s->nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
 		if (r->rep != i || (r->flags & DS_F_ALIAS))
 			continue;
-		if (r->size == 0 && !s->zero_match) {
+		if (r->size == 0 && !s->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;
 			continue;
 		}
@@ -382,20 +382,20 @@ int ds_match(dupscan_scan *s)
 	if (rc == 0)
 		rc = file_devices_io(s, order, groups, ngroups);
 	/* a spinning disk: first blocks in disk order, then one stream */
-	if (rc == 0 && s->io_mode == DUPSCAN_IO_HDD && ngroups > 0)
+	if (rc == 0 && s->reading.io_mode == DUPSCAN_IO_HDD && ngroups > 0)
 		rc = first_pass(s, order, nc, groups, ngroups);
 	/* one stream: groups in the order their files lie on the disk */
 	uint64_t *key = NULL;
-	if (rc == 0 && s->first_pass && !(key = disk_keys(s->first_pass, groups, ngroups)))
+	if (rc == 0 && s->reading.first_pass && !(key = disk_keys(s->reading.first_pass, groups, ngroups)))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
-				   s->io_mode == DUPSCAN_IO_HDD ? 1 : s->threads, key);
+				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : s->opt.threads, key);
 	free(key);
-	ds_sweep_free(s->sweep);
-	s->sweep = NULL;
-	ds_first_pass_free(s->first_pass);
-	s->first_pass = NULL;
+	ds_sweep_free(s->reading.sweep);
+	s->reading.sweep = NULL;
+	ds_first_pass_free(s->reading.first_pass);
+	s->reading.first_pass = NULL;
 out:
 	free(groups);
 	free(order);

@@ -56,9 +56,9 @@ struct ds_pool {
 
 struct ds_pool *ds_scan_pool(dupscan_scan *s)
 {
-	if (!s->pool)
-		s->pool = ds_pool_start(s->threads - 1, NULL, NULL, 0, 0);
-	return s->pool;
+	if (!s->reading.pool)
+		s->reading.pool = ds_pool_start(s->opt.threads - 1, NULL, NULL, 0, 0);
+	return s->reading.pool;
 }
 
 int ds_pool_helpers(const struct ds_pool *p)

@@ -207,7 +207,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
 		for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
 			j++;
-		bool one = ds_one_stream(s, pl[i].dev) || s->threads <= 1;
+		bool one = ds_one_stream(s, pl[i].dev) || s->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))
@@ -220,7 +220,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	if (rc == 0)
 		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
 	struct heads hj = { s, fp, pl, lane, base, 0 };
-	int helpers = s->threads < (int)nlanes ? s->threads - 1 : (int)nlanes - 1;
+	int helpers = s->opt.threads < (int)nlanes ? s->opt.threads - 1 : (int)nlanes - 1;
 	struct ds_pool *pool = ds_scan_pool(s);
 	if (rc == 0 && !pool)
 		rc = -ENOMEM;
@@ -337,6 +337,6 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		ds_first_pass_free(fp);
 		return rc;
 	}
-	s->first_pass = fp;
+	s->reading.first_pass = fp;
 	return 0;
 }

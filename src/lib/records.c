@@ -21,9 +21,9 @@ static size_t sep_after(const char *left, size_t len)
 static size_t path_len(const dupscan_scan *s, uint32_t dir, const char *name)
 {
 	size_t len = strlen(name);
-	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
-		size_t plen = strlen(s->dirs[d].name);
-		len += plen + sep_after(s->dirs[d].name, plen);
+	for (uint32_t d = dir; d != DS_NONE; d = s->tree.dirs[d].parent) {
+		size_t plen = strlen(s->tree.dirs[d].name);
+		len += plen + sep_after(s->tree.dirs[d].name, plen);
 	}
 	return len;
 }
@@ -39,8 +39,8 @@ static size_t build_path(const dupscan_scan *s, uint32_t dir, const char *name, 
 	size_t nlen = strlen(name);
 	end -= nlen;
 	memcpy(end, name, nlen);
-	for (uint32_t d = dir; d != DS_NONE; d = s->dirs[d].parent) {
-		const char *pn = s->dirs[d].name;
+	for (uint32_t d = dir; d != DS_NONE; d = s->tree.dirs[d].parent) {
+		const char *pn = s->tree.dirs[d].name;
 		size_t plen = strlen(pn);
 		if (sep_after(pn, plen))
 			*--end = '/';
@@ -53,10 +53,10 @@ static size_t build_path(const dupscan_scan *s, uint32_t dir, const char *name, 
 uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir)
 {
 	uint32_t d = dir;
-	while (s->dirs[d].parent != DS_NONE)
-		d = s->dirs[d].parent;
-	size_t len = strlen(s->dirs[d].name);
-	return (uint32_t)(len + sep_after(s->dirs[d].name, len));
+	while (s->tree.dirs[d].parent != DS_NONE)
+		d = s->tree.dirs[d].parent;
+	size_t len = strlen(s->tree.dirs[d].name);
+	return (uint32_t)(len + sep_after(s->tree.dirs[d].name, len));
 }
 
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
@@ -87,7 +87,7 @@ char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
 char *ds_dir_path(const dupscan_scan *s, uint32_t d)
 {
 	/* a directory's path is its parent's path joined with its own name */
-	const struct ds_dir *dir = &s->dirs[d];
+	const struct ds_dir *dir = &s->tree.dirs[d];
 	size_t len = path_len(s, dir->parent, dir->name);
 	char *p = malloc(len + 1);
 	if (p)
@@ -107,33 +107,33 @@ static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
 /* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
 int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
 {
-	if ((s->seen_count + 1) * 2 > s->seen_cap) {
-		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+	if ((s->tree.seen_count + 1) * 2 > s->tree.seen_cap) {
+		size_t cap = s->tree.seen_cap ? s->tree.seen_cap * 2 : 1024;
 		uint64_t *t = calloc(cap * 2, sizeof(*t));
 		if (!t)
 			return -ENOMEM;
-		for (size_t i = 0; i < s->seen_cap; i++) {
-			if (s->seen[2 * i + 1] == 0)
+		for (size_t i = 0; i < s->tree.seen_cap; i++) {
+			if (s->tree.seen[2 * i + 1] == 0)
 				continue;
-			size_t j = seen_slot(s->seen[2 * i], s->seen[2 * i + 1] - 1, cap);
+			size_t j = seen_slot(s->tree.seen[2 * i], s->tree.seen[2 * i + 1] - 1, cap);
 			while (t[2 * j + 1] != 0)
 				j = (j + 1) & (cap - 1);
-			t[2 * j] = s->seen[2 * i];
-			t[2 * j + 1] = s->seen[2 * i + 1];
+			t[2 * j] = s->tree.seen[2 * i];
+			t[2 * j + 1] = s->tree.seen[2 * i + 1];
 		}
-		free(s->seen);
-		s->seen = t;
-		s->seen_cap = cap;
+		free(s->tree.seen);
+		s->tree.seen = t;
+		s->tree.seen_cap = cap;
 	}
-	size_t j = seen_slot(dev, ino, s->seen_cap);
-	while (s->seen[2 * j + 1] != 0) {
-		if (s->seen[2 * j] == dev && s->seen[2 * j + 1] == ino + 1)
+	size_t j = seen_slot(dev, ino, s->tree.seen_cap);
+	while (s->tree.seen[2 * j + 1] != 0) {
+		if (s->tree.seen[2 * j] == dev && s->tree.seen[2 * j + 1] == ino + 1)
 			return 1;
-		j = (j + 1) & (s->seen_cap - 1);
+		j = (j + 1) & (s->tree.seen_cap - 1);
 	}
-	s->seen[2 * j] = dev;
-	s->seen[2 * j + 1] = ino + 1;
-	s->seen_count++;
+	s->tree.seen[2 * j] = dev;
+	s->tree.seen[2 * j + 1] = ino + 1;
+	s->tree.seen_count++;
 	return 0;
 }
 
@@ -141,8 +141,8 @@ int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
 
 static bool is_protected(const dupscan_scan *s, uint64_t dev, uint64_t ino)
 {
-	for (size_t i = 0; i < s->nprotect; i++)
-		if (s->protect[2 * i] == dev && s->protect[2 * i + 1] == ino)
+	for (size_t i = 0; i < s->tree.nprotect; i++)
+		if (s->tree.protect[2 * i] == dev && s->tree.protect[2 * i + 1] == ino)
 			return true;
 	return false;
 }
@@ -151,7 +151,7 @@ static bool is_protected(const dupscan_scan *s, uint64_t dev, uint64_t ino)
  * descriptor, so spelling and symlinks in the argument do not matter. */
 bool ds_under_protected(const dupscan_scan *s, const char *path)
 {
-	if (s->nprotect == 0)
+	if (s->tree.nprotect == 0)
 		return false;
 	int fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	bool found = false;
@@ -177,26 +177,26 @@ bool ds_under_protected(const dupscan_scan *s, const char *path)
 int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
 		   const struct stat *st, uint32_t *out)
 {
-	if (s->ndirs == s->cap_dirs) {
-		uint32_t cap = s->cap_dirs ? s->cap_dirs * 2 : 64;
-		struct ds_dir *d = realloc(s->dirs, cap * sizeof(*d));
+	if (s->tree.ndirs == s->tree.cap_dirs) {
+		uint32_t cap = s->tree.cap_dirs ? s->tree.cap_dirs * 2 : 64;
+		struct ds_dir *d = realloc(s->tree.dirs, cap * sizeof(*d));
 		if (!d)
 			return -ENOMEM;
-		s->dirs = d;
-		s->cap_dirs = cap;
+		s->tree.dirs = d;
+		s->tree.cap_dirs = cap;
 	}
-	const char *copy = ds_arena_strdup(&s->names, name, nlen);
+	const char *copy = ds_arena_strdup(&s->tree.names, name, nlen);
 	if (!copy)
 		return -ENOMEM;
-	struct ds_dir *d = &s->dirs[s->ndirs];
+	struct ds_dir *d = &s->tree.dirs[s->tree.ndirs];
 	d->name = copy;
 	d->parent = parent;
 	d->arg = arg;
-	d->prot = parent != DS_NONE && (s->dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
+	d->prot = parent != DS_NONE && (s->tree.dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
 	d->incomplete = d->pseudo = false;
 	d->dev = st->st_dev;
 	d->ino = st->st_ino;
-	*out = s->ndirs++;
+	*out = s->tree.ndirs++;
 	return 0;
 }
 
@@ -219,7 +219,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	if (!path)
 		return -ENOMEM;
 	struct dupscan_file f = { path, r, ds_rel_offset(s, dir), NULL, NULL };
-	int keep = s->filter(s->filter_user, &f) != 0;
+	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
 	return keep;
@@ -239,33 +239,33 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		.uid = st->st_uid,
 		.gid = st->st_gid,
 		.arg = arg,
-		.rep = s->nrecs,
+		.rep = s->tree.nrecs,
 	};
-	if (s->nprotect && (s->dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
+	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
 		tmp.flags |= DS_F_PROTECTED;
-	if (s->filter) {
+	if (s->cb.filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);
 		if (keep <= 0)
 			return keep;
 	}
-	if (s->nrecs == DS_NONE - 1)
+	if (s->tree.nrecs == DS_NONE - 1)
 		return -ENOMEM;
-	if ((s->nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->nrecs >> DS_REC_SHIFT) == s->nblocks) {
-		struct ds_rec **blocks = realloc(s->rec_blocks, (s->nblocks + 1) * sizeof(*blocks));
+	if ((s->tree.nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->tree.nrecs >> DS_REC_SHIFT) == s->tree.nblocks) {
+		struct ds_rec **blocks = realloc(s->tree.rec_blocks, (s->tree.nblocks + 1) * sizeof(*blocks));
 		if (!blocks)
 			return -ENOMEM;
-		s->rec_blocks = blocks;
-		blocks[s->nblocks] = malloc(DS_REC_BLOCK * sizeof(struct ds_rec));
-		if (!blocks[s->nblocks])
+		s->tree.rec_blocks = blocks;
+		blocks[s->tree.nblocks] = malloc(DS_REC_BLOCK * sizeof(struct ds_rec));
+		if (!blocks[s->tree.nblocks])
 			return -ENOMEM;
-		s->nblocks++;
+		s->tree.nblocks++;
 	}
-	tmp.name = ds_arena_strdup(&s->names, name, nlen);
+	tmp.name = ds_arena_strdup(&s->tree.names, name, nlen);
 	if (!tmp.name)
 		return -ENOMEM;
-	*ds_rec(s, s->nrecs) = tmp;
-	s->nrecs++;
-	if (s->on_progress && (s->nrecs & 1023) == 0)
-		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);
+	*ds_rec(s, s->tree.nrecs) = tmp;
+	s->tree.nrecs++;
+	if (s->cb.on_progress && (s->tree.nrecs & 1023) == 0)
+		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, 0);
 	return 0;
 }

@@ -90,11 +90,11 @@ static int add_file(dupscan_scan *s, const struct ds_report_file *f)
 	uint32_t d;
 	int rc = ds_add_dir(s, dir, dlen, DS_NONE, f->set, &dst, &d);
 	if (rc == 0) {
-		s->dirs[d].pseudo = true;
-		s->dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
-		uint32_t before = s->nrecs;
+		s->tree.dirs[d].pseudo = true;
+		s->tree.dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
+		uint32_t before = s->tree.nrecs;
 		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, f->set, &f->st);
-		if (rc == 0 && s->nrecs == before)
+		if (rc == 0 && s->tree.nrecs == before)
 			rc = 1; /* the filter left it out */
 	}
 	free(dir);
@@ -107,12 +107,12 @@ int ds_report_build(dupscan_scan *s)
 	uint32_t *order = NULL, *first = NULL;
 	for (size_t i = 0; rc == 0 && i < s->nreport; i++)
 		rc = add_file(s, &s->report[i]);
-	if (rc == 0 && !(order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order))))
+	if (rc == 0 && !(order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order))))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_collapse_links(s, order);
 	if (rc == 0)
-		rc = ds_index_reserve(&s->index, s->nrecs);
+		rc = ds_index_reserve(&s->index, s->tree.nrecs);
 	/* one class per set, named by its first inode; the same inode in two sets
 	 * stays in the first (the caller refuses such reports) */
 	uint32_t nsets = 0;
@@ -122,7 +122,7 @@ int ds_report_build(dupscan_scan *s)
 		rc = -ENOMEM;
 	for (uint32_t k = 0; rc == 0 && k < nsets; k++)
 		first[k] = DS_NONE;
-	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++) {
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
 		if (r->rep != i || (r->flags & DS_F_ALIAS) || ds_index_class(&s->index, i) != DS_NONE)
 			continue;

@@ -54,7 +54,7 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 {
 	struct ds_result *r = c->res;
-	if (!c->s->cache)
+	if (!c->s->cache.run)
 		return 0;
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
@@ -65,7 +65,7 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n)
 {
 	struct ds_result *r = c->res;
-	if (!c->s->on_stage || n < 2)
+	if (!c->s->cb.on_stage || n < 2)
 		return 0;
 	if (GROW(r->stg, r->nstg, r->capstg))
 		return -ENOMEM;
@@ -120,7 +120,7 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 	if (rc == 0) {
 		for (size_t i = 0; i < n; i++)
 			ptrs[i] = &files[i];
-		s->on_stage(s->stage_user, stage, ptrs, n);
+		s->cb.on_stage(s->cb.stage_user, stage, ptrs, n);
 	}
 out:
 	for (size_t i = 0; i < made; i++)
@@ -145,8 +145,8 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	int rc = r->rc == -ENOMEM ? -ENOMEM : 0;
 	for (size_t i = 0; i < r->nerr; i++) {
 		s->errors++;
-		if (s->on_error)
-			s->on_error(s->error_user, r->err[i].path ? r->err[i].path : "(path unknown: out of memory)",
+		if (s->cb.on_error)
+			s->cb.on_error(s->cb.error_user, r->err[i].path ? r->err[i].path : "(path unknown: out of memory)",
 				    r->err[i].code);
 	}
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
@@ -154,7 +154,7 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nins; i++)
 		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, r->ins[i].partial, r->ins[i].full,
 				     ds_rec(s, r->ins[i].rec)->size);
-	if (s->cache && !s->quick && !s->partial_only) {
+	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
 		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
@@ -165,7 +165,7 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
 		ds_rec(s, r->settled[i])->flags |= DS_F_SETTLED;
 	*done += r->files;
-	if (rc == 0 && s->on_progress)
-		s->on_progress(s->progress_user, DUPSCAN_PHASE_MATCH, *done, total);
+	if (rc == 0 && s->cb.on_progress)
+		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_MATCH, *done, total);
 	return rc;
 }

@@ -42,20 +42,20 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	*out = s;
 	if (!s)
 		return -ENOMEM;
-	s->chunk = DS_DEFAULT_CHUNK;
-	s->threads = default_threads();
-	s->order = DUPSCAN_ORDER_NAME;
+	s->opt.chunk = DS_DEFAULT_CHUNK;
+	s->opt.threads = default_threads();
+	s->opt.order = DUPSCAN_ORDER_NAME;
 	if (!(s->act_watch = malloc(sizeof(*s->act_watch)))) {
 		free(s);
 		*out = NULL;
 		return -ENOMEM;
 	}
 	*s->act_watch = -1;
-	s->sysfs = "/sys";
-	s->mountinfo = "/proc/self/mountinfo";
-	s->sweep_budget = sweep_budget();
-	s->racy_ns = DS_RACY_NS;
-	ds_arena_init(&s->names);
+	s->reading.sysfs = "/sys";
+	s->reading.mountinfo = "/proc/self/mountinfo";
+	s->opt.sweep_budget = sweep_budget();
+	s->cache.racy_ns = DS_RACY_NS;
+	ds_arena_init(&s->tree.names);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
 	return 0;
@@ -67,24 +67,24 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		return;
 	ds_free_results(s);
 	ds_index_free(&s->index);
-	for (uint32_t i = 0; i < s->nargs; i++)
-		free((char *)s->args[i].path);
-	free(s->args);
-	free(s->dirs);
-	for (uint32_t i = 0; i < s->nblocks; i++)
-		free(s->rec_blocks[i]);
-	free(s->rec_blocks);
-	free(s->seen);
-	free(s->protect);
-	free(s->devkinds);
+	for (uint32_t i = 0; i < s->tree.nargs; i++)
+		free((char *)s->tree.args[i].path);
+	free(s->tree.args);
+	free(s->tree.dirs);
+	for (uint32_t i = 0; i < s->tree.nblocks; i++)
+		free(s->tree.rec_blocks[i]);
+	free(s->tree.rec_blocks);
+	free(s->tree.seen);
+	free(s->tree.protect);
+	free(s->reading.devkinds);
 	ds_report_free(s);
-	free(s->cache_path);
-	ds_cache_free(s->cache);
-	ds_arena_free(&s->names);
+	free(s->cache.path);
+	ds_cache_free(s->cache.run);
+	ds_arena_free(&s->tree.names);
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);
-	ds_pool_stop(s->pool);
+	ds_pool_stop(s->reading.pool);
 	free(s);
 }
 
@@ -94,21 +94,21 @@ DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)
 		return -EINVAL;
 	if (s->ran)
 		return DUPSCAN_E_STATE;
-	if (s->nargs == s->cap_args) {
-		uint32_t cap = s->cap_args ? s->cap_args * 2 : 16;
+	if (s->tree.nargs == s->tree.cap_args) {
+		uint32_t cap = s->tree.cap_args ? s->tree.cap_args * 2 : 16;
 		if (cap > (uint32_t)INT32_MAX)
 			return -ENOMEM;
-		struct ds_arg *a = realloc(s->args, cap * sizeof(*a));
+		struct ds_arg *a = realloc(s->tree.args, cap * sizeof(*a));
 		if (!a)
 			return -ENOMEM;
-		s->args = a;
-		s->cap_args = cap;
+		s->tree.args = a;
+		s->tree.cap_args = cap;
 	}
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	s->args[s->nargs] = (struct ds_arg){ copy, recurse != 0 };
-	return (int)s->nargs++;
+	s->tree.args[s->tree.nargs] = (struct ds_arg){ copy, recurse != 0 };
+	return (int)s->tree.nargs++;
 }
 
 DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
@@ -119,45 +119,45 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		return DUPSCAN_E_STATE;
 	bool *flag = NULL;
 	switch (option) {
-	case DUPSCAN_OPT_ZERO_MATCH: flag = &s->zero_match; break;
-	case DUPSCAN_OPT_HARD_LINKS: flag = &s->hard_links; break;
-	case DUPSCAN_OPT_FOLLOW_SYMLINKS: flag = &s->follow_symlinks; break;
-	case DUPSCAN_OPT_NO_HIDDEN: flag = &s->no_hidden; break;
-	case DUPSCAN_OPT_ONE_FILE_SYSTEM: flag = &s->one_fs; break;
-	case DUPSCAN_OPT_ISOLATE: flag = &s->isolate; break;
-	case DUPSCAN_OPT_PERMISSIONS: flag = &s->permissions; break;
-	case DUPSCAN_OPT_QUICK: flag = &s->quick; break;
-	case DUPSCAN_OPT_PARTIAL_ONLY: flag = &s->partial_only; break;
-	case DUPSCAN_OPT_PARAM_ORDER: flag = &s->param_order; break;
-	case DUPSCAN_OPT_REVERSE: flag = &s->reverse; break;
-	case DUPSCAN_OPT_DIRS: flag = &s->dir_sets; break;
-	case DUPSCAN_OPT_CACHE_TRUST: flag = &s->cache_trust; break;
+	case DUPSCAN_OPT_ZERO_MATCH: flag = &s->opt.zero_match; break;
+	case DUPSCAN_OPT_HARD_LINKS: flag = &s->opt.hard_links; break;
+	case DUPSCAN_OPT_FOLLOW_SYMLINKS: flag = &s->opt.follow_symlinks; break;
+	case DUPSCAN_OPT_NO_HIDDEN: flag = &s->opt.no_hidden; break;
+	case DUPSCAN_OPT_ONE_FILE_SYSTEM: flag = &s->opt.one_fs; break;
+	case DUPSCAN_OPT_ISOLATE: flag = &s->opt.isolate; break;
+	case DUPSCAN_OPT_PERMISSIONS: flag = &s->opt.permissions; break;
+	case DUPSCAN_OPT_QUICK: flag = &s->opt.quick; break;
+	case DUPSCAN_OPT_PARTIAL_ONLY: flag = &s->opt.partial_only; break;
+	case DUPSCAN_OPT_PARAM_ORDER: flag = &s->opt.param_order; break;
+	case DUPSCAN_OPT_REVERSE: flag = &s->opt.reverse; break;
+	case DUPSCAN_OPT_DIRS: flag = &s->opt.dir_sets; break;
+	case DUPSCAN_OPT_CACHE_TRUST: flag = &s->opt.cache_trust; break;
 	case DUPSCAN_OPT_CHUNK_SIZE:
 		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
 			return DUPSCAN_E_OPTION;
-		s->chunk = (size_t)value;
-		s->chunk_given = true;
+		s->opt.chunk = (size_t)value;
+		s->opt.chunk_given = true;
 		return 0;
 	case DUPSCAN_OPT_THREADS:
 		/* 0: the default (default_threads()); without thread support everything runs in one */
 		if (value < 0 || value > 1024)
 			return DUPSCAN_E_OPTION;
-		s->threads = value == 0 ? default_threads() : (DUPSCAN_THREADS ? (int)value : 1);
+		s->opt.threads = value == 0 ? default_threads() : (DUPSCAN_THREADS ? (int)value : 1);
 		return 0;
 	case DUPSCAN_OPT_IO:
 		if (value != DUPSCAN_IO_AUTO && value != DUPSCAN_IO_HDD && value != DUPSCAN_IO_SSD)
 			return DUPSCAN_E_OPTION;
-		s->io = (int)value;
+		s->opt.io = (int)value;
 		return 0;
 	case DUPSCAN_OPT_IO_MEMORY:
 		if (value != 0 && (value < (1 << 20) || (uint64_t)value > SIZE_MAX / 2))
 			return DUPSCAN_E_OPTION;
-		s->sweep_budget = value ? (size_t)value : sweep_budget();
+		s->opt.sweep_budget = value ? (size_t)value : sweep_budget();
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
 			return DUPSCAN_E_OPTION;
-		s->order = (int)value;
+		s->opt.order = (int)value;
 		return 0;
 	default:
 		return DUPSCAN_E_OPTION;
@@ -172,32 +172,32 @@ DUPSCAN_API void dupscan_set_error_callback(dupscan_scan *s, dupscan_error_fn fn
 {
 	if (!s)
 		return;
-	s->on_error = fn;
-	s->error_user = user;
+	s->cb.on_error = fn;
+	s->cb.error_user = user;
 }
 
 DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *s, dupscan_progress_fn fn, void *user)
 {
 	if (!s)
 		return;
-	s->on_progress = fn;
-	s->progress_user = user;
+	s->cb.on_progress = fn;
+	s->cb.progress_user = user;
 }
 
 DUPSCAN_API void dupscan_set_filter(dupscan_scan *s, dupscan_filter_fn fn, void *user)
 {
 	if (!s)
 		return;
-	s->filter = fn;
-	s->filter_user = user;
+	s->cb.filter = fn;
+	s->cb.filter_user = user;
 }
 
 DUPSCAN_API void dupscan_set_dir_filter(dupscan_scan *s, dupscan_dir_filter_fn fn, void *user)
 {
 	if (!s)
 		return;
-	s->dir_filter = fn;
-	s->dir_filter_user = user;
+	s->cb.dir_filter = fn;
+	s->cb.dir_filter_user = user;
 }
 
 DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
@@ -209,13 +209,13 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return -errno;
-	uint64_t *p = realloc(s->protect, (s->nprotect + 1) * 2 * sizeof(*p));
+	uint64_t *p = realloc(s->tree.protect, (s->tree.nprotect + 1) * 2 * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	s->protect = p;
-	p[2 * s->nprotect] = st.st_dev;
-	p[2 * s->nprotect + 1] = st.st_ino;
-	s->nprotect++;
+	s->tree.protect = p;
+	p[2 * s->tree.nprotect] = st.st_dev;
+	p[2 * s->tree.nprotect + 1] = st.st_ino;
+	s->tree.nprotect++;
 	return 0;
 }
 
@@ -223,8 +223,8 @@ DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn
 {
 	if (!s)
 		return;
-	s->on_stage = fn;
-	s->stage_user = user;
+	s->cb.on_stage = fn;
+	s->cb.stage_user = user;
 }
 
 DUPSCAN_API void dupscan_cancel(dupscan_scan *s)
@@ -244,31 +244,31 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	 * process' limit, with room for the caller's own descriptors */
 	struct rlimit rl;
 	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
-	size_t per = limit > 64 ? (limit - 64) / (size_t)s->threads : 8;
-	s->max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
+	size_t per = limit > 64 ? (limit - 64) / (size_t)s->opt.threads : 8;
+	s->reading.max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	s->start_ns = ds_ns(now);
+	s->cache.start_ns = ds_ns(now);
 	/* one pool for the run: the walk, the first pass and matching take turns on it */
 	int rc = s->nreport || ds_scan_pool(s) ? 0 : -ENOMEM;
 	if (rc == 0 && s->nreport) {
 		/* sets from a report: nothing to walk or match */
-		rc = s->nargs || s->dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
+		rc = s->tree.nargs || s->opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
 	} else if (rc == 0) {
-		rc = s->cache_path ? ds_cache_load(s) : 0;
+		rc = s->cache.path ? ds_cache_load(s) : 0;
 		if (rc == 0)
 			rc = ds_walk(s);
 		if (rc == 0)
 			rc = ds_match(s);
 	}
-	ds_pool_stop(s->pool);
-	s->pool = NULL;
+	ds_pool_stop(s->reading.pool);
+	s->reading.pool = NULL;
 	/* canceled: the classes confirmed so far are still whole sets */
 	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
-		if (built == 0 && s->dir_sets && rc == 0)
+		if (built == 0 && s->opt.dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);
-		if (built == 0 && s->cache_path && rc == 0 && !s->quick && !s->partial_only && !s->nreport)
+		if (built == 0 && s->cache.path && rc == 0 && !s->opt.quick && !s->opt.partial_only && !s->nreport)
 			built = ds_cache_save(s);
 		if (built < 0)
 			rc = built;
@@ -282,7 +282,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 
 DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s)
 {
-	return s ? s->io_mode : DUPSCAN_IO_AUTO;
+	return s ? s->reading.io_mode : DUPSCAN_IO_AUTO;
 }
 
 DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)

@@ -78,15 +78,15 @@ int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
 		 const struct ds_rec *b, const char *pb)
 {
 	int c = 0;
-	if (s->param_order && a->arg != b->arg)
+	if (s->opt.param_order && a->arg != b->arg)
 		c = a->arg < b->arg ? -1 : 1;
-	else if (s->order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
+	else if (s->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
 		c = a->mtime_ns < b->mtime_ns ? -1 : 1;
 	if (c == 0)
 		c = ds_natural_cmp(pa, pb);
 	if (c == 0)
 		c = strcmp(pa, pb); /* "a01" and "a1" still get a fixed order */
-	return s->reverse ? -c : c;
+	return s->opt.reverse ? -c : c;
 }
 
 int ds_cmp_file(void *ctx, const void *pa, const void *pb)
@@ -183,7 +183,7 @@ static bool listed(const struct ds_rec *r)
 static int link_sets(dupscan_scan *s, struct collect *c)
 {
 	int rc = 0;
-	for (uint32_t i = 0; i < s->nrecs && rc == 0; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs && rc == 0; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
 		if (r->rep == i || !listed(r) || !listed(ds_rec(s, r->rep)) || c->set_of[r->rep] != DS_NONE)
 			continue;
@@ -203,7 +203,7 @@ static bool member(const dupscan_scan *s, const struct collect *c, uint32_t i, u
 {
 	const struct ds_rec *r = ds_rec(s, i);
 	*id = c->set_of[r->rep];
-	return *id != DS_NONE && listed(r) && (s->hard_links || r->rep == i);
+	return *id != DS_NONE && listed(r) && (s->opt.hard_links || r->rep == i);
 }
 
 /* The sets' files: each member's path, in the result arena. */
@@ -213,7 +213,7 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 	s->sets = malloc((c->nsets ? c->nsets : 1) * sizeof(*s->sets));
 	int rc = count && s->sets ? 0 : -ENOMEM;
 	uint32_t id;
-	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++)
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
 		if (member(s, c, i, &id))
 			count[id]++;
 	for (id = 0; rc == 0 && id < c->nsets; id++) {
@@ -222,7 +222,7 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 		if (!s->sets[id].files)
 			rc = -ENOMEM;
 	}
-	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++) {
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
 		if (!member(s, c, i, &id))
 			continue;
 		const struct ds_rec *r = ds_rec(s, i);
@@ -243,7 +243,7 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 	/* a report's sets keep its order: its first file may have been put first to be kept */
 	set->report = s->nreport > 0;
 	int rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
-	if (rc == 0 && s->isolate) {
+	if (rc == 0 && s->opt.isolate) {
 		/* -I: the others must come from another argument than the first */
 		size_t n = 1;
 		for (size_t k = 1; k < set->count; k++)
@@ -262,21 +262,21 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 		set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
 		set->cached = true;
 	}
-	if (set->cached && (!s->oldest_proof || set->proven_ns < s->oldest_proof))
-		s->oldest_proof = set->proven_ns;
+	if (set->cached && (!s->cache.oldest_proof || set->proven_ns < s->cache.oldest_proof))
+		s->cache.oldest_proof = set->proven_ns;
 	return rc;
 }
 
 int ds_build_sets(dupscan_scan *s)
 {
 	struct collect c = { .s = s };
-	c.set_of = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*c.set_of));
+	c.set_of = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*c.set_of));
 	int rc = c.set_of ? 0 : -ENOMEM;
-	for (uint32_t i = 0; rc == 0 && i < s->nrecs; i++)
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
 		c.set_of[i] = DS_NONE;
 	if (rc == 0)
 		rc = ds_index_walk(&s->index, visit_node, &c);
-	if (rc == 0 && s->hard_links)
+	if (rc == 0 && s->opt.hard_links)
 		rc = link_sets(s, &c);
 	if (rc == 0)
 		rc = fill_sets(s, &c);
@@ -304,18 +304,18 @@ int ds_build_uniques(dupscan_scan *s)
 	/* a file is unique when its inode belongs to no class and it is no -H set,
 	 * and its group was matched to the end (not after a cancel) */
 	size_t n = 0;
-	bool *multi = calloc(s->nrecs ? s->nrecs : 1, sizeof(*multi));
+	bool *multi = calloc(s->tree.nrecs ? s->tree.nrecs : 1, sizeof(*multi));
 	if (!multi)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nrecs; i++)
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (ds_rec(s, i)->rep != i && listed(ds_rec(s, i)))
 			multi[ds_rec(s, i)->rep] = true;
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < s->nrecs; i++) {
+		for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 			const struct ds_rec *r = ds_rec(s, i);
 			const struct ds_rec *rep = ds_rec(s, r->rep);
 			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_class(&s->index, r->rep) != DS_NONE ||
-			    (s->hard_links && multi[r->rep]))
+			    (s->opt.hard_links && multi[r->rep]))
 				continue;
 			if (pass == 1) {
 				char *p = ds_rec_path_dup(s, r);

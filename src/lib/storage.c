@@ -205,31 +205,31 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev)
 
 bool ds_one_stream(dupscan_scan *s, uint64_t dev)
 {
-	if (s->io != DUPSCAN_IO_AUTO)
-		return s->io == DUPSCAN_IO_HDD;
-	for (size_t i = 0; i < s->ndevkinds; i++)
-		if (s->devkinds[i].dev == dev)
-			return s->devkinds[i].one;
+	if (s->opt.io != DUPSCAN_IO_AUTO)
+		return s->opt.io == DUPSCAN_IO_HDD;
+	for (size_t i = 0; i < s->reading.ndevkinds; i++)
+		if (s->reading.devkinds[i].dev == dev)
+			return s->reading.devkinds[i].one;
 	/* A spinning disk, or a network filesystem (usually disks in a NAS behind
 	 * one link), is read by one stream in disk order. Memory, solid-state and
 	 * storage that cannot be told (FUSE, overlay) keep reads on every thread. */
-	int kind = ds_storage_kind(s->sysfs, s->mountinfo, dev);
+	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
 	bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK;
 	/* out of memory: asked again next time, the same answer */
-	if (DS_GROW(s->devkinds, s->capdevkinds, s->ndevkinds + 1) == 0)
-		s->devkinds[s->ndevkinds++] = (struct ds_devkind){ dev, one };
+	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
+		s->reading.devkinds[s->reading.ndevkinds++] = (struct ds_devkind){ dev, one };
 	return one;
 }
 
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
 {
-	if (s->io != DUPSCAN_IO_AUTO) {
-		s->io_mode = s->io;
+	if (s->opt.io != DUPSCAN_IO_AUTO) {
+		s->reading.io_mode = s->opt.io;
 		return;
 	}
 	/* once a device read as one stream was met, the scan stays so */
-	bool one = s->io_mode == DUPSCAN_IO_HDD;
+	bool one = s->reading.io_mode == DUPSCAN_IO_HDD;
 	for (size_t i = 0; i < n && !one; i++)
 		one = ds_one_stream(s, devs[i]);
-	s->io_mode = one ? DUPSCAN_IO_HDD : DUPSCAN_IO_SSD;
+	s->reading.io_mode = one ? DUPSCAN_IO_HDD : DUPSCAN_IO_SSD;
 }

@@ -213,8 +213,8 @@ static int visit(struct run *rn, struct sbucket *b, uint32_t slot)
 	} else if (keep) {
 		b->kept[b->nkept++] = (struct kept){ keep, p, false };
 		rn->used += b->size;
-		if (rn->used > rn->s->sweep_peak)
-			rn->s->sweep_peak = rn->used;
+		if (rn->used > rn->s->reading.sweep_peak)
+			rn->s->reading.sweep_peak = rn->used;
 		rn->mstate[p] = M_DONE;
 		return 0;
 	} else {
@@ -568,7 +568,7 @@ void ds_sweep_free(struct ds_sweep *sw)
 
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
 {
-	struct ds_first_pass *fp = s->first_pass;
+	struct ds_first_pass *fp = s->reading.first_pass;
 	size_t n = fp->n ? fp->n : 1;
 	struct ds_sweep *sw = calloc(1, sizeof(*sw));
 	struct run rn = { 0 };
@@ -576,15 +576,15 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	rn.fp = fp;
 	rn.sw = sw;
 	/* large reads: the file is read whole, and each read is a request the disk serves in one go */
-	rn.step = s->chunk_given ? s->chunk : DS_HDD_TURN;
+	rn.step = s->opt.chunk_given ? s->opt.chunk : DS_HDD_TURN;
 	struct item *it = NULL;
 	uint32_t *scratch = NULL;
 	int rc = -ENOMEM;
 	if (!sw)
 		return rc;
 	sw->budget = budget;
-	s->sweeps = 0;
-	s->sweep_peak = 0;
+	s->reading.sweeps = 0;
+	s->reading.sweep_peak = 0;
 	sw->swept = calloc(n, sizeof(*sw->swept));
 	sw->rep = malloc(n * sizeof(*sw->rep));
 	sw->full = calloc(n, sizeof(*sw->full));
@@ -622,7 +622,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 		rc = ds_sort(it, nit, sizeof(*it), cmp_item, NULL);
 	for (bool more = nit > 0; rc == 0 && more;) {
 		rc = sweep_once(&rn, it, nit, &more);
-		s->sweeps++;
+		s->reading.sweeps++;
 	}
 out:
 	for (size_t i = 0; i < rn.nb; i++)
@@ -644,6 +644,6 @@ out:
 		ds_sweep_free(sw);
 		return rc;
 	}
-	s->sweep = sw;
+	s->reading.sweep = sw;
 	return 0;
 }

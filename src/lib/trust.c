@@ -131,7 +131,7 @@ static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct
 {
 	dupscan_scan *s = c->s;
 	struct ds_hashes *hs = ds_hashes_new(p->nr);
-	unsigned char *buf = ds_big_alloc(s->chunk);
+	unsigned char *buf = ds_big_alloc(s->opt.chunk);
 	int rc = hs && buf ? 0 : -ENOMEM;
 	for (size_t j = 0; rc == 0 && j < p->nr; j++) {
 		const struct known *kn = &b->known[p->mem[j]];
@@ -154,7 +154,7 @@ static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			rc = ds_result_note(c, &(struct ds_hashed){ p->rm[j].rec, true, false, b->partial, p->rfull[j] });
 	}
-	ds_big_free(buf, buf ? s->chunk : 0);
+	ds_big_free(buf, buf ? s->opt.chunk : 0);
 	ds_hashes_free(hs);
 	return rc;
 }
@@ -262,7 +262,7 @@ int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, cons
 			break;
 		}
 		struct ds_hashes *h = ds_hashes_new(1);
-		if (!h || (!buf && !(buf = ds_big_alloc(s->chunk)))) {
+		if (!h || (!buf && !(buf = ds_big_alloc(s->opt.chunk)))) {
 			ds_hashes_free(h);
 			rc = -ENOMEM;
 			break;
@@ -272,7 +272,7 @@ int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, cons
 			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, false, partial, ds_hash_digest(h, 0) });
 		ds_hashes_free(h);
 	}
-	ds_big_free(buf, buf ? s->chunk : 0);
+	ds_big_free(buf, buf ? s->opt.chunk : 0);
 	free(in);
 	return rc;
 }

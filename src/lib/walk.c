@@ -26,7 +26,7 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	int keep = s->dir_filter(s->dir_filter_user, path, path + ds_rel_offset(s, dir)) != 0;
+	int keep = s->cb.dir_filter(s->cb.dir_filter_user, path, path + ds_rel_offset(s, dir)) != 0;
 	if (path != stackbuf)
 		free(path);
 	return keep;
@@ -146,7 +146,7 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 			/* made by an action that was killed between link and rename */
 			kind = ENT_LEFTOVER;
 			j->skipped = true;
-		} else if (s->no_hidden && name[0] == '.') {
+		} else if (s->opt.no_hidden && name[0] == '.') {
 			continue;
 		} else {
 			switch (e->d_type) {
@@ -163,7 +163,7 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 					kind = ENT_ASK;
 				break;
 			case DT_LNK:
-				if (!s->follow_symlinks) {
+				if (!s->opt.follow_symlinks) {
 					j->skipped = true;
 					continue;
 				}
@@ -216,7 +216,7 @@ static const char *job_path(const dupscan_scan *s, struct dir_job *j)
 static int open_job(const dupscan_scan *s, struct dir_job *j)
 {
 	if (j->parent_fd >= 0)
-		return openat(j->parent_fd, s->dirs[j->d].name, j->oflags);
+		return openat(j->parent_fd, s->tree.dirs[j->d].name, j->oflags);
 	if (!job_path(s, j)) {
 		errno = ENOMEM;
 		return -1;
@@ -246,8 +246,8 @@ static void list_job(const dupscan_scan *s, struct dir_job *j)
 		return;
 	}
 	j->b.fd = fd;
-	j->b.flags = s->follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
-	j->b.by_inode = s->io_mode == DUPSCAN_IO_HDD;
+	j->b.flags = s->opt.follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	j->b.by_inode = s->reading.io_mode == DUPSCAN_IO_HDD;
 	j->more = true;
 	list_batch(s, j);
 }
@@ -304,7 +304,7 @@ static void parent_of(struct walker *w, struct dir_job *j)
 		closedir(w->held[--w->nheld].dh);
 	/* a job the helpers may list keeps to its path (and its fields are
 	 * theirs until obtained): the held directories are the caller's */
-	if (!j->queued && !j->listed && w->nheld > 0 && w->held[w->nheld - 1].d == w->s->dirs[j->d].parent)
+	if (!j->queued && !j->listed && w->nheld > 0 && w->held[w->nheld - 1].d == w->s->tree.dirs[j->d].parent)
 		j->parent_fd = dirfd(w->held[w->nheld - 1].dh);
 }
 
@@ -324,14 +324,14 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	j->d = d;
 	j->depth = depth;
 	j->parent_fd = -1;
-	bool root = s->dirs[d].parent == DS_NONE;
+	bool root = s->tree.dirs[d].parent == DS_NONE;
 	j->oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
-	if (!root && !s->follow_symlinks)
+	if (!root && !s->opt.follow_symlinks)
 		j->oflags |= O_NOFOLLOW;
-	j->dev = s->dirs[d].dev;
-	j->ino = s->dirs[d].ino;
-	j->recurse = s->args[s->dirs[d].arg].recurse;
-	j->ask = s->dir_filter != NULL;
+	j->dev = s->tree.dirs[d].dev;
+	j->ino = s->tree.dirs[d].ino;
+	j->recurse = s->tree.args[s->tree.dirs[d].arg].recurse;
+	j->ask = s->cb.dir_filter != NULL;
 	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
 	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES)
@@ -463,7 +463,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
 		*skipped = true;
 		/* dangling or looping symlinks are not files */
-		if (err != DUPSCAN_E_LEFTOVER && s->follow_symlinks && (err == -ENOENT || err == -ELOOP))
+		if (err != DUPSCAN_E_LEFTOVER && s->opt.follow_symlinks && (err == -ENOENT || err == -ELOOP))
 			return 0;
 		char *fp = ds_path_in(s, d, name, NULL, 0);
 		if (!fp)
@@ -475,19 +475,19 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 	const struct stat *st = &we->st;
 	size_t nlen = strlen(name);
 	if (S_ISREG(st->st_mode))
-		return ds_add_rec(s, name, nlen, d, s->dirs[d].arg, st);
+		return ds_add_rec(s, name, nlen, d, s->tree.dirs[d].arg, st);
 	if (!S_ISDIR(st->st_mode) || !j->recurse) {
 		*skipped = true;
 		return 0;
 	}
 	/* -1: another filesystem mounted here (or reached by a followed symlink)
 	 * is not entered, as find -xdev and jdupes do not */
-	if (s->one_fs && st->st_dev != s->dirs[d].dev) {
+	if (s->opt.one_fs && st->st_dev != s->tree.dirs[d].dev) {
 		*skipped = true;
 		return 0;
 	}
 	/* d_type did not say it was a directory: ask the filter now */
-	int keep = s->dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
+	int keep = s->cb.dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
 	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : ds_seen_add(s, st->st_dev, st->st_ino);
 	if (seen < 0)
 		return seen;
@@ -497,7 +497,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		return 0;
 	}
 	uint32_t nd;
-	int rc = ds_add_dir(s, name, nlen, d, s->dirs[d].arg, st, &nd);
+	int rc = ds_add_dir(s, name, nlen, d, s->tree.dirs[d].arg, st, &nd);
 	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size);
 }
 
@@ -508,7 +508,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 {
 	dupscan_scan *s = w->s;
 	/* until it is listed to its end, a directory's content is unknown */
-	s->dirs[j->d].incomplete = true;
+	s->tree.dirs[j->d].incomplete = true;
 	int rc = j->fatal;
 	if (rc == 0 && j->open_err) {
 		if (j->open_err == -ENOMEM || !job_path(s, j))
@@ -529,7 +529,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 		skipped = skipped || j->skipped;
 	}
 	if (rc == 0 && !j->open_err)
-		s->dirs[j->d].incomplete = !j->complete || skipped;
+		s->tree.dirs[j->d].incomplete = !j->complete || skipped;
 	release(w, j);
 	return rc;
 }
@@ -551,14 +551,14 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 	uint32_t d;
 	int rc = ds_add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
 	if (rc == 0)
-		s->dirs[d].pseudo = true;
-	if (rc == 0 && s->nprotect) {
+		s->tree.dirs[d].pseudo = true;
+	if (rc == 0 && s->tree.nprotect) {
 		char *dir = strndup(path, plen ? plen : 1);
 		if (!dir)
 			return -ENOMEM;
 		if (!plen)
 			strcpy(dir, ".");
-		s->dirs[d].prot = ds_under_protected(s, dir);
+		s->tree.dirs[d].prot = ds_under_protected(s, dir);
 		free(dir);
 	}
 	if (rc == 0)
@@ -572,9 +572,9 @@ static void arg_devices_io(dupscan_scan *s)
 {
 	uint64_t devs[64];
 	size_t n = 0;
-	for (uint32_t a = 0; a < s->nargs && n < 64; a++) {
+	for (uint32_t a = 0; a < s->tree.nargs && n < 64; a++) {
 		struct stat st;
-		if (stat(s->args[a].path, &st) == 0)
+		if (stat(s->tree.args[a].path, &st) == 0)
 			devs[n++] = (uint64_t)st.st_dev;
 	}
 	ds_choose_io(s, devs, n);
@@ -583,19 +583,19 @@ static void arg_devices_io(dupscan_scan *s)
 int ds_walk(dupscan_scan *s)
 {
 	arg_devices_io(s);
-	/* the caller's thread and s->threads - 1 helpers; one stream on a spinning disk */
-	int helpers = s->io_mode == DUPSCAN_IO_HDD ? 0 : s->threads - 1;
+	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a spinning disk */
+	int helpers = s->reading.io_mode == DUPSCAN_IO_HDD ? 0 : s->opt.threads - 1;
 	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
 	if (!w.pool)
 		return -ENOMEM;
 	ds_pool_phase(w.pool, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES, helpers);
 	int rc = 0;
-	for (uint32_t a = 0; a < s->nargs && rc == 0; a++) {
+	for (uint32_t a = 0; a < s->tree.nargs && rc == 0; a++) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
-		const char *path = s->args[a].path;
+		const char *path = s->tree.args[a].path;
 		struct stat st;
 		/* an argument is followed even without -s, like find -H */
 		if (stat(path, &st) != 0) {
@@ -618,12 +618,12 @@ int ds_walk(dupscan_scan *s)
 		uint32_t d;
 		rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
 		if (rc == 0)
-			s->dirs[d].prot = ds_under_protected(s, path);
+			s->tree.dirs[d].prot = ds_under_protected(s, path);
 		if (rc == 0)
 			rc = walker_push(&w, d, 0, st.st_size);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
-			if (s->io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed &&
+			if (s->reading.io_mode == DUPSCAN_IO_HDD && !w.stack[w.n - 1]->listed &&
 			    w.stack[w.n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
 				list_ahead(&w);
 			struct dir_job *j = w.stack[--w.n];
@@ -650,7 +650,7 @@ int ds_walk(dupscan_scan *s)
 	free(w.all);
 	free(w.stack);
 	/* a fixed point between walking and reading, announced to the caller */
-	if (rc == 0 && s->on_progress)
-		s->on_progress(s->progress_user, DUPSCAN_PHASE_WALK, s->nrecs, s->nrecs);
+	if (rc == 0 && s->cb.on_progress)
+		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, s->tree.nrecs);
 	return rc;
 }

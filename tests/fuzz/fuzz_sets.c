@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dst.st_ino = 4;
 	ds_add_dir(s, "x9", 2, dirs[1], 1, &dst, &dirs[3]);
 	uint8_t cls_of[256];
-	while (p + 4 <= end && s->nrecs < 200) {
+	while (p + 4 <= end && s->tree.nrecs < 200) {
 		uint8_t b0 = take(&p, end), b1 = take(&p, end), b2 = take(&p, end), b3 = take(&p, end);
 		char name[8];
 		size_t nlen = (size_t)(b3 & 3) + 1;
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* one directory entry is one file: a name met again is the same file,
 		 * reached twice, as through a repeated argument */
 		uint8_t cls = (uint8_t)(b2 >> 2);
-		for (uint32_t j = 0; j < s->nrecs; j++) {
+		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
 			const struct ds_rec *q = ds_rec(s, j);
 			if (q->dir == d && strcmp(q->name, name) == 0) {
 				st.st_size = (off_t)q->size;
@@ -70,16 +70,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 		}
-		if (ds_add_rec(s, name, nlen, d, s->dirs[d].arg, &st) != 0)
+		if (ds_add_rec(s, name, nlen, d, s->tree.dirs[d].arg, &st) != 0)
 			abort();
-		cls_of[s->nrecs - 1] = cls;
+		cls_of[s->tree.nrecs - 1] = cls;
 	}
-	uint32_t *order = malloc((s->nrecs ? s->nrecs : 1) * sizeof(*order));
-	if (!order || ds_collapse_links(s, order) != 0 || ds_index_reserve(&s->index, s->nrecs) != 0)
+	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
+	if (!order || ds_collapse_links(s, order) != 0 || ds_index_reserve(&s->index, s->tree.nrecs) != 0)
 		abort();
 	/* classes as the matching would confirm them: by (size, class byte), one
 	 * representative per inode, named by its first member */
-	for (uint32_t i = 0; i < s->nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
 		if (r->rep != i || (r->flags & DS_F_ALIAS))
 			continue;
@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s->ran = true;
 	if (ds_build_sets(s) != 0)
 		abort();
-	uint8_t *seen = calloc(s->nrecs ? s->nrecs : 1, 1);
+	uint8_t *seen = calloc(s->tree.nrecs ? s->tree.nrecs : 1, 1);
 	const dupscan_set *prev = NULL;
 	for (size_t k = 0; k < dupscan_set_count(s); k++) {
 		const dupscan_set *set = dupscan_get_set(s, k);
