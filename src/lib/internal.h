@@ -556,6 +556,20 @@ void ds_pool_release(struct ds_pool *p, struct ds_job *j);
  * too; fn must only write what its slice owns. Returns when every slice is done. */
 void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
 
+/* A lock with one condition, for threads of one phase that wait for each
+ * other's progress (the sweep's disks). Without threads each slice runs to
+ * its end before the next begins: what a waiter would wait for is done, and
+ * these do nothing. ds_monitor_new() returns NULL when out of memory. */
+struct ds_monitor;
+struct ds_monitor *ds_monitor_new(void);
+void ds_monitor_free(struct ds_monitor *m);
+void ds_monitor_enter(struct ds_monitor *m);
+void ds_monitor_leave(struct ds_monitor *m);
+/* Entered: release the lock until a wake, then hold it again. */
+void ds_monitor_wait(struct ds_monitor *m);
+/* Entered: wake every waiter. */
+void ds_monitor_wake(struct ds_monitor *m);
+
 /* Matching on the pool: work on one group of records (idx[0..n)), its effects into c->res */
 typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
 /* Run fn over groups on threads threads, committing results in group

@@ -29,16 +29,32 @@
 
 enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
 enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
+/* a kept content: being read, read (and unlike the others kept), found equal
+ * to another kept content, or failed */
+enum { K_FILLING, K_READY, K_ALIAS, K_FAILED };
 
+/* Every disk is read at once, each by its own lane in its own order, so the
+ * files of one bucket may be read at the same time on two disks. A bucket's
+ * state is shared under the run's monitor; three rules keep a sweep exact:
+ * a file compared without being kept compares with every content kept or
+ * being kept when it starts (waiting for bytes still being read); no file is
+ * kept while such a comparison runs or once a file of the bucket waits; and a
+ * kept content, once read, is compared with every content read before it. So
+ * a file that waits was compared with every content its bucket settles. */
 struct kept {
-	unsigned char *buf;  /* the whole file */
+	unsigned char *buf;  /* the whole file: bytes up to filled are read */
+	uint64_t filled;
 	uint32_t pos;        /* its position in order */
+	uint8_t state;
+	uint8_t alias;       /* K_ALIAS: the kept content (K_READY) it equals */
 	bool joined;         /* another file proved equal to it */
 };
 
 struct sbucket {
 	uint32_t first, n;   /* its members: positions pos[first..first+n) */
-	uint32_t left;       /* members still to read in this sweep */
+	uint32_t unvisited;  /* members still to visit in this sweep */
+	uint32_t active;     /* members being read now */
+	uint32_t streaming;  /* of those, compared without being kept */
 	uint8_t phase;
 	uint8_t nkept;
 	bool waits;          /* a member waits for the next sweep */
@@ -50,7 +66,15 @@ struct sbucket {
 };
 
 struct item {
-	uint32_t rank, slot, bucket; /* slot: in run.pos */
+	uint32_t lane, rank, slot, bucket; /* slot: in run.pos */
+};
+
+struct run;
+/* One lane's reading: a disk's files in its order. */
+struct reader {
+	struct run *rn;
+	struct ds_hashes *h; /* one state: the file being read */
+	unsigned char *chunk; /* taken when the lane first reads a chunk */
 };
 
 struct run {
@@ -64,18 +88,95 @@ struct run {
 	struct ds_hashes **owned; /* states of split buckets, freed at the end */
 	size_t nowned, capowned;
 	uint8_t *mstate;     /* by position in order */
-	struct ds_hashes *h; /* one state: the file being read */
-	unsigned char *chunk;
+	uint32_t *lane;      /* by position: its device's lane */
+	struct reader *rd;   /* by lane */
+	size_t nlanes;
+	struct ds_monitor *mon; /* buckets, used, mstate and the sweep's results */
 	size_t step;         /* bytes a read */
 	size_t used;         /* bytes kept */
+	bool more;           /* a bucket waits for another sweep */
+	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
 	uint64_t *tail;      /* by position: XXH64 of the last block, where read (see read_tails), or NULL */
 };
 
+/* By lane, then place in the disk order. */
 static int cmp_item(void *ctx, const void *pa, const void *pb)
 {
 	(void)ctx;
 	const struct item *a = pa, *b = pb;
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* ---- lanes: one a device, all at once ---- */
+
+/* A phase's work cut into lanes: items from[k] to from[k+1] are lane
+ * lane[k]'s, each run by fn in order. */
+struct lanes {
+	struct run *rn;
+	size_t n;
+	const size_t *from;
+	const uint32_t *lane;
+	void (*fn)(struct reader *rd, size_t i, void *arg);
+	void *arg;
+};
+
+static bool stopped(struct run *rn)
+{
+	if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
+		int none = 0;
+		atomic_compare_exchange_strong(&rn->rc, &none, DUPSCAN_E_CANCELED);
+	}
+	return atomic_load_explicit(&rn->rc, memory_order_relaxed) != 0;
+}
+
+static void run_lane(void *job, size_t k)
+{
+	const struct lanes *ln = job;
+	struct reader *rd = &ln->rn->rd[ln->lane[k]];
+	for (size_t i = ln->from[k]; i < ln->from[k + 1] && !stopped(ln->rn); i++)
+		ln->fn(rd, i, ln->arg);
+}
+
+/* Run fn over items 0..n whose lanes lane_of(i) come in runs (items sorted
+ * by lane first): each run on its own thread while threads last. */
+static int in_lanes(struct run *rn, size_t n, uint32_t (*lane_of)(const void *arg, size_t i),
+		    void (*fn)(struct reader *rd, size_t i, void *arg), void *arg)
+{
+	size_t *from = malloc((rn->nlanes + 1) * sizeof(*from));
+	uint32_t *lane = malloc((rn->nlanes + 1) * sizeof(*lane));
+	struct ds_pool *pool = ds_scan_pool(rn->s);
+	if (!from || !lane || !pool) {
+		free(from);
+		free(lane);
+		return -ENOMEM;
+	}
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t l = lane_of(arg, i);
+		if (nl == 0 || lane[nl - 1] != l) {
+			from[nl] = i;
+			lane[nl++] = l;
+		}
+	}
+	from[nl] = n;
+	struct lanes ln = { rn, nl, from, lane, fn, arg };
+	int threads = rn->s->opt.threads;
+	ds_pool_phase(pool, NULL, NULL, 0, 0, threads < (int)nl ? threads - 1 : (int)nl - 1);
+	ds_parallel_for(pool, nl, run_lane, &ln);
+	ds_pool_end_phase(pool);
+	free(lane);
+	free(from);
+	return atomic_load(&rn->rc);
+}
+
+/* The lane's read buffer, taken the first time it is needed. */
+static unsigned char *chunk_of(struct reader *rd)
+{
+	if (!rd->chunk && !(rd->chunk = ds_big_alloc(rd->rn->step)))
+		atomic_store(&rd->rn->rc, -ENOMEM);
+	return rd->chunk;
 }
 
 /* Position p's last block hashed (tail), or 0 when it was not read. */
@@ -105,134 +206,199 @@ static bool same_start(const struct run *rn, uint32_t a, uint32_t b)
 	return fp->partial[a] == fp->partial[b] && fp->head[a] == fp->head[b] && tail_of(rn, a) == tail_of(rn, b);
 }
 
-/* Read position p whole. Into keep (size bytes) when given, else chunk by
- * chunk compared with what bucket b keeps, stopping once it is like none of
- * them. The bytes past the first block go into the XXH64 state the first pass
- * left. @return 0 (*like: the kept content it equals, or -1), a negative
- * read error (the file fails), or 1 when it was left unread to its end. */
-static int read_member(struct run *rn, struct sbucket *b, uint32_t slot, unsigned char *keep, int *like)
+/* ---- the sweep ---- */
+
+/* Hash the bytes buf[0..len) at off of position p into the lane's state:
+ * the first pass (and a split) hashed what lies before b->from. */
+static void hash_read(struct reader *rd, struct sbucket *b, uint32_t p, const unsigned char *buf, uint64_t off,
+		      size_t len)
 {
+	if (off + len <= b->from)
+		return;
+	size_t skip = off < b->from ? (size_t)(b->from - off) : 0;
+	if (b->direct && off == 0) {
+		/* the first block's hash, as the first pass takes it */
+		size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
+		ds_hash_update(rd->h, 0, buf, blen);
+		rd->rn->fp->partial[p] = ds_hash_digest(rd->h, 0);
+		rd->rn->fp->got[p] = true;
+		skip = blen;
+	}
+	ds_hash_update(rd->h, 0, buf + skip, len - skip);
+}
+
+/* Open the member in slot for a read from its start, its hash state ready. */
+static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot)
+{
+	struct run *rn = rd->rn;
 	uint32_t p = rn->pos[slot];
-	struct ds_rec *r = ds_rec(rn->s, rn->fp->order[p]);
-	*like = -1;
-	int fd = ds_open_scanned(rn->s, r);
+	int fd = ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[p]));
 	if (fd < 0)
 		return fd;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (b->h)
-		ds_hash_copy(rn->h, 0, b->h, rn->hidx[slot]);
+		ds_hash_copy(rd->h, 0, b->h, rn->hidx[slot]);
 	else
-		ds_hash_copy(rn->h, 0, rn->fp->h, p);
-	bool alike[SWEEP_MEMBERS];
-	size_t nalike = b->nkept;
-	for (size_t k = 0; k < b->nkept; k++)
-		alike[k] = true;
-	int err = 0;
+		ds_hash_copy(rd->h, 0, rn->fp->h, p);
+	return fd;
+}
+
+/* Read the member in slot whole into kept content k (its buffer taken
+ * here), telling those who compare with it how far it is read.
+ * @return 0 or a negative code (the file fails). */
+static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct kept *k)
+{
+	struct run *rn = rd->rn;
+	unsigned char *buf = ds_big_alloc(b->size);
+	if (!buf)
+		return -ENOMEM;
+	ds_monitor_enter(rn->mon);
+	k->buf = buf;
+	ds_monitor_leave(rn->mon);
+	int fd = open_member(rd, b, slot);
+	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		unsigned char *buf = keep ? keep + off : rn->chunk;
-		err = ds_pread_full(fd, buf, len, off);
+		err = ds_pread_full(fd, buf + off, len, off);
 		if (err)
 			break;
-		/* the first pass (and a split) hashed what lies before b->from */
-		if (off + len > b->from) {
-			size_t skip = off < b->from ? (size_t)(b->from - off) : 0;
-			if (b->direct && off == 0) {
-				/* the first block's hash, as the first pass takes it */
-				size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
-				ds_hash_update(rn->h, 0, buf, blen);
-				rn->fp->partial[p] = ds_hash_digest(rn->h, 0);
-				rn->fp->got[p] = true;
-				skip = blen;
-			}
-			ds_hash_update(rn->h, 0, buf + skip, len - skip);
-		}
-		for (size_t k = 0; !keep && k < b->nkept; k++) {
-			if (alike[k] && memcmp(buf, b->kept[k].buf + off, len) != 0) {
-				alike[k] = false;
+		hash_read(rd, b, rn->pos[slot], buf + off, off, len);
+		off += len;
+		ds_monitor_enter(rn->mon);
+		k->filled = off;
+		ds_monitor_wake(rn->mon);
+		ds_monitor_leave(rn->mon);
+	}
+	if (err == 0)
+		err = ds_check_unchanged(fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
+	if (fd >= 0)
+		close(fd);
+	if (err == 0)
+		rn->sw->full[rn->pos[slot]] = ds_hash_digest(rd->h, 0);
+	return err;
+}
+
+/* Kept content k, read: compared with every content kept and read before
+ * it (those read meanwhile too), it becomes K_READY or K_ALIAS. */
+static void settle_keep(struct run *rn, struct sbucket *b, struct kept *k)
+{
+	unsigned done = 0;
+	int like = -1;
+	ds_monitor_enter(rn->mon);
+	for (;;) {
+		unsigned todo = 0, nk = b->nkept;
+		for (unsigned j = 0; j < nk; j++)
+			if (b->kept[j].state == K_READY && !(done >> j & 1))
+				todo |= 1u << j;
+		if (todo == 0 || like >= 0)
+			break;
+		/* a content K_READY stays so, its buffer kept, until the bucket closes */
+		ds_monitor_leave(rn->mon);
+		for (unsigned j = 0; j < nk && like < 0; j++)
+			if (todo >> j & 1 && memcmp(k->buf, b->kept[j].buf, b->size) == 0)
+				like = (int)j;
+		done |= todo;
+		ds_monitor_enter(rn->mon);
+	}
+	if (like >= 0) {
+		k->state = K_ALIAS;
+		k->alias = (uint8_t)like;
+		b->kept[like].joined = true;
+	} else {
+		k->state = K_READY;
+	}
+	ds_monitor_wake(rn->mon);
+	ds_monitor_leave(rn->mon);
+}
+/* Read the member in slot compared, chunk by chunk, with the first nk
+ * contents its bucket keeps (waiting for bytes still being read), stopping
+ * once it is like none of them. @return 0 (*like: the kept content it equals),
+ * a negative code (the file fails), or 1: unlike them all (maybe left unread
+ * to its end). */
+static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsigned nk, int *like)
+{
+	struct run *rn = rd->rn;
+	unsigned char *chunk = chunk_of(rd);
+	*like = -1;
+	if (!chunk)
+		return -ENOMEM;
+	bool alike[SWEEP_MEMBERS];
+	unsigned nalike = nk;
+	for (unsigned j = 0; j < nk; j++)
+		alike[j] = true;
+	int fd = open_member(rd, b, slot);
+	int err = fd < 0 ? fd : 0;
+	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
+		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
+		if ((err = ds_pread_full(fd, chunk, len, off)) != 0)
+			break;
+		hash_read(rd, b, rn->pos[slot], chunk, off, len);
+		for (unsigned j = 0; j < nk; j++) {
+			if (!alike[j])
+				continue;
+			struct kept *k = &b->kept[j];
+			ds_monitor_enter(rn->mon);
+			while (k->state == K_FILLING && k->filled < off + len)
+				ds_monitor_wait(rn->mon);
+			bool failed = k->state == K_FAILED;
+			ds_monitor_leave(rn->mon);
+			if (failed || memcmp(chunk, k->buf + off, len) != 0) {
+				alike[j] = false;
 				nalike--;
 			}
 		}
 		off += len;
-		if (!keep && nalike == 0) {
-			close(fd);
-			return 1;
-		}
 	}
+	if (err == 0 && nalike == 0)
+		err = 1;
 	if (err == 0)
-		err = ds_check_unchanged(fd, r);
-	close(fd);
-	if (err)
-		return err;
-	for (size_t k = 0; k < b->nkept && *like < 0; k++)
-		if (keep ? memcmp(keep, b->kept[k].buf, b->size) == 0 : alike[k])
-			*like = (int)k;
-	rn->sw->full[p] = ds_hash_digest(rn->h, 0);
-	return 0;
+		err = ds_check_unchanged(fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
+	if (fd >= 0)
+		close(fd);
+	if (err == 0)
+		rn->sw->full[rn->pos[slot]] = ds_hash_digest(rd->h, 0);
+	/* alike to the last byte: the first content that stands (a content
+	 * still being read is compared with the others first) */
+	ds_monitor_enter(rn->mon);
+	for (unsigned j = 0; err == 0 && j < nk && *like < 0; j++) {
+		while (alike[j] && b->kept[j].state == K_FILLING)
+			ds_monitor_wait(rn->mon);
+		if (alike[j] && b->kept[j].state != K_FAILED)
+			*like = b->kept[j].state == K_ALIAS ? b->kept[j].alias : (int)j;
+	}
+	ds_monitor_leave(rn->mon);
+	if (err == 0 && *like < 0)
+		err = 1; /* what it equals failed */
+	return err;
 }
 
-/* Read member p of bucket b: it joins a kept content, is kept itself, waits
- * for the next sweep, or fails. @return 0 or -ENOMEM. */
-static int visit(struct run *rn, struct sbucket *b, uint32_t slot)
+/* A file of a bucket the first pass left unread fails with its group's
+ * other first-pass errors; otherwise at its group's turn with the sweep's. */
+static void member_failed(struct run *rn, const struct sbucket *b, uint32_t p, int err)
 {
-	struct ds_sweep *sw = rn->sw;
-	uint32_t p = rn->pos[slot];
-	/* once a file waits, nothing more is kept: a later file kept could be
-	 * the twin of one that waits, and neither would be told */
-	bool room = !b->waits && b->nkept < SWEEP_MEMBERS && rn->used + b->size <= sw->budget;
-	if (!room && b->nkept == 0) {
-		b->left--;
-		b->waits = true;
-		rn->mstate[p] = M_WAITING; /* nothing to compare it with */
-		return 0;
-	}
-	unsigned char *keep = room ? ds_big_alloc(b->size) : NULL;
-	if (room && !keep)
-		return -ENOMEM;
-	int like;
-	int rc = read_member(rn, b, slot, keep, &like);
-	b->left--;
-	if (rc < 0) {
-		if (rc == -ENOMEM) {
-			ds_big_free(keep, b->size);
-			return rc;
-		}
-		/* reported at its group's turn: with the first pass's own
-		 * errors when the first pass left it unread */
-		if (b->direct) {
-			rn->fp->err[p] = rc;
-			rn->fp->got[p] = false;
-		} else {
-			sw->err[p] = rc;
-		}
-		rn->mstate[p] = M_DONE;
-	} else if (rc == 0 && like >= 0) {
-		sw->rep[p] = b->kept[like].pos;
-		b->kept[like].joined = true;
-		rn->mstate[p] = M_DONE;
-	} else if (keep) {
-		b->kept[b->nkept++] = (struct kept){ keep, p, false };
-		rn->used += b->size;
-		if (rn->used > rn->s->reading.sweep_peak)
-			rn->s->reading.sweep_peak = rn->used;
-		rn->mstate[p] = M_DONE;
-		return 0;
+	if (b->direct) {
+		rn->fp->err[p] = err;
+		rn->fp->got[p] = false;
 	} else {
-		rn->mstate[p] = M_WAITING; /* unlike all kept, no room for it */
-		b->waits = true;
+		rn->sw->err[p] = err;
 	}
-	ds_big_free(keep, room ? b->size : 0);
-	return 0;
+	rn->mstate[p] = M_DONE;
 }
 
-/* Every member of b was read in this sweep: what it kept is settled, and
- * those that waited (unlike all of it) make the bucket of the next sweep. */
+/* Every member of b was read in this sweep (monitor held): what it kept is
+ * settled, and those that waited (unlike all of it) make the bucket of the
+ * next sweep. */
 static void close_bucket(struct run *rn, struct sbucket *b)
 {
 	struct ds_sweep *sw = rn->sw;
-	for (size_t k = 0; k < b->nkept; k++) {
-		sw->rep[b->kept[k].pos] = b->kept[k].joined ? b->kept[k].pos : DS_NONE;
-		ds_big_free(b->kept[k].buf, b->size);
+	for (size_t j = 0; j < b->nkept; j++) {
+		struct kept *k = &b->kept[j];
+		if (k->state == K_READY)
+			sw->rep[k->pos] = k->joined ? k->pos : DS_NONE;
+		else if (k->state == K_ALIAS)
+			sw->rep[k->pos] = b->kept[k->alias].pos;
+		ds_big_free(k->buf, b->size);
+		k->buf = NULL;
 		rn->used -= b->size;
 	}
 	b->nkept = 0;
@@ -252,47 +418,130 @@ static void close_bucket(struct run *rn, struct sbucket *b)
 		sw->rep[last] = DS_NONE;
 	}
 	b->phase = waiting >= 2 ? B_WAIT : B_DONE;
+	rn->more = rn->more || b->phase == B_WAIT;
 }
 
-/* One sweep over the items in disk order. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+/* How a member is visited, decided under the monitor. */
+enum { V_SKIP, V_WAIT, V_KEEP, V_STREAM };
+
+static int plan_visit(struct run *rn, struct sbucket *b, uint32_t p, unsigned *k)
+{
+	if (rn->mstate[p] != M_PENDING || b->phase == B_LATER || b->phase == B_DONE)
+		return V_SKIP;
+	if (b->phase == B_WAIT) {
+		/* a bucket opens at its first file, if that file fits (the first
+		 * bucket of a sweep always does: each sweep settles one at least) */
+		if (rn->used > 0 && rn->used + b->size > rn->sw->budget) {
+			b->phase = B_LATER;
+			rn->more = true;
+			return V_SKIP;
+		}
+		b->phase = B_OPEN;
+	}
+	b->unvisited--;
+	/* the last file read of a bucket need not be kept: nothing comes after it */
+	bool room = !b->waits && b->streaming == 0 && b->nkept < SWEEP_MEMBERS &&
+		    rn->used + b->size <= rn->sw->budget && !(b->unvisited == 0 && b->nkept > 0);
+	if (!room && b->nkept == 0) {
+		b->waits = true;
+		rn->mstate[p] = M_WAITING; /* nothing to compare it with */
+		return V_WAIT;
+	}
+	b->active++;
+	if (!room) {
+		b->streaming++;
+		*k = b->nkept;
+		return V_STREAM;
+	}
+	*k = b->nkept++;
+	b->kept[*k] = (struct kept){ NULL, 0, p, K_FILLING, 0, false };
+	rn->used += b->size;
+	if (rn->used > rn->s->reading.sweep_peak)
+		rn->s->reading.sweep_peak = rn->used;
+	return V_KEEP;
+}
+
+/* Visit the member in slot of bucket b: it is kept, joins a kept content,
+ * waits for the next sweep, or fails. */
+static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
+{
+	struct run *rn = rd->rn;
+	uint32_t p = rn->pos[slot];
+	unsigned k = 0;
+	ds_monitor_enter(rn->mon);
+	int how = plan_visit(rn, b, p, &k);
+	ds_monitor_leave(rn->mon);
+	if (how == V_SKIP)
+		return;
+	int like = -1, rc = 0;
+	if (how == V_KEEP) {
+		rc = read_keep(rd, b, slot, &b->kept[k]);
+		if (rc == 0)
+			settle_keep(rn, b, &b->kept[k]);
+	} else if (how == V_STREAM) {
+		rc = read_stream(rd, b, slot, k, &like);
+	}
+	ds_monitor_enter(rn->mon);
+	if (how == V_KEEP && rc) {
+		b->kept[k].state = K_FAILED;
+		ds_monitor_wake(rn->mon);
+	}
+	if (how == V_STREAM)
+		b->streaming--;
+	if (how != V_WAIT)
+		b->active--;
+	if (rc == -ENOMEM)
+		atomic_store(&rn->rc, -ENOMEM);
+	if (rc < 0) {
+		member_failed(rn, b, p, rc);
+	} else if (how == V_STREAM && rc == 0) {
+		rn->sw->rep[p] = b->kept[like].pos;
+		b->kept[like].joined = true;
+		rn->mstate[p] = M_DONE;
+	} else if (how == V_STREAM) {
+		rn->mstate[p] = M_WAITING; /* unlike all kept */
+		b->waits = true;
+	} else if (how == V_KEEP) {
+		rn->mstate[p] = M_DONE;
+	}
+	if (b->unvisited == 0 && b->active == 0)
+		close_bucket(rn, b);
+	ds_monitor_leave(rn->mon);
+}
+
+struct sweep_job {
+	const struct item *it;
+};
+
+static uint32_t item_lane(const void *arg, size_t i)
+{
+	return ((const struct sweep_job *)arg)->it[i].lane;
+}
+
+static void sweep_item(struct reader *rd, size_t i, void *arg)
+{
+	const struct item *it = &((const struct sweep_job *)arg)->it[i];
+	visit(rd, &rd->rn->b[it->bucket], it->slot);
+}
+
+/* One sweep over the items, every disk at once, each in its order.
+ * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 static int sweep_once(struct run *rn, const struct item *it, size_t nit, bool *more)
 {
-	*more = false;
+	rn->more = false;
 	for (size_t i = 0; i < rn->nb; i++) {
 		struct sbucket *b = &rn->b[i];
 		if (b->phase == B_DONE)
 			continue;
 		b->phase = B_WAIT;
-		b->left = 0;
+		b->unvisited = 0;
 		for (uint32_t x = b->first; x < b->first + b->n; x++)
-			b->left += rn->mstate[rn->pos[x]] == M_PENDING;
+			b->unvisited += rn->mstate[rn->pos[x]] == M_PENDING;
 	}
-	for (size_t i = 0; i < nit; i++) {
-		if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed))
-			return DUPSCAN_E_CANCELED;
-		uint32_t p = rn->pos[it[i].slot];
-		struct sbucket *b = &rn->b[it[i].bucket];
-		if (rn->mstate[p] != M_PENDING || b->phase == B_LATER || b->phase == B_DONE)
-			continue;
-		if (b->phase == B_WAIT) {
-			/* a bucket opens at its first file, if that file fits (the first
-			 * bucket of a sweep always does: each sweep settles one at least) */
-			if (rn->used > 0 && rn->used + b->size > rn->sw->budget) {
-				b->phase = B_LATER;
-				*more = true;
-				continue;
-			}
-			b->phase = B_OPEN;
-		}
-		int rc = visit(rn, b, it[i].slot);
-		if (rc)
-			return rc;
-		if (b->left == 0) {
-			close_bucket(rn, b);
-			*more = *more || b->phase == B_WAIT;
-		}
-	}
-	return 0;
+	struct sweep_job job = { it };
+	int rc = in_lanes(rn, nit, item_lane, sweep_item, &job);
+	*more = rn->more;
+	return rc;
 }
 
 /* Add a bucket of the k files at positions mem[], their states in h by
@@ -301,8 +550,8 @@ static void add_bucket(struct run *rn, const uint32_t *mem, const uint32_t *hidx
 		       struct ds_hashes *h, uint64_t from)
 {
 	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
-	rn->b[rn->nb++] = (struct sbucket){ (uint32_t)npos, (uint32_t)k, 0, B_WAIT, 0, false, size, h, from, false,
-					    { { 0 } } };
+	rn->b[rn->nb++] = (struct sbucket){ .first = (uint32_t)npos, .n = (uint32_t)k, .phase = B_WAIT,
+					    .size = size, .h = h, .from = from };
 	for (size_t x = 0; x < k; x++) {
 		rn->pos[npos] = mem[x];
 		rn->hidx[npos++] = hidx ? hidx[x] : 0;
@@ -333,8 +582,46 @@ static int cmp_by_state(void *ctx, const void *pa, const void *pb)
 }
 
 
+/* One round of a split: bytes off..end of the files still alike. */
+struct round {
+	struct run *rn;
+	const uint32_t *mem;
+	const struct by_state *alive; /* sorted by lane, then disk order */
+	struct ds_hashes *h;
+	int *err;                    /* by place in alive: why the file failed, or 0 */
+	uint64_t off, end;
+};
+
+static uint32_t round_lane(const void *arg, size_t i)
+{
+	const struct round *rd = arg;
+	return (uint32_t)(rd->alive[i].key >> 32);
+}
+
+static void round_read(struct reader *rdr, size_t i, void *arg)
+{
+	const struct round *rd = arg;
+	struct run *rn = rd->rn;
+	uint32_t x = rd->alive[i].x;
+	unsigned char *chunk = chunk_of(rdr);
+	int fd = chunk ? ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[rd->mem[x]])) : -ENOMEM;
+	int err = fd < 0 ? fd : 0;
+	for (uint64_t o = rd->off; err == 0 && o < rd->end;) {
+		size_t n = rd->end - o < rn->step ? (size_t)(rd->end - o) : rn->step;
+		err = ds_pread_full(fd, chunk, n, o);
+		if (err == 0)
+			ds_hash_update(rd->h, x, chunk, n);
+		o += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err == -ENOMEM)
+		atomic_store(&rn->rc, -ENOMEM);
+	rd->err[i] = err;
+}
+
 /* A bucket of more files than a sweep takes (mem[0..k), positions): hashed
- * in rounds of growing length, each round in disk order, each file only until
+ * in rounds of growing length, each round in disk order (every disk at once), each file only until
  * its bytes so far are like no other's, until the files still alike make runs
  * a sweep takes, or are read to their end; each run is a bucket then. */
 static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
@@ -343,7 +630,8 @@ static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
 	struct ds_hashes *h = ds_hashes_new(k);
 	struct by_state *alive = malloc(k * sizeof(*alive));
 	uint32_t *run = malloc(k * sizeof(*run)), *ri = malloc(k * sizeof(*ri));
-	int rc = h && alive && run && ri && DS_GROW(rn->owned, rn->capowned, rn->nowned + 1) == 0 ? 0 : -ENOMEM;
+	int *err = malloc(k * sizeof(*err));
+	int rc = h && alive && run && ri && err && DS_GROW(rn->owned, rn->capowned, rn->nowned + 1) == 0 ? 0 : -ENOMEM;
 	if (rc) {
 		ds_hashes_free(h);
 		goto out;
@@ -357,34 +645,16 @@ static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
 	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
 	for (bool small = false; rc == 0 && !small && off < size;) {
 		uint64_t end = size - off <= len ? size : off + len;
+		struct round rd = { rn, mem, alive, h, err, off, end };
 		for (size_t i = 0; i < na; i++)
-			alive[i].key = fp->rank[mem[alive[i].x]];
+			alive[i].key = (uint64_t)rn->lane[mem[alive[i].x]] << 32 | fp->rank[mem[alive[i].x]];
 		rc = ds_sort(alive, na, sizeof(*alive), cmp_by_state, NULL);
+		if (rc == 0)
+			rc = in_lanes(rn, na, round_lane, round_read, &rd);
 		size_t nr = 0;
 		for (size_t i = 0; rc == 0 && i < na; i++) {
-			if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
-				rc = DUPSCAN_E_CANCELED;
-				break;
-			}
-			uint32_t p = mem[alive[i].x];
-			struct ds_rec *r = ds_rec(rn->s, fp->order[p]);
-			int fd = ds_open_scanned(rn->s, r);
-			int err = fd < 0 ? fd : 0;
-			for (uint64_t o = off; err == 0 && o < end;) {
-				size_t n = end - o < rn->step ? (size_t)(end - o) : rn->step;
-				err = ds_pread_full(fd, rn->chunk, n, o);
-				if (err == 0)
-					ds_hash_update(h, alive[i].x, rn->chunk, n);
-				o += n;
-			}
-			if (fd >= 0)
-				close(fd);
-			if (err == -ENOMEM) {
-				rc = err;
-				break;
-			}
-			if (err)
-				settle_alone(rn, p, err);
+			if (err[i])
+				settle_alone(rn, mem[alive[i].x], err[i]);
 			else
 				alive[nr++] = (struct by_state){ ds_hash_digest(h, alive[i].x), alive[i].x };
 		}
@@ -418,6 +688,7 @@ static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
 		i = j;
 	}
 out:
+	free(err);
 	free(ri);
 	free(run);
 	free(alive);
@@ -484,11 +755,51 @@ static int group_buckets(struct run *rn, uint32_t first, uint32_t n, uint32_t *s
  * visited. */
 #define TAIL_MIN (2u * DS_HDD_TURN)
 
-static int cmp_rank(void *ctx, const void *pa, const void *pb)
+/* Positions by lane, then place in the disk order. */
+static int cmp_lane_rank(void *ctx, const void *pa, const void *pb)
 {
-	const struct ds_first_pass *fp = ctx;
-	uint32_t a = fp->rank[*(const uint32_t *)pa], b = fp->rank[*(const uint32_t *)pb];
-	return a < b ? -1 : a > b;
+	const struct run *rn = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	if (rn->lane[a] != rn->lane[b])
+		return rn->lane[a] < rn->lane[b] ? -1 : 1;
+	return rn->fp->rank[a] < rn->fp->rank[b] ? -1 : rn->fp->rank[a] > rn->fp->rank[b];
+}
+
+struct tails {
+	struct run *rn;
+	const uint32_t *want; /* positions, by lane and disk order */
+};
+
+static uint32_t tail_lane(const void *arg, size_t i)
+{
+	const struct tails *t = arg;
+	return t->rn->lane[t->want[i]];
+}
+
+static void tail_read(struct reader *rd, size_t i, void *arg)
+{
+	const struct tails *t = arg;
+	struct run *rn = rd->rn;
+	uint32_t p = t->want[i];
+	const struct ds_rec *r = ds_rec(rn->s, rn->fp->order[p]);
+	unsigned char *chunk = chunk_of(rd);
+	int fd = chunk ? ds_open_scanned(rn->s, r) : -ENOMEM;
+	if (fd == -ENOMEM) {
+		atomic_store(&rn->rc, -ENOMEM);
+		return;
+	}
+	/* one block: readahead would read past the end or a seek back */
+	if (fd >= 0)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	int err = fd < 0 ? fd : ds_pread_full(fd, chunk, DS_BLOCK, r->size - DS_BLOCK);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		rn->sw->swept[p] = true;
+		settle_alone(rn, p, err); /* reported at its group's turn */
+	} else {
+		rn->tail[p] = ds_hash_oneshot(chunk, DS_BLOCK);
+	}
 }
 
 /* The last blocks of the files of groups that TAIL_MIN asks for, into
@@ -524,33 +835,11 @@ static int read_tails(struct run *rn, const uint32_t *groups, size_t ngroups, si
 	}
 	if (rc == 0 && nw > 0 && !(rn->tail = calloc(fp->n, sizeof(*rn->tail))))
 		rc = -ENOMEM;
+	struct tails t = { rn, want };
 	if (rc == 0)
-		rc = ds_sort(want, nw, sizeof(*want), cmp_rank, (void *)fp);
-	for (size_t i = 0; rc == 0 && i < nw; i++) {
-		if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
-			rc = DUPSCAN_E_CANCELED;
-			break;
-		}
-		uint32_t p = want[i];
-		const struct ds_rec *r = ds_rec(rn->s, fp->order[p]);
-		int fd = ds_open_scanned(rn->s, r);
-		if (fd == -ENOMEM) {
-			rc = fd;
-			break;
-		}
-		/* one block: readahead would read past the end or a seek back */
-		if (fd >= 0)
-			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = fd < 0 ? fd : ds_pread_full(fd, rn->chunk, DS_BLOCK, r->size - DS_BLOCK);
-		if (fd >= 0)
-			close(fd);
-		if (err) {
-			rn->sw->swept[p] = true;
-			settle_alone(rn, p, err); /* reported at its group's turn */
-		} else {
-			rn->tail[p] = ds_hash_oneshot(rn->chunk, DS_BLOCK);
-		}
-	}
+		rc = ds_sort(want, nw, sizeof(*want), cmp_lane_rank, rn);
+	if (rc == 0)
+		rc = in_lanes(rn, nw, tail_lane, tail_read, &t);
 	free(want);
 	return rc;
 }
@@ -564,6 +853,41 @@ void ds_sweep_free(struct ds_sweep *sw)
 	free(sw->full);
 	free(sw->err);
 	free(sw);
+}
+
+/* A lane for each device the groups' files are on, each with its reader.
+ * @return 0 or -ENOMEM. */
+static int make_lanes(struct run *rn, const uint32_t *groups, size_t ngroups)
+{
+	const struct ds_first_pass *fp = rn->fp;
+	uint64_t *devs = NULL;
+	size_t cap = 0;
+	if (!(rn->lane = calloc(fp->n ? fp->n : 1, sizeof(*rn->lane))))
+		return -ENOMEM;
+	for (size_t g = 0; g < ngroups; g++) {
+		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
+			uint64_t dev = ds_rec(rn->s, fp->order[p])->dev;
+			uint32_t l = 0;
+			while (l < rn->nlanes && devs[l] != dev)
+				l++;
+			if (l == rn->nlanes) {
+				if (DS_GROW(devs, cap, rn->nlanes + 1)) {
+					free(devs);
+					return -ENOMEM;
+				}
+				devs[rn->nlanes++] = dev;
+			}
+			rn->lane[p] = l;
+		}
+	}
+	free(devs);
+	rn->rd = calloc(rn->nlanes ? rn->nlanes : 1, sizeof(*rn->rd));
+	for (size_t l = 0; rn->rd && l < rn->nlanes; l++) {
+		rn->rd[l].rn = rn;
+		if (!(rn->rd[l].h = ds_hashes_new(1)))
+			return -ENOMEM;
+	}
+	return rn->rd ? 0 : -ENOMEM;
 }
 
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
@@ -593,12 +917,11 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	rn.pos = malloc(n * sizeof(*rn.pos));
 	rn.hidx = malloc(n * sizeof(*rn.hidx));
 	rn.mstate = calloc(n, sizeof(*rn.mstate));
-	rn.h = ds_hashes_new(1);
-	rn.chunk = ds_big_alloc(rn.step);
+	rn.mon = ds_monitor_new();
 	it = malloc(n * sizeof(*it));
 	scratch = malloc(2 * n * sizeof(*scratch)); /* a direct group takes two rows */
-	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.b || !rn.pos || !rn.hidx || !rn.mstate || !rn.h ||
-	    !rn.chunk || !it || !scratch)
+	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.b || !rn.pos || !rn.hidx || !rn.mstate || !rn.mon ||
+	    !it || !scratch || make_lanes(&rn, groups, ngroups) != 0)
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < n; i++)
@@ -617,7 +940,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	size_t nit = 0;
 	for (size_t i = 0; rc == 0 && i < rn.nb; i++)
 		for (uint32_t x = rn.b[i].first; x < rn.b[i].first + rn.b[i].n; x++)
-			it[nit++] = (struct item){ fp->rank[rn.pos[x]], x, (uint32_t)i };
+			it[nit++] = (struct item){ rn.lane[rn.pos[x]], fp->rank[rn.pos[x]], x, (uint32_t)i };
 	if (rc == 0)
 		rc = ds_sort(it, nit, sizeof(*it), cmp_item, NULL);
 	for (bool more = nit > 0; rc == 0 && more;) {
@@ -630,8 +953,13 @@ out:
 			ds_big_free(rn.b[i].kept[k].buf, rn.b[i].size);
 	free(scratch);
 	free(it);
-	ds_big_free(rn.chunk, rn.step);
-	ds_hashes_free(rn.h);
+	for (size_t l = 0; rn.rd && l < rn.nlanes; l++) {
+		ds_big_free(rn.rd[l].chunk, rn.step);
+		ds_hashes_free(rn.rd[l].h);
+	}
+	free(rn.rd);
+	free(rn.lane);
+	ds_monitor_free(rn.mon);
 	free(rn.mstate);
 	free(rn.hidx);
 	free(rn.pos);
