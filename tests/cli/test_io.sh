@@ -191,30 +191,81 @@ tail_check() { # DIR on the ext4 image
     || not_ok "last-block check: hdd/ssd" "$o1" "$out"
 }
 
-# two disks in one scan are read at the same time, each by one stream: the
-# shim logs which thread reads which file, each read taking 5 ms
-two_disks() { # IMAGE_DIR
-  local i d loops=() ok2=1
+# two disks in one scan are read at the same time, each by one stream, in
+# every phase: the shim logs which thread reads which file, each read taking
+# 5 ms. Beside the first pass's small files (f*), each disk holds
+#   c1-c6: copies of the other disk's c1-c6, of six sizes (the sweep alone
+#          reads them, meeting in memory);
+#   t1-t3: 16 MiB and a byte, of one size and head, differing from the other
+#          disk's only in their last byte (the first pass, then last blocks);
+#   s1-s3: 400 kB of one size, head and last block: s1 and s2 copies of the
+#          other disk's, s3 unlike it in the middle only (the first pass,
+#          three rounds of a split, then the sweep).
+two_disks_tree() {
+  local d i
   for d in dsk1 dsk2; do
-    truncate -s 16M "$1/$d.img" && mkfs.ext4 -q -F "$1/$d.img" 2>/dev/null && mkdir -p "$d" &&
-      loops+=("$(losetup -f --show "$1/$d.img" 2>/dev/null)") && mount "${loops[-1]}" "$d" 2>/dev/null || ok2=0
+    for i in $(seq 1 12); do { printf '%s %d' "$d" $((i % 6)); head -c 8000 /dev/zero; } > "$d/f$i"; done
+    for i in 1 2 3 4 5 6; do { printf 'copy %d' "$i"; head -c $((300000 + i)) /dev/zero; } > "$d/c$i"; done
+    for i in 1 2 3; do
+      { head -c $((16 * 1024 * 1024)) /dev/zero; printf '%s' "${d#dsk}$i"; } > "$d/t$i"
+      { head -c 350000 /dev/zero; printf '%s' "$i"; [ "$i$d" = 3dsk2 ] && printf 'x' || printf 'y'
+        head -c 49998 /dev/zero; } > "$d/s$i"
+    done
+  done
+  sync
+}
+
+# disk_lanes CLASS PHASE_SIZES...: in the shim's log, the reads of files
+# CLASS* cut into phases of so many reads: in each, both disks read, by
+# different threads, and each disk's reads not all before the other's
+disk_lanes() {
+  local class=$1 lines from=1 n; shift
+  lines=$(grep -E " dsk[12]/$class[0-9]+\$" "$T/reads.log")
+  for n in "$@"; do
+    local part t1 t2 sw
+    part=$(printf '%s\n' "$lines" | sed -n "${from},$((from + n - 1))p")
+    t1=$(printf '%s\n' "$part" | grep " dsk1/" | cut -d' ' -f1 | sort -u)
+    t2=$(printf '%s\n' "$part" | grep " dsk2/" | cut -d' ' -f1 | sort -u)
+    sw=$(printf '%s\n' "$part" | sed 's,.* \(dsk[12]\)/.*,\1,' | uniq | wc -l)
+    if [ "$(printf '%s\n' "$part" | grep -c .)" != "$n" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ "$sw" -lt 3 ] ||
+       [ -n "$(comm -12 <(printf '%s\n' "$t1") <(printf '%s\n' "$t2"))" ]; then
+      not_ok "two disks, $class files, reads $from-$((from + n - 1)): not one thread a disk at once" "$part"
+      return
+    fi
+    from=$((from + n))
+  done
+  ok "two disks, $class files: each phase reads both disks at once, one thread each ($*)"
+}
+
+two_disks() {
+  local i d loops=() ok2=1
+  mkdir -p dk && mount -t tmpfs -o size=240m none dk 2>/dev/null || { ok "# SKIP no tmpfs for two disks"; return; }
+  for d in dsk1 dsk2; do
+    truncate -s 90M "dk/$d.img" && mkfs.ext4 -q -F "dk/$d.img" 2>/dev/null && mkdir -p "$d" &&
+      loops+=("$(losetup -f --show "dk/$d.img" 2>/dev/null)") && mount "${loops[-1]}" "$d" 2>/dev/null || ok2=0
   done
   if [ "$ok2" = 1 ]; then
-    for i in $(seq 1 12); do
-      for d in dsk1 dsk2; do
-        { printf '%s %d' "$d" $((i % 6)); head -c 8000 /dev/zero; } > "$d/f$i"
-      done
-    done
-    sync; evict dsk1; evict dsk2
+    two_disks_tree
+    local want
+    want=$(printf '%s\n' dsk1/c1 dsk2/c1 '' dsk1/c2 dsk2/c2 '' dsk1/c3 dsk2/c3 '' dsk1/c4 dsk2/c4 '' \
+      dsk1/c5 dsk2/c5 '' dsk1/c6 dsk2/c6 '' dsk1/s1 dsk2/s1 '' dsk1/s2 dsk2/s2)
     run "$DUPSCAN" --io=ssd -r dsk1 dsk2; local o1=$out
     evict dsk1; evict dsk2
     run "$DUPSCAN" --io=hdd -r dsk1 dsk2
     [ "$out" = "$o1" ] && [ -n "$out" ] && ok "two disks: hdd output is ssd's" || not_ok "two disks: outputs differ" "$o1" "$out"
+    evict dsk1; evict dsk2
+    run "$DUPSCAN" --io=hdd --threads=1 -r dsk1 dsk2
+    [ "$out" = "$o1" ] && ok "two disks: one disk after the other gives the same" || not_ok "two disks, --threads=1" "$o1" "$out"
+    local sets
+    sets=$(printf '%s\n' "$o1" | grep -E "/[cst][0-9]+\$|^\$" | cat -s | sed '/./,$!d')
+    [ "$sets" = "$want" ] && ok "two disks: copies across the disks found; pairs unlike in the last byte or the middle not" \
+      || not_ok "two disks: sets across the disks" "$sets" "--- want" "$want"
   fi
   if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ] && [ "${DUPSCAN_THREADS:-yes}" = yes ]; then
     evict dsk1; evict dsk2; rm -f "$T/reads.log"
     run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
       "$DUPSCAN" --io=hdd -r dsk1 dsk2
+    [ "$out" = "$o1" ] && ok "two disks, traced: the same sets" || not_ok "two disks, traced" "$out"
     # the heads come first: 24 reads, one thread a disk, interleaved
     local t1 t2 switches
     t1=$(grep -m1 " dsk1/" "$T/reads.log" | cut -d' ' -f1); t2=$(grep -m1 " dsk2/" "$T/reads.log" | cut -d' ' -f1)
@@ -225,12 +276,15 @@ two_disks() { # IMAGE_DIR
     else
       not_ok "two disks: not read at once by a thread each" "$(head -n 24 "$T/reads.log")"
     fi
+    disk_lanes c 12          # the sweep
+    disk_lanes t 6 6         # first blocks, last blocks
+    disk_lanes s 6 6 6 6 4   # first blocks, three rounds of the split, the sweep
   else
     ok "# SKIP two loop devices cannot be mounted here, no fault shim, or no threads"
   fi
   for d in dsk1 dsk2; do umount "$d" 2>/dev/null; done
   for d in "${loops[@]}"; do [ -n "$d" ] && losetup -d "$d"; done
-  rm -f "$1"/dsk?.img
+  umount dk
 }
 
 # real mounts (as root): tmpfs is memory and has no FIEMAP (inode order
@@ -249,7 +303,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       tail_check disk/tl
       wide_big disk/wb
       umount disk
-      two_disks mnt
+      two_disks
     else
       ok "# SKIP a loop device cannot be marked rotational and mounted here"
     fi
