@@ -29,22 +29,27 @@
 
 enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
 enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
-enum { K_FILLING, K_READY, K_FAILED };                 /* a kept content */
+/* a kept content: being read, read (and unlike the others kept), found equal
+ * to another kept content, or failed */
+enum { K_FILLING, K_READY, K_ALIAS, K_FAILED };
 
 /* Every disk is read at once, each by its own lane in its own order, so the
  * files of one bucket may be read at the same time on two disks. A bucket's
- * state is shared under the run's monitor, and three rules keep a sweep
- * exact: a file compared without being kept is compared with the content
- * kept or being kept when it starts (waiting for bytes still being read);
- * one content is kept at a time (another only after it failed); and none is
- * kept while a comparison runs or once a file of the bucket waits. So a file
- * that waits was compared with every content its bucket settles. */
+ * state is shared under the run's monitor; three rules keep a sweep exact:
+ * a file compared without being kept compares with every content kept or
+ * being kept when it starts (waiting for bytes still being read); no file is
+ * kept while such a comparison runs or once a file of the bucket waits; and a
+ * kept content, once read, is compared with every content read before it. So
+ * a file that waits was compared with every content its bucket settles. */
 struct kept {
 	unsigned char *buf;  /* the whole file: bytes up to filled are read */
 	uint64_t filled;
 	uint32_t pos;        /* its position in order */
 	uint8_t state;
+	uint8_t alias;       /* K_ALIAS: the kept content (K_READY) it equals */
+	uint8_t users;       /* comparisons that may read buf */
 	bool joined;         /* another file proved equal to it */
+	bool held;           /* its size counts in the run's used bytes */
 };
 
 struct sbucket {
@@ -275,23 +280,69 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 	return err;
 }
 
-/* Read the member in slot compared, chunk by chunk, with the first nk
- * contents its bucket keeps (waiting for bytes still being read), stopping
+/* A content equal to another kept one is given back once no comparison
+ * reads it (monitor held). */
+static void release_alias(struct run *rn, const struct sbucket *b, struct kept *k)
+{
+	if (k->state != K_ALIAS || k->users > 0 || !k->held)
+		return;
+	ds_big_free(k->buf, b->size);
+	k->buf = NULL;
+	k->held = false;
+	rn->used -= b->size;
+}
+
+/* Kept content k, read: compared with every content kept and read before
+ * it (those read meanwhile too), it becomes K_READY or K_ALIAS. */
+static void settle_keep(struct run *rn, struct sbucket *b, struct kept *k)
+{
+	unsigned done = 0;
+	int like = -1;
+	ds_monitor_enter(rn->mon);
+	for (;;) {
+		unsigned todo = 0, nk = b->nkept;
+		for (unsigned j = 0; j < nk; j++)
+			if (b->kept[j].state == K_READY && !(done >> j & 1))
+				todo |= 1u << j;
+		if (todo == 0 || like >= 0)
+			break;
+		/* a content K_READY stays so, its buffer kept, until the bucket closes */
+		ds_monitor_leave(rn->mon);
+		for (unsigned j = 0; j < nk && like < 0; j++)
+			if (todo >> j & 1 && memcmp(k->buf, b->kept[j].buf, b->size) == 0)
+				like = (int)j;
+		done |= todo;
+		ds_monitor_enter(rn->mon);
+	}
+	if (like >= 0) {
+		k->state = K_ALIAS;
+		k->alias = (uint8_t)like;
+		b->kept[like].joined = true;
+		release_alias(rn, b, k);
+	} else {
+		k->state = K_READY;
+	}
+	ds_monitor_wake(rn->mon);
+	ds_monitor_leave(rn->mon);
+}
+
+/* Read the member in slot compared, chunk by chunk, with the contents its
+ * bucket keeps in the mask set (their users counted) (waiting for bytes still being read), stopping
  * once it is like none of them. @return 0 (*like: the kept content it equals),
  * a negative code (the file fails), or 1: unlike them all (maybe left unread
  * to its end). */
-static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsigned nk, int *like)
+static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsigned set, int *like)
 {
 	struct run *rn = rd->rn;
 	unsigned char *chunk = chunk_of(rd);
 	*like = -1;
-	if (!chunk)
-		return -ENOMEM;
 	bool alike[SWEEP_MEMBERS];
-	unsigned nalike = nk;
-	for (unsigned j = 0; j < nk; j++)
-		alike[j] = true;
-	int fd = open_member(rd, b, slot);
+	unsigned nalike = 0, nk = SWEEP_MEMBERS;
+	for (unsigned j = 0; j < nk; j++) {
+		alike[j] = chunk && (set >> j & 1);
+		nalike += alike[j];
+	}
+	int fd = chunk ? open_member(rd, b, slot) : -ENOMEM;
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
@@ -328,8 +379,14 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 	for (unsigned j = 0; err == 0 && j < nk && *like < 0; j++) {
 		while (alike[j] && b->kept[j].state == K_FILLING)
 			ds_monitor_wait(rn->mon);
-		if (alike[j] && b->kept[j].state == K_READY)
-			*like = (int)j;
+		if (alike[j] && b->kept[j].state != K_FAILED)
+			*like = b->kept[j].state == K_ALIAS ? b->kept[j].alias : (int)j;
+	}
+	for (unsigned j = 0; j < nk; j++) {
+		if (set >> j & 1) {
+			b->kept[j].users--;
+			release_alias(rn, b, &b->kept[j]);
+		}
 	}
 	ds_monitor_leave(rn->mon);
 	if (err == 0 && *like < 0)
@@ -360,9 +417,12 @@ static void close_bucket(struct run *rn, struct sbucket *b)
 		struct kept *k = &b->kept[j];
 		if (k->state == K_READY)
 			sw->rep[k->pos] = k->joined ? k->pos : DS_NONE;
+		else if (k->state == K_ALIAS)
+			sw->rep[k->pos] = b->kept[k->alias].pos;
 		ds_big_free(k->buf, b->size);
 		k->buf = NULL;
-		rn->used -= b->size;
+		if (k->held)
+			rn->used -= b->size;
 	}
 	b->nkept = 0;
 	b->waits = false;
@@ -405,11 +465,9 @@ static int plan_visit(struct run *rn, struct sbucket *b, uint32_t p, unsigned *k
 	unsigned live = 0;
 	for (unsigned j = 0; j < b->nkept; j++)
 		live += b->kept[j].state != K_FAILED;
-	/* one content kept a sweep, the others compared with it as they are read:
-	 * files of one bucket are most often copies, and a file unlike it waits
-	 * for the next sweep (then one of those is kept) */
-	bool room = live == 0 && !b->waits && b->streaming == 0 && b->nkept < SWEEP_MEMBERS &&
-		    rn->used + b->size <= rn->sw->budget;
+	/* the last file read of a bucket need not be kept: nothing comes after it */
+	bool room = !b->waits && b->streaming == 0 && b->nkept < SWEEP_MEMBERS &&
+		    rn->used + b->size <= rn->sw->budget && !(b->unvisited == 0 && live > 0);
 	if (!room && live == 0) {
 		b->waits = true;
 		rn->mstate[p] = M_WAITING; /* nothing to compare it with */
@@ -417,12 +475,20 @@ static int plan_visit(struct run *rn, struct sbucket *b, uint32_t p, unsigned *k
 	}
 	b->active++;
 	if (!room) {
+		/* compared with the contents kept or being kept (one found equal
+		 * to another adds nothing) */
 		b->streaming++;
-		*k = b->nkept;
+		*k = 0;
+		for (unsigned j = 0; j < b->nkept; j++) {
+			if (b->kept[j].state == K_FILLING || b->kept[j].state == K_READY) {
+				b->kept[j].users++;
+				*k |= 1u << j;
+			}
+		}
 		return V_STREAM;
 	}
 	*k = b->nkept++;
-	b->kept[*k] = (struct kept){ NULL, 0, p, K_FILLING, false };
+	b->kept[*k] = (struct kept){ .pos = p, .state = K_FILLING, .held = true };
 	rn->used += b->size;
 	if (rn->used > rn->s->reading.sweep_peak)
 		rn->s->reading.sweep_peak = rn->used;
@@ -442,13 +508,16 @@ static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
 	if (how == V_SKIP)
 		return;
 	int like = -1, rc = 0;
-	if (how == V_KEEP)
-		rc = read_keep(rd, b, slot, &b->kept[k]);
-	else if (how == V_STREAM)
-		rc = read_stream(rd, b, slot, k, &like);
-	ds_monitor_enter(rn->mon);
 	if (how == V_KEEP) {
-		b->kept[k].state = rc ? K_FAILED : K_READY;
+		rc = read_keep(rd, b, slot, &b->kept[k]);
+		if (rc == 0)
+			settle_keep(rn, b, &b->kept[k]);
+	} else if (how == V_STREAM) {
+		rc = read_stream(rd, b, slot, k, &like);
+	}
+	ds_monitor_enter(rn->mon);
+	if (how == V_KEEP && rc) {
+		b->kept[k].state = K_FAILED;
 		ds_monitor_wake(rn->mon);
 	}
 	if (how == V_STREAM)

@@ -260,6 +260,35 @@ two_disks() {
     sets=$(printf '%s\n' "$o1" | grep -E "/[cst][0-9]+\$|^\$" | cat -s | sed '/./,$!d')
     [ "$sets" = "$want" ] && ok "two disks: copies across the disks found; pairs unlike in the last byte or the middle not" \
       || not_ok "two disks: sets across the disks" "$sets" "--- want" "$want"
+    # buckets of two to four files over both disks, of one to three contents
+    # alike in their heads: read at once on both disks, compared in memory,
+    # some left for later sweeps (1 MiB kept at most), as one stream would
+    python3 - dsk1 dsk2 <<'PY'
+import random, sys
+r = random.Random(27)
+for b in range(40):
+    size = 200000 + 1000 * b
+    variants = [bytes([65 + v]) * 10 for v in range(r.randint(1, 3))]
+    for m in range(r.randint(2, 4)):
+        v = r.choice(variants)
+        data = bytearray(size)
+        data[150000:150010] = v
+        with open(f"{sys.argv[1 + r.randint(0, 1)]}/m{b}_{m}", "wb") as f:
+            f.write(data)
+PY
+    sync
+    run "$DUPSCAN" --io=ssd -r dsk1 dsk2; o1=$out
+    local mem th bad=""
+    for mem in 1M 2M 256M; do
+      for th in 2 4 1; do
+        evict dsk1; evict dsk2
+        run "$DUPSCAN" --io=hdd --io-memory=$mem --threads=$th -r dsk1 dsk2
+        [ "$out" = "$o1" ] && [ "$rc" = 0 ] || bad="$bad --io-memory=$mem --threads=$th"
+      done
+    done
+    [ -z "$bad" ] && [ "$(printf '%s\n' "$o1" | grep -c '/m[0-9]')" -gt 40 ] &&
+      ok "two disks: buckets of mixed contents over both disks, any budget and thread count: ssd's sets" ||
+      not_ok "two disks: mixed buckets differ from ssd's with$bad"
   fi
   if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ] && [ "${DUPSCAN_THREADS:-yes}" = yes ]; then
     evict dsk1; evict dsk2; rm -f "$T/reads.log"
