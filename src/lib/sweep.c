@@ -19,87 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-
-/* A bucket of more than DS_SWEEP_MEMBERS files is split in rounds first,
- * which reads files that differ early only as far as they agree: many files
- * of one size and one first block (a camera's RAW files) are seldom copies
- * of each other, and the sweep would keep each of them whole. */
-#define SWEEP_MEMBERS DS_SWEEP_MEMBERS
-
-enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
-enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
-/* a kept content: being read, read (and unlike the others kept), found equal
- * to another kept content, or failed */
-enum { K_FILLING, K_READY, K_ALIAS, K_FAILED };
-
-/* Every disk is read at once, each by its own lane in its own order, so the
- * files of one bucket may be read at the same time on two disks. A bucket's
- * state is shared under the run's monitor; three rules keep a sweep exact:
- * a file compared without being kept compares with every content kept or
- * being kept when it starts (waiting for bytes still being read); no file is
- * kept while such a comparison runs or once a file of the bucket waits; and a
- * kept content, once read, is compared with every content read before it. So
- * a file that waits was compared with every content its bucket settles. */
-struct kept {
-	unsigned char *buf;  /* the whole file: bytes up to filled are read */
-	uint64_t filled;
-	uint32_t pos;        /* its position in order */
-	uint8_t state;
-	uint8_t alias;       /* K_ALIAS: the kept content (K_READY) it equals */
-	uint8_t users;       /* comparisons that may read buf */
-	bool joined;         /* another file proved equal to it */
-	bool held;           /* its size counts in the run's used bytes */
-};
-
-struct sbucket {
-	uint32_t first, n;   /* its members: positions pos[first..first+n) */
-	uint32_t unvisited;  /* members still to visit in this sweep */
-	uint32_t active;     /* members being read now */
-	uint32_t streaming;  /* of those, compared without being kept */
-	uint8_t phase;
-	uint8_t nkept;
-	bool waits;          /* a member waits for the next sweep */
-	uint64_t size;
-	struct ds_hashes *h; /* members' XXH64 states by their hidx, or NULL: the first pass's by position */
-	uint64_t from;       /* where those states stand */
-	bool direct;         /* a group the first pass left unread (fp->direct) */
-	struct kept kept[SWEEP_MEMBERS];
-};
-
-struct item {
-	uint32_t lane, rank, slot, bucket; /* slot: in run.pos */
-};
-
-struct run;
-/* One lane's reading: a disk's files in its order. */
-struct reader {
-	struct run *rn;
-	struct ds_hashes *h; /* one state: the file being read */
-	unsigned char *chunk; /* taken when the lane first reads a chunk */
-};
-
-struct run {
-	dupscan_scan *s;
-	struct ds_first_pass *fp; /* a direct group's partial hashes go there */
-	struct ds_sweep *sw;
-	struct sbucket *b;
-	size_t nb;
-	uint32_t *pos;       /* members of each bucket (positions in order), by bucket */
-	uint32_t *hidx;      /* beside pos: each member's state in its bucket's h */
-	struct ds_hashes **owned; /* states of split buckets, freed at the end */
-	size_t nowned, capowned;
-	uint8_t *mstate;     /* by position in order */
-	uint32_t *lane;      /* by position: its device's lane */
-	struct reader *rd;   /* by lane */
-	size_t nlanes;
-	struct ds_monitor *mon; /* buckets, used, mstate and the sweep's results */
-	size_t step;         /* bytes a read */
-	size_t used;         /* bytes kept */
-	bool more;           /* a bucket waits for another sweep */
-	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
-	uint64_t *tail;      /* by position: XXH64 of the last block, where read (see read_tails), or NULL */
-};
+#include "sweep.h"
 
 /* By lane, then place in the disk order. */
 static int cmp_item(void *ctx, const void *pa, const void *pb)
@@ -110,105 +30,6 @@ static int cmp_item(void *ctx, const void *pa, const void *pb)
 		return a->lane < b->lane ? -1 : 1;
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
-
-/* ---- lanes: one a device, all at once ---- */
-
-/* A phase's work cut into lanes: items from[k] to from[k+1] are lane
- * lane[k]'s, each run by fn in order. */
-struct lanes {
-	struct run *rn;
-	size_t n;
-	const size_t *from;
-	const uint32_t *lane;
-	void (*fn)(struct reader *rd, size_t i, void *arg);
-	void *arg;
-};
-
-static bool stopped(struct run *rn)
-{
-	if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
-		int none = 0;
-		atomic_compare_exchange_strong(&rn->rc, &none, DUPSCAN_E_CANCELED);
-	}
-	return atomic_load_explicit(&rn->rc, memory_order_relaxed) != 0;
-}
-
-static void run_lane(void *job, size_t k)
-{
-	const struct lanes *ln = job;
-	struct reader *rd = &ln->rn->rd[ln->lane[k]];
-	for (size_t i = ln->from[k]; i < ln->from[k + 1] && !stopped(ln->rn); i++)
-		ln->fn(rd, i, ln->arg);
-}
-
-/* Run fn over items 0..n whose lanes lane_of(i) come in runs (items sorted
- * by lane first): each run on its own thread while threads last. */
-static int in_lanes(struct run *rn, size_t n, uint32_t (*lane_of)(const void *arg, size_t i),
-		    void (*fn)(struct reader *rd, size_t i, void *arg), void *arg)
-{
-	size_t *from = malloc((rn->nlanes + 1) * sizeof(*from));
-	uint32_t *lane = malloc((rn->nlanes + 1) * sizeof(*lane));
-	struct ds_pool *pool = ds_scan_pool(rn->s);
-	if (!from || !lane || !pool) {
-		free(from);
-		free(lane);
-		return -ENOMEM;
-	}
-	size_t nl = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t l = lane_of(arg, i);
-		if (nl == 0 || lane[nl - 1] != l) {
-			from[nl] = i;
-			lane[nl++] = l;
-		}
-	}
-	from[nl] = n;
-	struct lanes ln = { rn, nl, from, lane, fn, arg };
-	int threads = rn->s->opt.threads;
-	ds_pool_phase(pool, NULL, NULL, 0, 0, threads < (int)nl ? threads - 1 : (int)nl - 1);
-	ds_parallel_for(pool, nl, run_lane, &ln);
-	ds_pool_end_phase(pool);
-	free(lane);
-	free(from);
-	return atomic_load(&rn->rc);
-}
-
-/* The lane's read buffer, taken the first time it is needed. */
-static unsigned char *chunk_of(struct reader *rd)
-{
-	if (!rd->chunk && !(rd->chunk = ds_big_alloc(rd->rn->step)))
-		atomic_store(&rd->rn->rc, -ENOMEM);
-	return rd->chunk;
-}
-
-/* Position p's last block hashed (tail), or 0 when it was not read. */
-static uint64_t tail_of(const struct run *rn, uint32_t p)
-{
-	return rn->tail ? rn->tail[p] : 0;
-}
-
-/* By first block, then head, then last block. */
-static int cmp_partial(void *ctx, const void *pa, const void *pb)
-{
-	const struct run *rn = ctx;
-	const struct ds_first_pass *fp = rn->fp;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	if (fp->partial[a] != fp->partial[b])
-		return fp->partial[a] < fp->partial[b] ? -1 : 1;
-	if (fp->head[a] != fp->head[b])
-		return fp->head[a] < fp->head[b] ? -1 : 1;
-	if (tail_of(rn, a) != tail_of(rn, b))
-		return tail_of(rn, a) < tail_of(rn, b) ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
-static bool same_start(const struct run *rn, uint32_t a, uint32_t b)
-{
-	const struct ds_first_pass *fp = rn->fp;
-	return fp->partial[a] == fp->partial[b] && fp->head[a] == fp->head[b] && tail_of(rn, a) == tail_of(rn, b);
-}
-
-/* ---- the sweep ---- */
 
 /* Hash the bytes buf[0..len) at off of position p into the lane's state:
  * the first pass (and a split) hashed what lies before b->from. */
@@ -232,7 +53,7 @@ static void hash_read(struct reader *rd, struct sbucket *b, uint32_t p, const un
 /* Open the member in slot for a read from its start, its hash state ready. */
 static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot)
 {
-	struct run *rn = rd->rn;
+	struct sweep_run *rn = rd->rn;
 	uint32_t p = rn->pos[slot];
 	int fd = ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[p]));
 	if (fd < 0)
@@ -250,7 +71,7 @@ static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot)
  * @return 0 or a negative code (the file fails). */
 static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct kept *k)
 {
-	struct run *rn = rd->rn;
+	struct sweep_run *rn = rd->rn;
 	unsigned char *buf = ds_big_alloc(b->size);
 	if (!buf)
 		return -ENOMEM;
@@ -282,7 +103,7 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 
 /* A content equal to another kept one is given back once no comparison
  * reads it (monitor held). */
-static void release_alias(struct run *rn, const struct sbucket *b, struct kept *k)
+static void release_alias(struct sweep_run *rn, const struct sbucket *b, struct kept *k)
 {
 	if (k->state != K_ALIAS || k->users > 0 || !k->held)
 		return;
@@ -294,7 +115,7 @@ static void release_alias(struct run *rn, const struct sbucket *b, struct kept *
 
 /* Kept content k, read: compared with every content kept and read before
  * it (those read meanwhile too), it becomes K_READY or K_ALIAS. */
-static void settle_keep(struct run *rn, struct sbucket *b, struct kept *k)
+static void settle_keep(struct sweep_run *rn, struct sbucket *b, struct kept *k)
 {
 	unsigned done = 0;
 	int like = -1;
@@ -333,8 +154,8 @@ static void settle_keep(struct run *rn, struct sbucket *b, struct kept *k)
  * to its end). */
 static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsigned set, int *like)
 {
-	struct run *rn = rd->rn;
-	unsigned char *chunk = chunk_of(rd);
+	struct sweep_run *rn = rd->rn;
+	unsigned char *chunk = ds_lane_chunk(rd);
 	*like = -1;
 	bool alike[SWEEP_MEMBERS];
 	unsigned nalike = 0, nk = SWEEP_MEMBERS;
@@ -396,7 +217,7 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 
 /* A file of a bucket the first pass left unread fails with its group's
  * other first-pass errors; otherwise at its group's turn with the sweep's. */
-static void member_failed(struct run *rn, const struct sbucket *b, uint32_t p, int err)
+static void member_failed(struct sweep_run *rn, const struct sbucket *b, uint32_t p, int err)
 {
 	if (b->direct) {
 		rn->fp->err[p] = err;
@@ -410,7 +231,7 @@ static void member_failed(struct run *rn, const struct sbucket *b, uint32_t p, i
 /* Every member of b was read in this sweep (monitor held): what it kept is
  * settled, and those that waited (unlike all of it) make the bucket of the
  * next sweep. */
-static void close_bucket(struct run *rn, struct sbucket *b)
+static void close_bucket(struct sweep_run *rn, struct sbucket *b)
 {
 	struct ds_sweep *sw = rn->sw;
 	for (size_t j = 0; j < b->nkept; j++) {
@@ -447,7 +268,7 @@ static void close_bucket(struct run *rn, struct sbucket *b)
 /* How a member is visited, decided under the monitor. */
 enum { V_SKIP, V_WAIT, V_KEEP, V_STREAM };
 
-static int plan_visit(struct run *rn, struct sbucket *b, uint32_t p, unsigned *k)
+static int plan_visit(struct sweep_run *rn, struct sbucket *b, uint32_t p, unsigned *k)
 {
 	if (rn->mstate[p] != M_PENDING || b->phase == B_LATER || b->phase == B_DONE)
 		return V_SKIP;
@@ -499,7 +320,7 @@ static int plan_visit(struct run *rn, struct sbucket *b, uint32_t p, unsigned *k
  * waits for the next sweep, or fails. */
 static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
 {
-	struct run *rn = rd->rn;
+	struct sweep_run *rn = rd->rn;
 	uint32_t p = rn->pos[slot];
 	unsigned k = 0;
 	ds_monitor_enter(rn->mon);
@@ -560,7 +381,7 @@ static void sweep_item(struct reader *rd, size_t i, void *arg)
 
 /* One sweep over the items, every disk at once, each in its order.
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int sweep_once(struct run *rn, const struct item *it, size_t nit, bool *more)
+static int sweep_once(struct sweep_run *rn, const struct item *it, size_t nit, bool *more)
 {
 	rn->more = false;
 	for (size_t i = 0; i < rn->nb; i++) {
@@ -573,308 +394,8 @@ static int sweep_once(struct run *rn, const struct item *it, size_t nit, bool *m
 			b->unvisited += rn->mstate[rn->pos[x]] == M_PENDING;
 	}
 	struct sweep_job job = { it };
-	int rc = in_lanes(rn, nit, item_lane, sweep_item, &job);
+	int rc = ds_lanes_run(rn, nit, item_lane, sweep_item, &job);
 	*more = rn->more;
-	return rc;
-}
-
-/* Add a bucket of the k files at positions mem[], their states in h by
- * hidx[] (h NULL: the first pass's, standing after the first block). */
-static void add_bucket(struct run *rn, const uint32_t *mem, const uint32_t *hidx, size_t k, uint64_t size,
-		       struct ds_hashes *h, uint64_t from)
-{
-	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
-	rn->b[rn->nb++] = (struct sbucket){ .first = (uint32_t)npos, .n = (uint32_t)k, .phase = B_WAIT,
-					    .size = size, .h = h, .from = from };
-	for (size_t x = 0; x < k; x++) {
-		rn->pos[npos] = mem[x];
-		rn->hidx[npos++] = hidx ? hidx[x] : 0;
-		rn->mstate[mem[x]] = M_PENDING;
-	}
-}
-
-/* A position settled before any sweep: unique, or failed. */
-static void settle_alone(struct run *rn, uint32_t p, int err)
-{
-	rn->sw->err[p] = err;
-	rn->sw->rep[p] = DS_NONE;
-	rn->mstate[p] = M_DONE;
-}
-
-struct by_state {
-	uint64_t key;  /* hash so far, or rank */
-	uint32_t x;    /* index in the bucket */
-};
-
-static int cmp_by_state(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	const struct by_state *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->x < b->x ? -1 : a->x > b->x;
-}
-
-
-/* One round of a split: bytes off..end of the files still alike. */
-struct round {
-	struct run *rn;
-	const uint32_t *mem;
-	const struct by_state *alive; /* sorted by lane, then disk order */
-	struct ds_hashes *h;
-	int *err;                    /* by place in alive: why the file failed, or 0 */
-	uint64_t off, end;
-};
-
-static uint32_t round_lane(const void *arg, size_t i)
-{
-	const struct round *rd = arg;
-	return (uint32_t)(rd->alive[i].key >> 32);
-}
-
-static void round_read(struct reader *rdr, size_t i, void *arg)
-{
-	const struct round *rd = arg;
-	struct run *rn = rd->rn;
-	uint32_t x = rd->alive[i].x;
-	unsigned char *chunk = chunk_of(rdr);
-	int fd = chunk ? ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[rd->mem[x]])) : -ENOMEM;
-	int err = fd < 0 ? fd : 0;
-	for (uint64_t o = rd->off; err == 0 && o < rd->end;) {
-		size_t n = rd->end - o < rn->step ? (size_t)(rd->end - o) : rn->step;
-		err = ds_pread_full(fd, chunk, n, o);
-		if (err == 0)
-			ds_hash_update(rd->h, x, chunk, n);
-		o += n;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (err == -ENOMEM)
-		atomic_store(&rn->rc, -ENOMEM);
-	rd->err[i] = err;
-}
-
-/* A bucket of more files than a sweep takes (mem[0..k), positions): hashed
- * in rounds of growing length, each round in disk order (every disk at once), each file only until
- * its bytes so far are like no other's, until the files still alike make runs
- * a sweep takes, or are read to their end; each run is a bucket then. */
-static int split_bucket(struct run *rn, uint32_t *mem, size_t k, uint64_t size)
-{
-	const struct ds_first_pass *fp = rn->fp;
-	struct ds_hashes *h = ds_hashes_new(k);
-	struct by_state *alive = malloc(k * sizeof(*alive));
-	uint32_t *run = malloc(k * sizeof(*run)), *ri = malloc(k * sizeof(*ri));
-	int *err = malloc(k * sizeof(*err));
-	int rc = h && alive && run && ri && err && DS_GROW(rn->owned, rn->capowned, rn->nowned + 1) == 0 ? 0 : -ENOMEM;
-	if (rc) {
-		ds_hashes_free(h);
-		goto out;
-	}
-	rn->owned[rn->nowned++] = h;
-	size_t na = k;
-	for (size_t x = 0; x < k; x++) {
-		ds_hash_copy(h, x, fp->h, mem[x]);
-		alive[x] = (struct by_state){ 0, (uint32_t)x };
-	}
-	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
-	for (bool small = false; rc == 0 && !small && off < size;) {
-		uint64_t end = size - off <= len ? size : off + len;
-		struct round rd = { rn, mem, alive, h, err, off, end };
-		for (size_t i = 0; i < na; i++)
-			alive[i].key = (uint64_t)rn->lane[mem[alive[i].x]] << 32 | fp->rank[mem[alive[i].x]];
-		rc = ds_sort(alive, na, sizeof(*alive), cmp_by_state, NULL);
-		if (rc == 0)
-			rc = in_lanes(rn, na, round_lane, round_read, &rd);
-		size_t nr = 0;
-		for (size_t i = 0; rc == 0 && i < na; i++) {
-			if (err[i])
-				settle_alone(rn, mem[alive[i].x], err[i]);
-			else
-				alive[nr++] = (struct by_state){ ds_hash_digest(h, alive[i].x), alive[i].x };
-		}
-		if (rc == 0)
-			rc = ds_sort(alive, nr, sizeof(*alive), cmp_by_state, NULL);
-		/* those like no other so far are unique; the rest go on */
-		na = 0;
-		small = true;
-		for (size_t i = 0; rc == 0 && i < nr;) {
-			size_t j = i + 1;
-			while (j < nr && alive[j].key == alive[i].key)
-				j++;
-			if (j - i == 1)
-				settle_alone(rn, mem[alive[i].x], 0);
-			for (size_t q = i; j - i >= 2 && q < j; q++)
-				alive[na++] = alive[q];
-			small = small && j - i <= SWEEP_MEMBERS;
-			i = j;
-		}
-		off = end;
-		len = len < DS_LAST_ROUND / 4 ? len * 4 : DS_LAST_ROUND;
-	}
-	/* runs of equal hashes so far (alive is sorted by them) */
-	for (size_t i = 0; rc == 0 && i < na;) {
-		size_t j = i, nrun = 0;
-		for (; j < na && alive[j].key == alive[i].key; j++) {
-			run[nrun] = mem[alive[j].x];
-			ri[nrun++] = alive[j].x;
-		}
-		add_bucket(rn, run, ri, nrun, size, h, off);
-		i = j;
-	}
-out:
-	free(err);
-	free(ri);
-	free(run);
-	free(alive);
-	return rc;
-}
-
-/* The buckets of one group: its read files by first-block hash, runs of two
- * or more, which are its buckets as matching will take them; within them,
- * runs of equal heads; a file alone with its head is unique, runs too large
- * for a sweep are split first. */
-static int group_buckets(struct run *rn, uint32_t first, uint32_t n, uint32_t *scratch)
-{
-	const struct ds_first_pass *fp = rn->fp;
-	uint64_t size = ds_rec(rn->s, fp->order[first])->size;
-	if (fp->direct[first]) {
-		/* left unread by the first pass: one bucket, hashed from byte 0 */
-		struct ds_hashes *h = ds_hashes_new(n);
-		if (!h || DS_GROW(rn->owned, rn->capowned, rn->nowned + 1)) {
-			ds_hashes_free(h);
-			return -ENOMEM;
-		}
-		rn->owned[rn->nowned++] = h;
-		for (uint32_t x = 0; x < n; x++) {
-			scratch[x] = first + x;
-			scratch[n + x] = x;
-			rn->sw->swept[first + x] = true;
-		}
-		add_bucket(rn, scratch, scratch + n, n, size, h, 0);
-		rn->b[rn->nb - 1].direct = true;
-		return 0;
-	}
-	size_t nr = 0;
-	for (uint32_t p = first; p < first + n; p++)
-		if (fp->got[p] && !fp->err[p] && !rn->sw->err[p])
-			scratch[nr++] = p;
-	int rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
-	for (size_t i = 0; rc == 0 && i < nr;) {
-		size_t j = i + 1;
-		while (j < nr && same_start(rn, scratch[j], scratch[i]))
-			j++;
-		if (j - i == 1 && ((i > 0 && fp->partial[scratch[i - 1]] == fp->partial[scratch[i]]) ||
-				   (j < nr && fp->partial[scratch[j]] == fp->partial[scratch[i]]))) {
-			rn->sw->swept[scratch[i]] = true; /* in a bucket, alone with its head */
-			settle_alone(rn, scratch[i], 0);
-		}
-		for (size_t x = i; j - i >= 2 && x < j; x++)
-			rn->sw->swept[scratch[x]] = true;
-		if (j - i >= 2 && j - i <= SWEEP_MEMBERS)
-			add_bucket(rn, scratch + i, NULL, j - i, size, NULL, DS_BLOCK);
-		else if (j - i > SWEEP_MEMBERS)
-			rc = split_bucket(rn, scratch + i, j - i, size);
-		i = j;
-	}
-	return rc;
-}
-
-/* Files of at least this size whose heads are alike are first compared on
- * their last block, all of them in one pass in disk order: a copy cut short
- * or a log that grew costs one visit of a block instead of a read to its
- * end. For a true copy the visit is lost: at this size it costs about a
- * tenth of reading the file (a seek of 12.6 ms against 105 ms at 160 MB/s),
- * as side by side comparing does in turns of DS_HDD_TURN. Groups the first
- * pass left to the sweep (two to four files, most likely copies) are not
- * visited. */
-#define TAIL_MIN (2u * DS_HDD_TURN)
-
-/* Positions by lane, then place in the disk order. */
-static int cmp_lane_rank(void *ctx, const void *pa, const void *pb)
-{
-	const struct run *rn = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	if (rn->lane[a] != rn->lane[b])
-		return rn->lane[a] < rn->lane[b] ? -1 : 1;
-	return rn->fp->rank[a] < rn->fp->rank[b] ? -1 : rn->fp->rank[a] > rn->fp->rank[b];
-}
-
-struct tails {
-	struct run *rn;
-	const uint32_t *want; /* positions, by lane and disk order */
-};
-
-static uint32_t tail_lane(const void *arg, size_t i)
-{
-	const struct tails *t = arg;
-	return t->rn->lane[t->want[i]];
-}
-
-static void tail_read(struct reader *rd, size_t i, void *arg)
-{
-	const struct tails *t = arg;
-	struct run *rn = rd->rn;
-	uint32_t p = t->want[i];
-	const struct ds_rec *r = ds_rec(rn->s, rn->fp->order[p]);
-	unsigned char *chunk = chunk_of(rd);
-	int fd = chunk ? ds_open_scanned(rn->s, r) : -ENOMEM;
-	if (fd == -ENOMEM) {
-		atomic_store(&rn->rc, -ENOMEM);
-		return;
-	}
-	/* one block: readahead would read past the end or a seek back */
-	if (fd >= 0)
-		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	int err = fd < 0 ? fd : ds_pread_full(fd, chunk, DS_BLOCK, r->size - DS_BLOCK);
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		rn->sw->swept[p] = true;
-		settle_alone(rn, p, err); /* reported at its group's turn */
-	} else {
-		rn->tail[p] = ds_hash_oneshot(chunk, DS_BLOCK);
-	}
-}
-
-/* The last blocks of the files of groups that TAIL_MIN asks for, into
- * rn->tail; a file that cannot be read is settled with its error. scratch:
- * n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int read_tails(struct run *rn, const uint32_t *groups, size_t ngroups, size_t budget, uint32_t *scratch)
-{
-	const struct ds_first_pass *fp = rn->fp;
-	uint32_t *want = NULL;
-	size_t nw = 0, cap = 0;
-	int rc = 0;
-	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
-		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec(rn->s, fp->order[first])->size;
-		if (size < TAIL_MIN || size > budget / 2 || fp->direct[first])
-			continue;
-		size_t nr = 0;
-		for (uint32_t p = first; p < first + cnt; p++)
-			if (fp->got[p] && !fp->err[p])
-				scratch[nr++] = p;
-		rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
-		/* only files whose head has a twin */
-		for (size_t i = 0; rc == 0 && i < nr;) {
-			size_t j = i + 1;
-			while (j < nr && same_start(rn, scratch[j], scratch[i]))
-				j++;
-			if (j - i >= 2 && DS_GROW(want, cap, nw + (j - i)))
-				rc = -ENOMEM;
-			for (size_t x = i; rc == 0 && j - i >= 2 && x < j; x++)
-				want[nw++] = scratch[x];
-			i = j;
-		}
-	}
-	if (rc == 0 && nw > 0 && !(rn->tail = calloc(fp->n, sizeof(*rn->tail))))
-		rc = -ENOMEM;
-	struct tails t = { rn, want };
-	if (rc == 0)
-		rc = ds_sort(want, nw, sizeof(*want), cmp_lane_rank, rn);
-	if (rc == 0)
-		rc = in_lanes(rn, nw, tail_lane, tail_read, &t);
-	free(want);
 	return rc;
 }
 
@@ -889,47 +410,12 @@ void ds_sweep_free(struct ds_sweep *sw)
 	free(sw);
 }
 
-/* A lane for each device the groups' files are on, each with its reader.
- * @return 0 or -ENOMEM. */
-static int make_lanes(struct run *rn, const uint32_t *groups, size_t ngroups)
-{
-	const struct ds_first_pass *fp = rn->fp;
-	uint64_t *devs = NULL;
-	size_t cap = 0;
-	if (!(rn->lane = calloc(fp->n ? fp->n : 1, sizeof(*rn->lane))))
-		return -ENOMEM;
-	for (size_t g = 0; g < ngroups; g++) {
-		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
-			uint64_t dev = ds_rec(rn->s, fp->order[p])->dev;
-			uint32_t l = 0;
-			while (l < rn->nlanes && devs[l] != dev)
-				l++;
-			if (l == rn->nlanes) {
-				if (DS_GROW(devs, cap, rn->nlanes + 1)) {
-					free(devs);
-					return -ENOMEM;
-				}
-				devs[rn->nlanes++] = dev;
-			}
-			rn->lane[p] = l;
-		}
-	}
-	free(devs);
-	rn->rd = calloc(rn->nlanes ? rn->nlanes : 1, sizeof(*rn->rd));
-	for (size_t l = 0; rn->rd && l < rn->nlanes; l++) {
-		rn->rd[l].rn = rn;
-		if (!(rn->rd[l].h = ds_hashes_new(1)))
-			return -ENOMEM;
-	}
-	return rn->rd ? 0 : -ENOMEM;
-}
-
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
 {
 	struct ds_first_pass *fp = s->reading.first_pass;
 	size_t n = fp->n ? fp->n : 1;
 	struct ds_sweep *sw = calloc(1, sizeof(*sw));
-	struct run rn = { 0 };
+	struct sweep_run rn = { 0 };
 	rn.s = s;
 	rn.fp = fp;
 	rn.sw = sw;
@@ -955,13 +441,13 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	it = malloc(n * sizeof(*it));
 	scratch = malloc(2 * n * sizeof(*scratch)); /* a direct group takes two rows */
 	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.b || !rn.pos || !rn.hidx || !rn.mstate || !rn.mon ||
-	    !it || !scratch || make_lanes(&rn, groups, ngroups) != 0)
+	    !it || !scratch || ds_lanes_make(&rn, groups, ngroups) != 0)
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < n; i++)
 		sw->rep[i] = DS_NONE;
 	if (fp->h)
-		rc = read_tails(&rn, groups, ngroups, budget, scratch);
+		rc = ds_sweep_tails(&rn, groups, ngroups, budget, scratch);
 	/* (no states: no file larger than a block, nothing to sweep) */
 	for (size_t g = 0; rc == 0 && fp->h && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
@@ -969,7 +455,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 		/* within one block the first pass has read it all; a file larger
 		 * than half the budget could not be kept beside another */
 		if (size > DS_BLOCK && size <= budget / 2)
-			rc = group_buckets(&rn, first, cnt, scratch);
+			rc = ds_sweep_group(&rn, first, cnt, scratch);
 	}
 	size_t nit = 0;
 	for (size_t i = 0; rc == 0 && i < rn.nb; i++)
@@ -987,12 +473,7 @@ out:
 			ds_big_free(rn.b[i].kept[k].buf, rn.b[i].size);
 	free(scratch);
 	free(it);
-	for (size_t l = 0; rn.rd && l < rn.nlanes; l++) {
-		ds_big_free(rn.rd[l].chunk, rn.step);
-		ds_hashes_free(rn.rd[l].h);
-	}
-	free(rn.rd);
-	free(rn.lane);
+	ds_lanes_free(&rn);
 	ds_monitor_free(rn.mon);
 	free(rn.mstate);
 	free(rn.hidx);

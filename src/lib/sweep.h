@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* sweep.h: what the sweep's files share (sweep.c, sweepbuckets.c, lanes.c);
+ * never installed. */
+#ifndef DUPSCAN_SWEEP_H
+#define DUPSCAN_SWEEP_H
+
+#include "internal.h"
+
+/* A bucket of more than DS_SWEEP_MEMBERS files is split in rounds first,
+ * which reads files that differ early only as far as they agree: many files
+ * of one size and one first block (a camera's RAW files) are seldom copies
+ * of each other, and the sweep would keep each of them whole. */
+#define SWEEP_MEMBERS DS_SWEEP_MEMBERS
+
+enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
+enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
+/* a kept content: being read, read (and unlike the others kept), found equal
+ * to another kept content, or failed */
+enum { K_FILLING, K_READY, K_ALIAS, K_FAILED };
+
+/* Every disk is read at once, each by its own lane in its own order, so the
+ * files of one bucket may be read at the same time on two disks. A bucket's
+ * state is shared under the run's monitor; three rules keep a sweep exact:
+ * a file compared without being kept compares with every content kept or
+ * being kept when it starts (waiting for bytes still being read); no file is
+ * kept while such a comparison runs or once a file of the bucket waits; and a
+ * kept content, once read, is compared with every content read before it. So
+ * a file that waits was compared with every content its bucket settles. */
+struct kept {
+	unsigned char *buf;  /* the whole file: bytes up to filled are read */
+	uint64_t filled;
+	uint32_t pos;        /* its position in order */
+	uint8_t state;
+	uint8_t alias;       /* K_ALIAS: the kept content (K_READY) it equals */
+	uint8_t users;       /* comparisons that may read buf */
+	bool joined;         /* another file proved equal to it */
+	bool held;           /* its size counts in the run's used bytes */
+};
+
+struct sbucket {
+	uint32_t first, n;   /* its members: positions pos[first..first+n) */
+	uint32_t unvisited;  /* members still to visit in this sweep */
+	uint32_t active;     /* members being read now */
+	uint32_t streaming;  /* of those, compared without being kept */
+	uint8_t phase;
+	uint8_t nkept;
+	bool waits;          /* a member waits for the next sweep */
+	uint64_t size;
+	struct ds_hashes *h; /* members' XXH64 states by their hidx, or NULL: the first pass's by position */
+	uint64_t from;       /* where those states stand */
+	bool direct;         /* a group the first pass left unread (fp->direct) */
+	struct kept kept[SWEEP_MEMBERS];
+};
+
+struct item {
+	uint32_t lane, rank, slot, bucket; /* slot: in run.pos */
+};
+
+/* One lane's reading: a disk's files in its order. */
+struct sweep_run;
+struct reader {
+	struct sweep_run *rn;
+	struct ds_hashes *h; /* one state: the file being read */
+	unsigned char *chunk; /* taken when the lane first reads a chunk */
+};
+
+struct sweep_run {
+	dupscan_scan *s;
+	struct ds_first_pass *fp; /* a direct group's partial hashes go there */
+	struct ds_sweep *sw;
+	struct sbucket *b;
+	size_t nb;
+	uint32_t *pos;       /* members of each bucket (positions in order), by bucket */
+	uint32_t *hidx;      /* beside pos: each member's state in its bucket's h */
+	struct ds_hashes **owned; /* states of split buckets, freed at the end */
+	size_t nowned, capowned;
+	uint8_t *mstate;     /* by position in order */
+	uint32_t *lane;      /* by position: its device's lane */
+	struct reader *rd;   /* by lane */
+	size_t nlanes;
+	struct ds_monitor *mon; /* buckets, used, mstate and the sweep's results */
+	size_t step;         /* bytes a read */
+	size_t used;         /* bytes kept */
+	bool more;           /* a bucket waits for another sweep */
+	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
+	uint64_t *tail;      /* by position: XXH64 of the last block, where read (see read_tails), or NULL */
+};
+
+
+/* lanes.c: one lane a device, all at once. Run fn over items 0..n whose
+ * lanes lane_of(i) come in runs (items sorted by lane first), each run on its
+ * own thread while threads last, with that lane's reader. @return 0, -ENOMEM
+ * or DUPSCAN_E_CANCELED (also from any item that set rn->rc). */
+int ds_lanes_run(struct sweep_run *rn, size_t n, uint32_t (*lane_of)(const void *arg, size_t i),
+		 void (*fn)(struct reader *rd, size_t i, void *arg), void *arg);
+/* A lane for each device the groups' files are on (rn->lane, rn->rd,
+ * rn->nlanes). @return 0 or -ENOMEM. */
+int ds_lanes_make(struct sweep_run *rn, const uint32_t *groups, size_t ngroups);
+void ds_lanes_free(struct sweep_run *rn);
+/* The lane's read buffer (rn->step bytes), taken the first time it is
+ * needed; NULL (and rn->rc set) when out of memory. */
+unsigned char *ds_lane_chunk(struct reader *rd);
+
+/* sweepbuckets.c: the buckets a sweep takes. Hash the last blocks of the
+ * files whose heads have a twin (large files only, each disk at once); a file
+ * that cannot be read is settled with its error. scratch: fp->n entries.
+ * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups, size_t budget, uint32_t *scratch);
+/* Group first..first+n's buckets for the sweep (splitting those too large
+ * for it in rounds). scratch: 2 * n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *scratch);
+
+#endif /* DUPSCAN_SWEEP_H */
