@@ -85,7 +85,51 @@ struct lockstep {
 	unsigned char **bufs, **pool;
 	size_t npool;
 	uint64_t hash_from;   /* bytes before this offset are in the hash states already */
+	/* members on two or more spinning disks: each turn reads every disk at
+	 * once, each member into its own buffer, then compares in memory */
+	struct spread {
+		unsigned char **own;  /* by member */
+		int *err;             /* by member: its read of this turn */
+		uint32_t *disk;       /* by member: its disk's place in devs */
+		size_t ndisks;
+		uint64_t off;
+		size_t len;
+	} *spread;
 };
+
+/* One disk's members of a spread lockstep: their turn read in member order. */
+static void read_disk(void *job, size_t d)
+{
+	struct lockstep *ls = job;
+	struct spread *sp = ls->spread;
+	for (size_t i = 0; i < ls->n; i++) {
+		if (!ls->m[i].alive || sp->disk[i] != d)
+			continue;
+		if (!sp->own[i] && !(sp->own[i] = ds_big_alloc(ls->chunk))) {
+			sp->err[i] = -ENOMEM;
+			continue;
+		}
+		sp->err[i] = ds_pread_full(ls->m[i].fd, sp->own[i], sp->len, sp->off);
+	}
+}
+
+/* Member i's bytes of this turn: read now, or (spread) read by its disk's
+ * thread. @return 0 or a negative code. */
+static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, unsigned char **buf)
+{
+	if (ls->spread) {
+		*buf = ls->spread->own[i];
+		return ls->spread->err[i];
+	}
+	if (ls->npool == 0) {
+		ls->pool[0] = ds_big_alloc(ls->chunk);
+		if (!ls->pool[0])
+			return -ENOMEM;
+		ls->npool = 1;
+	}
+	*buf = ls->pool[ls->npool - 1];
+	return ds_pread_full(ls->m[i].fd, *buf, len, off);
+}
 
 /* Read [off, off + len) of every alive member and split each class by those
  * bytes; with h, feed the bytes past the first block to the members' hashes.
@@ -96,17 +140,18 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 	size_t n = ls->n;
 	for (size_t i = 0; i < n; i++)
 		ls->first_rep[i] = DS_NONE;
+	if (ls->spread) {
+		ls->spread->off = off;
+		ls->spread->len = len;
+		ds_parallel_for(ls->c->pool, ls->spread->ndisks, read_disk, ls);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive)
 			continue;
-		if (ls->npool == 0) {
-			ls->pool[0] = ds_big_alloc(ls->chunk);
-			if (!ls->pool[0])
-				return -ENOMEM;
-			ls->npool = 1;
-		}
-		unsigned char *buf = ls->pool[ls->npool - 1];
-		int err = ds_pread_full(m[i].fd, buf, len, off);
+		unsigned char *buf;
+		int err = turn_bytes(ls, i, off, len, &buf);
+		if (err == -ENOMEM)
+			return err;
 		if (err < 0) {
 			drop_member(ls->c, &m[i], err);
 			continue;
@@ -127,17 +172,16 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 			/* a new class starts here; keep its bytes to compare the rest */
 			found = (uint32_t)i;
 			ls->bufs[i] = buf;
-			ls->npool--;
+			ls->npool -= ls->spread == NULL;
 			ls->rep_next[i] = DS_NONE;
 			*tail = (uint32_t)i;
 		}
 		ls->count[i] = found; /* new label, applied once every member has been read */
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (ls->bufs[i]) {
+		if (ls->bufs[i] && !ls->spread)
 			ls->pool[ls->npool++] = ls->bufs[i];
-			ls->bufs[i] = NULL;
-		}
+		ls->bufs[i] = NULL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (m[i].alive)
@@ -241,8 +285,51 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 	return 1;
 }
 
+/* On spinning disks, members on two or more of them: ls->spread, so that
+ * each turn reads them all at once, a thread a disk. @return 0 or -ENOMEM. */
+static int spread_members(struct lockstep *ls)
+{
+	dupscan_scan *s = ls->c->s;
+	if (s->reading.io_mode != DUPSCAN_IO_HDD || ds_pool_helpers(ls->c->pool) == 0)
+		return 0;
+	uint64_t devs[DS_SPREAD_DISKS];
+	size_t nd = 0;
+	uint32_t *disk = malloc(ls->n * sizeof(*disk));
+	if (!disk)
+		return -ENOMEM;
+	for (size_t i = 0; i < ls->n; i++) {
+		uint64_t dev = ds_rec(s, ls->m[i].rec)->dev;
+		size_t d = 0;
+		while (d < nd && devs[d] != dev)
+			d++;
+		if (d == nd && nd < DS_SPREAD_DISKS)
+			devs[nd++] = dev;
+		disk[i] = (uint32_t)(d < nd ? d : nd - 1); /* past the last: shares its thread */
+	}
+	struct spread *sp = nd >= 2 ? calloc(1, sizeof(*sp)) : NULL;
+	if (sp) {
+		sp->own = calloc(ls->n, sizeof(*sp->own));
+		sp->err = calloc(ls->n, sizeof(*sp->err));
+		sp->disk = disk;
+		sp->ndisks = nd;
+		ls->spread = sp;
+		return sp->own && sp->err ? 0 : -ENOMEM;
+	}
+	free(disk);
+	return nd >= 2 ? -ENOMEM : 0;
+}
+
 static void lockstep_free(struct lockstep *ls)
 {
+	struct spread *sp = ls->spread;
+	for (size_t i = 0; sp && sp->own && i < ls->n; i++)
+		ds_big_free(sp->own[i], ls->chunk);
+	if (sp) {
+		free(sp->own);
+		free(sp->err);
+		free(sp->disk);
+		free(sp);
+	}
 	for (size_t i = 0; i < ls->n; i++) {
 		if (ls->m[i].fd >= 0)
 			close(ls->m[i].fd);
@@ -277,6 +364,8 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 			goto out;
 		rc = open_members(c, m, n);
 		if (rc || retire_singletons(m, n, ls.count) == 0)
+			goto out;
+		if ((rc = spread_members(&ls)) != 0)
 			goto out;
 		long alive = compare_rest(&ls, start, size, h);
 		if (alive <= 0) {

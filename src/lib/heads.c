@@ -78,7 +78,8 @@ static void first_slice(void *arg, size_t sl)
 static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 {
 	size_t nslices = (fj->n + FIRST_SLICE - 1) / FIRST_SLICE;
-	if (ds_pool_helpers(c->pool) > 0 && nslices > 1) {
+	/* a spinning disk is one stream */
+	if (ds_pool_helpers(c->pool) > 0 && nslices > 1 && c->s->reading.io_mode != DUPSCAN_IO_HDD) {
 		/* each slice reports into its own result; merged below in file order */
 		fj->res = calloc(nslices, sizeof(*fj->res));
 		if (!fj->res)

@@ -25,6 +25,7 @@
 #define DS_HDD_TURN (8u * 1024u * 1024u)          /* per file and turn, side by side on a spinning disk */
 #define DS_RACY_NS (2 * 1000000000LL)    /* timestamps closer than this to a proof's time void it */
 #define DS_HDD_LOCKSTEP_BUDGET (64u * 1024u * 1024u) /* the same budget for its one stream */
+#define DS_SPREAD_DISKS 8u /* disks a lockstep comparison reads at once, at most */
 
 /* Nanoseconds since the epoch, as records keep times. */
 static inline int64_t ds_ns(struct timespec t)

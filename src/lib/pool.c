@@ -533,7 +533,8 @@ static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *id
 	if (rc == 0 && !(gr.pool = ds_scan_pool(s)))
 		rc = -ENOMEM;
 	if (rc == 0)
-		ds_pool_phase(gr.pool, run_task, &gr, 1, SIZE_MAX, 0);
+		/* no job is queued: the helpers only read a comparison's other disks */
+		ds_pool_phase(gr.pool, run_task, &gr, 1, SIZE_MAX, s->opt.threads - 1);
 	uint64_t done = 0;
 	size_t next = 0;
 	for (size_t i = 0; rc == 0 && i < ngroups; i++) {

@@ -200,7 +200,9 @@ tail_check() { # DIR on the ext4 image
 #          disk's only in their last byte (the first pass, then last blocks);
 #   s1-s3: 400 kB of one size, head and last block: s1 and s2 copies of the
 #          other disk's, s3 unlike it in the middle only (the first pass,
-#          three rounds of a split, then the sweep).
+#          three rounds of a split, then the sweep);
+#   b1-b3: 3 MB copies of the other disk's, of three sizes: with
+#          --io-memory=1M too large for the sweep, compared side by side.
 two_disks_tree() {
   local d i
   for d in dsk1 dsk2; do
@@ -210,6 +212,7 @@ two_disks_tree() {
       { head -c $((16 * 1024 * 1024)) /dev/zero; printf '%s' "${d#dsk}$i"; } > "$d/t$i"
       { head -c 350000 /dev/zero; printf '%s' "$i"; [ "$i$d" = 3dsk2 ] && printf 'x' || printf 'y'
         head -c 49998 /dev/zero; } > "$d/s$i"
+      { printf 'big %d' "$i"; head -c $((3000000 + i)) /dev/zero; } > "$d/b$i"
     done
   done
   sync
@@ -217,7 +220,8 @@ two_disks_tree() {
 
 # disk_lanes CLASS PHASE_SIZES...: in the shim's log, the reads of files
 # CLASS* cut into phases of so many reads: in each, both disks read, by
-# different threads, and each disk's reads not all before the other's
+# different threads, and (six reads or more) each disk's not all before the
+# other's
 disk_lanes() {
   local class=$1 lines from=1 n; shift
   lines=$(grep -E " dsk[12]/$class[0-9]+\$" "$T/reads.log")
@@ -227,7 +231,8 @@ disk_lanes() {
     t1=$(printf '%s\n' "$part" | grep " dsk1/" | cut -d' ' -f1 | sort -u)
     t2=$(printf '%s\n' "$part" | grep " dsk2/" | cut -d' ' -f1 | sort -u)
     sw=$(printf '%s\n' "$part" | sed 's,.* \(dsk[12]\)/.*,\1,' | uniq | wc -l)
-    if [ "$(printf '%s\n' "$part" | grep -c .)" != "$n" ] || [ -z "$t1" ] || [ -z "$t2" ] || [ "$sw" -lt 3 ] ||
+    if [ "$(printf '%s\n' "$part" | grep -c .)" != "$n" ] || [ -z "$t1" ] || [ -z "$t2" ] ||
+       { [ "$n" -ge 6 ] && [ "$sw" -lt 3 ]; } ||
        [ -n "$(comm -12 <(printf '%s\n' "$t1") <(printf '%s\n' "$t2"))" ]; then
       not_ok "two disks, $class files, reads $from-$((from + n - 1)): not one thread a disk at once" "$part"
       return
@@ -247,7 +252,7 @@ two_disks() {
   if [ "$ok2" = 1 ]; then
     two_disks_tree
     local want
-    want=$(printf '%s\n' dsk1/c1 dsk2/c1 '' dsk1/c2 dsk2/c2 '' dsk1/c3 dsk2/c3 '' dsk1/c4 dsk2/c4 '' \
+    want=$(printf '%s\n' dsk1/b1 dsk2/b1 '' dsk1/b2 dsk2/b2 '' dsk1/b3 dsk2/b3 '' dsk1/c1 dsk2/c1 '' dsk1/c2 dsk2/c2 '' dsk1/c3 dsk2/c3 '' dsk1/c4 dsk2/c4 '' \
       dsk1/c5 dsk2/c5 '' dsk1/c6 dsk2/c6 '' dsk1/s1 dsk2/s1 '' dsk1/s2 dsk2/s2)
     run "$DUPSCAN" --io=ssd -r dsk1 dsk2; local o1=$out
     evict dsk1; evict dsk2
@@ -257,7 +262,7 @@ two_disks() {
     run "$DUPSCAN" --io=hdd --threads=1 -r dsk1 dsk2
     [ "$out" = "$o1" ] && ok "two disks: one disk after the other gives the same" || not_ok "two disks, --threads=1" "$o1" "$out"
     local sets
-    sets=$(printf '%s\n' "$o1" | grep -E "/[cst][0-9]+\$|^\$" | cat -s | sed '/./,$!d')
+    sets=$(printf '%s\n' "$o1" | grep -E "/[cstb][0-9]+\$|^\$" | cat -s | sed '/./,$!d')
     [ "$sets" = "$want" ] && ok "two disks: copies across the disks found; pairs unlike in the last byte or the middle not" \
       || not_ok "two disks: sets across the disks" "$sets" "--- want" "$want"
     # buckets of two to four files over both disks, of one to three contents
@@ -308,6 +313,21 @@ PY
     disk_lanes c 12          # the sweep
     disk_lanes t 6 6         # first blocks, last blocks
     disk_lanes s 6 6 6 6 4   # first blocks, three rounds of the split, the sweep
+    # too large for the sweep: compared side by side, each turn both disks at once
+    evict dsk1; evict dsk2; rm -f "$T/reads.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
+      "$DUPSCAN" --io=hdd --io-memory=1M -r dsk1 dsk2
+    local turns bad=0 k
+    turns=$(grep -E " dsk[12]/b[0-9]+\$" "$T/reads.log" | sed -n '7,$p')
+    for k in 1 3 5; do
+      local two
+      two=$(printf '%s\n' "$turns" | sed -n "$k,$((k + 1))p")
+      [ "$(printf '%s\n' "$two" | cut -d' ' -f1 | sort -u | wc -l)" = 2 ] &&
+        [ "$(printf '%s\n' "$two" | sed 's,.* \(dsk[12]\)/.*,\1,' | sort -u | wc -l)" = 2 ] || bad=1
+    done
+    [ "$out" = "$o1" ] && [ "$bad" = 0 ] && [ "$(printf '%s\n' "$turns" | grep -c .)" = 6 ] &&
+      ok "two disks, b files too large for the sweep: each pair read on both disks at once, a thread each" ||
+      not_ok "two disks, side by side: not both disks at once" "$turns"
   else
     ok "# SKIP two loop devices cannot be mounted here, no fault shim, or no threads"
   fi
