@@ -197,6 +197,44 @@ START_TEST(test_virtual_disks)
 }
 END_TEST
 
+/* Devices of one disk are one stream: a partition is its disk, dm or md over
+ * one device that device's disk, a RAID of several its own, a loop device its
+ * own (an image stands for a disk), a filesystem without a device of its own
+ * its own too. */
+static uint64_t disk(unsigned maj, unsigned min)
+{
+	return ds_disk_of(sysfs, mountinfo, (uint64_t)makedev(maj, min));
+}
+
+START_TEST(test_disk_of)
+{
+	write_file("sys/devices/pci/block/sda/dev", "8:0\n");
+	write_file("sys/devices/pci/block/sda/sda1/dev", "8:1\n");
+	write_file("sys/devices/pci/block/sda/sda2/partition", "2\n");
+	write_file("sys/devices/pci/block/sda/sda2/dev", "8:2\n");
+	dev_link(8, 2, "../../devices/pci/block/sda/sda2");
+	write_file("sys/devices/pci/block/nvme0n1/dev", "259:0\n");
+	write_file("sys/devices/pci/block/nvme0n1/nvme0n1p2/dev", "259:2\n");
+	write_file("sys/devices/virtual/block/md1/dev", "9:1\n");
+	/* dm-2: LVM over sda2 */
+	write_file("sys/devices/virtual/block/dm-2/dev", "253:2\n");
+	tu_mkdir(root, "sys/devices/virtual/block/dm-2/slaves");
+	link_at("sys/devices/virtual/block/dm-2/slaves/sda2", "../../../../pci/block/sda/sda2");
+	dev_link(253, 2, "../../devices/virtual/block/dm-2");
+	ck_assert_uint_eq(disk(8, 0), makedev(8, 0));
+	ck_assert_uint_eq(disk(8, 1), makedev(8, 0));      /* sda1: sda */
+	ck_assert_uint_eq(disk(8, 2), makedev(8, 0));      /* sda2: sda */
+	ck_assert_uint_eq(disk(253, 2), makedev(8, 0));    /* LVM over sda2: sda */
+	ck_assert_uint_eq(disk(259, 2), makedev(259, 0));  /* a partition of another disk */
+	ck_assert_uint_eq(disk(9, 0), makedev(9, 0));      /* md0 over two: its own */
+	ck_assert_uint_eq(disk(253, 0), makedev(9, 1));    /* dm-0 over md1 over two: md1 */
+	ck_assert_uint_eq(disk(253, 1), makedev(253, 1));  /* a loop in sysfs ends */
+	ck_assert_uint_eq(disk(0, 46), makedev(0, 46));    /* tmpfs */
+	ck_assert_uint_eq(disk(0, 45), makedev(0, 45));    /* NFS */
+	ck_assert_uint_eq(disk(8, 16), makedev(8, 16));    /* not in sysfs */
+}
+END_TEST
+
 /* The reading mode: auto goes by the devices, an explicit mode wins. */
 START_TEST(test_choose)
 {
@@ -258,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, test_no_block_device);
 	tcase_add_loop_test(tc, test_loop, 0, 3);
 	tcase_add_test(tc, test_virtual_disks);
+	tcase_add_test(tc, test_disk_of);
 	tcase_add_test(tc, test_choose);
 	tcase_add_test(tc, test_one_decision);
 	suite_add_tcase(s, tc);

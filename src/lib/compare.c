@@ -298,7 +298,7 @@ static int spread_members(struct lockstep *ls)
 	if (!disk)
 		return -ENOMEM;
 	for (size_t i = 0; i < ls->n; i++) {
-		uint64_t dev = ds_rec(s, ls->m[i].rec)->dev;
+		uint64_t dev = ds_disk(s, ds_rec(s, ls->m[i].rec)->dev);
 		size_t d = 0;
 		while (d < nd && devs[d] != dev)
 			d++;

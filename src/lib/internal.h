@@ -199,9 +199,10 @@ struct ds_cache_state {
 struct ds_reading {
 	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
 	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
-	struct ds_devkind {            /* ds_one_stream()'s answer per device met */
+	struct ds_devkind {            /* what storage.c found of each device met */
 		uint64_t dev;
-		bool one;
+		bool one;                  /* ds_one_stream() */
+		uint64_t disk;             /* ds_disk() */
 	} *devkinds;
 	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
@@ -460,6 +461,13 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
  * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
  * parallel. Decided once per device and scan (looked up the first time). */
 bool ds_one_stream(dupscan_scan *s, uint64_t dev);
+/* The disk that serves device dev's reads (looked up under sysfs and in
+ * mountinfo, as ds_storage_kind()): a partition's disk, for dm or md over one
+ * device that one's, for a filesystem mounted from a block device that
+ * device's; dev itself otherwise. Devices of one disk are read as one stream. */
+uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev);
+/* ds_disk_of() for the scan, looked up once per device. */
+uint64_t ds_disk(dupscan_scan *s, uint64_t dev);
 /* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is read as one stream; a mode chosen before only moves to HDD). */
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);

@@ -24,6 +24,7 @@
 #include "internal.h"
 
 struct place {
+	uint64_t disk;    /* ds_disk(): devices of one disk are one stream */
 	uint64_t dev;
 	uint64_t where;   /* byte offset on the device, or the inode number */
 	uint32_t pos;     /* position in order */
@@ -34,6 +35,8 @@ static int cmp_place(void *ctx, const void *pa, const void *pb)
 {
 	(void)ctx;
 	const struct place *a = pa, *b = pb;
+	if (a->disk != b->disk)
+		return a->disk < b->disk ? -1 : 1;
 	if (a->dev != b->dev)
 		return a->dev < b->dev ? -1 : 1;
 	if (a->inode != b->inode)
@@ -194,7 +197,7 @@ static void read_lane(void *job, size_t k)
 
 #define SSD_LANE 256u /* files a slice of a device that is not a spinning disk */
 
-/* Read the heads of pl[0..np) (sorted by device, then place on it). Each
+/* Read the heads of pl[0..np) (sorted by disk, device, then place). Each
  * spinning disk is one stream, and the disks of a scan are read at the same
  * time: a scan of two disks takes as long as the slower one. A device that
  * is not a spinning disk (in auto mode, beside one) is read in slices by as
@@ -205,7 +208,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	struct lane *lane = NULL;
 	int rc = 0;
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-		for (j = i + 1; j < np && pl[j].dev == pl[i].dev;)
+		for (j = i + 1; j < np && pl[j].disk == pl[i].disk;)
 			j++;
 		bool one = ds_one_stream(s, pl[i].dev) || s->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
@@ -305,7 +308,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 				rc = DUPSCAN_E_CANCELED;
 				break;
 			}
-			struct place at = { r->dev, r->ino, p, true };
+			struct place at = { ds_disk(s, r->dev), r->dev, r->ino, p, true };
 			int fd = ds_open_scanned(s, r);
 			if (fd == -ENOMEM) {
 				rc = fd;

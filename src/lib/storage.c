@@ -146,40 +146,56 @@ static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, i
 	return virtual_disk(dir) ? DS_STORE_UNKNOWN : rotational_flag(dir);
 }
 
+/* The mount of device dev in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS...
+ * - TYPE SOURCE SUPER"): its type and source. @return false when not found. */
+static bool mount_entry(const char *mountinfo, uint64_t dev, char type[64], char source[PATH_MAX])
+{
+	FILE *f = fopen(mountinfo, "re");
+	if (!f)
+		return false;
+	char want[32], line[4096];
+	snprintf(want, sizeof(want), "%u:%u", major((dev_t)dev), minor((dev_t)dev));
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char id[32];
+		if (sscanf(line, "%*s %*s %31s", id) != 1 || strcmp(id, want) != 0)
+			continue;
+		char *sep = strstr(line, " - ");
+		if (!sep || sscanf(sep + 3, "%63s %4095s", type, source) != 2)
+			break;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The block device a mount's source names (btrfs names one), or 0: none
+ * (tmpfs, NFS, FUSE). */
+static uint64_t block_source(const char *source)
+{
+	struct stat st;
+	if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) != 0)
+		return (uint64_t)st.st_rdev;
+	return 0;
+}
+
 /* A filesystem without a block device of its own: by its mount's source and
- * type in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS... - TYPE SOURCE SUPER"). */
+ * type in mountinfo. */
 static int mount_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth)
 {
 	static const char *const memory[] = { "tmpfs", "ramfs", "devtmpfs", "hugetlbfs", NULL };
 	static const char *const network[] = { "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "9p", "afs",
 					       "ceph", "glusterfs", "fuse.sshfs", "fuse.glusterfs", "fuse.rclone",
 					       "fuse.s3fs", "davfs", "fuse.davfs2", NULL };
-	FILE *f = fopen(mountinfo, "re");
-	if (!f)
+	char type[64], source[PATH_MAX];
+	if (!mount_entry(mountinfo, dev, type, source))
 		return DS_STORE_UNKNOWN;
-	char want[32], line[4096];
-	snprintf(want, sizeof(want), "%u:%u", major((dev_t)dev), minor((dev_t)dev));
-	int kind = DS_STORE_UNKNOWN;
-	while (fgets(line, sizeof(line), f)) {
-		char id[32];
-		if (sscanf(line, "%*s %*s %31s", id) != 1 || strcmp(id, want) != 0)
-			continue;
-		char *sep = strstr(line, " - ");
-		char type[64], source[PATH_MAX];
-		if (!sep || sscanf(sep + 3, "%63s %4095s", type, source) != 2)
-			break;
-		struct stat st;
-		if (in_list(type, memory))
-			kind = DS_STORE_MEMORY;
-		else if (in_list(type, network))
-			kind = DS_STORE_NETWORK;
-		else if (source[0] == '/' && stat(source, &st) == 0 && S_ISBLK(st.st_mode) &&
-			 major(st.st_rdev) != 0)
-			kind = dev_kind(sysfs, mountinfo, (uint64_t)st.st_rdev, depth + 1);
-		break;
-	}
-	fclose(f);
-	return kind;
+	if (in_list(type, memory))
+		return DS_STORE_MEMORY;
+	if (in_list(type, network))
+		return DS_STORE_NETWORK;
+	uint64_t src = block_source(source);
+	return src ? dev_kind(sysfs, mountinfo, src, depth + 1) : DS_STORE_UNKNOWN;
 }
 
 static int dev_kind(const char *sysfs, const char *mountinfo, uint64_t dev, int depth)
@@ -203,22 +219,100 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev)
 	return dev_kind(sysfs, mountinfo, dev, 0);
 }
 
-bool ds_one_stream(dupscan_scan *s, uint64_t dev)
+/* The device number a sysfs block directory names in its dev file, or dflt. */
+static uint64_t dir_dev(const char *dir, uint64_t dflt)
 {
-	if (s->opt.io != DUPSCAN_IO_AUTO)
-		return s->opt.io == DUPSCAN_IO_HDD;
+	char path[PATH_MAX], line[64];
+	unsigned maj, min;
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	if (!read_line(path, line, sizeof(line)) || sscanf(line, "%u:%u", &maj, &min) != 2)
+		return dflt;
+	return (uint64_t)makedev(maj, min);
+}
+
+/* The disk under the block device whose sysfs directory is dir (its number
+ * self): a partition's disk; for dm or md over one device, that device's;
+ * itself otherwise (a RAID of several disks, a loop device: an image stands
+ * for a disk of its own). */
+static uint64_t dir_disk(const char *dir, uint64_t self, int depth)
+{
+	char path[PATH_MAX];
+	if (depth > DEPTH_MAX)
+		return self;
+	snprintf(path, sizeof(path), "%s/slaves", dir);
+	DIR *d = opendir(path);
+	if (d) {
+		char *only = NULL;
+		int count = 0;
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.' || ++count > 1)
+				continue;
+			char entry[PATH_MAX + 256];
+			snprintf(entry, sizeof(entry), "%s/%s", path, e->d_name);
+			only = realpath(entry, NULL);
+		}
+		closedir(d);
+		uint64_t disk = count == 1 && only ? dir_disk(only, dir_dev(only, self), depth + 1) : self;
+		free(only);
+		if (count > 0)
+			return disk;
+	}
+	snprintf(path, sizeof(path), "%s/partition", dir);
+	if (access(path, F_OK) != 0)
+		return self;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	return slash ? dir_dev(parent, self) : self;
+}
+
+uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
+{
+	char path[PATH_MAX];
+	if (major((dev_t)dev) == 0) {
+		/* a filesystem on a block device it does not name as its own (btrfs) */
+		char type[64], source[PATH_MAX];
+		uint64_t src = mount_entry(mountinfo, dev, type, source) ? block_source(source) : 0;
+		return src ? ds_disk_of(sysfs, mountinfo, src) : dev;
+	}
+	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs, major((dev_t)dev), minor((dev_t)dev));
+	char *dir = realpath(path, NULL);
+	uint64_t disk = dir ? dir_disk(dir, dev, 0) : dev;
+	free(dir);
+	return disk;
+}
+
+/* What the scan knows of device dev, looked up the first time it is asked. */
+static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
+{
 	for (size_t i = 0; i < s->reading.ndevkinds; i++)
 		if (s->reading.devkinds[i].dev == dev)
-			return s->reading.devkinds[i].one;
+			return s->reading.devkinds[i];
 	/* A spinning disk, or a network filesystem (usually disks in a NAS behind
 	 * one link), is read by one stream in disk order. Memory, solid-state and
 	 * storage that cannot be told (FUSE, overlay) keep reads on every thread. */
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
-	bool one = kind == DS_STORE_HDD || kind == DS_STORE_NETWORK;
+	struct ds_devkind k = { dev, kind == DS_STORE_HDD || kind == DS_STORE_NETWORK,
+				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev) };
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
-		s->reading.devkinds[s->reading.ndevkinds++] = (struct ds_devkind){ dev, one };
-	return one;
+		s->reading.devkinds[s->reading.ndevkinds++] = k;
+	return k;
+}
+
+bool ds_one_stream(dupscan_scan *s, uint64_t dev)
+{
+	if (s->opt.io != DUPSCAN_IO_AUTO)
+		return s->opt.io == DUPSCAN_IO_HDD;
+	return device(s, dev).one;
+}
+
+uint64_t ds_disk(dupscan_scan *s, uint64_t dev)
+{
+	return device(s, dev).disk;
 }
 
 void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)

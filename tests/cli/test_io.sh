@@ -336,6 +336,50 @@ PY
   umount dk
 }
 
+# two partitions of one disk are one stream: one thread reads both (two
+# threads would make the one head seek between them)
+two_partitions() {
+  local L n ok2=1 i d
+  mkdir -p pk && mount -t tmpfs -o size=80m none pk 2>/dev/null || { ok "# SKIP no tmpfs for a partitioned disk"; return; }
+  python3 - pk/disk.img <<'PY'
+import struct, sys
+mbr = bytearray(512)
+for k, start in enumerate((1, 32)):   # two partitions of 31 MiB
+    mbr[446 + 16 * k:462 + 16 * k] = struct.pack('<B3sB3sII', 0, bytes(3), 0x83, bytes(3), start * 2048, 31 * 2048)
+mbr[510:512] = b'\x55\xaa'
+with open(sys.argv[1], 'wb') as f:
+    f.write(mbr)
+    f.truncate(64 << 20)
+PY
+  if L=$(losetup -f --show pk/disk.img 2>/dev/null) && partx -a "$L" 2>/dev/null; then
+    for n in 1 2; do
+      d=$(cat "/sys/block/${L#/dev/}/${L#/dev/}p$n/dev" 2>/dev/null) && mknod "pk/p$n" b "${d%:*}" "${d#*:}" &&
+        mkfs.ext4 -q -F "pk/p$n" 2>/dev/null && mkdir -p "part$n" && mount "pk/p$n" "part$n" 2>/dev/null || ok2=0
+    done
+  else
+    ok2=0
+  fi
+  if [ "$ok2" = 1 ] && [ -n "${FAULT_LIB:-}" ] && [ "${DUPSCAN_THREADS:-yes}" = yes ]; then
+    for i in 1 2 3 4 5 6; do
+      for d in part1 part2; do { printf 'copy %d' "$i"; head -c $((300000 + i)) /dev/zero; } > "$d/c$i"; done
+    done
+    sync; evict part1; evict part2; rm -f "$T/reads.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:part:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
+      "$DUPSCAN" --io=hdd -r part1 part2
+    local threads
+    threads=$(cut -d' ' -f1 "$T/reads.log" | sort -u | wc -l)
+    [ "$(printf '%s\n' "$out" | grep -c '/c[1-6]$')" = 12 ] && [ "$threads" = 1 ] &&
+      [ "$(grep -c . "$T/reads.log")" = 12 ] &&
+      ok "two partitions of one disk: one stream, one thread reads both" ||
+      not_ok "two partitions of one disk: read by $threads threads" "$out" "$(cat "$T/reads.log")"
+  else
+    ok "# SKIP a partitioned loop device cannot be made here, no fault shim, or no threads"
+  fi
+  for d in part1 part2; do umount "$d" 2>/dev/null; done
+  [ -n "${L:-}" ] && { partx -d "$L" 2>/dev/null; losetup -d "$L"; }
+  umount pk
+}
+
 # real mounts (as root): tmpfs is memory and has no FIEMAP (inode order
 # stands in); a loop device is what holds its image, whatever it says itself
 if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/dev/null; then
@@ -353,6 +397,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       wide_big disk/wb
       umount disk
       two_disks
+      two_partitions
     else
       ok "# SKIP a loop device cannot be marked rotational and mounted here"
     fi
