@@ -331,9 +331,76 @@ PY
   else
     ok "# SKIP two loop devices cannot be mounted here, no fault shim, or no threads"
   fi
-  for d in dsk1 dsk2; do umount "$d" 2>/dev/null; done
+  [ "$ok2" = 1 ] && three_disks
+  for d in dsk1 dsk2 dsk3; do umount "$d" 2>/dev/null; done
   for d in "${loops[@]}"; do [ -n "$d" ] && losetup -d "$d"; done
   umount dk
+}
+
+# a third disk beside them: each x file has a copy on each of the three
+# disks; each disk is read by a thread of its own, the third while the other
+# two are still being read
+three_disks() {
+  local i d
+  truncate -s 30M dk/dsk3.img && mkfs.ext4 -q -F dk/dsk3.img 2>/dev/null && mkdir -p dsk3 &&
+    loops+=("$(losetup -f --show dk/dsk3.img 2>/dev/null)") && mount "${loops[-1]}" dsk3 2>/dev/null ||
+    { ok "# SKIP no third loop device"; return; }
+  for i in 1 2 3 4 5 6; do
+    for d in dsk1 dsk2 dsk3; do { printf 'three %d' "$i"; head -c $((250000 + i)) /dev/zero; } > "$d/x$i"; done
+  done
+  sync
+  run "$DUPSCAN" --io=ssd -r dsk1 dsk2 dsk3; local o1=$out
+  evict dsk1; evict dsk2; evict dsk3
+  run "$DUPSCAN" --io=hdd -r dsk1 dsk2 dsk3
+  [ "$out" = "$o1" ] && [ "$(printf '%s\n' "$out" | grep -c '/x[1-6]$')" = 18 ] &&
+    ok "three disks: hdd output is ssd's" || not_ok "three disks: outputs differ" "$o1" "$out"
+  if [ -n "${FAULT_LIB:-}" ] && [ "${DUPSCAN_THREADS:-yes}" = yes ]; then
+    evict dsk1; evict dsk2; evict dsk3; rm -f "$T/reads.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" \
+      "$DUPSCAN" --io=hdd -r dsk1 dsk2 dsk3
+    local x t1 t2 t3
+    x=$(grep -E " dsk[123]/x[0-9]+\$" "$T/reads.log")
+    t1=$(printf '%s\n' "$x" | grep " dsk1/" | cut -d' ' -f1 | sort -u)
+    t2=$(printf '%s\n' "$x" | grep " dsk2/" | cut -d' ' -f1 | sort -u)
+    t3=$(printf '%s\n' "$x" | grep " dsk3/" | cut -d' ' -f1 | sort -u)
+    [ "$(printf '%s\n' "$x" | grep -c .)" = 18 ] && [ "$(printf '%s\n' "$t1" "$t2" "$t3" | sort -u | grep -c .)" = 3 ] &&
+      [ "$(grep -n " dsk3/x" "$T/reads.log" | head -n 1 | cut -d: -f1)" -lt "$(grep -n " dsk1/" "$T/reads.log" | tail -n 1 | cut -d: -f1)" ] &&
+      [ "$(grep -n " dsk3/x" "$T/reads.log" | head -n 1 | cut -d: -f1)" -lt "$(grep -n " dsk2/" "$T/reads.log" | tail -n 1 | cut -d: -f1)" ] &&
+      ok "three disks: each read by a thread of its own, all three at once" ||
+      not_ok "three disks: not a thread a disk at once" "$x"
+  fi
+}
+
+# a spinning disk beside memory, as auto mode sees them: a loop device
+# marked rotational whose image lies where storage cannot be told (this
+# machine's disk), and tmpfs; copies across them are found as with --io=ssd
+disk_beside_memory() {
+  local L i
+  truncate -s 24M "$T/rot.img" && mkfs.ext4 -q -F "$T/rot.img" 2>/dev/null &&
+    L=$(losetup -f --show "$T/rot.img" 2>/dev/null) || { ok "# SKIP no loop device for a disk beside memory"; return; }
+  if echo 1 > "/sys/block/${L#/dev/}/queue/rotational" 2>/dev/null && mkdir -p rot mem && mount "$L" rot 2>/dev/null &&
+     mount -t tmpfs -o size=16m none mem 2>/dev/null; then
+    for i in 1 2 3 4; do
+      { printf 'beside %d' "$i"; head -c $((200000 + i)) /dev/zero; } > "rot/y$i"
+      cp "rot/y$i" "mem/y$i"
+    done
+    { printf 'beside 5'; head -c 200005 /dev/zero; } > rot/y5; { printf 'beside X'; head -c 200005 /dev/zero; } > mem/y5
+    sync; evict rot
+    if [ "$(stat -f -c %T mem)" = tmpfs ] && [ "$(stat -f -c %T rot)" != tmpfs ] &&
+       case "$(script -qec "'$DUPSCAN' -r rot mem" /dev/null 2>/dev/null)" in *"Progress ["*"(hdd"*) true ;; *) false ;; esac; then
+      run "$DUPSCAN" --io=ssd -r rot mem; local o1=$out
+      evict rot
+      run "$DUPSCAN" -r rot mem
+      [ "$out" = "$o1" ] && [ "$(printf '%s\n' "$out" | grep -c '/y[1-4]$')" = 8 ] &&
+        ok "a spinning disk beside memory: auto reads as hdd, the sets are ssd's" ||
+        not_ok "a disk beside memory: outputs differ" "$o1" "$out"
+    else
+      ok "# SKIP the loop device does not read as a spinning disk here"
+    fi
+  else
+    ok "# SKIP a loop device cannot be marked rotational and mounted here"
+  fi
+  umount mem 2>/dev/null; umount rot 2>/dev/null; losetup -d "$L"
 }
 
 # two partitions of one disk are one stream: one thread reads both (two
@@ -398,6 +465,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       umount disk
       two_disks
       two_partitions
+      disk_beside_memory
     else
       ok "# SKIP a loop device cannot be marked rotational and mounted here"
     fi
