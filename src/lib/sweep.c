@@ -66,6 +66,21 @@ static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot)
 	return fd;
 }
 
+/* The member in slot read to its end without error (err 0): still the file
+ * scanned (a file written while it was read must not be reported on what was
+ * read), its full hash noted. fd is closed. @return err, or why it fails. */
+static int close_member(struct reader *rd, uint32_t slot, int fd, int err)
+{
+	struct sweep_run *rn = rd->rn;
+	if (err == 0)
+		err = ds_check_unchanged(fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
+	if (fd >= 0)
+		close(fd);
+	if (err == 0)
+		rn->sw->full[rn->pos[slot]] = ds_hash_digest(rd->h, 0);
+	return err;
+}
+
 /* Read the member in slot whole into kept content k (its buffer taken
  * here), telling those who compare with it how far it is read.
  * @return 0 or a negative code (the file fails). */
@@ -92,12 +107,7 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 		ds_monitor_wake(rn->mon);
 		ds_monitor_leave(rn->mon);
 	}
-	if (err == 0)
-		err = ds_check_unchanged(fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
-	if (fd >= 0)
-		close(fd);
-	if (err == 0)
-		rn->sw->full[rn->pos[slot]] = ds_hash_digest(rd->h, 0);
+	err = close_member(rd, slot, fd, err);
 	return err;
 }
 
@@ -188,12 +198,7 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 	}
 	if (err == 0 && nalike == 0)
 		err = 1;
-	if (err == 0)
-		err = ds_check_unchanged(fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
-	if (fd >= 0)
-		close(fd);
-	if (err == 0)
-		rn->sw->full[rn->pos[slot]] = ds_hash_digest(rd->h, 0);
+	err = close_member(rd, slot, fd, err);
 	/* alike to the last byte: the first content that stands (a content
 	 * still being read is compared with the others first) */
 	ds_monitor_enter(rn->mon);
