@@ -533,8 +533,18 @@ struct ds_job {
 	int state;           /* under the pool's lock */
 	bool ahead;          /* run by a helper: counted in the look-ahead budget */
 	size_t weight;       /* what it holds once run (set by the run function) */
+	int kind;            /* for a phase's run function, when it has jobs of several kinds */
 };
 typedef void ds_job_fn(void *ctx, struct ds_job *job);
+/* warm.c: an argument on another disk read ahead while the walk is
+ * elsewhere (hdd mode), into the kernel's caches only. A pool job. */
+struct ds_warm {
+	struct ds_job job;   /* first: the pool's job is this */
+	const char *path;    /* the argument, a directory */
+	atomic_bool stop;    /* the walk got there, or ends */
+	uint64_t dev;        /* its device: read ahead on it alone */
+};
+void ds_warm_run(const dupscan_scan *s, struct ds_warm *w);
 /* A pool of up to helpers threads (fewer when they cannot be made; with none,
  * the owner runs every job as it obtains it) that run queued jobs ahead while
  * fewer than max_jobs, holding less than max_weight, are run ahead and not

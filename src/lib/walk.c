@@ -252,9 +252,16 @@ static void list_job(const dupscan_scan *s, struct dir_job *j)
 	list_batch(s, j);
 }
 
-/* The pool's run function: list a directory, ahead of need or not. */
+enum { JOB_DIR, JOB_WARM };
+
+/* The pool's run function: list a directory, ahead of need or not; or read
+ * another disk's argument ahead (warm.c). */
 static void list_dir(void *ctx, struct ds_job *job)
 {
+	if (job->kind == JOB_WARM) {
+		ds_warm_run(ctx, (struct ds_warm *)job);
+		return;
+	}
 	struct dir_job *j = (struct dir_job *)job;
 	if (!j->listed)
 		list_job(ctx, j);
@@ -334,7 +341,8 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	j->ask = s->cb.dir_filter != NULL;
 	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
-	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES)
+	/* (a spinning disk is one stream: its directories are listed here) */
+	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES || s->reading.io_mode == DUPSCAN_IO_HDD)
 		return 0;
 	/* the helpers list it by its path, made here on the caller's thread */
 	if (!job_path(s, j))
@@ -580,21 +588,64 @@ static void arg_devices_io(dupscan_scan *s)
 	ds_choose_io(s, devs, n);
 }
 
+/* In hdd mode, an argument on a disk no argument before it is on: its
+ * directories read ahead on a helper while the walk is on the others
+ * (warms[a], or NULL). @return how many. */
+static int warm_args(dupscan_scan *s, struct ds_warm **warms)
+{
+	uint64_t disks[64];
+	size_t nd = 0;
+	int n = 0;
+	for (uint32_t a = 0; a < s->tree.nargs; a++) {
+		struct stat st;
+		warms[a] = NULL;
+		if (stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		uint64_t disk = ds_disk(s, (uint64_t)st.st_dev);
+		size_t d = 0;
+		while (d < nd && disks[d] != disk)
+			d++;
+		if (d < nd || nd == 64)
+			continue;
+		disks[nd++] = disk;
+		if (nd > 1 && (warms[a] = calloc(1, sizeof(*warms[a]))) != NULL) {
+			warms[a]->job.kind = JOB_WARM;
+			warms[a]->path = s->tree.args[a].path;
+			n++;
+		}
+	}
+	return n;
+}
+
 int ds_walk(dupscan_scan *s)
 {
 	arg_devices_io(s);
-	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a spinning disk */
-	int helpers = s->reading.io_mode == DUPSCAN_IO_HDD ? 0 : s->opt.threads - 1;
+	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a
+	 * spinning disk, other disks read ahead beside it */
+	bool hdd = s->reading.io_mode == DUPSCAN_IO_HDD;
+	struct ds_warm **warms = hdd && s->opt.threads > 1 ? calloc(s->tree.nargs + 1, sizeof(*warms)) : NULL;
+	int nwarm = warms ? warm_args(s, warms) : 0;
+	int helpers = !hdd ? s->opt.threads - 1 : nwarm < s->opt.threads - 1 ? nwarm : s->opt.threads - 1;
 	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
-	if (!w.pool)
+	if (!w.pool) {
+		for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
+			free(warms[a]);
+		free(warms);
 		return -ENOMEM;
+	}
 	ds_pool_phase(w.pool, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES, helpers);
 	int rc = 0;
+	/* the last on top: helpers take the next disk's first */
+	for (uint32_t a = s->tree.nargs; warms && rc == 0 && a-- > 0;)
+		if (warms[a])
+			rc = ds_pool_queue(w.pool, &warms[a]->job);
 	for (uint32_t a = 0; a < s->tree.nargs && rc == 0; a++) {
 		if (s->canceled) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
+		if (warms && warms[a])
+			atomic_store(&warms[a]->stop, true); /* the walk is there */
 		const char *path = s->tree.args[a].path;
 		struct stat st;
 		/* an argument is followed even without -s, like find -H */
@@ -632,7 +683,13 @@ int ds_walk(dupscan_scan *s)
 			rc = take_dir(&w, j);
 		}
 	}
+	for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
+		if (warms[a])
+			atomic_store(&warms[a]->stop, true);
 	ds_pool_end_phase(w.pool);
+	for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
+		free(warms[a]);
+	free(warms);
 	while (w.nheld > 0)
 		closedir(w.held[--w.nheld].dh);
 	for (size_t i = 0; i < w.nall; i++) {

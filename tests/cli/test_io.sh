@@ -310,6 +310,19 @@ PY
     else
       not_ok "two disks: not read at once by a thread each" "$(head -n 24 "$T/reads.log")"
     fi
+    # the walk is one stream, argument after argument: dsk2's directories are
+    # read ahead on a helper meanwhile (listed by another thread before the
+    # walk of dsk1 ends)
+    rm -f "$T/stats.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="readdir64:dsk:TRACE" DUPSCAN_FAULT_LOG="$T/stats.log" \
+      "$DUPSCAN" --io=hdd -r dsk1 dsk2
+    local w1 wl w2
+    w1=$(grep -m1 -E " dsk1(/|\$)" "$T/stats.log" | cut -d' ' -f1)
+    wl=$(grep -n -E " dsk1(/|\$)" "$T/stats.log" | tail -n 1 | cut -d: -f1)
+    w2=$(grep -n -E " dsk2(/|\$)" "$T/stats.log" | grep -v ":$w1 " | head -n 1 | cut -d: -f1)
+    [ "$out" = "$o1" ] && [ -n "$w1" ] && [ -n "$w2" ] && [ "$w2" -lt "$wl" ] &&
+      ok "two disks: the second argument's directories read ahead while the first is walked" ||
+      not_ok "two disks: no read ahead of dsk2 during dsk1's walk" "$(head -n 40 "$T/stats.log")"
     disk_lanes c 12          # the sweep
     disk_lanes t 6 6         # first blocks, last blocks
     disk_lanes s 6 6 6 6 4   # first blocks, three rounds of the split, the sweep
