@@ -545,6 +545,9 @@ struct ds_warm {
 	uint64_t dev;        /* its device: read ahead on it alone */
 };
 void ds_warm_run(const dupscan_scan *s, struct ds_warm *w);
+/* The arguments on a disk no argument before them is on: a job each, in
+ * warms[a] (the others NULL), of the given kind. @return how many. */
+int ds_warm_args(dupscan_scan *s, struct ds_warm **warms, int kind);
 /* A pool of up to helpers threads (fewer when they cannot be made; with none,
  * the owner runs every job as it obtains it) that run queued jobs ahead while
  * fewer than max_jobs, holding less than max_weight, are run ahead and not

@@ -588,35 +588,6 @@ static void arg_devices_io(dupscan_scan *s)
 	ds_choose_io(s, devs, n);
 }
 
-/* In hdd mode, an argument on a disk no argument before it is on: its
- * directories read ahead on a helper while the walk is on the others
- * (warms[a], or NULL). @return how many. */
-static int warm_args(dupscan_scan *s, struct ds_warm **warms)
-{
-	uint64_t disks[64];
-	size_t nd = 0;
-	int n = 0;
-	for (uint32_t a = 0; a < s->tree.nargs; a++) {
-		struct stat st;
-		warms[a] = NULL;
-		if (stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		uint64_t disk = ds_disk(s, (uint64_t)st.st_dev);
-		size_t d = 0;
-		while (d < nd && disks[d] != disk)
-			d++;
-		if (d < nd || nd == 64)
-			continue;
-		disks[nd++] = disk;
-		if (nd > 1 && (warms[a] = calloc(1, sizeof(*warms[a]))) != NULL) {
-			warms[a]->job.kind = JOB_WARM;
-			warms[a]->path = s->tree.args[a].path;
-			n++;
-		}
-	}
-	return n;
-}
-
 int ds_walk(dupscan_scan *s)
 {
 	arg_devices_io(s);
@@ -624,7 +595,7 @@ int ds_walk(dupscan_scan *s)
 	 * spinning disk, other disks read ahead beside it */
 	bool hdd = s->reading.io_mode == DUPSCAN_IO_HDD;
 	struct ds_warm **warms = hdd && s->opt.threads > 1 ? calloc(s->tree.nargs + 1, sizeof(*warms)) : NULL;
-	int nwarm = warms ? warm_args(s, warms) : 0;
+	int nwarm = warms ? ds_warm_args(s, warms, JOB_WARM) : 0;
 	int helpers = !hdd ? s->opt.threads - 1 : nwarm < s->opt.threads - 1 ? nwarm : s->opt.threads - 1;
 	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
 	if (!w.pool) {

@@ -22,7 +22,7 @@
 
 struct warm_ent {
 	uint64_t ino;
-	char *name;
+	size_t name;         /* offset in its frame's names */
 	bool dir;
 };
 
@@ -44,12 +44,13 @@ struct warm_frame {
 	DIR *d;
 	struct warm_ent *e;
 	size_t n, next;
+	char *names;         /* the entries' names, one after another */
+	size_t nnames;
 };
 
 static void frame_free(struct warm_frame *f)
 {
-	for (size_t i = 0; i < f->n; i++)
-		free(f->e[i].name);
+	free(f->names);
 	free(f->e);
 	if (f->d)
 		closedir(f->d);
@@ -60,25 +61,27 @@ static void frame_free(struct warm_frame *f)
  * when it cannot be read (fd is closed then). */
 static bool warm_list(const dupscan_scan *s, struct ds_warm *w, int fd, struct warm_frame *f)
 {
-	*f = (struct warm_frame){ fdopendir(fd), NULL, 0, 0 };
+	*f = (struct warm_frame){ .d = fdopendir(fd) };
 	if (!f->d) {
 		close(fd);
 		return false;
 	}
-	size_t cap = 0;
+	size_t cap = 0, capnames = 0;
 	struct dirent *de;
 	while (!warm_stop(s, w) && f->n < WARM_BATCH && (de = readdir(f->d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || DS_GROW(f->e, cap, f->n + 1))
+		size_t len = strlen(de->d_name) + 1;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || DS_GROW(f->e, cap, f->n + 1) ||
+		    DS_GROW(f->names, capnames, f->nnames + len))
 			continue;
-		char *name = strdup(de->d_name);
-		if (name)
-			f->e[f->n++] = (struct warm_ent){ de->d_ino, name, false };
+		memcpy(f->names + f->nnames, de->d_name, len);
+		f->e[f->n++] = (struct warm_ent){ de->d_ino, f->nnames, false };
+		f->nnames += len;
 	}
 	if (ds_sort(f->e, f->n, sizeof(*f->e), cmp_warm, NULL) != 0)
 		return true;
 	for (size_t i = 0; i < f->n && !warm_stop(s, w); i++) {
 		struct stat st;
-		f->e[i].dir = fstatat(dirfd(f->d), f->e[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+		f->e[i].dir = fstatat(dirfd(f->d), f->names + f->e[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
 			      (uint64_t)st.st_dev == w->dev;
 	}
 	return true;
@@ -110,8 +113,34 @@ void ds_warm_run(const dupscan_scan *s, struct ds_warm *w)
 			depth--;
 			continue;
 		}
-		int sub = openat(dirfd(f->d), f->e[f->next++].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int sub = openat(dirfd(f->d), f->names + f->e[f->next++].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0 && warm_list(s, w, sub, &stack[depth]))
 			depth++;
 	}
+}
+
+int ds_warm_args(dupscan_scan *s, struct ds_warm **warms, int kind)
+{
+	uint64_t disks[64];
+	size_t nd = 0;
+	int n = 0;
+	for (uint32_t a = 0; a < s->tree.nargs; a++) {
+		struct stat st;
+		warms[a] = NULL;
+		if (stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		uint64_t disk = ds_disk(s, (uint64_t)st.st_dev);
+		size_t d = 0;
+		while (d < nd && disks[d] != disk)
+			d++;
+		if (d < nd || nd == 64)
+			continue;
+		disks[nd++] = disk;
+		if (nd > 1 && (warms[a] = calloc(1, sizeof(*warms[a]))) != NULL) {
+			warms[a]->job.kind = kind;
+			warms[a]->path = s->tree.args[a].path;
+			n++;
+		}
+	}
+	return n;
 }

@@ -7,15 +7,19 @@
 . "$(dirname "$0")/lib.sh"
 N=${RACE_SETS:-300}
 
-# sets N: t/k/NNNN (kept: the first argument with -O) and t/d/NNNN, "set N" each
+# sets N: t/k/NNNN (kept: the first argument with -O) and t/d/NNNN, "set N"
+# each; with LINKS=1 the duplicate has two more names, t/d/NNNN.b and .c
 sets() {
   rm -rf t; mkdir -p t/k t/d
-  python3 - "$1" <<'PY'
-import sys
+  python3 - "$1" "${LINKS:-0}" <<'PY'
+import os, sys
 for i in range(int(sys.argv[1])):
     for side in "kd":
         with open(f"t/{side}/{i:04d}", "w") as f:
             f.write(f"set {i:04d} " + "x" * (i % 50) + "\n")
+    if sys.argv[2] == "1":
+        for x in "bc":
+            os.link(f"t/d/{i:04d}", f"t/d/{i:04d}.{x}")
 PY
 }
 
@@ -34,6 +38,7 @@ writer() {
 import os, sys
 mode, who, journal = sys.argv[1:4]
 seen, buf, n = 0, b"", 0
+edited = set()
 expect = open("expect", "w")
 open("ready", "w").close()
 
@@ -60,12 +65,23 @@ while not os.path.exists("stop"):
     *lines, buf = buf.split(b"\n")
     for line in lines:
         f = line.split(b"\t")
-        if f[0] not in (b"hardlink", b"symlink", b"delete") or len(f) < 3:
+        if f[0] not in (b"hardlink", b"symlink", b"delete", b"move") or len(f) < 3:
             continue
-        path, dup = (f[1] if who == "kept" else f[2]).decode(), f[2].decode()
+        if f[0] == b"move":
+            # move DUP DEST ...: the kept file is t/k/ beside the duplicate's t/d/
+            dup = f[1].decode()
+            kept = dup.replace("/t/d/", "/t/k/").split(".")[0] if "." in os.path.basename(dup) else dup.replace("/t/d/", "/t/k/")
+            path = kept if who == "kept" else dup
+        else:
+            path, dup = (f[1] if who == "kept" else f[2]).decode(), f[2].decode()
         n += 1
         try:
             st = os.stat(path)
+            # an inode of several names is edited once: a second edit would
+            # overwrite the first itself
+            if (st.st_dev, st.st_ino) in edited:
+                continue
+            edited.add((st.st_dev, st.st_ino))
             old = open(path, "rb").read()
             if mode == "rename":
                 new = f"EDITED {n} {path}\n".encode()
@@ -139,6 +155,14 @@ race "-dN, kept file rewritten in place, mtime put back, window at the unlink" i
 race "-L, kept file rewritten in place, mtime put back, window at the swap" inplace kept "rename:t/d/:DELAY" -L
 race "-dN, duplicate rewritten in place, mtime put back, window at the set-aside" inplace dup "rename:t/d/.dupscan-tmp-:DELAY" -dN
 race "-L, duplicate saved by rename, window at the swap" rename dup "rename:t/d/:DELAY" -L
+# --move-to (into t/mv, which missing looks in too): the duplicate rewritten
+# in place while it moves; then duplicates
+# of three names each (moved by one rename a name, each checked against the
+# ctime dupscan's own renames left), rewritten in place while they move
+race "--move-to, duplicate rewritten in place, mtime put back, window at the rename" inplace dup "rename:t/d/:DELAY" \
+  --move-to="$PWD/t/mv"
+LINKS=1 race "--move-to, three names an inode, rewritten in place, mtime put back, window at each rename" inplace dup \
+  "rename:t/d/:DELAY" --move-to="$PWD/t/mv"
 
 # the issue's reproducer: an in-place edit with the mtime put back while -d
 # waits at its prompt: the duplicate is not deleted
