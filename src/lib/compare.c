@@ -285,6 +285,14 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 	return 1;
 }
 
+static size_t disk_index(const uint64_t *devs, size_t nd, uint64_t dev)
+{
+	size_t d = 0;
+	while (d < nd && devs[d] != dev)
+		d++;
+	return d;
+}
+
 /* On spinning disks, members on two or more of them: ls->spread, so that
  * each turn reads them all at once, a thread a disk. @return 0 or -ENOMEM. */
 static int spread_members(struct lockstep *ls)
@@ -294,29 +302,29 @@ static int spread_members(struct lockstep *ls)
 		return 0;
 	uint64_t devs[DS_SPREAD_DISKS];
 	size_t nd = 0;
-	uint32_t *disk = malloc(ls->n * sizeof(*disk));
-	if (!disk)
+	/* the disks first: most comparisons have one, and need nothing more */
+	for (size_t i = 0; i < ls->n && nd < DS_SPREAD_DISKS; i++) {
+		uint64_t dev = ds_disk(s, ds_rec(s, ls->m[i].rec)->dev);
+		if (disk_index(devs, nd, dev) == nd)
+			devs[nd++] = dev;
+	}
+	if (nd < 2)
+		return 0;
+	struct spread *sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return -ENOMEM;
+	ls->spread = sp;
+	sp->own = calloc(ls->n, sizeof(*sp->own));
+	sp->err = calloc(ls->n, sizeof(*sp->err));
+	sp->disk = malloc(ls->n * sizeof(*sp->disk));
+	sp->ndisks = nd;
+	if (!sp->own || !sp->err || !sp->disk)
 		return -ENOMEM;
 	for (size_t i = 0; i < ls->n; i++) {
-		uint64_t dev = ds_disk(s, ds_rec(s, ls->m[i].rec)->dev);
-		size_t d = 0;
-		while (d < nd && devs[d] != dev)
-			d++;
-		if (d == nd && nd < DS_SPREAD_DISKS)
-			devs[nd++] = dev;
-		disk[i] = (uint32_t)(d < nd ? d : nd - 1); /* past the last: shares its thread */
+		size_t d = disk_index(devs, nd, ds_disk(s, ds_rec(s, ls->m[i].rec)->dev));
+		sp->disk[i] = (uint32_t)(d < nd ? d : nd - 1); /* past the last: shares its thread */
 	}
-	struct spread *sp = nd >= 2 ? calloc(1, sizeof(*sp)) : NULL;
-	if (sp) {
-		sp->own = calloc(ls->n, sizeof(*sp->own));
-		sp->err = calloc(ls->n, sizeof(*sp->err));
-		sp->disk = disk;
-		sp->ndisks = nd;
-		ls->spread = sp;
-		return sp->own && sp->err ? 0 : -ENOMEM;
-	}
-	free(disk);
-	return nd >= 2 ? -ENOMEM : 0;
+	return 0;
 }
 
 static void lockstep_free(struct lockstep *ls)
