@@ -6,6 +6,7 @@
  * seeks, and a scan of two disks takes as long as the slower one. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "sweep.h"
 
@@ -102,6 +103,7 @@ int ds_lanes_make(struct sweep_run *rn, const uint32_t *groups, size_t ngroups)
 	rn->rd = calloc(rn->nlanes ? rn->nlanes : 1, sizeof(*rn->rd));
 	for (size_t l = 0; rn->rd && l < rn->nlanes; l++) {
 		rn->rd[l].rn = rn;
+		rn->rd[l].ahead_slot = DS_NONE;
 		if (!(rn->rd[l].h = ds_hashes_new(1)))
 			return -ENOMEM;
 	}
@@ -111,6 +113,8 @@ int ds_lanes_make(struct sweep_run *rn, const uint32_t *groups, size_t ngroups)
 void ds_lanes_free(struct sweep_run *rn)
 {
 	for (size_t l = 0; rn->rd && l < rn->nlanes; l++) {
+		if (rn->rd[l].ahead_slot != DS_NONE)
+			close(rn->rd[l].ahead_fd); /* a canceled lane's */
 		ds_big_free(rn->rd[l].chunk, rn->step);
 		ds_hashes_free(rn->rd[l].h);
 	}

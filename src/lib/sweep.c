@@ -50,15 +50,89 @@ static void hash_read(struct reader *rd, struct sbucket *b, uint32_t p, const un
 	ds_hash_update(rd->h, 0, buf + skip, len - skip);
 }
 
-/* Open the member in slot for a read from its start, its hash state ready. */
-static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot)
+/* Would a visit now pass over member p of b, unread (monitor held)? */
+static bool passed_over(const struct sweep_run *rn, const struct sbucket *b, uint32_t p)
+{
+	if (rn->mstate[p] != M_PENDING || b->phase == B_LATER || b->phase == B_DONE)
+		return true;
+	/* a bucket opens at its first file, if that file fits (the first
+	 * bucket of a sweep always does: each sweep settles one at least) */
+	return b->phase == B_WAIT && rn->used > 0 && rn->used + b->size > rn->sw->budget;
+}
+
+static int open_for_sweep(const struct sweep_run *rn, uint32_t p)
+{
+	int fd = ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[p]));
+	if (fd >= 0)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return fd;
+}
+
+/* Ask for len bytes at off without waiting, queued behind those asked
+ * before (not readahead's windows, each asked once the one before is
+ * answered). Linux starts at most max(read_ahead_kb, max_sectors_kb) of one
+ * advice and drops the rest: asked in pieces no device's is smaller than. */
+static void ask(int fd, uint64_t off, uint64_t len)
+{
+	for (uint64_t end = off + len; off < end; off += DS_ASK_PIECE)
+		posix_fadvise(fd, (off_t)off, (off_t)(end - off < DS_ASK_PIECE ? end - off : DS_ASK_PIECE),
+			      POSIX_FADV_WILLNEED);
+}
+
+/* A disk serves one request at a time, and a lane that asked for the next
+ * only once the last was answered would leave it waiting between two files
+ * (open, hash, compare: as long as reading a small photo). So while the last
+ * chunk of a file is read, the lane's next file is opened and its first
+ * chunk asked for, queued behind it in disk order. */
+static void open_ahead(struct reader *rd)
+{
+	struct sweep_run *rn = rd->rn;
+	const struct item *nx = rd->next;
+	if (!nx || rd->ahead_slot != DS_NONE)
+		return;
+	const struct sbucket *b = &rn->b[nx->bucket];
+	uint32_t p = rn->pos[nx->slot];
+	ds_monitor_enter(rn->mon);
+	bool skip = passed_over(rn, b, p);
+	ds_monitor_leave(rn->mon);
+	int fd = skip ? -1 : open_for_sweep(rn, p);
+	if (fd < 0)
+		return; /* its visit opens it again and meets the error */
+	ask(fd, 0, b->size < rn->step ? b->size : rn->step);
+	rd->ahead_fd = fd;
+	rd->ahead_slot = nx->slot;
+}
+
+/* Bytes [off, off + len) of a member of b into buf (asked for already,
+ * but a first chunk not opened ahead), what comes next (its next chunk, or
+ * the lane's next file) asked for behind them. */
+static int read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsigned char *buf, uint64_t off,
+		      size_t len, bool ahead)
+{
+	uint64_t end = off + len;
+	if (off == 0 && !ahead)
+		ask(fd, off, len);
+	if (end < b->size)
+		ask(fd, end, b->size - end < rd->rn->step ? b->size - end : rd->rn->step);
+	else
+		open_ahead(rd);
+	return ds_pread_full(fd, buf, len, off);
+}
+
+/* Open the member in slot for a read from its start (or take it opened
+ * ahead: *ahead), its hash state ready. */
+static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot, bool *ahead)
 {
 	struct sweep_run *rn = rd->rn;
 	uint32_t p = rn->pos[slot];
-	int fd = ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[p]));
+	int fd = rd->ahead_fd;
+	*ahead = rd->ahead_slot == slot;
+	if (*ahead)
+		rd->ahead_slot = DS_NONE;
+	else
+		fd = open_for_sweep(rn, p);
 	if (fd < 0)
 		return fd;
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (b->h)
 		ds_hash_copy(rd->h, 0, b->h, rn->hidx[slot]);
 	else
@@ -93,11 +167,12 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 	ds_monitor_enter(rn->mon);
 	k->buf = buf;
 	ds_monitor_leave(rn->mon);
-	int fd = open_member(rd, b, slot);
+	bool ahead;
+	int fd = open_member(rd, b, slot, &ahead);
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		err = ds_pread_full(fd, buf + off, len, off);
+		err = read_chunk(rd, b, fd, buf + off, off, len, ahead);
 		if (err)
 			break;
 		hash_read(rd, b, rn->pos[slot], buf + off, off, len);
@@ -173,11 +248,12 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 		alike[j] = chunk && (set >> j & 1);
 		nalike += alike[j];
 	}
-	int fd = chunk ? open_member(rd, b, slot) : -ENOMEM;
+	bool ahead = false;
+	int fd = chunk ? open_member(rd, b, slot, &ahead) : -ENOMEM;
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		if ((err = ds_pread_full(fd, chunk, len, off)) != 0)
+		if ((err = read_chunk(rd, b, fd, chunk, off, len, ahead)) != 0)
 			break;
 		hash_read(rd, b, rn->pos[slot], chunk, off, len);
 		for (unsigned j = 0; j < nk; j++) {
@@ -275,18 +351,15 @@ enum { V_SKIP, V_WAIT, V_KEEP, V_STREAM };
 
 static int plan_visit(struct sweep_run *rn, struct sbucket *b, uint32_t p, unsigned *k)
 {
-	if (rn->mstate[p] != M_PENDING || b->phase == B_LATER || b->phase == B_DONE)
-		return V_SKIP;
-	if (b->phase == B_WAIT) {
-		/* a bucket opens at its first file, if that file fits (the first
-		 * bucket of a sweep always does: each sweep settles one at least) */
-		if (rn->used > 0 && rn->used + b->size > rn->sw->budget) {
-			b->phase = B_LATER;
+	if (passed_over(rn, b, p)) {
+		if (rn->mstate[p] == M_PENDING && b->phase == B_WAIT) {
+			b->phase = B_LATER; /* it did not fit */
 			rn->more = true;
-			return V_SKIP;
 		}
-		b->phase = B_OPEN;
+		return V_SKIP;
 	}
+	if (b->phase == B_WAIT)
+		b->phase = B_OPEN;
 	b->unvisited--;
 	unsigned live = 0;
 	for (unsigned j = 0; j < b->nkept; j++)
@@ -371,6 +444,7 @@ static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
 
 struct sweep_job {
 	const struct item *it;
+	size_t n;
 };
 
 static uint32_t item_lane(const void *arg, size_t i)
@@ -380,8 +454,15 @@ static uint32_t item_lane(const void *arg, size_t i)
 
 static void sweep_item(struct reader *rd, size_t i, void *arg)
 {
-	const struct item *it = &((const struct sweep_job *)arg)->it[i];
+	const struct sweep_job *job = arg;
+	const struct item *it = &job->it[i];
+	rd->next = i + 1 < job->n && job->it[i + 1].lane == it->lane ? &job->it[i + 1] : NULL;
 	visit(rd, &rd->rn->b[it->bucket], it->slot);
+	if (rd->ahead_slot == it->slot) {
+		/* opened ahead, and passed over after all */
+		close(rd->ahead_fd);
+		rd->ahead_slot = DS_NONE;
+	}
 }
 
 /* One sweep over the items, every disk at once, each in its order.
@@ -398,7 +479,7 @@ static int sweep_once(struct sweep_run *rn, const struct item *it, size_t nit, b
 		for (uint32_t x = b->first; x < b->first + b->n; x++)
 			b->unvisited += rn->mstate[rn->pos[x]] == M_PENDING;
 	}
-	struct sweep_job job = { it };
+	struct sweep_job job = { it, nit };
 	int rc = ds_lanes_run(rn, nit, item_lane, sweep_item, &job);
 	*more = rn->more;
 	return rc;

@@ -11,6 +11,7 @@
  * of one size and one first block (a camera's RAW files) are seldom copies
  * of each other, and the sweep would keep each of them whole. */
 #define SWEEP_MEMBERS DS_SWEEP_MEMBERS
+#define DS_ASK_PIECE (128u * 1024u)
 
 enum { M_PENDING, M_WAITING, M_DONE };                 /* a file in this sweep */
 enum { B_WAIT, B_OPEN, B_LATER, B_DONE };              /* a bucket in this sweep */
@@ -62,6 +63,9 @@ struct reader {
 	struct sweep_run *rn;
 	struct ds_hashes *h; /* one state: the file being read */
 	unsigned char *chunk; /* taken when the lane first reads a chunk */
+	const struct item *next; /* the lane's item after the one visited, or NULL */
+	uint32_t ahead_slot; /* the member opened ahead (its first chunk asked for), or DS_NONE */
+	int ahead_fd;
 };
 
 struct sweep_run {

@@ -191,6 +191,41 @@ tail_check() { # DIR on the ext4 image
     || not_ok "last-block check: hdd/ssd" "$o1" "$out"
 }
 
+# a disk serves one request at a time: in hdd mode's sweep each file's bytes
+# are asked for (posix_fadvise WILLNEED) before they are read, and the next
+# file of the disk's order is asked for while the last chunk of the one
+# before is read, not after (then the disk would wait between two files);
+# of a file read in two chunks (b*: 9 MiB, chunks of 8), only while its
+# last. The shim logs each read and each ask in the order they are made.
+sweep_asks_ahead() { # DIR on the ext4 image
+  local d=$1 i
+  mkdir -p "$d"
+  for i in 1 2 3; do
+    head -c $((300000 + i)) /dev/zero | tr '\0' "$i" > "$d/p$i"; cp "$d/p$i" "$d/q$i"
+  done
+  printf 'big' > "$d/b1"; truncate -s 9M "$d/b1"; cp --sparse=always "$d/b1" "$d/b2"
+  sync; evict "$d"
+  if [ -z "${FAULT_LIB:-}" ]; then
+    ok "# SKIP no fault shim"
+    return
+  fi
+  rm -f "$T/ask.log"
+  run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64,willneed:$d/:TRACE" DUPSCAN_FAULT_LOG="$T/ask.log" \
+    "$DUPSCAN" --io=hdd -r "$d"
+  local want; want=$(printf '%s\n%s\n\n' "$d/b1" "$d/b2"; for i in 1 2 3; do printf '%s\n%s\n\n' "$d/p$i" "$d/q$i"; done)
+  # files in the order of their last read; for each, was the next one
+  # asked for before that read, and after the read before it?
+  local verdict
+  verdict=$(awk '{ n++; if ($2 == "pread64") { prev[$3] = last[$3]; last[$3] = n; reads[$3]++ }
+                   else if (!($3 in asked)) asked[$3] = n }
+                 END { for (f in last) print last[f], f, (f in asked) ? asked[f] : 0, prev[f], reads[f] }' "$T/ask.log" |
+            sort -n | awk 'NR > 1 { if (!($3 > pprev && $3 < plast)) bad = bad " " $2 } { plast = $1; pprev = $4 }
+                           END { print NR, (bad == "" ? "ok" : "late:" bad) }')
+  [ "$out" = "${want%$'\n'}" ] && [ "$verdict" = "8 ok" ] && [ "$(grep -c "pread64 $d/b1\$" "$T/ask.log")" = 2 ] &&
+    ok "hdd sweep: the next file asked for while the last chunk of the one before is read" ||
+    not_ok "hdd sweep: next file not asked for ahead ($verdict)" "$out" "$(cat "$T/ask.log")"
+}
+
 # two disks in one scan are read at the same time, each by one stream, in
 # every phase: the shim logs which thread reads which file, each read taking
 # 5 ms. Beside the first pass's small files (f*), each disk holds
@@ -474,6 +509,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       expect_err_io "auto: a loop device marked rotational whose image is in memory reads as on an SSD" ssd disk/t
       sweep_order disk/w
       tail_check disk/tl
+      sweep_asks_ahead disk/aa
       wide_big disk/wb
       umount disk
       two_disks

@@ -8,9 +8,12 @@
  * or TRACE (as DELAY, and a line "THREAD-ID PATH" is appended to the file
  * DUPSCAN_FAULT_LOG names: which thread made the call, and when).
  * ERR@N fails only the Nth matching call and those after it. CALL is one of open64 openat64 pread64 fstat64 fstatat64
- * readdir64 linkat symlink rename unlink; the *at forms (symlinkat, renameat,
+ * readdir64 linkat symlink rename unlink willneed; the *at forms (symlinkat, renameat,
  * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
- * directory descriptor was opened as joined with the name. */
+ * directory descriptor was opened as joined with the name; willneed is
+ * posix_fadvise(POSIX_FADV_WILLNEED), a read asked for ahead. For TRACE, CALL
+ * may list several calls ("pread64,willneed"): each line then is
+ * "THREAD-ID CALL PATH", the calls in the order they were made. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -57,11 +60,21 @@ static int err_code(void)
 	return EIO;
 }
 
+/* Is call the one configured, or one of the list? */
+static bool named(const char *call)
+{
+	size_t n = strlen(call);
+	for (const char *p = call_; (p = strstr(p, call)) != NULL; p += n)
+		if ((p == call_ || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
 /* Should this call on this path fail? */
 static bool hit(const char *call, const char *path)
 {
 	configure();
-	bool match = configured && !strcmp(call, call_) && path && strstr(path, text_);
+	bool match = configured && named(call) && path && strstr(path, text_);
 	if (match && ++seen_ < from_)
 		return false;
 	if (match && !strcmp(err_, "KILL"))
@@ -72,7 +85,9 @@ static bool hit(const char *call, const char *path)
 		int fd = log ? (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
 		if (fd >= 0) {
 			char line[4200];
-			int n = snprintf(line, sizeof(line), "%ld %s\n", (long)syscall(SYS_gettid), path);
+			long tid = (long)syscall(SYS_gettid);
+			int n = strchr(call_, ',') ? snprintf(line, sizeof(line), "%ld %s %s\n", tid, call, path)
+						   : snprintf(line, sizeof(line), "%ld %s\n", tid, path);
 			if (n > 0 && write(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 				n = 0; /* a test log: nothing to do */
 			close(fd);
@@ -187,6 +202,37 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 		return -1;
 	}
 	return real(fd, buf, n, off);
+}
+
+/* posix_fadvise() returns the error, not -1; with 64-bit off_t on a 32-bit
+ * system (_FILE_OFFSET_BITS=64) the program calls posix_fadvise64 */
+static int advise(int fd, int advice)
+{
+	return advice == POSIX_FADV_WILLNEED && hit("willneed", path_of(fd)) ? err_code() : 0;
+}
+
+int shim_fadvise(int fd, long off, long len, int advice) __asm__("posix_fadvise");
+int shim_fadvise(int fd, long off, long len, int advice)
+{
+	static int (*real)(int, long, long, int);
+	if (!real) {
+		void *sym = dlsym(RTLD_NEXT, "posix_fadvise");
+		memcpy(&real, &sym, sizeof(real));
+	}
+	int err = advise(fd, advice);
+	return err ? err : real ? real(fd, off, len, advice) : 0;
+}
+
+int shim_fadvise64(int fd, long long off, long long len, int advice) __asm__("posix_fadvise64");
+int shim_fadvise64(int fd, long long off, long long len, int advice)
+{
+	static int (*real)(int, long long, long long, int);
+	if (!real) {
+		void *sym = dlsym(RTLD_NEXT, "posix_fadvise64");
+		memcpy(&real, &sym, sizeof(real));
+	}
+	int err = advise(fd, advice);
+	return err ? err : real ? real(fd, off, len, advice) : 0;
 }
 
 int fstat64(int fd, struct stat64 *st)
