@@ -289,6 +289,9 @@ int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsi
 int ds_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
 int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Is all of [off, off + len) of fd in the page cache (false where the
+ * kernel cannot tell, before Linux 6.5)? Reads nothing. */
+bool ds_all_cached(int fd, uint64_t off, uint64_t len);
 /* Read up to len bytes at off, fewer only at the end of the file.
  * @return the bytes read or -errno. */
 ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);

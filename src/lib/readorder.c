@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -99,31 +98,12 @@ static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec 
 	}
 }
 
-/* cachestat(2), Linux 6.5: what of a file's range is in the page cache,
- * asked without reading anything (a read with RWF_NOWAIT starts readahead on
- * a miss, in the wrong order: measured, it cost a cold scan its disk order). */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451 /* the same number on every architecture */
-#endif
-struct cachestat_range {
-	uint64_t off, len;
-};
-struct cachestat_result {
-	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
-};
-
 /* Read the head only if it is all in the page cache already: a cached
  * file costs no seek, so it need not wait for its place in the disk order.
  * @return true when it was read. */
 static bool read_if_cached(int fd, unsigned char *buf, size_t blen)
 {
-	struct cachestat_range range = { 0, blen };
-	struct cachestat_result cs;
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t pages = page > 0 ? (blen + (uint64_t)page - 1) / (uint64_t)page : 1;
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0 || cs.nr_cache < pages)
-		return false;
-	return ds_pread_full(fd, buf, blen, 0) == 0;
+	return ds_all_cached(fd, 0, blen) && ds_pread_full(fd, buf, blen, 0) == 0;
 }
 
 /* A run of pl[] one thread reads in order. */

@@ -74,6 +74,8 @@ static int open_for_sweep(const struct sweep_run *rn, uint32_t p)
  * advice and drops the rest: asked in pieces no device's is smaller than. */
 static void ask(int fd, uint64_t off, uint64_t len)
 {
+	if (ds_all_cached(fd, off, len))
+		return; /* on a warm cache: one call, not one a piece */
 	for (uint64_t end = off + len; off < end; off += DS_ASK_PIECE)
 		posix_fadvise(fd, (off_t)off, (off_t)(end - off < DS_ASK_PIECE ? end - off : DS_ASK_PIECE),
 			      POSIX_FADV_WILLNEED);
