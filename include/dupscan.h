@@ -147,7 +147,28 @@ enum dupscan_phase {
 	DUPSCAN_PHASE_WALK = 1,  /* done = files found so far, total = 0; once more
 	                          * when the walk ends, with total = done, before
 	                          * any file is read */
-	DUPSCAN_PHASE_MATCH = 2  /* done, total = candidate files examined / to examine */
+	DUPSCAN_PHASE_MATCH = 2, /* done, total = candidate files examined / to examine */
+	DUPSCAN_PHASE_FIRST = 3  /* reading the first blocks of candidates in disk
+	                          * order ahead of matching (hdd mode only; elsewhere
+	                          * they are read within DUPSCAN_PHASE_MATCH). Given
+	                          * to the bytes callback only; since 0.6 */
+};
+
+/* What the run has done and has left in its phase, for the bytes callback
+ * (since 0.6). Fields may be added at the end in later versions; the
+ * library owns the struct, valid only during the call. */
+struct dupscan_progress {
+	int phase;            /* enum dupscan_phase */
+	uint64_t files_done;  /* walk: files found; first blocks: files read;
+	                       * match: candidate files settled */
+	uint64_t files_total; /* files the phase examines in all; walk: 0 until
+	                       * it ends */
+	uint64_t bytes_done;  /* walk: bytes of the files found; otherwise bytes
+	                       * read in this phase */
+	uint64_t bytes_total; /* at most what bytes_done reaches by the phase's
+	                       * end: bytes_done plus every byte the phase may
+	                       * still read; falls as files are settled, and is
+	                       * bytes_done when the phase ends; walk: 0 */
 };
 
 typedef struct dupscan_scan dupscan_scan; /* one scan: paths, options, results */
@@ -165,6 +186,10 @@ enum dupscan_stage {
 typedef void (*dupscan_error_fn)(void *user, const char *path, int code);
 /* Progress: called often (every few hundred files); throttle in the callback. */
 typedef void (*dupscan_progress_fn)(void *user, int phase, uint64_t done, uint64_t total);
+/* Progress with bytes: called at phase changes, every few hundred files and
+ * every few MiB read, possibly from one of the scan's reading threads, one
+ * call at a time; throttle in the callback. */
+typedef void (*dupscan_progress_bytes_fn)(void *user, const struct dupscan_progress *progress);
 /* Filter: called during the walk for each regular file, before it costs any
  * read; return nonzero to keep the file, 0 to leave it out. The file (path,
  * size, dev, ino, mtime, mode) is valid only during the call. */
@@ -212,6 +237,9 @@ DUPSCAN_API void dupscan_set_error_callback(dupscan_scan *scan, dupscan_error_fn
 
 /* Callback for progress. */
 DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *scan, dupscan_progress_fn fn, void *user);
+/* Callback for progress with bytes and every phase (since 0.6); both
+ * callbacks may be set. */
+DUPSCAN_API void dupscan_set_progress_bytes_callback(dupscan_scan *scan, dupscan_progress_bytes_fn fn, void *user);
 
 /* Predicate deciding which regular files take part (NULL: all of them). Files
  * left out are neither matched nor listed as unique. */

@@ -23,6 +23,7 @@ struct cli_path {
 };
 
 struct cli_opts {
+	bool progress;      /* --progress: even when stderr is not a terminal */
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
@@ -59,8 +60,9 @@ void cli_opts_free(struct cli_opts *o);
 
 /* progress.c: throttled progress on stderr when it is a terminal */
 struct cli_progress;
-void cli_progress_cb(void *user, int phase, uint64_t done, uint64_t total);
-struct cli_progress *cli_progress_new(bool enabled);
+enum { CLI_PROGRESS_NEVER, CLI_PROGRESS_TTY, CLI_PROGRESS_ALWAYS };
+void cli_progress_bytes_cb(void *user, const struct dupscan_progress *progress);
+struct cli_progress *cli_progress_new(int mode);
 /* The scan whose reading mode the progress line shows. */
 void cli_progress_watch(struct cli_progress *p, const dupscan_scan *scan);
 void cli_progress_clear(struct cli_progress *p);

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	dupscan_scan *scan = NULL;
-	struct err_ctx ectx = { cli_progress_new(!o.quiet) };
+	struct err_ctx ectx = { cli_progress_new(o.quiet ? CLI_PROGRESS_NEVER : o.progress ? CLI_PROGRESS_ALWAYS : CLI_PROGRESS_TTY) };
 	int rc = dupscan_create(&scan);
 	if (rc == 0)
 		rc = set_options(scan, &o);
@@ -256,7 +256,7 @@ int main(int argc, char **argv)
 		rc = dupscan_set_cache(scan, cache);
 	if (rc >= 0) {
 		dupscan_set_error_callback(scan, on_error, &ectx);
-		dupscan_set_progress_callback(scan, cli_progress_cb, ectx.progress);
+		dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, ectx.progress);
 		cli_progress_watch(ectx.progress, scan);
 		if (o.filters.n || o.exclude.n || o.include.n)
 			dupscan_set_filter(scan, on_filter, &o);

@@ -74,6 +74,8 @@ static const char help_text2[] =
 "                      moved or deduplicated, and are kept first (repeatable)\n"
 "    --prune-empty-dirs  after -d or --move-to, remove directories left empty\n"
 " -q --quiet           no progress indicator\n"
+"    --progress        progress even when stderr is not a terminal (a line\n"
+"                      a second)\n"
 " -Q --quick           skip the byte-by-byte confirmation: hashes only (risky)\n"
 " -r --recurse         descend into subdirectories of every directory argument\n"
 " -R --recurse:        descend into subdirectories of directory arguments given\n"
@@ -101,7 +103,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS
 };
 
 static const struct option long_opts[] = {
@@ -148,6 +150,7 @@ static const struct option long_opts[] = {
 	{ "permissions", no_argument, NULL, 'p' },
 	{ "print", required_argument, NULL, 'P' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "quick", no_argument, NULL, 'Q' },
 	{ "recurse", no_argument, NULL, 'r' },
 	{ "recurse:", no_argument, NULL, 'R' },
@@ -440,6 +443,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				return usage_error("invalid value '%s' for -P/--print (early, partial or fullhash)", optarg);
 			break;
 		case 'q': o->quiet = true; break;
+		case OPT_PROGRESS: o->progress = true; break;
 		case 'Q': o->quick = true; break;
 		case 'r': o->recurse = true; break;
 		case 'R': after_R = true; break;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* progress.c: a progress line on stderr, at most five updates a second. */
+/* progress.c: a progress line on stderr, at most five updates a second: for
+ * each phase its files, bytes, rate and how long it has left at most. On a
+ * terminal only, unless --progress asks for it (then one line a second). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -7,10 +10,15 @@
 #include "cli.h"
 
 struct cli_progress {
-	bool enabled, shown;
-	struct timespec last;
+	/* the bytes callback may come from a reading thread while an error is
+	 * printed on the run's: one of them writes the line at a time */
+	atomic_flag busy;
+	bool enabled, tty, shown;
+	struct timespec last;     /* last update */
+	struct timespec began;    /* when the phase shown began */
 	const dupscan_scan *scan; /* to show how it reads */
 	int phase;                /* last shown */
+	int width;                /* of the line shown */
 };
 
 void cli_progress_watch(struct cli_progress *p, const dupscan_scan *scan)
@@ -19,42 +27,115 @@ void cli_progress_watch(struct cli_progress *p, const dupscan_scan *scan)
 		p->scan = scan;
 }
 
-struct cli_progress *cli_progress_new(bool enabled)
+struct cli_progress *cli_progress_new(int mode)
 {
 	struct cli_progress *p = calloc(1, sizeof(*p));
-	if (p)
-		p->enabled = enabled && isatty(STDERR_FILENO);
+	if (p) {
+		atomic_flag_clear(&p->busy);
+		p->tty = isatty(STDERR_FILENO);
+		p->enabled = mode == CLI_PROGRESS_ALWAYS || (mode == CLI_PROGRESS_TTY && p->tty);
+	}
 	return p;
 }
 
-void cli_progress_cb(void *user, int phase, uint64_t done, uint64_t total)
+static double seconds(struct timespec a, struct timespec b)
 {
-	struct cli_progress *p = user;
-	if (!p || !p->enabled)
-		return;
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/* n bytes as "812 KB", "3.4 GB" (SI, as rates are given) */
+static const char *human(uint64_t n, char buf[16])
+{
+	static const char unit[] = "BKMGTPE";
+	double v = (double)n;
+	int u = 0;
+	while (v >= 1000 && u < 6) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, 16, u == 0 ? "%.0f %c" : v < 10 ? "%.1f %cB" : "%.0f %cB", v, unit[u]);
+	return buf;
+}
+
+/* "1h05m", "3m20s", "12 s": rounded up, as it is a most */
+static void duration(double s, char buf[32])
+{
+	unsigned long t = s > 359999 ? 359999 : (unsigned long)s + (s > (double)(unsigned long)s);
+	if (t >= 3600)
+		snprintf(buf, 32, "%luh%02lum left", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, 32, "%lum%02lus left", t / 60, t % 60);
+	else
+		snprintf(buf, 32, "%lu s left", t);
+}
+
+static int show(struct cli_progress *p, const struct dupscan_progress *r, double elapsed)
+{
+	char a[16], b[16], c[16], eta[32];
+	const char *mode = dupscan_io_mode(p->scan) == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : "ssd";
+	if (r->phase == DUPSCAN_PHASE_WALK)
+		return fprintf(stderr, "Scanning: %llu files, %s", (unsigned long long)r->files_done,
+			       human(r->bytes_done, a));
+	double rate = elapsed >= 0.5 ? (double)r->bytes_done / elapsed : 0;
+	bool known = rate > 0 || r->bytes_done == r->bytes_total;
+	if (known)
+		duration(rate > 0 ? (double)(r->bytes_total - r->bytes_done) / rate : 0, eta);
+	const char *what = r->phase == DUPSCAN_PHASE_FIRST ? "First blocks" : "Progress";
+	unsigned pct = r->files_total ? (unsigned)(r->files_done * 100 / r->files_total) : 100u;
+	return fprintf(stderr, "%s [%llu/%llu] %3u%%, %s of at most %s read, %s/s, %s%s (%s)", what,
+		       (unsigned long long)r->files_done, (unsigned long long)r->files_total, pct,
+		       human(r->bytes_done, a), human(r->bytes_total, b), human((uint64_t)rate, c),
+		       known ? "at most " : "", known ? eta : "time left unknown yet", mode);
+}
+
+static void update(struct cli_progress *p, const struct dupscan_progress *r)
+{
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	long ms = (long)(now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000;
-	/* a new phase is shown at once: matching tells how it reads */
-	if (p->shown && ms < 200 && phase == p->phase)
+	/* a new phase is shown at once (matching tells how it reads), and a
+	 * phase's end, which tells its totals */
+	bool end = r->phase == DUPSCAN_PHASE_WALK ? r->files_total > 0
+						 : r->files_done == r->files_total && r->bytes_done == r->bytes_total;
+	bool fresh = !p->shown || r->phase != p->phase || end;
+	if (!fresh && seconds(p->last, now) < (p->tty ? 0.2 : 1.0))
 		return;
+	if (!p->shown || r->phase != p->phase)
+		p->began = now;
 	p->last = now;
 	p->shown = true;
-	p->phase = phase;
-	if (phase == DUPSCAN_PHASE_WALK)
-		fprintf(stderr, "\rScanning: %llu files   ", (unsigned long long)done);
-	else
-		fprintf(stderr, "\rProgress [%llu/%llu] %3u%% (%s)   ", (unsigned long long)done,
-			(unsigned long long)total, total ? (unsigned)(done * 100 / total) : 100u,
-			dupscan_io_mode(p->scan) == DUPSCAN_IO_HDD ? "hdd: one stream in disk order" : "ssd");
+	p->phase = r->phase;
+	if (p->tty)
+		fputc('\r', stderr);
+	int n = show(p, r, seconds(p->began, now));
+	if (p->tty && n < p->width)
+		fprintf(stderr, "%*s", p->width - n, ""); /* what is left of a longer line */
+	if (!p->tty)
+		fputc('\n', stderr);
+	p->width = n > 0 ? n : 0;
+}
+
+void cli_progress_bytes_cb(void *user, const struct dupscan_progress *r)
+{
+	struct cli_progress *p = user;
+	if (!p || !p->enabled || atomic_flag_test_and_set(&p->busy))
+		return; /* a line being cleared or written: this update can go */
+	update(p, r);
+	atomic_flag_clear(&p->busy);
 }
 
 void cli_progress_clear(struct cli_progress *p)
 {
-	if (p && p->shown) {
-		fprintf(stderr, "\r%72s\r", "");
+	if (!p)
+		return;
+	while (atomic_flag_test_and_set(&p->busy))
+		; /* a reading thread is writing the line: a moment */
+	if (p->shown) {
+		if (p->tty)
+			fprintf(stderr, "\r%*s\r", p->width, "");
 		p->shown = false;
+		p->width = 0;
 	}
+	atomic_flag_clear(&p->busy);
 }
 
 void cli_progress_free(struct cli_progress *p)

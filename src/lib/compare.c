@@ -109,7 +109,7 @@ static void read_disk(void *job, size_t d)
 			sp->err[i] = -ENOMEM;
 			continue;
 		}
-		sp->err[i] = ds_pread_full(ls->m[i].fd, sp->own[i], sp->len, sp->off);
+		sp->err[i] = ds_read(ls->c->s, ls->m[i].fd, sp->own[i], sp->len, sp->off);
 	}
 }
 
@@ -128,7 +128,7 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 		ls->npool = 1;
 	}
 	*buf = ls->pool[ls->npool - 1];
-	return ds_pread_full(ls->m[i].fd, *buf, len, off);
+	return ds_read(ls->c->s, ls->m[i].fd, *buf, len, off);
 }
 
 /* Read [off, off + len) of every alive member and split each class by those

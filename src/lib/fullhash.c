@@ -33,7 +33,7 @@ int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_
 	int err = 0;
 	for (uint64_t off = from; off < to && err == 0;) {
 		size_t len = to - off < s->opt.chunk ? (size_t)(to - off) : s->opt.chunk;
-		err = ds_pread_full(fd, buf, len, off);
+		err = ds_read(s, fd, buf, len, off);
 		if (err == 0)
 			ds_hash_update(h, hidx, buf, len);
 		off += len;

@@ -52,7 +52,7 @@ static void first_slice(void *arg, size_t sl)
 		if (fd < 0)
 			continue;
 		unsigned char *dst = j->blocks ? j->blocks + i * j->blen : one;
-		int err = ds_pread_full(fd, dst, j->blen, 0);
+		int err = ds_read(s, fd, dst, j->blen, 0);
 		if (err < 0 || !j->fds)
 			close(fd);
 		else

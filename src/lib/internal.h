@@ -178,6 +178,8 @@ struct ds_callbacks {
 	void *error_user;
 	dupscan_progress_fn on_progress;
 	void *progress_user;
+	dupscan_progress_bytes_fn on_bytes;
+	void *bytes_user;
 	dupscan_filter_fn filter;
 	void *filter_user;
 	dupscan_stage_fn on_stage;
@@ -230,9 +232,34 @@ struct ds_tree {
 	size_t nprotect;
 };
 
+/* The run's progress in its phase (progress.c): set by the run's thread,
+ * bytes read counted by every reading thread. */
+struct ds_progress {
+	atomic_int phase;
+	_Atomic uint64_t files_done, files_total;
+	_Atomic uint64_t left;       /* bytes the phase may still read, at most */
+	_Atomic uint64_t read;       /* bytes read by the run */
+	_Atomic uint64_t base;       /* read when the phase began */
+	_Atomic uint64_t found;      /* bytes of the files the walk found */
+	atomic_bool busy;            /* a report is being made */
+};
+/* Report the progress to the bytes callback, unless another thread is. */
+void ds_progress_report(dupscan_scan *s);
+/* A phase begins: files it examines, bytes it may read at most. */
+void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes);
+/* files settled, and bytes the phase no longer has to read for them. */
+void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes);
+/* The phase ends: all settled, nothing left. */
+void ds_progress_end(dupscan_scan *s);
+/* The walk found a file of size bytes. */
+void ds_progress_found(dupscan_scan *s, uint64_t size);
+/* ds_pread_full(), the bytes counted for progress. */
+int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off);
+
 struct dupscan_scan {
 	struct ds_options opt;
 	struct ds_callbacks cb;
+	struct ds_progress progress;
 	struct ds_cache_state cache;
 	struct ds_reading reading;
 	struct ds_tree tree;
@@ -366,6 +393,7 @@ struct ds_result {
 	uint32_t *settled;   /* records of the groups matched to the end */
 	size_t nsettled, capsettled;
 	uint64_t files;      /* files of the group, for progress */
+	uint64_t bytes;      /* their bytes the matching phase may read (not those the sweep settles) */
 	int rc;              /* -ENOMEM or DUPSCAN_E_CANCELED while matching */
 };
 /* Matching context: the scan, and where a group's effects go. */

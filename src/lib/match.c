@@ -226,6 +226,20 @@ static void group_free(struct group *g)
 	ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
 }
 
+/* How many of the group's files the sweep did not settle (their bytes
+ * leave the progress's bound when the group is committed; the sweep's as
+ * it reads them). */
+static size_t unswept(const dupscan_scan *s, const uint32_t *idx, size_t n)
+{
+	const struct ds_sweep *sw = s->reading.sweep;
+	if (!sw)
+		return n;
+	size_t base = (size_t)(idx - s->reading.first_pass->order), left = 0;
+	for (size_t x = 0; x < n; x++)
+		left += !sw->swept[base + x];
+	return left;
+}
+
 /* One size group (records idx[0..n), all of one size): gather the heads (the
  * first-block hash of every file, read or from the cache), then settle each
  * run of equal ones as a bucket. Effects go to c->res; c->res->rc tells how
@@ -234,6 +248,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
 	uint64_t size = ds_rec(c->s, idx[0])->size;
 	c->res->files += n;
+	c->res->bytes += unswept(c->s, idx, n) * size;
 	int rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
 	if (rc == 0 && size == 0) {
 		/* zero-length files (with -z) are all equal without a read */
@@ -297,7 +312,8 @@ static uint64_t *disk_keys(const struct ds_first_pass *fp, const uint32_t *group
 }
 
 /* Read ahead the first blocks of the groups the cache does not settle. */
-static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups)
+static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+		      uint64_t files, uint64_t bytes)
 {
 	uint32_t *left = malloc(2 * ngroups * sizeof(*left));
 	if (!left)
@@ -318,6 +334,7 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* the rest of each bucket in disk order too (not for -Q, -T) */
 	bool sweep = !s->opt.quick && !s->opt.partial_only;
 	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->opt.sweep_budget : 0);
+	ds_progress_phase(s, DUPSCAN_PHASE_MATCH, files, bytes);
 	if (rc == 0 && sweep)
 		rc = ds_sweep_run(s, left, nleft, s->opt.sweep_budget);
 	free(left);
@@ -355,7 +372,7 @@ int ds_match(dupscan_scan *s)
 	rc = ds_sort_recs(s, order, nc, group_key);
 	/* groups of two or more files; a file alone in its group is unique unread */
 	size_t ngroups = 0, cap = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, bytes = 0;
 	for (uint32_t i = 0; rc == 0 && i < nc;) {
 		uint32_t j = i + 1;
 		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
@@ -376,6 +393,7 @@ int ds_match(dupscan_scan *s)
 			groups[2 * ngroups + 1] = j - i;
 			ngroups++;
 			total += j - i;
+			bytes += (j - i) * ds_rec(s, order[i])->size;
 		}
 		i = j;
 	}
@@ -383,7 +401,9 @@ int ds_match(dupscan_scan *s)
 		rc = file_devices_io(s, order, groups, ngroups);
 	/* a spinning disk: first blocks in disk order, then one stream */
 	if (rc == 0 && s->reading.io_mode == DUPSCAN_IO_HDD && ngroups > 0)
-		rc = first_pass(s, order, nc, groups, ngroups);
+		rc = first_pass(s, order, nc, groups, ngroups, total, bytes);
+	else
+		ds_progress_phase(s, DUPSCAN_PHASE_MATCH, total, bytes);
 	/* one stream: groups in the order their files lie on the disk */
 	uint64_t *key = NULL;
 	if (rc == 0 && s->reading.first_pass && !(key = disk_keys(s->reading.first_pass, groups, ngroups)))
@@ -391,6 +411,8 @@ int ds_match(dupscan_scan *s)
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
 				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : s->opt.threads, key);
+	if (rc == 0)
+		ds_progress_end(s);
 	free(key);
 	ds_sweep_free(s->reading.sweep);
 	s->reading.sweep = NULL;

@@ -164,13 +164,14 @@ static void read_lane(void *job, size_t k)
 		/* just the head: readahead past it would come after the next file's read, a seek back */
 		if (fd >= 0)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = fd < 0 ? fd : ds_pread_full(fd, buf, len, 0);
+		int err = fd < 0 ? fd : ds_read(s, fd, buf, len, 0);
 		if (fd >= 0)
 			close(fd);
 		if (err)
 			fp->err[p] = err;
 		else
 			took_head(fp, p, r, buf, len, rank);
+		ds_progress_settled(s, 1, len);
 	}
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
 }
@@ -187,6 +188,14 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
 	int rc = 0;
+	uint64_t files = 0, bytes = 0;
+	for (size_t i = 0; i < np; i++) {
+		if (!fp->direct || !fp->direct[pl[i].pos]) {
+			files++;
+			bytes += head_len(fp, ds_rec(s, fp->order[pl[i].pos]));
+		}
+	}
+	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
 		for (j = i + 1; j < np && pl[j].disk == pl[i].disk;)
 			j++;
@@ -212,6 +221,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 		ds_parallel_for(pool, nlanes, read_lane, &hj);
 		ds_pool_end_phase(pool);
 	}
+	ds_progress_end(s);
 	free(lane);
 	return rc ? rc : atomic_load(&hj.rc);
 }

@@ -265,6 +265,7 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uin
 		return -ENOMEM;
 	*ds_rec(s, s->tree.nrecs) = tmp;
 	s->tree.nrecs++;
+	ds_progress_found(s, tmp.size);
 	if (s->cb.on_progress && (s->tree.nrecs & 1023) == 0)
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, 0);
 	return 0;

@@ -15,6 +15,7 @@ void ds_result_clear(struct ds_result *r)
 		free(r->err[i].path);
 	r->nins = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
 	r->files = 0;
+	r->bytes = 0;
 	r->rc = 0;
 }
 
@@ -165,7 +166,9 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
 		ds_rec(s, r->settled[i])->flags |= DS_F_SETTLED;
 	*done += r->files;
+	ds_progress_settled(s, r->files, r->bytes);
 	if (rc == 0 && s->cb.on_progress)
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_MATCH, *done, total);
+	ds_progress_report(s);
 	return rc;
 }

@@ -184,6 +184,14 @@ DUPSCAN_API void dupscan_set_progress_callback(dupscan_scan *s, dupscan_progress
 	s->cb.progress_user = user;
 }
 
+DUPSCAN_API void dupscan_set_progress_bytes_callback(dupscan_scan *s, dupscan_progress_bytes_fn fn, void *user)
+{
+	if (!s)
+		return;
+	s->cb.on_bytes = fn;
+	s->cb.bytes_user = user;
+}
+
 DUPSCAN_API void dupscan_set_filter(dupscan_scan *s, dupscan_filter_fn fn, void *user)
 {
 	if (!s)
@@ -256,6 +264,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		rc = s->tree.nargs || s->opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
 	} else if (rc == 0) {
 		rc = s->cache.path ? ds_cache_load(s) : 0;
+		ds_progress_phase(s, DUPSCAN_PHASE_WALK, 0, 0);
 		if (rc == 0)
 			rc = ds_walk(s);
 		if (rc == 0)

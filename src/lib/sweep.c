@@ -118,7 +118,7 @@ static int read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsign
 		ask(fd, end, b->size - end < rd->rn->step ? b->size - end : rd->rn->step);
 	else
 		open_ahead(rd);
-	return ds_pread_full(fd, buf, len, off);
+	return ds_read(rd->rn->s, fd, buf, len, off);
 }
 
 /* Open the member in slot for a read from its start (or take it opened
@@ -416,6 +416,8 @@ static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
 	} else if (how == V_STREAM) {
 		rc = read_stream(rd, b, slot, k, &like);
 	}
+	if (how != V_WAIT)
+		ds_progress_settled(rn->s, 0, b->size);
 	ds_monitor_enter(rn->mon);
 	if (how == V_KEEP && rc) {
 		b->kept[k].state = K_FAILED;
@@ -487,6 +489,20 @@ static int sweep_once(struct sweep_run *rn, const struct item *it, size_t nit, b
 	return rc;
 }
 
+/* Files the sweep settled without reading them whole (alone in their
+ * bucket after their heads or last blocks) leave the progress's bound. */
+static void settle_unread(const struct sweep_run *rn, const struct item *it, size_t nit)
+{
+	uint64_t swept = 0, read = 0;
+	for (size_t p = 0; p < rn->fp->n; p++)
+		if (rn->sw->swept[p])
+			swept += ds_rec(rn->s, rn->fp->order[p])->size;
+	for (size_t i = 0; i < nit; i++)
+		read += rn->b[it[i].bucket].size;
+	if (swept > read)
+		ds_progress_settled(rn->s, 0, swept - read);
+}
+
 void ds_sweep_free(struct ds_sweep *sw)
 {
 	if (!sw)
@@ -551,6 +567,8 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 			it[nit++] = (struct item){ rn.lane[rn.pos[x]], fp->rank[rn.pos[x]], x, (uint32_t)i };
 	if (rc == 0)
 		rc = ds_sort(it, nit, sizeof(*it), cmp_item, NULL);
+	if (rc == 0)
+		settle_unread(&rn, it, nit);
 	for (bool more = nit > 0; rc == 0 && more;) {
 		rc = sweep_once(&rn, it, nit, &more);
 		s->reading.sweeps++;

@@ -104,7 +104,7 @@ static void round_read(struct reader *rdr, size_t i, void *arg)
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t o = rd->off; err == 0 && o < rd->end;) {
 		size_t n = rd->end - o < rn->step ? (size_t)(rd->end - o) : rn->step;
-		err = ds_pread_full(fd, chunk, n, o);
+		err = ds_read(rn->s, fd, chunk, n, o);
 		if (err == 0)
 			ds_hash_update(rd->h, x, chunk, n);
 		o += n;
@@ -287,7 +287,7 @@ static void tail_read(struct reader *rd, size_t i, void *arg)
 	/* one block: readahead would read past the end or a seek back */
 	if (fd >= 0)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	int err = fd < 0 ? fd : ds_pread_full(fd, chunk, DS_BLOCK, r->size - DS_BLOCK);
+	int err = fd < 0 ? fd : ds_read(rn->s, fd, chunk, DS_BLOCK, r->size - DS_BLOCK);
 	if (fd >= 0)
 		close(fd);
 	if (err) {

@@ -680,5 +680,7 @@ int ds_walk(dupscan_scan *s)
 	/* a fixed point between walking and reading, announced to the caller */
 	if (rc == 0 && s->cb.on_progress)
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, s->tree.nrecs);
+	if (rc == 0)
+		ds_progress_end(s);
 	return rc;
 }

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* progress.c: what the run has done and has left in its phase, for the
+ * progress callbacks. The run's thread sets the phase and settles files;
+ * every reading thread counts the bytes it reads; a report may come from
+ * any of them, one at a time. */
+#include "internal.h"
+
+#define REPORT_BYTES (4u << 20) /* a report from the readers every 4 MiB */
+
+void ds_progress_report(dupscan_scan *s)
+{
+	struct ds_progress *p = &s->progress;
+	bool idle = false;
+	if (!s->cb.on_bytes || !atomic_compare_exchange_strong(&p->busy, &idle, true))
+		return; /* another thread is reporting: this one is not needed */
+	struct dupscan_progress r = { .phase = atomic_load(&p->phase) };
+	r.files_done = atomic_load(&p->files_done);
+	r.files_total = atomic_load(&p->files_total);
+	if (r.phase == DUPSCAN_PHASE_WALK) {
+		r.bytes_done = atomic_load(&p->found);
+	} else {
+		r.bytes_done = atomic_load(&p->read) - atomic_load(&p->base);
+		r.bytes_total = r.bytes_done + atomic_load(&p->left);
+	}
+	s->cb.on_bytes(s->cb.bytes_user, &r);
+	atomic_store(&p->busy, false);
+}
+
+void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes)
+{
+	struct ds_progress *p = &s->progress;
+	atomic_store(&p->phase, phase);
+	atomic_store(&p->files_done, 0);
+	atomic_store(&p->files_total, files);
+	atomic_store(&p->left, bytes);
+	atomic_store(&p->base, atomic_load(&p->read));
+	ds_progress_report(s);
+}
+
+void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes)
+{
+	struct ds_progress *p = &s->progress;
+	atomic_fetch_add(&p->files_done, files);
+	/* a file read twice (hdd mode, a bucket larger than --io-memory) is
+	 * settled twice: what is left stops at nothing */
+	uint64_t left = atomic_load(&p->left);
+	while (!atomic_compare_exchange_weak(&p->left, &left, left > bytes ? left - bytes : 0))
+		;
+}
+
+void ds_progress_end(dupscan_scan *s)
+{
+	struct ds_progress *p = &s->progress;
+	atomic_store(&p->left, 0);
+	if (atomic_load(&p->phase) == DUPSCAN_PHASE_WALK)
+		atomic_store(&p->files_total, atomic_load(&p->files_done));
+	else
+		atomic_store(&p->files_done, atomic_load(&p->files_total));
+	ds_progress_report(s);
+}
+
+void ds_progress_found(dupscan_scan *s, uint64_t size)
+{
+	struct ds_progress *p = &s->progress;
+	atomic_fetch_add(&p->found, size);
+	uint64_t n = atomic_fetch_add(&p->files_done, 1) + 1;
+	if ((n & 1023) == 0)
+		ds_progress_report(s);
+}
+
+int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off)
+{
+	int err = ds_pread_full(fd, buf, len, off);
+	if (err)
+		return err;
+	struct ds_progress *p = &s->progress;
+	uint64_t was = atomic_fetch_add_explicit(&p->read, len, memory_order_relaxed);
+	if (s->cb.on_bytes && was / REPORT_BYTES != (was + len) / REPORT_BYTES)
+		ds_progress_report(s);
+	return 0;
+}
