@@ -89,8 +89,9 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 	}
 	ck_assert_int_eq(ds_match(s), 0);
 	ck_assert_int_eq(ds_build_sets(s), 0);
+	bool folded;
 	if (st->cache)
-		ck_assert_int_eq(ds_cache_save(s), 0);
+		ck_assert_int_eq(ds_cache_save(s, &folded), 0);
 	return s;
 }
 
@@ -303,7 +304,9 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 		struct ds_hashed h = { i, f[k].has_full, false, f[k].partial, f[k].full };
 		ck_assert_int_eq(ds_cache_note(s, &h), 0);
 	}
-	ck_assert_int_eq(ds_cache_save(s), 0);
+	bool folded;
+	ck_assert_int_eq(ds_cache_save(s, &folded), 0);
+	ck_assert(folded);
 	dupscan_free(s);
 }
 

@@ -269,6 +269,29 @@ const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct 
 	return e;
 }
 
+/* A number for a class first proven in this run: unlike any other run's,
+ * so two runs' classes never merge by name. */
+uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named)
+{
+	struct {
+		uint64_t salt, dev, ino;
+		int64_t start;
+	} key = { s->cache.run->salt, named->dev, named->ino, s->cache.start_ns };
+	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
+	return id ? id : 1; /* 0: no class */
+}
+
+char *ds_cache_log_path(const char *cache)
+{
+	size_t len = strlen(cache);
+	char *p = malloc(len + 5);
+	if (p) {
+		memcpy(p, cache, len);
+		memcpy(p + len, ".log", 5);
+	}
+	return p;
+}
+
 /* Racy: r's mtime or ctime is not older than t by more than the margin, so a
  * write after t could have left its key as it was. */
 static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)

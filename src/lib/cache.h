@@ -18,6 +18,8 @@
 #define V1_ENTRY_SIZE 64u
 #define F_FULL 1u
 #define F_PROVEN 2u
+#define LOG_NO_PATH UINT32_MAX /* an entry taken from the log: no path known */
+#define LOG_SEED 0x4c6e616370647564ull /* "dupscanL": seeds each log record's check */
 
 struct cache_header {
 	char magic[8];
@@ -45,6 +47,13 @@ struct cache_entry_v1 {
 _Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout");
 _Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
 _Static_assert(sizeof(struct cache_entry_v1) == V1_ENTRY_SIZE, "version 1 entry layout");
+
+/* A record of the log (cache_log.c): an entry and its check. */
+struct log_record {
+	struct cache_entry e;
+	uint64_t check;        /* XXH64 of e, seeded with LOG_SEED */
+};
+_Static_assert(sizeof(struct log_record) == ENTRY_SIZE + 8, "log record layout");
 
 /* A cache file as read. */
 struct cache_file {
@@ -89,5 +98,11 @@ int ds_cache_read_all(int fd, void *buf, size_t len);
 int ds_cache_read(const char *path, struct cache_file **out, bool with_strings);
 /* r's loaded entry when its key still matches, or NULL. */
 const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r);
+
+/* A class number of this run, named by one of its files: salted, so two
+ * runs' classes never merge by name. */
+uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named);
+/* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
+char *ds_cache_log_path(const char *cache);
 
 #endif /* DUPSCAN_CACHE_H */

@@ -107,12 +107,17 @@ static int write_cache(const char *path, const struct builder *b)
 		rc = ds_write_all(fd, b->e, b->n * ENTRY_SIZE);
 	if (rc == 0)
 		rc = ds_write_all(fd, b->strings, b->nstrings);
-	/* no fsync: after a crash a torn file fails its checksum and is ignored,
-	 * which costs one run's hashing, never a wrong result */
+	/* durable before it replaces the old one and the log goes: a torn file
+	 * after a power cut would fail its checksum and cost the hashing of every
+	 * run it folded (a wrong result never) */
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -errno;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
+	if (rc == 0)
+		rc = ds_fsync_dir_of(path); /* the rename too, before the log is removed */
 	if (rc)
 		unlink(tmp);
 	free(tmp);
@@ -196,17 +201,6 @@ static int cmp_u64(void *ctx, const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* A number for a class first proven in this run: unlike any other run's,
- * so two runs' classes never merge by name. */
-static uint64_t fresh_class(const dupscan_scan *s, const struct ds_rec *named)
-{
-	struct {
-		uint64_t salt, dev, ino;
-		int64_t start;
-	} key = { s->cache.run->salt, named->dev, named->ino, s->cache.start_ns };
-	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
-	return id ? id : 1; /* 0: no class */
-}
 
 /* The proof each note is saved with (notes sorted, the first of each inode
  * counts). A class of this run keeps the number most of its members' holding
@@ -258,7 +252,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 			a = b;
 		}
 		if (!best)
-			best = fresh_class(s, ds_rec(s, m[i].cls));
+			best = ds_cache_fresh_class(s, ds_rec(s, m[i].cls));
 		for (size_t k = i; k < j; k++)
 			run->proofs[m[k].note] = (struct proof){ best, m[k].old == best ? m[k].at : s->cache.start_ns };
 		i = j;
@@ -281,8 +275,10 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 		if ((order > 0 || b) && old && (rc = load_strings(s->cache.path, old)) != 0)
 			break;
 		if (order > 0) {
-			const char *p = old->strings + old->e[j].path;
-			if (!still_there(&old->e[j], p))
+			/* a hash the log kept for a file this run did not see: no
+			 * path to keep it by */
+			const char *p = old->e[j].path == LOG_NO_PATH ? NULL : old->strings + old->e[j].path;
+			if (!p || !still_there(&old->e[j], p))
 				changed = 1;
 			else if (b)
 				rc = add_entry(b, &old->e[j], p);
@@ -293,7 +289,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
-		bool was = order == 0 && same_entry(&e, &old->e[j]);
+		bool was = order == 0 && same_entry(&e, &old->e[j]) && old->e[j].path != LOG_NO_PATH;
 		changed |= !was;
 		if (b && was) {
 			rc = add_entry(b, &e, old->strings + old->e[j].path);
@@ -319,8 +315,9 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 	return rc ? rc : changed;
 }
 
-int ds_cache_save(dupscan_scan *s)
+int ds_cache_save(dupscan_scan *s, bool *folded)
 {
+	*folded = false;
 	if (!s->cache.run)
 		return 0;
 	/* proofs are judged by what this run loaded, whatever another run saved since */
@@ -360,6 +357,8 @@ int ds_cache_save(dupscan_scan *s)
 		rc = write_cache(s->cache.path, &b);
 	if (rc < 0 && rc != -ENOMEM)
 		ds_cache_report(s, s->cache.path, rc);
+	/* written (or nothing to write): the log's entries are in the file now */
+	*folded = rc == 0;
 	ds_cachefile_free(old);
 	free(b.e);
 	free(b.strings);
@@ -389,6 +388,12 @@ DUPSCAN_API int dupscan_cache_clear(const char *path)
 	if (lock < 0)
 		return lock;
 	int rc = unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+	char *log = ds_cache_log_path(path);
+	if (rc == 0 && !log)
+		rc = -ENOMEM;
+	if (rc == 0 && unlink(log) != 0 && errno != ENOENT)
+		rc = -errno;
+	free(log);
 	close(lock);
 	return rc;
 }

@@ -188,13 +188,15 @@ struct ds_callbacks {
 	void *dir_filter_user;
 };
 
-/* The hash cache during a run (cache.c, cache_save.c). */
+/* The hash cache during a run (cache.c, cache_save.c, cache_log.c). */
+struct cache_log;
 struct ds_cache_state {
 	char *path;                  /* the file, or NULL: no cache */
 	struct ds_cache *run;        /* what was loaded and what this run noted, or NULL */
 	int64_t start_ns;            /* when dupscan_run() began (CLOCK_REALTIME): the time of its proofs */
 	int64_t racy_ns;             /* a proof holds for files older than its time by more than this */
 	int64_t oldest_proof;        /* the oldest proof time a set uses (0: none), for directory sets */
+	struct cache_log *log;       /* what the run appends as it goes (cache_log.c), or NULL */
 };
 
 /* How and with what the run reads (storage.c, readorder.c, sweep.c, pool.c). */
@@ -609,7 +611,7 @@ void ds_pool_release(struct ds_pool *p, struct ds_job *j);
  * too; fn must only write what its slice owns. Returns when every slice is done. */
 void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
 
-/* A lock with one condition, for threads of one phase that wait for each
+/* monitor.c: a lock with one condition, for threads of one phase that wait for each
  * other's progress (the sweep's disks). Without threads each slice runs to
  * its end before the next begins: what a waiter would wait for is done, and
  * these do nothing. ds_monitor_new() returns NULL when out of memory. */
@@ -661,7 +663,21 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n);
  * @return 0 or -ENOMEM. */
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
-int ds_cache_save(dupscan_scan *s);
+/* *folded: the file now holds what the log held (then the log can go). */
+int ds_cache_save(dupscan_scan *s, bool *folded);
+/* Append a file's hashes to the cache's log (made durable when due), from
+ * any thread; cls: the record naming the class it was compared into byte by
+ * byte, or DS_NONE. A no-op without a log. */
+void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full, uint32_t cls);
+/* Take what a killed run left in the cache's log over the entries loaded,
+ * and open this run's log (s->cache.log; none with -Q or -T). Trouble is
+ * told and ignored. @return 0 or -ENOMEM. */
+int ds_cache_log_start(dupscan_scan *s);
+/* Close the cache's log: folded (its entries are in the cache file now),
+ * removed; else made durable for the next run. */
+void ds_cache_log_close(dupscan_scan *s, bool folded);
+/* Free a log left open (its descriptor closed, nothing written). */
+void ds_cache_log_free(struct cache_log *l);
 /* report.c: the sets dupscan_report_file() gave, as records and classes
  * (paths that are now directories or symlinks are reported and fail it:
  * DUPSCAN_E_NOTREG). @return 0 or a negative code. */

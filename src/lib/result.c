@@ -49,6 +49,8 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 	if (GROW(r->ins, r->nins, r->capins))
 		return -ENOMEM;
 	r->ins[r->nins++] = (struct ds_insert){ rec, cls, partial, full };
+	/* compared byte by byte into its class (not with -Q or -T: no log then) */
+	ds_cache_log_add(c->s, rec, partial, full, true, cls);
 	return 0;
 }
 
@@ -60,6 +62,8 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
 	r->notes[r->nnotes++] = *h;
+	if (h->has_full && !h->cached)
+		ds_cache_log_add(c->s, h->rec, h->partial, h->full, true, DS_NONE);
 	return 0;
 }
 

@@ -80,6 +80,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_report_free(s);
 	free(s->cache.path);
 	ds_cache_free(s->cache.run);
+	ds_cache_log_free(s->cache.log);
 	ds_arena_free(&s->tree.names);
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
@@ -264,6 +265,8 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		rc = s->tree.nargs || s->opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
 	} else if (rc == 0) {
 		rc = s->cache.path ? ds_cache_load(s) : 0;
+		if (rc == 0)
+			rc = ds_cache_log_start(s);
 		ds_progress_phase(s, DUPSCAN_PHASE_WALK, 0, 0);
 		if (rc == 0)
 			rc = ds_walk(s);
@@ -273,15 +276,20 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	ds_pool_stop(s->reading.pool);
 	s->reading.pool = NULL;
 	/* canceled: the classes confirmed so far are still whole sets */
+	bool folded = false;
 	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
 		if (built == 0 && s->opt.dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);
 		if (built == 0 && s->cache.path && rc == 0 && !s->opt.quick && !s->opt.partial_only && !s->nreport)
-			built = ds_cache_save(s);
+			built = ds_cache_save(s, &folded);
 		if (built < 0)
 			rc = built;
 	}
+	/* saved: the log's records are in the cache file, and it goes; not
+	 * (canceled, failed, -Q, -T): what was worked out stays in it for the
+	 * next run */
+	ds_cache_log_close(s, folded);
 	if (rc < 0 && rc != DUPSCAN_E_CANCELED) {
 		/* a failed run must not leave half-built results visible */
 		ds_free_results(s);

@@ -311,6 +311,19 @@ static void member_failed(struct sweep_run *rn, const struct sbucket *b, uint32_
 	rn->mstate[p] = M_DONE;
 }
 
+/* The files of b in a class, each read whole and compared byte by byte
+ * into it, go to the cache's log now: a kill during the sweeps, which come
+ * before any commit, loses none of them (a no-op without a cache). */
+static void log_classes(const struct sweep_run *rn, const struct sbucket *b)
+{
+	for (uint32_t i = b->first; i < b->first + b->n; i++) {
+		uint32_t p = rn->pos[i], rep = rn->sw->rep[p];
+		if (rn->mstate[p] == M_DONE && rep != DS_NONE)
+			ds_cache_log_add(rn->s, rn->fp->order[p], rn->fp->partial[p], rn->sw->full[p], true,
+					 rn->fp->order[rep]);
+	}
+}
+
 /* Every member of b was read in this sweep (monitor held): what it kept is
  * settled, and those that waited (unlike all of it) make the bucket of the
  * next sweep. */
@@ -330,6 +343,7 @@ static void close_bucket(struct sweep_run *rn, struct sbucket *b)
 	}
 	b->nkept = 0;
 	b->waits = false;
+	log_classes(rn, b);
 	uint32_t waiting = 0, last = DS_NONE;
 	for (uint32_t i = b->first; i < b->first + b->n; i++) {
 		uint32_t p = rn->pos[i];

@@ -6,7 +6,8 @@
  * once, then work), or KILL (the process dies by SIGKILL at that call), or
  * DELAY (the call waits 5 ms, then is made: a window for a racing writer),
  * or TRACE (as DELAY, and a line "THREAD-ID PATH" is appended to the file
- * DUPSCAN_FAULT_LOG names: which thread made the call, and when).
+ * DUPSCAN_FAULT_LOG names: which thread made the call, and when), or LOG
+ * (as TRACE, without the wait: a count of the calls).
  * ERR@N fails only the Nth matching call and those after it. CALL is one of open64 openat64 pread64 fstat64 fstatat64
  * readdir64 linkat symlink rename unlink willneed; the *at forms (symlinkat, renameat,
  * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
@@ -79,7 +80,7 @@ static bool hit(const char *call, const char *path)
 		return false;
 	if (match && !strcmp(err_, "KILL"))
 		raise(SIGKILL);
-	if (match && !strcmp(err_, "TRACE")) {
+	if (match && (!strcmp(err_, "TRACE") || !strcmp(err_, "LOG"))) {
 		const char *log = getenv("DUPSCAN_FAULT_LOG");
 		/* straight to the kernel: not through this shim's own open64 */
 		int fd = log ? (int)syscall(SYS_openat, AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
@@ -98,6 +99,8 @@ static bool hit(const char *call, const char *path)
 		nanosleep(&ts, NULL);
 		return false;
 	}
+	if (match && !strcmp(err_, "LOG"))
+		return false;
 	return match;
 }
 

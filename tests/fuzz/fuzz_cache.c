@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_cache.c: libFuzzer target for the hash cache reader. The first byte
- * picks the mode: the rest is the cache file as it is, or the hashes and flags
- * of a well-formed cache (right checksum, right keys) for the files of a small
- * fixed tree, so wrong cached hashes and proofs reach the matcher. A damaged file must be
+/* fuzz_cache.c: libFuzzer target for the hash cache reader and the log a
+ * killed run leaves. The first byte picks the mode: the rest is the cache
+ * file (or, bit 1, the log) as it is, or the hashes and flags of a
+ * well-formed cache (log: well-formed records, right checks) for the files of
+ * a small fixed tree, so wrong cached hashes and proofs reach the matcher. A damaged file must be
  * ignored: the sets are those of a run without it. A well-formed file with
  * wrong hashes (forged: no write leaves a file's ctime as it was) may hide a
  * duplicate but never invent one: every set must lie within a set of the run
@@ -17,11 +18,12 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cache.h"
 #include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char root[64], cache[96], *expected;
+static char root[64], cache[96], logfile[104], *expected;
 static const char *const names[] = { "a1", "a2", "b1", "b2", "c", "d/a3", "d/e", "d/f" };
 #define NFILES (sizeof(names) / sizeof(names[0]))
 
@@ -83,6 +85,7 @@ static void setup(void)
 {
 	snprintf(root, sizeof(root), "/tmp/dupscan-fuzz-cache-%ld", (long)getpid());
 	snprintf(cache, sizeof(cache), "%s.bin", root);
+	snprintf(logfile, sizeof(logfile), "%s.log", cache);
 	mkdir(root, 0700);
 	char d[128];
 	snprintf(d, sizeof(d), "%s/d", root);
@@ -156,8 +159,8 @@ static int cmp_entry(const void *pa, const void *pb)
 	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
-/* A well-formed cache of the tree's files with hashes and flags from the input. */
-static void write_assembled(const uint8_t *p, size_t n, FILE *f)
+/* A well-formed cache (or log) of the tree's files with hashes and flags from the input. */
+static void write_assembled(const uint8_t *p, size_t n, FILE *f, bool log)
 {
 	struct entry e[NFILES];
 	char strings[NFILES * 96];
@@ -183,6 +186,17 @@ static void write_assembled(const uint8_t *p, size_t n, FILE *f)
 		memcpy(strings + ns, path, strlen(path) + 1);
 		ns += strlen(path) + 1;
 	}
+	if (log) {
+		/* records as a killed run appends them: no path, each checked */
+		for (size_t i = 0; i < NFILES; i++) {
+			struct log_record r;
+			memcpy(&r.e, &e[i], sizeof(r.e));
+			r.e.path = LOG_NO_PATH;
+			r.check = XXH64(&r.e, sizeof(r.e), LOG_SEED);
+			fwrite(&r, sizeof(r), 1, f);
+		}
+		return;
+	}
 	qsort(e, NFILES, sizeof(e[0]), cmp_entry);
 	XXH64_state_t *x = XXH64_createState();
 	XXH64_reset(x, 0);
@@ -204,11 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!expected)
 		setup();
-	FILE *f = fopen(cache, "wb");
+	bool log = size > 0 && (data[0] & 2);
+	unlink(log ? cache : logfile); /* the other file: none */
+	FILE *f = fopen(log ? logfile : cache, "wb");
 	if (!f)
 		abort();
 	if (size > 0 && (data[0] & 1))
-		write_assembled(data + 1, size - 1, f);
+		write_assembled(data + 1, size - 1, f, log);
 	else if (size > 0)
 		fwrite(data + 1, 1, size - 1, f);
 	fclose(f);
@@ -223,6 +239,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * and what it writes back must load */
 		free(scan_as(cache, 1));
 	}
+	if (access(logfile, F_OK) == 0)
+		abort(); /* a run that saved the cache folded the log and removed it */
 	cache_errors = 0;
 	got = scan(cache);
 	if (!got || cache_errors != 0 || (!forged && strcmp(got, expected) != 0))

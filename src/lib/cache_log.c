@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* cache_log.c: a first scan that survives a kill. With a cache FILE, the
+ * hashes (and proofs) each group's commit settles are appended to FILE.log
+ * as the run goes, written at least every LOG_BUFFER bytes of records, every
+ * second and every 4 MiB read (what a SIGKILL may lose), and
+ * made durable (fdatasync) at least every 30 s and every 256 MiB read (each
+ * file as it is settled: its hashes, and its proof when it was compared into
+ * a class byte by byte; not at the commits, which a single size group of a
+ * whole disk would leave to the end); a run
+ * that ends folds them into FILE (ds_cache_save) and removes the log; a run
+ * that begins after one was killed takes them as if they were in FILE. A
+ * rewrite of FILE at each step would cost, at ten million files, as much as
+ * the scan.
+ *
+ * Log format (native byte order): records of 88 bytes, each the 80 bytes of
+ * a cache entry (see cache.c; its path offset LOG_NO_PATH, as the log keeps
+ * no paths) and the XXH64 of those 80 bytes seeded with LOG_SEED. A record
+ * that fails its check (torn by a crash, or left by another machine) is
+ * skipped; a later record of an inode replaces an earlier one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "cache.h"
+#include "internal.h"
+
+#define LOG_BUFFER (64u * 1024u)            /* records written at least this often */
+#define LOG_WRITE_NS 1000000000ll           /* and every second and every 4 MiB read: */
+#define LOG_WRITE_READ (4ull << 20)         /* what a SIGKILL loses, at most */
+#define LOG_SYNC_NS (30ll * 1000000000ll)   /* durable at least this often */
+#define LOG_SYNC_READ (256ull << 20)        /* and every so many bytes read */
+
+
+/* The run's log: its file opened at the first write. */
+struct cache_log {
+	char *path;
+	int fd;                  /* -1 until the first write */
+	bool failed;             /* told once; the run goes on without it */
+	struct log_record *buf;  /* LOG_BUFFER bytes */
+	size_t nbuf;
+	int64_t written_ns;      /* CLOCK_MONOTONIC at the last write (or the start) */
+	int64_t synced_ns;       /* at the last fdatasync (or the start) */
+	uint64_t synced_read;    /* bytes read then */
+	uint64_t written_read;   /* bytes read at the last write */
+	struct ds_monitor *mon;  /* records come from every matching thread */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return ds_ns(t);
+}
+
+static uint64_t record_check(const struct cache_entry *e)
+{
+	return XXH64(e, sizeof(*e), LOG_SEED);
+}
+
+/* The valid records of the log at path, in the order written.
+ * @return 0 (*out NULL, *n 0 when there is none), -errno or -ENOMEM. */
+static int read_log(const char *path, struct cache_entry **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct stat st;
+	int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_CACHE;
+	size_t cap = rc == 0 ? (size_t)((uint64_t)st.st_size / sizeof(struct log_record)) : 0;
+	struct cache_entry *e = rc == 0 ? malloc((cap ? cap : 1) * sizeof(*e)) : NULL;
+	struct log_record *chunk = rc == 0 ? malloc(LOG_BUFFER) : NULL;
+	if (rc == 0 && (!e || !chunk))
+		rc = -ENOMEM;
+	/* whole records only: a torn last one is left */
+	for (size_t done = 0; rc == 0 && done < cap;) {
+		size_t want = cap - done < LOG_BUFFER / sizeof(*chunk) ? cap - done : LOG_BUFFER / sizeof(*chunk);
+		rc = ds_cache_read_all(fd, chunk, want * sizeof(*chunk));
+		for (size_t i = 0; rc == 0 && i < want; i++)
+			if (chunk[i].check == record_check(&chunk[i].e) && chunk[i].e.path == LOG_NO_PATH &&
+			    (chunk[i].e.flags & ~(F_FULL | F_PROVEN)) == 0)
+				e[(*n)++] = chunk[i].e;
+		done += want;
+	}
+	free(chunk);
+	close(fd);
+	if (rc == DUPSCAN_E_CACHE && *n > 0)
+		rc = 0; /* the file shrank meanwhile: what was read stands */
+	if (rc) {
+		free(e);
+		*n = 0;
+		return rc;
+	}
+	*out = e;
+	return 0;
+}
+
+static int cmp_key(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct cache_entry *b = pb;
+	return ds_cache_cmp_key(pa, b->dev, b->ino);
+}
+
+/* Entries of log (sorted, the last of each inode kept) over those of f:
+ * one entry an inode, sorted; an inode in both keeps f's path. */
+static struct cache_entry *merge_over(const struct cache_file *f, const struct cache_entry *log, size_t m,
+				      size_t *n)
+{
+	size_t nf = f ? f->n : 0, i = 0, j = 0, k = 0;
+	struct cache_entry *out = malloc((nf + m ? nf + m : 1) * sizeof(*out));
+	while (out && (i < nf || j < m)) {
+		/* the last record of an inode wins */
+		while (j + 1 < m && cmp_key(NULL, &log[j], &log[j + 1]) == 0)
+			j++;
+		int c = i >= nf ? 1 : j >= m ? -1 : cmp_key(NULL, &f->e[i], &log[j]);
+		if (c < 0) {
+			out[k++] = f->e[i++];
+			continue;
+		}
+		out[k] = log[j++];
+		if (c == 0)
+			out[k].path = f->e[i++].path;
+		k++;
+	}
+	*n = k;
+	return out;
+}
+
+/* Take the log's entries over those loaded (c->loaded made when there was
+ * no FILE). Trouble is told and ignored. @return 0 or -ENOMEM. */
+static int take(dupscan_scan *s, struct ds_cache *c)
+{
+	char *path = ds_cache_log_path(s->cache.path);
+	struct cache_entry *log = NULL;
+	size_t m = 0, n = 0;
+	int rc = path ? read_log(path, &log, &m) : -ENOMEM;
+	if (rc && rc != -ENOMEM)
+		ds_cache_report(s, path, rc); /* a run without it */
+	if (rc == 0 && m > 0)
+		rc = ds_sort(log, m, sizeof(*log), cmp_key, NULL);
+	struct cache_entry *merged = rc == 0 && m > 0 ? merge_over(c->loaded, log, m, &n) : NULL;
+	if (rc == 0 && m > 0 && !merged)
+		rc = -ENOMEM;
+	if (rc == 0 && merged && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
+		rc = -ENOMEM; /* no FILE: its stat stays zero, so saving reads what is there then */
+	if (rc == 0 && merged) {
+		free(c->loaded->e);
+		c->loaded->e = merged;
+		c->loaded->n = n;
+		merged = NULL;
+	}
+	free(merged);
+	free(log);
+	free(path);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Write what the buffer holds, and make the log durable when due (or when
+ * sync). A failure is told once; the run goes on without a log. */
+static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
+{
+	if (l->failed)
+		return;
+	if (l->fd < 0 && l->nbuf > 0) {
+		l->fd = open(l->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+		if (l->fd < 0) {
+			l->failed = true;
+			ds_cache_report(s, l->path, -errno);
+			return;
+		}
+	}
+	int rc = l->nbuf ? ds_write_all(l->fd, l->buf, l->nbuf * sizeof(*l->buf)) : 0;
+	l->nbuf = 0;
+	uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
+	int64_t now = now_ns();
+	l->written_ns = now;
+	l->written_read = read;
+	if (rc == 0 && l->fd >= 0 && (sync || now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)) {
+		rc = fdatasync(l->fd) == 0 ? 0 : -errno;
+		l->synced_ns = now;
+		l->synced_read = read;
+	}
+	if (rc) {
+		l->failed = true;
+		ds_cache_report(s, l->path, rc);
+	}
+}
+
+int ds_cache_log_start(dupscan_scan *s)
+{
+	struct ds_cache *c = s->cache.run;
+	if (!c)
+		return 0;
+	/* what a killed run had worked out */
+	int rc = take(s, c);
+	/* -Q and -T runs save nothing */
+	if (rc || s->opt.quick || s->opt.partial_only)
+		return rc;
+	struct cache_log *l = calloc(1, sizeof(*l));
+	if (!l || !(l->path = ds_cache_log_path(s->cache.path)) || !(l->buf = malloc(LOG_BUFFER)) ||
+	    !(l->mon = ds_monitor_new())) {
+		if (l) {
+			free(l->path);
+			free(l->buf);
+		}
+		free(l);
+		return -ENOMEM;
+	}
+	l->fd = -1;
+	l->synced_ns = l->written_ns = now_ns();
+	s->cache.log = l;
+	return 0;
+}
+
+void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full, uint32_t cls)
+{
+	struct cache_log *l = s->cache.log;
+	if (!l)
+		return;
+	const struct ds_rec *r = ds_rec(s, rec);
+	bool proven = has_full && cls != DS_NONE;
+	struct log_record x = { .e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, partial, full,
+				       proven ? ds_cache_fresh_class(s, ds_rec(s, cls)) : 0, s->cache.start_ns,
+				       (has_full ? F_FULL : 0) | (proven ? F_PROVEN : 0), LOG_NO_PATH } };
+	x.check = record_check(&x.e);
+	ds_monitor_enter(l->mon);
+	if (!l->failed) {
+		if (l->nbuf == LOG_BUFFER / sizeof(*l->buf))
+			flush(s, l, false);
+		l->buf[l->nbuf++] = x;
+		int64_t now = now_ns();
+		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
+		if (now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)
+			flush(s, l, true);
+		else if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ)
+			flush(s, l, false);
+	}
+	ds_monitor_leave(l->mon);
+}
+
+void ds_cache_log_close(dupscan_scan *s, bool folded)
+{
+	struct cache_log *l = s->cache.log;
+	if (l && !folded)
+		flush(s, l, true); /* what the next run takes */
+	if (l && l->fd >= 0)
+		close(l->fd);
+	if (folded && s->cache.path) {
+		char *path = l ? NULL : ds_cache_log_path(s->cache.path);
+		const char *p = l ? l->path : path;
+		if (p && unlink(p) != 0 && errno != ENOENT)
+			ds_cache_report(s, p, -errno);
+		free(path);
+	}
+	if (l) {
+		l->fd = -1;
+		ds_cache_log_free(l);
+		s->cache.log = NULL;
+	}
+}
+
+void ds_cache_log_free(struct cache_log *l)
+{
+	if (!l)
+		return;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->path);
+	free(l->buf);
+	ds_monitor_free(l->mon);
+	free(l);
+}
