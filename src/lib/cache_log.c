@@ -42,6 +42,7 @@ struct cache_log {
 	char *path;
 	int fd;                  /* -1 until the first write */
 	bool failed;             /* told once; the run goes on without it */
+	bool durable;            /* a record was made durable, or a killed run's taken */
 	struct log_record *buf;  /* LOG_BUFFER bytes */
 	size_t nbuf;
 	int64_t written_ns;      /* CLOCK_MONOTONIC at the last write (or the start) */
@@ -135,13 +136,14 @@ static struct cache_entry *merge_over(const struct cache_file *f, const struct c
 }
 
 /* Take the log's entries over those loaded (c->loaded made when there was
- * no FILE). Trouble is told and ignored. @return 0 or -ENOMEM. */
-static int take(dupscan_scan *s, struct ds_cache *c)
+ * no FILE); *taken: how many. Trouble is told and ignored. @return 0 or -ENOMEM. */
+static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 {
 	char *path = ds_cache_log_path(s->cache.path);
 	struct cache_entry *log = NULL;
 	size_t m = 0, n = 0;
 	int rc = path ? read_log(path, &log, &m) : -ENOMEM;
+	*taken = m;
 	if (rc && rc != -ENOMEM)
 		ds_cache_report(s, path, rc); /* a run without it */
 	if (rc == 0 && m > 0)
@@ -186,6 +188,7 @@ static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
 	if (rc == 0 && l->fd >= 0 && (sync || now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)) {
 		rc = fdatasync(l->fd) == 0 ? 0 : -errno;
 		l->synced_ns = now;
+		l->durable = true;
 		l->synced_read = read;
 	}
 	if (rc) {
@@ -200,7 +203,8 @@ int ds_cache_log_start(dupscan_scan *s)
 	if (!c)
 		return 0;
 	/* what a killed run had worked out */
-	int rc = take(s, c);
+	size_t taken = 0;
+	int rc = take(s, c, &taken);
 	/* -Q and -T runs save nothing */
 	if (rc || s->opt.quick || s->opt.partial_only)
 		return rc;
@@ -216,6 +220,7 @@ int ds_cache_log_start(dupscan_scan *s)
 	}
 	l->fd = -1;
 	l->synced_ns = l->written_ns = now_ns();
+	l->durable = taken > 0;
 	s->cache.log = l;
 	return 0;
 }
@@ -236,8 +241,9 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 		if (l->nbuf == LOG_BUFFER / sizeof(*l->buf))
 			flush(s, l, false);
 		l->buf[l->nbuf++] = x;
-		int64_t now = now_ns();
+		/* the clock every few records: many small files settle in a microsecond each */
 		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
+		int64_t now = (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? now_ns() : l->written_ns;
 		if (now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)
 			flush(s, l, true);
 		else if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ)
@@ -265,6 +271,11 @@ void ds_cache_log_close(dupscan_scan *s, bool folded)
 		ds_cache_log_free(l);
 		s->cache.log = NULL;
 	}
+}
+
+bool ds_cache_log_durable(const dupscan_scan *s)
+{
+	return s->cache.log && s->cache.log->durable;
 }
 
 void ds_cache_log_free(struct cache_log *l)

@@ -77,7 +77,7 @@ static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
 	return 0;
 }
 
-static int write_cache(const char *path, const struct builder *b)
+static int write_cache(const char *path, const struct builder *b, bool durable)
 {
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 32);
@@ -107,16 +107,18 @@ static int write_cache(const char *path, const struct builder *b)
 		rc = ds_write_all(fd, b->e, b->n * ENTRY_SIZE);
 	if (rc == 0)
 		rc = ds_write_all(fd, b->strings, b->nstrings);
-	/* durable before it replaces the old one and the log goes: a torn file
-	 * after a power cut would fail its checksum and cost the hashing of every
-	 * run it folded (a wrong result never) */
-	if (rc == 0 && fsync(fd) != 0)
+	/* where the log it folds was made durable, the file is too before it
+	 * replaces the old one and the log goes; elsewhere (a run shorter than
+	 * the log's 30 s) a torn file after a power cut fails its checksum and
+	 * costs one run's hashing, never a wrong result, and the wait (5% of a
+	 * 1.2 s run of 200,000 files) is spared */
+	if (rc == 0 && durable && fsync(fd) != 0)
 		rc = -errno;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = -errno;
-	if (rc == 0)
+	if (rc == 0 && durable)
 		rc = ds_fsync_dir_of(path); /* the rename too, before the log is removed */
 	if (rc)
 		unlink(tmp);
@@ -354,7 +356,7 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	if (rc == 1)
 		rc = merge(s, run, old, cwd, &b);
 	if (rc == 1)
-		rc = write_cache(s->cache.path, &b);
+		rc = write_cache(s->cache.path, &b, ds_cache_log_durable(s));
 	if (rc < 0 && rc != -ENOMEM)
 		ds_cache_report(s, s->cache.path, rc);
 	/* written (or nothing to write): the log's entries are in the file now */

@@ -678,6 +678,9 @@ int ds_cache_log_start(dupscan_scan *s);
 void ds_cache_log_close(dupscan_scan *s, bool folded);
 /* Free a log left open (its descriptor closed, nothing written). */
 void ds_cache_log_free(struct cache_log *l);
+/* Was a record of the log made durable (or a killed run's log taken)? Then
+ * the cache file that folds it must be durable before the log goes. */
+bool ds_cache_log_durable(const dupscan_scan *s);
 /* report.c: the sets dupscan_report_file() gave, as records and classes
  * (paths that are now directories or symlinks are reported and fail it:
  * DUPSCAN_E_NOTREG). @return 0 or a negative code. */

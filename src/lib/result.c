@@ -62,7 +62,10 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
 	r->notes[r->nnotes++] = *h;
-	if (h->has_full && !h->cached)
+	/* a full hash that cost more than the first block (smaller files are
+	 * read again for less than a record costs; those in a class are logged
+	 * with their proof when inserted) */
+	if (h->has_full && !h->cached && ds_rec(c->s, h->rec)->size > DS_BLOCK)
 		ds_cache_log_add(c->s, h->rec, h->partial, h->full, true, DS_NONE);
 	return 0;
 }
