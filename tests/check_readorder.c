@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* check_readorder: the spinning disk's first pass (readorder.c) and sweep
  * (sweep.c), run on a group walked here: every file's first block hashed and
- * ranked in one disk order, kept within the budget, a file that cannot be
+ * ranked in one disk order, kept within the budget (a file smaller than a
+ * block taking its own bytes, not a block's), a file that cannot be
  * read failing at its group's turn, and the sweep's classes whole-file exact:
  * a copy joins, a file differing in its last byte or past its head does not. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,6 +63,47 @@ static void done(struct walked *w)
 	tu_cleanup(w->dir);
 }
 
+/* Small files keep their first blocks in their own length: 40 files of
+ * 20 bytes take 800 bytes of the pass's memory, not 40 blocks. */
+START_TEST(test_first_pass_small)
+{
+	char *dir = tu_tmpdir();
+	char name[16], text[24];
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "f%02d", i);
+		snprintf(text, sizeof(text), "twenty bytes, no. %02d", i % 20);
+		tu_text(dir, name, text);
+	}
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_uint_eq(s->tree.nrecs, 40);
+	uint32_t order[40], groups[2] = { 0, 40 };
+	for (uint32_t i = 0; i < 40; i++)
+		order[i] = i;
+	ck_assert_int_eq(ds_first_pass_run(s, order, 40, groups, 1, 0), 0);
+	const struct ds_first_pass *fp = s->reading.first_pass;
+	ck_assert_uint_eq(fp->capbytes, 40 * 20);
+	ck_assert_uint_eq(atomic_load(&fp->used), 40 * 20);
+	for (uint32_t p = 0; p < 40; p++) {
+		char *path = ds_rec_path_alloc(s, ds_rec(s, order[p]));
+		int fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ds_pread_full(fd, text, 20, 0), 0);
+		close(fd);
+		free(path);
+		ck_assert_uint_ne(fp->slot[p], DS_NONE);
+		ck_assert(memcmp(fp->blocks + fp->slot[p], text, 20) == 0);
+	}
+	ds_first_pass_free(s->reading.first_pass);
+	s->reading.first_pass = NULL;
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_first_pass)
 {
 	struct walked w;
@@ -81,7 +124,7 @@ START_TEST(test_first_pass)
 		free(path);
 		ck_assert(fp->partial[p] == ds_hash_oneshot(block, DS_BLOCK));
 		ck_assert_uint_ne(fp->slot[p], DS_NONE);
-		ck_assert(memcmp(fp->blocks + (size_t)fp->slot[p] * DS_BLOCK, block, DS_BLOCK) == 0);
+		ck_assert(memcmp(fp->blocks + fp->slot[p], block, DS_BLOCK) == 0); /* a byte offset */
 		/* one disk order: every file a distinct rank */
 		ck_assert_uint_lt(fp->rank[p], w.n);
 		ck_assert(!ranked[fp->rank[p]]);
@@ -142,6 +185,7 @@ int main(void)
 	TCase *tc = tcase_create("first pass and sweep");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_first_pass);
+	tcase_add_test(tc, test_first_pass_small);
 	tcase_add_test(tc, test_first_pass_failure);
 	tcase_add_test(tc, test_sweep);
 	suite_add_tcase(s, tc);

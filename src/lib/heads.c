@@ -225,7 +225,7 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		if (fp->slot[p] == DS_NONE)
 			all_kept = false;
 		else if (blocks)
-			memcpy(blocks + i * blen, fp->blocks + (size_t)fp->slot[p] * DS_BLOCK, blen);
+			memcpy(blocks + i * blen, fp->blocks + fp->slot[p], blen);
 	}
 	if (c->res->rc == -ENOMEM)
 		return -ENOMEM;

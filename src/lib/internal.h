@@ -518,11 +518,14 @@ struct ds_first_pass {
 	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
 	bool *got;
 	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
-	uint32_t *slot;            /* by position: where its first block is kept, or DS_NONE */
+	uint32_t *slot;            /* by position: where its first block is kept (a byte offset in
+	                            * blocks), or DS_NONE */
 	uint32_t *rank;            /* by position: its place in the disk order read in */
-	unsigned char *blocks;     /* kept first blocks, DS_BLOCK bytes a slot, up to a budget */
-	atomic_size_t nslots;      /* slots taken (devices are read at once) */
-	size_t capslots;
+	unsigned char *blocks;     /* kept first blocks, each as long as it is (min(size,
+	                            * DS_BLOCK): a small file takes its own bytes, not a
+	                            * block's), up to a budget */
+	atomic_size_t used;        /* bytes of blocks taken (devices are read at once) */
+	size_t capbytes;
 };
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
 /* With heads, the pass reads this much of each file: where a seek costs what

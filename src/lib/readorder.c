@@ -91,10 +91,10 @@ static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec 
 		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
 	fp->got[p] = true;
 	fp->rank[p] = rank;
-	size_t slot = fp->capslots ? atomic_fetch_add_explicit(&fp->nslots, 1, memory_order_relaxed) : 0;
-	if (slot < fp->capslots) {
-		memcpy(fp->blocks + slot * DS_BLOCK, buf, blen);
-		fp->slot[p] = (uint32_t)slot;
+	size_t at = fp->capbytes ? atomic_fetch_add_explicit(&fp->used, blen, memory_order_relaxed) : 0;
+	if (fp->capbytes && at + blen <= fp->capbytes) {
+		memcpy(fp->blocks + at, buf, blen);
+		fp->slot[p] = (uint32_t)at;
 	}
 }
 
@@ -237,7 +237,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp->got);
 	free(fp->slot);
 	free(fp->rank);
-	ds_big_free(fp->blocks, fp->capslots * DS_BLOCK);
+	ds_big_free(fp->blocks, fp->capbytes);
 	ds_hashes_free(fp->h);
 	free(fp);
 }
@@ -270,9 +270,14 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	 * bucket whose blocks are all here compares them without reading them again */
 	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
 	fp->rank = malloc((n ? n : 1) * sizeof(*fp->rank));
-	size_t want = n < DS_FIRST_PASS_BUDGET / DS_BLOCK ? n : DS_FIRST_PASS_BUDGET / DS_BLOCK;
-	fp->blocks = want ? ds_big_alloc(want * DS_BLOCK) : NULL;
-	fp->capslots = fp->blocks ? want : 0;
+	size_t want = 0;
+	for (size_t g = 0; g < ngroups && want < DS_FIRST_PASS_BUDGET; g++) {
+		uint64_t size = ds_rec(s, order[groups[2 * g]])->size;
+		want += groups[2 * g + 1] * (size_t)(size < DS_BLOCK ? size : DS_BLOCK);
+	}
+	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
+	fp->blocks = want ? ds_big_alloc(want) : NULL;
+	fp->capbytes = fp->blocks ? want : 0;
 	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && buf && (!big || fp->h) &&
 			 (!big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
