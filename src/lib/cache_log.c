@@ -165,6 +165,11 @@ static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 	return rc == -ENOMEM ? rc : 0;
 }
 
+static bool sync_due(const struct cache_log *l, int64_t now, uint64_t read)
+{
+	return now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ;
+}
+
 /* Write what the buffer holds, and make the log durable when due (or when
  * sync). A failure is told once; the run goes on without a log. */
 static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
@@ -185,7 +190,7 @@ static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
 	int64_t now = now_ns();
 	l->written_ns = now;
 	l->written_read = read;
-	if (rc == 0 && l->fd >= 0 && (sync || now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)) {
+	if (rc == 0 && l->fd >= 0 && (sync || sync_due(l, now, read))) {
 		rc = fdatasync(l->fd) == 0 ? 0 : -errno;
 		l->synced_ns = now;
 		l->durable = true;
@@ -244,9 +249,9 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 		/* the clock every few records: many small files settle in a microsecond each */
 		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
 		int64_t now = (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? now_ns() : l->written_ns;
-		if (now - l->synced_ns >= LOG_SYNC_NS || read - l->synced_read >= LOG_SYNC_READ)
-			flush(s, l, true);
-		else if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ)
+		/* flush decides whether it is also made durable */
+		if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ ||
+		    sync_due(l, now, read))
 			flush(s, l, false);
 	}
 	ds_monitor_leave(l->mon);

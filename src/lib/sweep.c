@@ -105,19 +105,26 @@ static void open_ahead(struct reader *rd)
 	rd->ahead_slot = nx->slot;
 }
 
+/* Ask for the chunk of a member of b that starts at end. */
+static void ask_next(const struct reader *rd, const struct sbucket *b, int fd, uint64_t end)
+{
+	ask(fd, end, b->size - end < rd->rn->step ? b->size - end : rd->rn->step);
+}
+
 /* Bytes [off, off + len) of a member of b into buf (asked for already,
- * but a first chunk not opened ahead), what comes next (its next chunk, or
- * the lane's next file) asked for behind them. */
+ * but a first chunk not opened ahead), what comes next asked for behind
+ * them: the lane's next file after the last chunk; with whole (it is read
+ * to its end whatever its bytes), its own next chunk. */
 static int read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsigned char *buf, uint64_t off,
-		      size_t len, bool ahead)
+		      size_t len, bool ahead, bool whole)
 {
 	uint64_t end = off + len;
 	if (off == 0 && !ahead)
 		ask(fd, off, len);
-	if (end < b->size)
-		ask(fd, end, b->size - end < rd->rn->step ? b->size - end : rd->rn->step);
-	else
+	if (end == b->size)
 		open_ahead(rd);
+	else if (whole)
+		ask_next(rd, b, fd, end);
 	return ds_read(rd->rn->s, fd, buf, len, off);
 }
 
@@ -174,7 +181,7 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		err = read_chunk(rd, b, fd, buf + off, off, len, ahead);
+		err = read_chunk(rd, b, fd, buf + off, off, len, ahead, true);
 		if (err)
 			break;
 		hash_read(rd, b, rn->pos[slot], buf + off, off, len);
@@ -255,9 +262,8 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		if ((err = read_chunk(rd, b, fd, chunk, off, len, ahead)) != 0)
+		if ((err = read_chunk(rd, b, fd, chunk, off, len, ahead, false)) != 0)
 			break;
-		hash_read(rd, b, rn->pos[slot], chunk, off, len);
 		for (unsigned j = 0; j < nk; j++) {
 			if (!alike[j])
 				continue;
@@ -272,6 +278,11 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 				nalike--;
 			}
 		}
+		/* its next chunk only once this one is alike: a file that differs
+		 * here costs no read of the next (then hashed, as the disk reads) */
+		if (nalike > 0 && off + len < b->size)
+			ask_next(rd, b, fd, off + len);
+		hash_read(rd, b, rn->pos[slot], chunk, off, len);
 		off += len;
 	}
 	if (err == 0 && nalike == 0)
