@@ -297,15 +297,18 @@ START_TEST(test_same_entry_refused)
 	char *f1 = tu_path(dir, "real/f"), *f2 = tu_path(dir, "link/f");
 	struct stat st;
 	ck_assert_int_eq(stat(f1, &st), 0);
-	struct ds_rec r = { .size = (uint64_t)st.st_size, .dev = st.st_dev, .ino = st.st_ino,
+	struct ds_rec r = { .size = (uint64_t)st.st_size, .ino = st.st_ino,
 			    .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-			    .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec, .mode = st.st_mode };
-	struct dupscan_file keep = { f1, &r, 0, NULL, NULL }, dup = { f2, &r, 0, NULL, NULL };
+			    .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec };
+	ck_assert_int_eq(dupscan_create(&scan), 0); /* the tables the record's device and mode go in */
+	ck_assert_int_eq(ds_rec_identity(scan, &r, &st), 0);
+	struct dupscan_file keep = { f1, &r, scan, 0, NULL, NULL }, dup = { f2, &r, scan, 0, NULL, NULL };
 	ck_assert_int_eq(dupscan_remove_duplicate(&keep, &dup, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_SAME_ENTRY);
 	check_content(dir, "real/f", "only copy\n");
 	ck_assert(S_ISREG(lstat_rel(dir, "real/f").st_mode));
+	dupscan_free(scan);
 	free(f1);
 	free(f2);
 	free(l);

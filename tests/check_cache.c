@@ -210,12 +210,17 @@ START_TEST(test_proof_fields)
 	struct ds_rec *r = (struct ds_rec *)rec_named(s, "a1");
 	struct ds_rec saved = *r;
 	/* moved far: the next inode number may well be another file's, with its own proof */
-	uint64_t *u64[] = { &r->dev, &r->ino, &r->size };
-	for (size_t i = 0; i < 3; i++) {
+	uint64_t *u64[] = { &r->ino, &r->size };
+	for (size_t i = 0; i < 2; i++) {
 		*u64[i] += 1000003;
 		ck_assert_msg(!ds_cache_proof(s, r, &cls2, &at), "key field %zu changed alone", i);
 		*r = saved;
 	}
+	uint32_t other; /* the device: another one's index */
+	ck_assert_int_eq(ds_intern(&s->tree.devs, ds_rec_dev(s, r) + 1000003, 0, &other), 0);
+	r->devi = (uint16_t)other;
+	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
+	*r = saved;
 	r->mtime_ns++;
 	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
 	*r = saved;

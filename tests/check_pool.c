@@ -53,7 +53,7 @@ static dupscan_scan *records(int threads, struct seen *seen)
 		char name[16];
 		int n = snprintf(name, sizeof(name), "f%d", i);
 		st.st_ino = (ino_t)(i + 1);
-		ck_assert_int_eq(ds_add_rec(s, name, (size_t)n, d, 0, &st), 0);
+		ck_assert_int_eq(ds_add_rec(s, name, (size_t)n, d, &st), 0);
 	}
 	return s;
 }

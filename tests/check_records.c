@@ -37,7 +37,7 @@ START_TEST(test_paths)
 	ck_assert_int_eq(ds_add_dir(s, "sub", 3, root, 0, &st, &sub), 0);
 	ck_assert_int_eq(ds_add_dir(s, "deeper", 6, sub, 0, &st, &deep), 0);
 	struct stat fst = fake(1, 11, 5);
-	ck_assert_int_eq(ds_add_rec(s, "file", 4, deep, 0, &fst), 0);
+	ck_assert_int_eq(ds_add_rec(s, "file", 4, deep, &fst), 0);
 	ck_assert_uint_eq(s->tree.nrecs, 1);
 	const struct ds_rec *r = ds_rec(s, 0);
 	char buf[64];
@@ -102,6 +102,51 @@ START_TEST(test_protected)
 }
 END_TEST
 
+/* A record holds its device and its mode with owner and group as indexes into
+ * tables of the values met: each value once, given back exactly, and a
+ * 65,537th device refused (the record's field holds 65,536). */
+START_TEST(test_shared_values)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_uint_le(sizeof(struct ds_rec), 56);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t root;
+	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 7, &st, &root), 0);
+	for (uint32_t i = 0; i < 3000; i++) {
+		struct stat f = fake(0xFFFF000000000000ull + i % 1000, i + 1, 1);
+		f.st_uid = 1000 + i % 3;
+		f.st_gid = 2000 + i % 5;
+		f.st_mode = S_IFREG | (i % 2 ? 0644 : 0600);
+		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+	}
+	ck_assert_uint_eq(s->tree.devs.n, 1000);
+	ck_assert_uint_eq(s->tree.attrs.n, 30); /* 3 owners x 5 groups x 2 modes, by the CRT */
+	for (uint32_t i = 0; i < 3000; i++) {
+		const struct ds_rec *r = ds_rec(s, i);
+		ck_assert_uint_eq(ds_rec_dev(s, r), 0xFFFF000000000000ull + i % 1000);
+		ck_assert_uint_eq(ds_rec_mode(s, r), S_IFREG | (i % 2 ? 0644u : 0600u));
+		ck_assert_uint_eq(ds_rec_owner(s, r), (uint64_t)(1000 + i % 3) << 32 | (2000 + i % 5));
+		ck_assert_uint_eq(ds_rec_arg(s, r), 7);
+		ck_assert_uint_eq(r->devi, ds_rec(s, i % 1000)->devi);
+	}
+	for (uint32_t i = 1000; i < 65536; i++) {
+		struct stat f = fake(i, 1, 1);
+		ck_assert_int_eq(ds_add_rec(s, "g", 1, root, &f), 0);
+	}
+	ck_assert_uint_eq(s->tree.devs.n, 65536);
+	uint32_t before = s->tree.nrecs;
+	struct stat f = fake(70000, 1, 1);
+	ck_assert_int_eq(ds_add_rec(s, "h", 1, root, &f), -EOVERFLOW);
+	ck_assert_uint_eq(s->tree.nrecs, before);
+	f = fake(65535, 2, 1); /* a device met before still goes in */
+	ck_assert_int_eq(ds_add_rec(s, "h", 1, root, &f), 0);
+	ck_assert_uint_eq(ds_rec_dev(s, ds_rec(s, before)), 65535);
+	dupscan_free(s);
+}
+END_TEST
+
 /* Each field alone makes a file not the one recorded. */
 START_TEST(test_same_file)
 {
@@ -112,29 +157,29 @@ START_TEST(test_same_file)
 	uint32_t root;
 	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
 	struct stat fst = fake(3, 30, 100);
-	ck_assert_int_eq(ds_add_rec(s, "f", 1, root, 0, &fst), 0);
+	ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &fst), 0);
 	const struct ds_rec *r = ds_rec(s, 0);
 	int64_t ct = r->ctime_ns;
-	ck_assert(ds_same_file(&fst, r, ct));
+	ck_assert(ds_same_file(s, &fst, r, ct));
 	struct stat x = fst;
 	x.st_dev = 4;
-	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(!ds_same_file(s, &x, r, ct));
 	x = fst;
 	x.st_ino = 31;
-	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(!ds_same_file(s, &x, r, ct));
 	x = fst;
 	x.st_size = 101;
-	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(!ds_same_file(s, &x, r, ct));
 	x = fst;
 	x.st_mtim.tv_nsec = 1;
-	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(!ds_same_file(s, &x, r, ct));
 	x = fst;
 	x.st_ctim.tv_nsec = 1;
-	ck_assert(!ds_same_file(&x, r, ct));
-	ck_assert(ds_same_file(&x, r, ds_ns(x.st_ctim))); /* the ctime an own change left */
+	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(ds_same_file(s, &x, r, ds_ns(x.st_ctim))); /* the ctime an own change left */
 	x = fst;
 	x.st_mode = S_IFLNK | 0777;
-	ck_assert(!ds_same_file(&x, r, ct));
+	ck_assert(!ds_same_file(s, &x, r, ct));
 	dupscan_free(s);
 }
 END_TEST
@@ -147,6 +192,7 @@ int main(void)
 	tcase_add_test(tc, test_seen);
 	tcase_add_test(tc, test_protected);
 	tcase_add_test(tc, test_same_file);
+	tcase_add_test(tc, test_shared_values);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

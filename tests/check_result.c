@@ -51,7 +51,7 @@ static dupscan_scan *four(struct log *l)
 		char name[8];
 		snprintf(name, sizeof(name), "f%d", i);
 		st.st_ino = (ino_t)(i + 1);
-		ck_assert_int_eq(ds_add_rec(s, name, 2, d, 0, &st), 0);
+		ck_assert_int_eq(ds_add_rec(s, name, 2, d, &st), 0);
 	}
 	ck_assert_int_eq(ds_index_reserve(&s->index, s->tree.nrecs), 0);
 	return s;

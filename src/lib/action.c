@@ -28,7 +28,7 @@ static int64_t want_ctime(const dupscan_file *f)
 void ds_act_own_change(const dupscan_file *f, int fd)
 {
 	struct stat st;
-	if (f->inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == f->rec->dev && st.st_ino == f->rec->ino)
+	if (f->inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == f->rec->ino)
 		f->inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
@@ -40,7 +40,7 @@ int ds_act_as_scanned(const struct stat *st, const dupscan_file *f, unsigned fla
 		return DUPSCAN_E_CHANGED;
 	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
 		return 0;
-	return ds_same_file(st, f->rec, want_ctime(f)) ? 0 : DUPSCAN_E_CHANGED;
+	return ds_same_file(f->scan, st, f->rec, want_ctime(f)) ? 0 : DUPSCAN_E_CHANGED;
 }
 
 int ds_act_gone_or(int err)

@@ -48,29 +48,36 @@ void ds_arena_free(struct ds_arena *a)
 	ds_arena_init(a);
 }
 
-void *ds_arena_alloc(struct ds_arena *a, size_t len)
+/* len bytes at the arena's end, aligned to align (1 or 8). */
+static void *arena_take(struct ds_arena *a, size_t len, size_t align)
 {
-	/* keep 8-byte alignment for anything that is not a string */
-	size_t need = (len + 7u) & ~(size_t)7u;
-	if (!a->head || a->cap - a->used < need) {
-		size_t cap = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+	size_t at = a->head ? (a->used + align - 1) & ~(align - 1) : 0;
+	if (!a->head || at > a->cap || a->cap - at < len) {
+		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
 		struct ds_arena_chunk *c = malloc(sizeof(*c) + cap);
 		if (!c)
 			return NULL;
 		c->prev = a->head;
 		a->head = c;
-		a->used = 0;
 		a->cap = cap;
+		at = 0;
 	}
-	void *p = a->head->data + a->used;
-	a->used += need;
-	a->total += need;
+	void *p = a->head->data + at;
+	a->total += len;
+	a->used = at + len;
 	return p;
+}
+
+void *ds_arena_alloc(struct ds_arena *a, size_t len)
+{
+	/* 8-byte alignment for anything that is not a string */
+	return arena_take(a, len ? len : 1, 8);
 }
 
 char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len)
 {
-	char *p = ds_arena_alloc(a, len + 1);
+	/* names are most of a large scan's memory: packed, no alignment */
+	char *p = arena_take(a, len + 1, 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, len);

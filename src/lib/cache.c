@@ -218,7 +218,7 @@ static const struct cache_entry *find_entry(const dupscan_scan *s, const struct 
 	size_t lo = 0, hi = c ? c->n : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int cmp = ds_cache_cmp_key(&c->e[mid], r->dev, r->ino);
+		int cmp = ds_cache_cmp_key(&c->e[mid], ds_rec_dev(s, r), r->ino);
 		if (cmp == 0)
 			return &c->e[mid];
 		if (cmp < 0)
@@ -243,9 +243,9 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 	size_t j = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, order[i]);
-		while (j < f->n && ds_cache_cmp_key(&f->e[j], r->dev, r->ino) < 0)
+		while (j < f->n && ds_cache_cmp_key(&f->e[j], ds_rec_dev(s, r), r->ino) < 0)
 			j++;
-		c->at[order[i]] = j < f->n && ds_cache_cmp_key(&f->e[j], r->dev, r->ino) == 0 ? (uint32_t)j : DS_NONE;
+		c->at[order[i]] = j < f->n && ds_cache_cmp_key(&f->e[j], ds_rec_dev(s, r), r->ino) == 0 ? (uint32_t)j : DS_NONE;
 	}
 	return 0;
 }
@@ -259,7 +259,7 @@ const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct 
 		/* joined by inode: no search */
 		uint32_t at = c->at[r->rep];
 		e = at == DS_NONE ? NULL : &c->loaded->e[at];
-		if (e && ds_cache_cmp_key(e, r->dev, r->ino) != 0)
+		if (e && ds_cache_cmp_key(e, ds_rec_dev(s, r), r->ino) != 0)
 			e = find_entry(s, r);
 	} else {
 		e = find_entry(s, r);
@@ -276,7 +276,7 @@ uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named)
 	struct {
 		uint64_t salt, dev, ino;
 		int64_t start;
-	} key = { s->cache.run->salt, named->dev, named->ino, s->cache.start_ns };
+	} key = { s->cache.run->salt, ds_rec_dev(s, named), named->ino, s->cache.start_ns };
 	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
 	return id ? id : 1; /* 0: no class */
 }

@@ -65,7 +65,7 @@ static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, run->noted[i].rec);
-		a[i] = (struct ds_sortkey){ { r->dev, r->ino, !run->noted[i].has_full, 0 }, (uint32_t)i };
+		a[i] = (struct ds_sortkey){ { ds_rec_dev(s, r), r->ino, !run->noted[i].has_full, 0 }, (uint32_t)i };
 	}
 	ds_sort_keys(a, n);
 	for (size_t i = 0; i < n; i++)
@@ -219,7 +219,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	int rc = run->proofs && m && ids ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, h[i].rec);
-		if (i > 0 && ds_rec(s, h[i - 1].rec)->dev == r->dev && ds_rec(s, h[i - 1].rec)->ino == r->ino)
+		if (i > 0 && ds_rec(s, h[i - 1].rec)->devi == r->devi && ds_rec(s, h[i - 1].rec)->ino == r->ino)
 			continue;
 		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
 		if (!ds_cache_proof(s, r, &x.old, &x.at))
@@ -272,7 +272,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 	const struct ds_hashed *h = run->noted;
 	while (rc == 0 && (i < run->nnoted || (old && j < old->n))) {
 		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
-		int order = !r ? 1 : !old || j >= old->n ? -1 : -ds_cache_cmp_key(&old->e[j], r->dev, r->ino);
+		int order = !r ? 1 : !old || j >= old->n ? -1 : -ds_cache_cmp_key(&old->e[j], ds_rec_dev(s, r), r->ino);
 		/* paths are needed for old entries this run did not see, and to write */
 		if ((order > 0 || b) && old && (rc = load_strings(s->cache.path, old)) != 0)
 			break;
@@ -288,7 +288,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 			continue;
 		}
 		const struct proof *pf = &run->proofs[i];
-		struct cache_entry e = { r->dev, r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
+		struct cache_entry e = { ds_rec_dev(s, r), r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
 		bool was = order == 0 && same_entry(&e, &old->e[j]) && old->e[j].path != LOG_NO_PATH;
@@ -308,8 +308,8 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 				rc = add_entry(b, &e, buf);
 			}
 		}
-		uint64_t dev = r->dev, ino = r->ino;
-		while (i < run->nnoted && ds_rec(s, h[i].rec)->dev == dev && ds_rec(s, h[i].rec)->ino == ino)
+		uint64_t dev = ds_rec_dev(s, r), ino = r->ino;
+		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec(s, h[i].rec)->ino == ino)
 			i++;
 		while (old && j < old->n && ds_cache_cmp_key(&old->e[j], dev, ino) == 0)
 			j++;

@@ -10,12 +10,12 @@
 
 #include "internal.h"
 
-int ds_check_unchanged(int fd, const struct ds_rec *r)
+int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0)
 		return -errno;
-	return ds_same_file(&st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
+	return ds_same_file(s, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
 }
 
 int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
@@ -26,7 +26,7 @@ int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
 		return -ENOMEM;
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
 	int fd = ds_open_path(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int rc = fd < 0 ? -errno : ds_check_unchanged(fd, r);
+	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
 	if (path != stackbuf)
 		free(path);
 	if (rc < 0 && fd >= 0)
@@ -304,7 +304,7 @@ static int spread_members(struct lockstep *ls)
 	size_t nd = 0;
 	/* the disks first: most comparisons have one, and need nothing more */
 	for (size_t i = 0; i < ls->n && nd < DS_SPREAD_DISKS; i++) {
-		uint64_t dev = ds_disk(s, ds_rec(s, ls->m[i].rec)->dev);
+		uint64_t dev = ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec)));
 		if (disk_index(devs, nd, dev) == nd)
 			devs[nd++] = dev;
 	}
@@ -321,7 +321,7 @@ static int spread_members(struct lockstep *ls)
 	if (!sp->own || !sp->err || !sp->disk)
 		return -ENOMEM;
 	for (size_t i = 0; i < ls->n; i++) {
-		size_t d = disk_index(devs, nd, ds_disk(s, ds_rec(s, ls->m[i].rec)->dev));
+		size_t d = disk_index(devs, nd, ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec))));
 		sp->disk[i] = (uint32_t)(d < nd ? d : nd - 1); /* past the last: shares its thread */
 	}
 	return 0;
@@ -382,7 +382,7 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 		}
 		/* a file written while it was read must not be reported on what was read */
 		for (size_t i = 0; i < n; i++) {
-			int err = m[i].alive ? ds_check_unchanged(m[i].fd, ds_rec(s, m[i].rec)) : 0;
+			int err = m[i].alive ? ds_check_unchanged(s, m[i].fd, ds_rec(s, m[i].rec)) : 0;
 			if (err < 0)
 				drop_member(c, &m[i], err);
 		}

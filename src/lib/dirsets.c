@@ -165,9 +165,13 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	struct ds_rec *r = ds_arena_alloc(&s->out, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	*r = (struct ds_rec){ .size = di[d].bytes, .dev = dir->dev, .ino = dir->ino, .dir = dir->parent,
-			      .mode = S_IFDIR, .arg = dir->arg, .rep = DS_NONE,
-			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = dir->name };
+	/* named as d's entry "": its path is d's, its argument d's */
+	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino, .dir = d, .rep = DS_NONE,
+			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = "" };
+	struct stat st = { .st_dev = (dev_t)dir->dev, .st_mode = S_IFDIR };
+	int rc = ds_rec_identity(s, r, &st);
+	if (rc)
+		return rc;
 	size_t len = ds_rec_path(s, r, NULL, 0);
 	char *p = ds_arena_alloc(&s->out, len + 2);
 	if (!p)
@@ -175,7 +179,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	ds_rec_path(s, r, p, len + 1);
 	if (len == 0 || p[len - 1] != '/')
 		strcpy(p + len, "/");
-	*out = (struct dupscan_file){ p, r, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent), NULL, NULL };
+	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent), NULL, NULL };
 	return 0;
 }
 

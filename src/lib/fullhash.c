@@ -39,7 +39,7 @@ int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_
 		off += len;
 	}
 	if (err == 0 && to == r->size)
-		err = ds_check_unchanged(fd, r);
+		err = ds_check_unchanged(s, fd, r);
 	close(fd);
 	if (err < 0)
 		ds_fail(c, r, err);
@@ -51,8 +51,9 @@ static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 	const struct bucket *b = ctx;
 	const struct ds_rec *x = ds_rec(b->s, b->m[*(const uint32_t *)pa].rec);
 	const struct ds_rec *y = ds_rec(b->s, b->m[*(const uint32_t *)pb].rec);
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
+	uint64_t dx = ds_rec_dev(b->s, x), dy = ds_rec_dev(b->s, y);
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 

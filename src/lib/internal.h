@@ -68,17 +68,21 @@ enum ds_rec_flag {
 	                         * compared this run: actions compare it first */
 };
 
-/* One per path reached: 80 bytes, fixed-size; the name lives in the scan's
- * arena and hashes only in the index, for the few files that get that far. */
+/* One per path reached: 56 bytes, fixed-size, the most numerous thing a scan
+ * keeps. The name lives in the scan's arena, the directory holds the rest of
+ * the path and the argument it was reached from, the device and the mode with
+ * owner and group are indexes into tables of the values the scan met (records.c:
+ * ds_rec_dev(), ds_rec_mode(), ...), and hashes live only in the index, for
+ * the few files that get that far. */
 struct ds_rec {
-	uint64_t size, dev, ino;
+	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
-	const char *name;        /* last component; the directory holds the rest */
+	const char *name;        /* last component */
 	uint32_t dir;            /* index into scan->tree.dirs */
-	uint32_t mode, uid, gid;
-	uint32_t arg;            /* index of the added path it was reached from */
-	uint32_t flags;
 	uint32_t rep;            /* representative record of its inode (itself if it is one) */
+	uint32_t attr;           /* index into scan->tree.attrs: mode, owner, group */
+	uint16_t devi;           /* index into scan->tree.devs */
+	uint8_t flags;           /* enum ds_rec_flag */
 };
 
 /* Records live in fixed blocks: no realloc copy, no doubling slack. */
@@ -103,6 +107,7 @@ struct ds_arg {
 struct dupscan_file {
 	const char *path;
 	const struct ds_rec *rec;
+	const struct dupscan_scan *scan; /* the tables rec's indexes point into */
 	uint32_t rel;       /* path + rel: the path below its argument */
 	/* the record standing for its inode (all its names share it): its
 	 * ctime_ns is the inode's ctime as last seen, by the scan or right after
@@ -218,6 +223,22 @@ struct ds_reading {
 	struct ds_pool *pool;
 };
 
+/* Values many records share, each kept once and named by an index (records.c):
+ * key pairs by index, found by open addressing. */
+struct ds_intern {
+	uint64_t *key;               /* k0, k1 of index i at 2i, 2i + 1 */
+	uint32_t n;                  /* indexes handed out */
+	size_t cap;                  /* room in key, in uint64_t */
+	uint32_t *slot;              /* index + 1, 0: empty */
+	uint32_t nslot;              /* a power of two, at least twice n */
+	uint32_t limit;              /* most indexes the records' field holds */
+	uint32_t last;               /* the index found last: a run of one value costs no hash */
+};
+/* The index of (k0, k1), added when new. @return 0, -ENOMEM or -EOVERFLOW
+ * (limit values already). */
+int ds_intern(struct ds_intern *t, uint64_t k0, uint64_t k1, uint32_t *out);
+void ds_intern_free(struct ds_intern *t);
+
 /* What the walk found (walk.c, records.c): arguments, directories, files. */
 struct ds_tree {
 	struct ds_arg *args;
@@ -227,6 +248,8 @@ struct ds_tree {
 	struct ds_rec **rec_blocks;
 	uint32_t nrecs, nblocks;
 	struct ds_arena names;       /* file and directory names */
+	struct ds_intern devs;       /* st_dev of records: k0 (at most 65,536) */
+	struct ds_intern attrs;      /* st_mode of records: k1; owner << 32 | group: k0 */
 	/* visited directories, open addressing on (dev, ino) */
 	uint64_t *seen;              /* pairs: dev, ino+1 (0 = empty) */
 	size_t seen_cap, seen_count;
@@ -294,12 +317,34 @@ static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 	return &s->tree.rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
 }
 
+static inline uint64_t ds_rec_dev(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.devs.key[2 * (size_t)r->devi];
+}
+static inline uint32_t ds_rec_mode(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return (uint32_t)s->tree.attrs.key[2 * (size_t)r->attr + 1];
+}
+/* owner << 32 | group */
+static inline uint64_t ds_rec_owner(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.attrs.key[2 * (size_t)r->attr];
+}
+/* The index of the added path r was reached from. */
+static inline uint32_t ds_rec_arg(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.dirs[r->dir].arg;
+}
+/* A record's device and attributes as indexes (new values added to the
+ * tables). @return 0, -ENOMEM or -EOVERFLOW. */
+int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
+
 /* The handle of record r, reached by path p (rel: where its part below the
  * argument starts). */
 static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
 					     uint32_t rel)
 {
-	return (struct dupscan_file){ p, r, rel, r->rep < s->tree.nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
+	return (struct dupscan_file){ p, r, s, rel, r->rep < s->tree.nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
 }
 
 /* ---- sysio.c: system calls made whole ---- */
@@ -351,10 +396,12 @@ struct ds_sortkey {
 	uint32_t pos;
 };
 void ds_sort_keys(struct ds_sortkey *a, size_t n);
-/* order[0..n) (record indexes) sorted by key(): the records' fields copied
- * beside their indexes, ties in their order before. @return 0 or -ENOMEM. */
+/* order[0..n) (record indexes) sorted by key() and then by the 32 bits it
+ * puts in *minor, ties by record index: 16 bytes a record beside them,
+ * sorted in place (the sort of every record a scan holds: its memory is the
+ * run's peak). @return 0 or -ENOMEM. */
 int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
-		 void (*key)(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4]));
+		 uint64_t (*key)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor));
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);
@@ -427,11 +474,12 @@ int ds_walk(dupscan_scan *s);
 
 /* records.c: the tables the walk fills, and the one path builder.
  * Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
- * file record, as the walk does. @return 0, or -ENOMEM; a record the filter
+ * file record, as the walk does. @return 0, -ENOMEM, or -EOVERFLOW (a file on
+ * a 65,537th device); a record the filter
  * refuses is not added (still 0). */
 int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
 	       const struct stat *st, uint32_t *out);
-int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
+int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir,
 	       const struct stat *st);
 /* Where the part of a path below its argument starts, for paths built from dir. */
 uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
@@ -449,7 +497,7 @@ char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r);
  * size and mtime, and the ctime ctime_ns (the scan's, r->ctime_ns, or the one
  * an action's own change left). The ctime catches a rewrite in place whose
  * mtime was put back (cp -p, rsync --inplace -t), while reading as at acting. */
-bool ds_same_file(const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
+bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
 /* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
@@ -473,7 +521,7 @@ int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r);
 int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
 /* Check an open file is still the one its record holds (ds_same_file()).
  * @return 0, -errno or DUPSCAN_E_CHANGED. */
-int ds_check_unchanged(int fd, const struct ds_rec *r);
+int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r);
 /* Partition members (all of one size) into classes of identical content by
  * reading them in lockstep from offset start. When h is given, the bytes read
  * from offset hash_from on are fed to state m[i].hidx of h (hash_from: where

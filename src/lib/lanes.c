@@ -85,7 +85,7 @@ int ds_lanes_make(struct sweep_run *rn, const uint32_t *groups, size_t ngroups)
 		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
 		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
-			uint64_t dev = ds_disk(rn->s, ds_rec(rn->s, fp->order[p])->dev);
+			uint64_t dev = ds_disk(rn->s, ds_rec_dev(rn->s, ds_rec(rn->s, fp->order[p])));
 			uint32_t l = 0;
 			while (l < rn->nlanes && devs[l] != dev)
 				l++;

@@ -9,15 +9,9 @@
 
 #include "internal.h"
 
-static int cmp_inode(void *ctx, const void *pa, const void *pb)
+static bool same_inode(const struct ds_rec *a, const struct ds_rec *b)
 {
-	const dupscan_scan *s = ctx;
-	const struct ds_rec *a = ds_rec(s, *(const uint32_t *)pa), *b = ds_rec(s, *(const uint32_t *)pb);
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	return 0; /* the sort is stable: visit order decides among paths */
+	return a->ino == b->ino && a->devi == b->devi;
 }
 
 static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
@@ -64,12 +58,12 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 	return rc;
 }
 
-static void inode_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4])
+/* The paths of one inode side by side: by inode number, then device. */
+static uint64_t inode_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
 	(void)s;
-	k[0] = r->dev;
-	k[1] = r->ino;
-	k[2] = k[3] = 0;
+	*minor = r->devi;
+	return r->ino;
 }
 
 int ds_collapse_links(dupscan_scan *s, uint32_t *order)
@@ -80,7 +74,7 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
 		uint32_t j = i + 1;
-		while (j < s->tree.nrecs && cmp_inode(s, &order[i], &order[j]) == 0)
+		while (j < s->tree.nrecs && same_inode(ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i > 1)
 			rc = collapse_run(s, order + i, j - i);

@@ -10,32 +10,41 @@
 #include "internal.h"
 #include "match.h"
 
-static int cmp_group(void *ctx, const void *pa, const void *pb)
+/* Files that may match: one size, and with -1 one device, with -p one mode,
+ * owner and group (one attrs index). */
+static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	const dupscan_scan *s = ctx;
-	const struct ds_rec *a = ds_rec(s, *(const uint32_t *)pa), *b = ds_rec(s, *(const uint32_t *)pb);
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	if (s->opt.one_fs && a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (s->opt.permissions) {
-		if (a->mode != b->mode)
-			return a->mode < b->mode ? -1 : 1;
-		if (a->uid != b->uid)
-			return a->uid < b->uid ? -1 : 1;
-		if (a->gid != b->gid)
-			return a->gid < b->gid ? -1 : 1;
-	}
-	return 0;
+	return a->size == b->size && (!s->opt.one_fs || a->devi == b->devi) &&
+	       (!s->opt.permissions || a->attr == b->attr);
 }
 
-/* cmp_group's order as keys. */
-static void group_key(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4])
+/* same_group()'s order as a key: size, then the attributes or the device. */
+static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
-	k[0] = r->size;
-	k[1] = s->opt.one_fs ? r->dev : 0;
-	k[2] = s->opt.permissions ? (uint64_t)r->mode << 32 | r->uid : 0;
-	k[3] = s->opt.permissions ? r->gid : 0;
+	*minor = s->opt.permissions ? r->attr : s->opt.one_fs ? r->devi : 0;
+	return r->size;
+}
+
+static uint64_t device_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+{
+	(void)s;
+	*minor = 0;
+	return r->devi;
+}
+
+/* Candidates order[0..n) by group: with both -1 and -p, each run of one
+ * size and attributes is sorted again by device. */
+static int group_order(const dupscan_scan *s, uint32_t *order, size_t n)
+{
+	int rc = ds_sort_recs(s, order, n, group_key);
+	for (size_t i = 0, j; rc == 0 && s->opt.one_fs && s->opt.permissions && i < n; i = j) {
+		const struct ds_rec *a = ds_rec(s, order[i]);
+		for (j = i + 1; j < n && ds_rec(s, order[j])->size == a->size && ds_rec(s, order[j])->attr == a->attr;)
+			j++;
+		if (j - i > 1)
+			rc = ds_sort_recs(s, order + i, j - i, device_key);
+	}
+	return rc;
 }
 
 /* The end of the run of equal first-block hashes starting at bh[i]. */
@@ -281,7 +290,7 @@ static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_
 	size_t ndevs = 0, cap = 0;
 	for (size_t g = 0; g < ngroups; g++) {
 		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
-			uint64_t dev = ds_rec(s, order[p])->dev;
+			uint64_t dev = ds_rec_dev(s, ds_rec(s, order[p]));
 			bool known = false;
 			for (size_t i = 0; i < ndevs && !known; i++)
 				known = devs[i] == dev;
@@ -369,13 +378,13 @@ int ds_match(dupscan_scan *s)
 		order[nc++] = i;
 	}
 	/* candidates are in record order: ties keep it, as a stable sort would */
-	rc = ds_sort_recs(s, order, nc, group_key);
+	rc = group_order(s, order, nc);
 	/* groups of two or more files; a file alone in its group is unique unread */
 	size_t ngroups = 0, cap = 0;
 	uint64_t total = 0, bytes = 0;
 	for (uint32_t i = 0; rc == 0 && i < nc;) {
 		uint32_t j = i + 1;
-		while (j < nc && cmp_group(s, &order[i], &order[j]) == 0)
+		while (j < nc && same_group(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i == 1)
 			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */

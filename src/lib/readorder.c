@@ -303,7 +303,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 				rc = DUPSCAN_E_CANCELED;
 				break;
 			}
-			struct place at = { ds_disk(s, r->dev), r->dev, r->ino, p, true };
+			struct place at = { ds_disk(s, ds_rec_dev(s, r)), ds_rec_dev(s, r), r->ino, p, true };
 			int fd = ds_open_scanned(s, r);
 			if (fd == -ENOMEM) {
 				rc = fd;

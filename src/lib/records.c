@@ -73,9 +73,9 @@ char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
 	return p;
 }
 
-bool ds_same_file(const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
+bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
 {
-	return S_ISREG(st->st_mode) && st->st_dev == r->dev && st->st_ino == r->ino &&
+	return S_ISREG(st->st_mode) && st->st_dev == ds_rec_dev(s, r) && st->st_ino == r->ino &&
 	       (uint64_t)st->st_size == r->size && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
 }
 
@@ -172,6 +172,87 @@ bool ds_under_protected(const dupscan_scan *s, const char *path)
 	return found;
 }
 
+/* ---- values records share ---- */
+
+static uint32_t intern_slot(uint64_t k0, uint64_t k1, uint32_t nslot)
+{
+	uint64_t h = (k0 * 0x9E3779B97F4A7C15ull) ^ (k1 * 0xC2B2AE3D27D4EB4Full);
+	h ^= h >> 31;
+	return (uint32_t)(h & (nslot - 1));
+}
+
+static bool intern_is(const struct ds_intern *t, uint32_t i, uint64_t k0, uint64_t k1)
+{
+	return t->key[2 * (size_t)i] == k0 && t->key[2 * (size_t)i + 1] == k1;
+}
+
+/* Twice the slots, every index placed again. */
+static int intern_rehash(struct ds_intern *t)
+{
+	uint32_t nslot = t->nslot ? t->nslot * 2 : 64;
+	uint32_t *slot = calloc(nslot, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t j = intern_slot(t->key[2 * (size_t)i], t->key[2 * (size_t)i + 1], nslot);
+		while (slot[j])
+			j = (j + 1) & (nslot - 1);
+		slot[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = nslot;
+	return 0;
+}
+
+int ds_intern(struct ds_intern *t, uint64_t k0, uint64_t k1, uint32_t *out)
+{
+	if (t->last < t->n && intern_is(t, t->last, k0, k1)) {
+		*out = t->last;
+		return 0;
+	}
+	if ((uint64_t)(t->n + 1) * 2 > t->nslot && intern_rehash(t))
+		return -ENOMEM;
+	uint32_t j = intern_slot(k0, k1, t->nslot);
+	for (; t->slot[j]; j = (j + 1) & (t->nslot - 1)) {
+		if (intern_is(t, t->slot[j] - 1, k0, k1)) {
+			*out = t->last = t->slot[j] - 1;
+			return 0;
+		}
+	}
+	if (t->n >= t->limit)
+		return -EOVERFLOW;
+	if (DS_GROW(t->key, t->cap, 2 * ((size_t)t->n + 1)))
+		return -ENOMEM;
+	t->key[2 * (size_t)t->n] = k0;
+	t->key[2 * (size_t)t->n + 1] = k1;
+	t->slot[j] = t->n + 1;
+	*out = t->last = t->n++;
+	return 0;
+}
+
+void ds_intern_free(struct ds_intern *t)
+{
+	free(t->key);
+	free(t->slot);
+	uint32_t limit = t->limit;
+	memset(t, 0, sizeof(*t));
+	t->limit = limit;
+}
+
+int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
+{
+	uint32_t dev, attr;
+	int rc = ds_intern(&s->tree.devs, (uint64_t)st->st_dev, 0, &dev);
+	if (rc == 0)
+		rc = ds_intern(&s->tree.attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
+	if (rc == 0) {
+		r->devi = (uint16_t)dev;
+		r->attr = attr;
+	}
+	return rc;
+}
+
 /* ---- tables ---- */
 
 int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
@@ -218,30 +299,27 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	struct dupscan_file f = { path, r, ds_rel_offset(s, dir), NULL, NULL };
+	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), NULL, NULL };
 	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
 	return keep;
 }
 
-int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, uint32_t arg,
-		   const struct stat *st)
+int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, const struct stat *st)
 {
 	struct ds_rec tmp = {
 		.size = (uint64_t)st->st_size,
-		.dev = st->st_dev,
 		.ino = st->st_ino,
 		.mtime_ns = ds_ns(st->st_mtim),
 		.ctime_ns = ds_ns(st->st_ctim),
 		.dir = dir,
-		.mode = st->st_mode,
-		.uid = st->st_uid,
-		.gid = st->st_gid,
-		.arg = arg,
 		.rep = s->tree.nrecs,
 	};
-	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, tmp.dev, tmp.ino)))
+	int rc = ds_rec_identity(s, &tmp, st);
+	if (rc)
+		return rc;
+	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, st->st_dev, tmp.ino)))
 		tmp.flags |= DS_F_PROTECTED;
 	if (s->cb.filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);

@@ -93,7 +93,7 @@ static int add_file(dupscan_scan *s, const struct ds_report_file *f)
 		s->tree.dirs[d].pseudo = true;
 		s->tree.dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
 		uint32_t before = s->tree.nrecs;
-		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, f->set, &f->st);
+		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, &f->st);
 		if (rc == 0 && s->tree.nrecs == before)
 			rc = 1; /* the filter left it out */
 	}
@@ -126,10 +126,11 @@ int ds_report_build(dupscan_scan *s)
 		struct ds_rec *r = ds_rec(s, i);
 		if (r->rep != i || (r->flags & DS_F_ALIAS) || ds_index_class(&s->index, i) != DS_NONE)
 			continue;
-		if (first[r->arg] == DS_NONE)
-			first[r->arg] = i;
+		uint32_t set = ds_rec_arg(s, r); /* its directory was added with the set's number */
+		if (first[set] == DS_NONE)
+			first[set] = i;
 		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;
-		rc = ds_index_insert(&s->index, i, first[r->arg], r->arg, r->arg, r->size);
+		rc = ds_index_insert(&s->index, i, first[set], set, set, r->size);
 	}
 	free(first);
 	free(order);

@@ -56,6 +56,8 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->opt.sweep_budget = sweep_budget();
 	s->cache.racy_ns = DS_RACY_NS;
 	ds_arena_init(&s->tree.names);
+	s->tree.devs.limit = UINT16_MAX + 1u; /* the record's field */
+	s->tree.attrs.limit = UINT32_MAX;
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
 	return 0;
@@ -82,6 +84,8 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_cache_free(s->cache.run);
 	ds_cache_log_free(s->cache.log);
 	ds_arena_free(&s->tree.names);
+	ds_intern_free(&s->tree.devs);
+	ds_intern_free(&s->tree.attrs);
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);
@@ -362,12 +366,12 @@ DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *s, size_
 
 DUPSCAN_API const char *dupscan_file_path(const dupscan_file *f) { return f ? f->path : NULL; }
 DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *f) { return f ? f->rec->size : 0; }
-DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *f) { return f ? f->rec->dev : 0; }
+DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *f) { return f ? ds_rec_dev(f->scan, f->rec) : 0; }
 DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec->ino : 0; }
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
 DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *f) { return f ? f->rec->ctime_ns : 0; }
-DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? f->rec->mode : 0; }
-DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)f->rec->arg : -1; }
+DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? ds_rec_mode(f->scan, f->rec) : 0; }
+DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)ds_rec_arg(f->scan, f->rec) : -1; }
 DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *f) { return f ? f->path + f->rel : NULL; }
 DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *f)
 {

@@ -78,8 +78,9 @@ int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
 		 const struct ds_rec *b, const char *pb)
 {
 	int c = 0;
-	if (s->opt.param_order && a->arg != b->arg)
-		c = a->arg < b->arg ? -1 : 1;
+	uint32_t arg_a = ds_rec_arg(s, a), arg_b = ds_rec_arg(s, b);
+	if (s->opt.param_order && arg_a != arg_b)
+		c = arg_a < arg_b ? -1 : 1;
 	else if (s->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
 		c = a->mtime_ns < b->mtime_ns ? -1 : 1;
 	if (c == 0)
@@ -104,9 +105,9 @@ static int cmp_set(void *ctx, const void *pa, const void *pb)
 /* A report's sets in its order (a record's arg is its set's number there). */
 static int cmp_report_set(void *ctx, const void *pa, const void *pb)
 {
-	(void)ctx;
+	const dupscan_scan *s = ctx;
 	const struct dupscan_set *a = pa, *b = pb;
-	uint32_t x = a->files[0].rec->arg, y = b->files[0].rec->arg;
+	uint32_t x = ds_rec_arg(s, a->files[0].rec), y = ds_rec_arg(s, b->files[0].rec);
 	return x < y ? -1 : x > y;
 }
 
@@ -247,7 +248,7 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 		/* -I: the others must come from another argument than the first */
 		size_t n = 1;
 		for (size_t k = 1; k < set->count; k++)
-			if (set->files[k].rec->arg != set->files[0].rec->arg)
+			if (ds_rec_arg(s, set->files[k].rec) != ds_rec_arg(s, set->files[0].rec))
 				set->files[n++] = set->files[k];
 		set->count = n;
 	}

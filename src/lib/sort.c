@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sort.c: the two sorts: a stable merge sort with a context, and keys held
- * inline sorted with qsort. */
+/* sort.c: the sorts: a stable merge sort with a context, keys held inline
+ * sorted with qsort, and records by a key beside them, in place. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,20 +57,113 @@ void ds_sort_keys(struct ds_sortkey *a, size_t n)
 		qsort(a, n, sizeof(*a), cmp_sortkey);
 }
 
-/* order[0..n) sorted by key (records' fields copied beside their indexes). */
-int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
-		   void (*key)(const dupscan_scan *s, const struct ds_rec *r, uint64_t k[4]))
+/* A record's key, and its minor key above its place: all distinct. */
+struct key16 {
+	uint64_t k, lo;
+};
+
+static bool key_less(const struct key16 *a, const struct key16 *b)
 {
-	struct ds_sortkey *a = malloc((n ? n : 1) * sizeof(*a));
+	return a->k != b->k ? a->k < b->k : a->lo < b->lo;
+}
+
+static void key_swap(struct key16 *a, struct key16 *b)
+{
+	struct key16 t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void insertion_sort(struct key16 *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct key16 x = a[i];
+		size_t j = i;
+		for (; j > 0 && key_less(&x, &a[j - 1]); j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+static void sift_down(struct key16 *a, size_t i, size_t n)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && key_less(&a[c], &a[c + 1]))
+			c++;
+		if (!key_less(&a[i], &a[c]))
+			return;
+		key_swap(&a[i], &a[c]);
+	}
+}
+
+static void heap_sort(struct key16 *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (size_t e = n; e-- > 1;) {
+		key_swap(&a[0], &a[e]);
+		sift_down(a, 0, e);
+	}
+}
+
+/* Quicksort in place, the larger side looped over (stack depth log n), heap
+ * sort past a depth that only a hostile order reaches. */
+static void intro_sort(struct key16 *a, size_t n, unsigned depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			heap_sort(a, n);
+			return;
+		}
+		size_t mid = n / 2;
+		if (key_less(&a[mid], &a[0]))
+			key_swap(&a[mid], &a[0]);
+		if (key_less(&a[n - 1], &a[0]))
+			key_swap(&a[n - 1], &a[0]);
+		if (key_less(&a[n - 1], &a[mid]))
+			key_swap(&a[n - 1], &a[mid]);
+		key_swap(&a[mid], &a[n - 2]); /* the median of three as pivot */
+		struct key16 p = a[n - 2];
+		size_t i = 0, j = n - 2;
+		for (;;) {
+			while (key_less(&a[++i], &p))
+				;
+			while (key_less(&p, &a[--j]))
+				;
+			if (i >= j)
+				break;
+			key_swap(&a[i], &a[j]);
+		}
+		key_swap(&a[i], &a[n - 2]);
+		if (i < n - 1 - i) {
+			intro_sort(a, i, depth);
+			a += i + 1;
+			n -= i + 1;
+		} else {
+			intro_sort(a + i + 1, n - i - 1, depth);
+			n = i;
+		}
+	}
+	insertion_sort(a, n);
+}
+
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
+		 uint64_t (*key)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor))
+{
+	struct key16 *a = ds_big_alloc((n ? n : 1) * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		key(s, ds_rec(s, order[i]), a[i].k);
-		a[i].pos = order[i];
+		uint32_t minor = 0;
+		a[i].k = key(s, ds_rec(s, order[i]), &minor);
+		a[i].lo = (uint64_t)minor << 32 | order[i];
 	}
-	ds_sort_keys(a, n);
+	unsigned depth = 2;
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	intro_sort(a, n, depth);
 	for (size_t i = 0; i < n; i++)
-		order[i] = a[i].pos;
-	free(a);
+		order[i] = (uint32_t)a[i].lo;
+	ds_big_free(a, (n ? n : 1) * sizeof(*a));
 	return 0;
 }

@@ -467,8 +467,14 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		stat_entry(&j->b, we);
 		we->kind = ENT_STAT;
 	}
-	if (we->kind == ENT_LEFTOVER || we->err) {
-		int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
+	const struct stat *st = &we->st;
+	int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
+	if (err == 0 && S_ISREG(st->st_mode)) {
+		err = ds_add_rec(s, name, strlen(name), d, st);
+		if (err != -EOVERFLOW) /* a file on a 65,537th device is left out alone */
+			return err;
+	}
+	if (err) {
 		*skipped = true;
 		/* dangling or looping symlinks are not files */
 		if (err != DUPSCAN_E_LEFTOVER && s->opt.follow_symlinks && (err == -ENOENT || err == -ELOOP))
@@ -480,10 +486,6 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		free(fp);
 		return 0;
 	}
-	const struct stat *st = &we->st;
-	size_t nlen = strlen(name);
-	if (S_ISREG(st->st_mode))
-		return ds_add_rec(s, name, nlen, d, s->tree.dirs[d].arg, st);
 	if (!S_ISDIR(st->st_mode) || !j->recurse) {
 		*skipped = true;
 		return 0;
@@ -505,7 +507,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		return 0;
 	}
 	uint32_t nd;
-	int rc = ds_add_dir(s, name, nlen, d, s->tree.dirs[d].arg, st, &nd);
+	int rc = ds_add_dir(s, name, strlen(name), d, s->tree.dirs[d].arg, st, &nd);
 	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size);
 }
 
@@ -570,7 +572,7 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 		free(dir);
 	}
 	if (rc == 0)
-		rc = ds_add_rec(s, path + plen, strlen(path + plen), d, arg, st);
+		rc = ds_add_rec(s, path + plen, strlen(path + plen), d, st);
 	return rc;
 }
 
