@@ -562,14 +562,13 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	sw->rep = malloc(n * sizeof(*sw->rep));
 	sw->full = calloc(n, sizeof(*sw->full));
 	sw->err = calloc(n, sizeof(*sw->err));
-	rn.b = malloc(n * sizeof(*rn.b));
 	rn.pos = malloc(n * sizeof(*rn.pos));
 	rn.hidx = malloc(n * sizeof(*rn.hidx));
 	rn.mstate = calloc(n, sizeof(*rn.mstate));
 	rn.mon = ds_monitor_new();
 	it = malloc(n * sizeof(*it));
 	scratch = malloc(2 * n * sizeof(*scratch)); /* a direct group takes two rows */
-	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.b || !rn.pos || !rn.hidx || !rn.mstate || !rn.mon ||
+	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.pos || !rn.hidx || !rn.mstate || !rn.mon ||
 	    !it || !scratch || ds_lanes_make(&rn, groups, ngroups) != 0)
 		goto out;
 	rc = 0;

@@ -72,8 +72,8 @@ struct sweep_run {
 	dupscan_scan *s;
 	struct ds_first_pass *fp; /* a direct group's partial hashes go there */
 	struct ds_sweep *sw;
-	struct sbucket *b;
-	size_t nb;
+	struct sbucket *b;   /* grown as buckets are found: they are few beside the files */
+	size_t nb, capb;
 	uint32_t *pos;       /* members of each bucket (positions in order), by bucket */
 	uint32_t *hidx;      /* beside pos: each member's state in its bucket's h */
 	struct ds_hashes **owned; /* states of split buckets, freed at the end */

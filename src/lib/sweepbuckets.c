@@ -41,10 +41,13 @@ static bool same_start(const struct sweep_run *rn, uint32_t a, uint32_t b)
 
 
 /* Add a bucket of the k files at positions mem[], their states in h by
- * hidx[] (h NULL: the first pass's, standing after the first block). */
-static void add_bucket(struct sweep_run *rn, const uint32_t *mem, const uint32_t *hidx, size_t k, uint64_t size,
-		       struct ds_hashes *h, uint64_t from)
+ * hidx[] (h NULL: the first pass's, standing after the first block).
+ * @return 0 or -ENOMEM. */
+static int add_bucket(struct sweep_run *rn, const uint32_t *mem, const uint32_t *hidx, size_t k, uint64_t size,
+		      struct ds_hashes *h, uint64_t from)
 {
+	if (DS_GROW(rn->b, rn->capb, rn->nb + 1))
+		return -ENOMEM;
 	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
 	rn->b[rn->nb++] = (struct sbucket){ .first = (uint32_t)npos, .n = (uint32_t)k, .phase = B_WAIT,
 					    .size = size, .h = h, .from = from };
@@ -53,6 +56,7 @@ static void add_bucket(struct sweep_run *rn, const uint32_t *mem, const uint32_t
 		rn->hidx[npos++] = hidx ? hidx[x] : 0;
 		rn->mstate[mem[x]] = M_PENDING;
 	}
+	return 0;
 }
 
 /* A position settled before any sweep: unique, or failed. */
@@ -180,7 +184,7 @@ static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t 
 			run[nrun] = mem[alive[j].x];
 			ri[nrun++] = alive[j].x;
 		}
-		add_bucket(rn, run, ri, nrun, size, h, off);
+		rc = add_bucket(rn, run, ri, nrun, size, h, off);
 		i = j;
 	}
 out:
@@ -212,9 +216,10 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 			scratch[n + x] = x;
 			rn->sw->swept[first + x] = true;
 		}
-		add_bucket(rn, scratch, scratch + n, n, size, h, 0);
-		rn->b[rn->nb - 1].direct = true;
-		return 0;
+		int rc = add_bucket(rn, scratch, scratch + n, n, size, h, 0);
+		if (rc == 0)
+			rn->b[rn->nb - 1].direct = true;
+		return rc;
 	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
@@ -233,7 +238,7 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 		for (size_t x = i; j - i >= 2 && x < j; x++)
 			rn->sw->swept[scratch[x]] = true;
 		if (j - i >= 2 && j - i <= SWEEP_MEMBERS)
-			add_bucket(rn, scratch + i, NULL, j - i, size, NULL, DS_BLOCK);
+			rc = add_bucket(rn, scratch + i, NULL, j - i, size, NULL, DS_BLOCK);
 		else if (j - i > SWEEP_MEMBERS)
 			rc = split_bucket(rn, scratch + i, j - i, size);
 		i = j;
