@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 		}
-		if (ds_add_rec(s, name, nlen, d, s->tree.dirs[d].arg, &st) != 0)
+		if (ds_add_rec(s, name, nlen, d, &st) != 0)
 			abort();
 		cls_of[s->tree.nrecs - 1] = cls;
 	}
