@@ -20,7 +20,8 @@
  * change of it left (a link, a rename or an unlink moves an inode's ctime). */
 static int64_t want_ctime(const dupscan_file *f)
 {
-	return f->inode ? f->inode->ctime_ns : f->rec->ctime_ns;
+	const struct ds_rec *inode = ds_file_inode(f);
+	return inode ? inode->ctime_ns : f->rec->ctime_ns;
 }
 
 /* dupscan itself just changed the inode open at fd: later checks of any of its
@@ -28,8 +29,9 @@ static int64_t want_ctime(const dupscan_file *f)
 void ds_act_own_change(const dupscan_file *f, int fd)
 {
 	struct stat st;
-	if (f->inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == f->rec->ino)
-		f->inode->ctime_ns = ds_ns(st.st_ctim);
+	struct ds_rec *inode = ds_file_inode(f);
+	if (inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == f->rec->ino)
+		inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
 /* st is f as scanned (ds_same_file()), expecting the ctime dupscan's own
@@ -225,8 +227,8 @@ static bool same_entry(const dupscan_file *keep, const struct slot *d)
  * run's comparison? */
 static bool by_proof(const dupscan_file *f)
 {
-	const struct ds_rec *r = f->inode ? f->inode : f->rec;
-	return r && (r->flags & DS_F_TRUSTED);
+	const struct ds_rec *r = ds_file_inode(f) ? ds_file_inode(f) : f->rec;
+	return r->flags & DS_F_TRUSTED;
 }
 
 /* The kept file and the duplicate, byte by byte. @return 0, DUPSCAN_E_DIFFERS or -errno. */
@@ -257,7 +259,7 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0)
 		rc = open_slot(dup, d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
-		watch_begin(k, dup->act_watch);
+		watch_begin(k, dup->scan->act_watch);
 		watch_fd(k, k->fd);
 		watch_fd(k, d->fd);
 	}

@@ -179,7 +179,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	ds_rec_path(s, r, p, len + 1);
 	if (len == 0 || p[len - 1] != '/')
 		strcpy(p + len, "/");
-	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent), NULL, NULL };
+	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent) };
 	return 0;
 }
 

@@ -104,17 +104,14 @@ struct ds_arg {
 	bool recurse;
 };
 
+/* A file as the caller sees it: 32 bytes, one per member of a set. Its
+ * inode's record and the actions' inotify instance are its scan's
+ * (ds_file_inode(), scan->act_watch). */
 struct dupscan_file {
 	const char *path;
 	const struct ds_rec *rec;
 	const struct dupscan_scan *scan; /* the tables rec's indexes point into */
 	uint32_t rel;       /* path + rel: the path below its argument */
-	/* the record standing for its inode (all its names share it): its
-	 * ctime_ns is the inode's ctime as last seen, by the scan or right after
-	 * an action's own change (links, renames and unlinks move it); NULL
-	 * for directories and files not in a result */
-	struct ds_rec *inode;
-	int *act_watch;     /* the scan's inotify instance for actions (NULL where inode is) */
 };
 
 struct dupscan_set {
@@ -344,7 +341,16 @@ int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
 static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
 					     uint32_t rel)
 {
-	return (struct dupscan_file){ p, r, s, rel, r->rep < s->tree.nrecs ? ds_rec(s, r->rep) : NULL, s->act_watch };
+	return (struct dupscan_file){ p, r, s, rel };
+}
+
+/* The record standing for f's inode (all its names share it): its ctime_ns
+ * is the inode's ctime as last seen, by the scan or right after an action's
+ * own change (links, renames and unlinks move it); NULL for directories and
+ * for a file the filter is asked about. */
+static inline struct ds_rec *ds_file_inode(const struct dupscan_file *f)
+{
+	return f->rec->rep < f->scan->tree.nrecs ? ds_rec(f->scan, f->rec->rep) : NULL;
 }
 
 /* ---- sysio.c: system calls made whole ---- */

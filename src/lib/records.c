@@ -299,7 +299,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), NULL, NULL };
+	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir) };
 	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);

@@ -255,7 +255,7 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 	set->cached = false;
 	set->proven_ns = 0;
 	for (size_t k = 0; k < set->count; k++) {
-		const struct ds_rec *r = set->files[k].inode ? set->files[k].inode : set->files[k].rec;
+		const struct ds_rec *r = ds_file_inode(&set->files[k]) ? ds_file_inode(&set->files[k]) : set->files[k].rec;
 		uint64_t cls;
 		int64_t at;
 		if (!(r->flags & DS_F_TRUSTED) || !ds_cache_proof(s, r, &cls, &at))
