@@ -22,27 +22,55 @@
 
 #include "internal.h"
 
+/* Where a candidate starts: 16 bytes, one per file read cold (with the merge
+ * sort's copy, this pass's largest array). */
 struct place {
-	uint64_t disk;    /* ds_disk(): devices of one disk are one stream */
-	uint64_t dev;
 	uint64_t where;   /* byte offset on the device, or the inode number */
 	uint32_t pos;     /* position in order */
-	bool inode;       /* where is an inode number: no extent was reported */
+	uint16_t devi;    /* its record's device index */
+	uint16_t disk;    /* its disk's number (disks()) << 1 | where is an inode number */
 };
 
 static int cmp_place(void *ctx, const void *pa, const void *pb)
 {
 	(void)ctx;
 	const struct place *a = pa, *b = pb;
-	if (a->disk != b->disk)
-		return a->disk < b->disk ? -1 : 1;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	if (a->inode != b->inode)
-		return a->inode ? 1 : -1;
+	if (a->disk >> 1 != b->disk >> 1)
+		return a->disk >> 1 < b->disk >> 1 ? -1 : 1;
+	if (a->devi != b->devi)
+		return a->devi < b->devi ? -1 : 1;
+	if ((a->disk & 1) != (b->disk & 1))
+		return a->disk & 1 ? 1 : -1; /* extents first, then inode order */
 	if (a->where != b->where)
 		return a->where < b->where ? -1 : 1;
 	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The disks of the pass numbered in the order met (ds_disk(): the devices of
+ * one disk are one stream), looked up once a device. */
+#define PLACE_DISKS 0x7FFFu /* numbers a place holds; more disks share the last */
+struct disks {
+	uint16_t *of;     /* by device index: its disk's number + 1, 0 until looked up */
+	uint64_t *id;     /* by number: ds_disk() */
+	size_t n, cap;
+};
+
+/* The number of the disk under device devi. @return it, or -ENOMEM. */
+static int disk_number(dupscan_scan *s, struct disks *d, uint16_t devi)
+{
+	if (!d->of[devi]) {
+		uint64_t id = ds_disk(s, s->tree.devs.key[2 * (size_t)devi]);
+		size_t k = 0;
+		while (k < d->n && d->id[k] != id)
+			k++;
+		if (k == d->n && d->n < PLACE_DISKS) {
+			if (DS_GROW(d->id, d->cap, d->n + 1))
+				return -ENOMEM;
+			d->id[d->n++] = id;
+		}
+		d->of[devi] = (uint16_t)((k < d->n ? k : d->n - 1) + 1);
+	}
+	return d->of[devi] - 1;
 }
 
 /* The physical offset of fd's first extent. @return false when there is none
@@ -197,9 +225,9 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	}
 	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-		for (j = i + 1; j < np && pl[j].disk == pl[i].disk;)
+		for (j = i + 1; j < np && pl[j].disk >> 1 == pl[i].disk >> 1;)
 			j++;
-		bool one = ds_one_stream(s, pl[i].dev) || s->opt.threads <= 1;
+		bool one = ds_one_stream(s, s->tree.devs.key[2 * (size_t)pl[i].devi]) || s->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))
@@ -255,6 +283,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	fp->err = calloc(n ? n : 1, sizeof(*fp->err));
 	fp->got = calloc(n ? n : 1, sizeof(*fp->got));
 	struct place *pl = malloc((n ? n : 1) * sizeof(*pl));
+	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
 	bool big = false;
 	for (size_t g = 0; g < ngroups; g++)
 		big = big || ds_rec(s, order[groups[2 * g]])->size > DS_BLOCK;
@@ -278,7 +307,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
 	fp->blocks = want ? ds_big_alloc(want) : NULL;
 	fp->capbytes = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && fp->slot && fp->rank && buf && (!big || fp->h) &&
+	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank && buf && (!big || fp->h) &&
 			 (!big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
@@ -303,7 +332,12 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 				rc = DUPSCAN_E_CANCELED;
 				break;
 			}
-			struct place at = { ds_disk(s, ds_rec_dev(s, r)), ds_rec_dev(s, r), r->ino, p, true };
+			int disk = disk_number(s, &dk, r->devi);
+			if (disk < 0) {
+				rc = disk;
+				break;
+			}
+			struct place at = { r->ino, p, r->devi, (uint16_t)(disk << 1 | 1) };
 			int fd = ds_open_scanned(s, r);
 			if (fd == -ENOMEM) {
 				rc = fd;
@@ -316,8 +350,9 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 					close(fd);
 					continue;
 				}
-				at.inode = !first_extent(fd, &at.where);
-				if (at.inode)
+				if (first_extent(fd, &at.where))
+					at.disk &= (uint16_t)~1u;
+				else
 					at.where = r->ino;
 				close(fd);
 			}
@@ -331,6 +366,8 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	if (rc == 0)
 		rc = read_heads(s, fp, pl, np, nranked);
 	free(pl);
+	free(dk.of);
+	free(dk.id);
 	if (rc) {
 		ds_first_pass_free(fp);
 		return rc;
