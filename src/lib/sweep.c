@@ -562,14 +562,14 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	sw->rep = malloc(n * sizeof(*sw->rep));
 	sw->full = calloc(n, sizeof(*sw->full));
 	sw->err = calloc(n, sizeof(*sw->err));
-	rn.pos = malloc(n * sizeof(*rn.pos));
-	rn.hidx = malloc(n * sizeof(*rn.hidx));
 	rn.mstate = calloc(n, sizeof(*rn.mstate));
 	rn.mon = ds_monitor_new();
-	it = malloc(n * sizeof(*it));
-	scratch = malloc(2 * n * sizeof(*scratch)); /* a direct group takes two rows */
-	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.pos || !rn.hidx || !rn.mstate || !rn.mon ||
-	    !it || !scratch || ds_lanes_make(&rn, groups, ngroups) != 0)
+	size_t most = 1; /* a group's files at most: scratch for one, a direct group taking two rows */
+	for (size_t g = 0; g < ngroups; g++)
+		most = groups[2 * g + 1] > most ? groups[2 * g + 1] : most;
+	scratch = malloc(2 * most * sizeof(*scratch));
+	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.mstate || !rn.mon ||
+	    !scratch || ds_lanes_make(&rn, groups, ngroups) != 0)
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < n; i++)
@@ -585,7 +585,10 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 		if (size > DS_BLOCK && size <= budget / 2)
 			rc = ds_sweep_group(&rn, first, cnt, scratch);
 	}
-	size_t nit = 0;
+	/* an item a bucket member: the buckets are known now */
+	size_t nit = 0, members = rn.nb ? rn.b[rn.nb - 1].first + rn.b[rn.nb - 1].n : 0;
+	if (rc == 0 && !(it = malloc((members ? members : 1) * sizeof(*it))))
+		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < rn.nb; i++)
 		for (uint32_t x = rn.b[i].first; x < rn.b[i].first + rn.b[i].n; x++)
 			it[nit++] = (struct item){ rn.lane[rn.pos[x]], fp->rank[rn.pos[x]], x, (uint32_t)i };

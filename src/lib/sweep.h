@@ -76,6 +76,7 @@ struct sweep_run {
 	size_t nb, capb;
 	uint32_t *pos;       /* members of each bucket (positions in order), by bucket */
 	uint32_t *hidx;      /* beside pos: each member's state in its bucket's h */
+	size_t cappos, caphidx; /* both grown with the buckets */
 	struct ds_hashes **owned; /* states of split buckets, freed at the end */
 	size_t nowned, capowned;
 	uint8_t *mstate;     /* by position in order */

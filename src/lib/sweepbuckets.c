@@ -46,9 +46,10 @@ static bool same_start(const struct sweep_run *rn, uint32_t a, uint32_t b)
 static int add_bucket(struct sweep_run *rn, const uint32_t *mem, const uint32_t *hidx, size_t k, uint64_t size,
 		      struct ds_hashes *h, uint64_t from)
 {
-	if (DS_GROW(rn->b, rn->capb, rn->nb + 1))
-		return -ENOMEM;
 	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
+	if (DS_GROW(rn->b, rn->capb, rn->nb + 1) || DS_GROW(rn->pos, rn->cappos, npos + k) ||
+	    DS_GROW(rn->hidx, rn->caphidx, npos + k))
+		return -ENOMEM;
 	rn->b[rn->nb++] = (struct sbucket){ .first = (uint32_t)npos, .n = (uint32_t)k, .phase = B_WAIT,
 					    .size = size, .h = h, .from = from };
 	for (size_t x = 0; x < k; x++) {
