@@ -565,6 +565,44 @@ START_TEST(test_sweep_many_large_files)
 }
 END_TEST
 
+static int cmp_keypos(const void *pa, const void *pb)
+{
+	const struct ds_keypos *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* The in-place sort of (key, position) pairs that orders records and files by
+ * hash gives qsort's order on every shape: random keys, few keys (long runs of
+ * one key), sorted, reversed, organ-pipe, and sizes around its small-run cutoff. */
+START_TEST(test_sort_by_key)
+{
+	static const size_t sizes[] = { 0, 1, 2, 15, 16, 17, 33, 1000, 100003 };
+	uint64_t seed = 88172645463325252ull;
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		struct ds_keypos *a = malloc((n ? n : 1) * sizeof(*a)), *b = malloc((n ? n : 1) * sizeof(*b));
+		ck_assert(a && b);
+		for (int shape = 0; shape < 5; shape++) {
+			for (size_t i = 0; i < n; i++) {
+				seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+				uint64_t k = shape == 0 ? seed : shape == 1 ? seed % 3 : shape == 2 ? i : shape == 3 ? n - i
+					   : (i < n / 2 ? i : n - i);
+				a[i] = (struct ds_keypos){ k, (seed >> 11) ^ ((uint64_t)i << 40) };
+			}
+			memcpy(b, a, n * sizeof(*a));
+			ds_sort_by_key(a, n);
+			if (n)
+				qsort(b, n, sizeof(*b), cmp_keypos);
+			ck_assert_msg(n == 0 || memcmp(a, b, n * sizeof(*a)) == 0, "n %zu shape %d", n, shape);
+		}
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("match");
@@ -577,6 +615,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_threads_agree, 0, 2);
 	tcase_add_test(tc, test_sweep_within_budget);
 	tcase_add_test(tc, test_sweep_many_large_files);
+	tcase_add_test(tc, test_sort_by_key);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cached");
 	tcase_add_loop_test(tc, test_cache_same_as_fresh, 0, 2);

@@ -10,15 +10,6 @@
 #include "internal.h"
 #include "match.h"
 
-int ds_cmp_by_hash(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	const struct by_hash *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos; /* a fixed order within equal keys */
-}
-
 /* Hash bytes [from, to) of a file into its state h[hidx] (which stands at
  * from); at its end, check the file is still as scanned. @return 0 (a file
  * that fails is dropped and reported) or -ENOMEM. */
@@ -62,7 +53,7 @@ static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
  * ...), each file only until its hash so far is unlike every other's: files
  * that differ early are not read to their end. @return how many, or a
  * negative code. */
-static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash *bh)
+static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keypos *bh)
 {
 	dupscan_scan *s = c->s;
 	size_t nb = 0;
@@ -70,8 +61,9 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 		/* known, or a file within its first block, hashed already */
 		for (size_t x = 0; x < b->k; x++)
 			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
-				bh[nb++] = (struct by_hash){ b->full ? b->full[x] : b->partial, (uint32_t)x };
-		return ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL) ? -ENOMEM : (long)nb;
+				bh[nb++] = (struct ds_keypos){ b->full ? b->full[x] : b->partial, (uint32_t)x };
+		ds_sort_by_key(bh, nb);
+		return (long)nb;
 	}
 	uint32_t *alive = malloc(b->k * sizeof(*alive));
 	unsigned char *buf = ds_big_alloc(s->opt.chunk);
@@ -96,9 +88,8 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 		nb = 0;
 		for (size_t i = 0; rc == 0 && i < na; i++)
 			if (!(ds_rec(s, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
-				bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
-		if (rc == 0)
-			rc = ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL);
+				bh[nb++] = (struct ds_keypos){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+		ds_sort_by_key(bh, nb);
 		na = 0;
 		for (size_t i = 0; rc == 0 && i < nb;) {
 			size_t j = i + 1;
@@ -114,9 +105,8 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 	/* at the end, the states are the full hashes */
 	nb = 0;
 	for (size_t i = 0; rc == 0 && i < na; i++)
-		bh[nb++] = (struct by_hash){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
-	if (rc == 0)
-		rc = ds_sort(bh, nb, sizeof(*bh), ds_cmp_by_hash, NULL);
+		bh[nb++] = (struct ds_keypos){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+	ds_sort_by_key(bh, nb);
 	ds_big_free(buf, s->opt.chunk);
 	free(alive);
 	return rc ? rc : (long)nb;
@@ -125,7 +115,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct by_hash
 /* -Q: classes by full hash alone. */
 int ds_match_quick(struct ds_ctx *c, const struct bucket *b)
 {
-	struct by_hash *bh = malloc(b->k * sizeof(*bh));
+	struct ds_keypos *bh = malloc(b->k * sizeof(*bh));
 	if (!bh)
 		return -ENOMEM;
 	long nb = full_hashes(c, b, bh);
@@ -152,7 +142,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 	dupscan_scan *s = c->s;
 	size_t n = b->k;
 	int rc = 0;
-	struct by_hash *bh = malloc(n * sizeof(*bh));
+	struct ds_keypos *bh = malloc(n * sizeof(*bh));
 	struct ds_member *batch = malloc(s->reading.max_open * sizeof(*batch));
 	struct ds_member *pending = malloc(n * sizeof(*pending));
 	struct ds_member *joined = malloc(n * sizeof(*joined));

@@ -402,6 +402,13 @@ struct ds_sortkey {
 	uint32_t pos;
 };
 void ds_sort_keys(struct ds_sortkey *a, size_t n);
+/* A key and a position: sorted by key, then position, in place and without
+ * a copy (quicksort, heapsort past a hostile depth); with distinct positions
+ * the order is a stable sort's on key. */
+struct ds_keypos {
+	uint64_t key, pos;
+};
+void ds_sort_by_key(struct ds_keypos *a, size_t n);
 /* order[0..n) (record indexes) sorted by key() and then by the 32 bits it
  * puts in *minor, ties by record index: 16 bytes a record beside them,
  * sorted in place (the sort of every record a scan holds: its memory is the

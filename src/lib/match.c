@@ -79,11 +79,11 @@ static int sort_heads(struct group *g)
 	for (size_t i = 0; rc == 0 && i < g->n; i++) {
 		if (!g->got[i])
 			continue;
-		g->bh[g->nb++] = (struct by_hash){ g->hv[i].partial, (uint32_t)i };
+		g->bh[g->nb++] = (struct ds_keypos){ g->hv[i].partial, (uint32_t)i };
 		rc = ds_result_note(g->c, &g->hv[i]);
 	}
 	if (rc == 0)
-		rc = ds_sort(g->bh, g->nb, sizeof(*g->bh), ds_cmp_by_hash, NULL);
+		ds_sort_by_key(g->bh, g->nb);
 	size_t most = 0;
 	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
 		j = run_end(g, i);

@@ -7,11 +7,6 @@
 
 #include "internal.h"
 
-/* A file of a group or a member of a bucket, by a hash: sorted by key, then pos. */
-struct by_hash {
-	uint64_t key;
-	uint32_t pos;
-};
 
 
 /* A bucket and what is known of its members, whether their first blocks were
@@ -52,7 +47,7 @@ struct group {
 	uint64_t size;
 	struct ds_hashed *hv;        /* per file: its hashes */
 	bool *got;                   /* per file: hv holds its first-block hash */
-	struct by_hash *bh;          /* the files got, sorted by first-block hash */
+	struct ds_keypos *bh;        /* the files got (pos: in the group), sorted by first-block hash */
 	size_t nb;
 	unsigned char *blocks;       /* first blocks by position, when kept */
 	bool keep, hold;             /* blocks kept; files held open in fds */
@@ -70,8 +65,6 @@ struct group {
 	bool finish;                 /* trust: hash whole what a later run would read */
 };
 
-/* by_hash's order: key, then pos (a fixed order within equal keys). */
-int ds_cmp_by_hash(void *ctx, const void *pa, const void *pb);
 
 /* heads.c: every file's first-block hash, into g->hv and g->got: from the
  * cache when it holds the group (with trust, the files it holds, the rest

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sort.c: the sorts: a stable merge sort with a context, keys held inline
- * sorted with qsort, and records by a key beside them, in place. */
+ * sorted with qsort, and (key, position) pairs in place, which sort records
+ * by a key beside them and files by a hash. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,27 +58,22 @@ void ds_sort_keys(struct ds_sortkey *a, size_t n)
 		qsort(a, n, sizeof(*a), cmp_sortkey);
 }
 
-/* A record's key, and its minor key above its place: all distinct. */
-struct key16 {
-	uint64_t k, lo;
-};
-
-static bool key_less(const struct key16 *a, const struct key16 *b)
+static bool key_less(const struct ds_keypos *a, const struct ds_keypos *b)
 {
-	return a->k != b->k ? a->k < b->k : a->lo < b->lo;
+	return a->key != b->key ? a->key < b->key : a->pos < b->pos;
 }
 
-static void key_swap(struct key16 *a, struct key16 *b)
+static void key_swap(struct ds_keypos *a, struct ds_keypos *b)
 {
-	struct key16 t = *a;
+	struct ds_keypos t = *a;
 	*a = *b;
 	*b = t;
 }
 
-static void insertion_sort(struct key16 *a, size_t n)
+static void insertion_sort(struct ds_keypos *a, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
-		struct key16 x = a[i];
+		struct ds_keypos x = a[i];
 		size_t j = i;
 		for (; j > 0 && key_less(&x, &a[j - 1]); j--)
 			a[j] = a[j - 1];
@@ -85,7 +81,7 @@ static void insertion_sort(struct key16 *a, size_t n)
 	}
 }
 
-static void sift_down(struct key16 *a, size_t i, size_t n)
+static void sift_down(struct ds_keypos *a, size_t i, size_t n)
 {
 	for (size_t c; (c = 2 * i + 1) < n; i = c) {
 		if (c + 1 < n && key_less(&a[c], &a[c + 1]))
@@ -96,7 +92,7 @@ static void sift_down(struct key16 *a, size_t i, size_t n)
 	}
 }
 
-static void heap_sort(struct key16 *a, size_t n)
+static void heap_sort(struct ds_keypos *a, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(a, i, n);
@@ -108,7 +104,7 @@ static void heap_sort(struct key16 *a, size_t n)
 
 /* Quicksort in place, the larger side looped over (stack depth log n), heap
  * sort past a depth that only a hostile order reaches. */
-static void intro_sort(struct key16 *a, size_t n, unsigned depth)
+static void intro_sort(struct ds_keypos *a, size_t n, unsigned depth)
 {
 	while (n > 16) {
 		if (depth-- == 0) {
@@ -123,7 +119,7 @@ static void intro_sort(struct key16 *a, size_t n, unsigned depth)
 		if (key_less(&a[n - 1], &a[mid]))
 			key_swap(&a[n - 1], &a[mid]);
 		key_swap(&a[mid], &a[n - 2]); /* the median of three as pivot */
-		struct key16 p = a[n - 2];
+		struct ds_keypos p = a[n - 2];
 		size_t i = 0, j = n - 2;
 		for (;;) {
 			while (key_less(&a[++i], &p))
@@ -147,23 +143,28 @@ static void intro_sort(struct key16 *a, size_t n, unsigned depth)
 	insertion_sort(a, n);
 }
 
-int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
-		 uint64_t (*key)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor))
+void ds_sort_by_key(struct ds_keypos *a, size_t n)
 {
-	struct key16 *a = ds_big_alloc((n ? n : 1) * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t minor = 0;
-		a[i].k = key(s, ds_rec(s, order[i]), &minor);
-		a[i].lo = (uint64_t)minor << 32 | order[i];
-	}
 	unsigned depth = 2;
 	for (size_t m = n; m > 1; m >>= 1)
 		depth += 2;
 	intro_sort(a, n, depth);
+}
+
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
+		 uint64_t (*key)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor))
+{
+	struct ds_keypos *a = ds_big_alloc((n ? n : 1) * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t minor = 0;
+		a[i].key = key(s, ds_rec(s, order[i]), &minor);
+		a[i].pos = (uint64_t)minor << 32 | order[i]; /* all distinct */
+	}
+	ds_sort_by_key(a, n);
 	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)a[i].lo;
+		order[i] = (uint32_t)a[i].pos;
 	ds_big_free(a, (n ? n : 1) * sizeof(*a));
 	return 0;
 }

@@ -97,7 +97,7 @@ static void proven_free(struct proven *p)
  * stands as its first member; members in none stand for themselves. */
 static int group_proven(const dupscan_scan *s, const struct bucket *b, struct proven *p)
 {
-	struct by_hash *sub = malloc(p->k * sizeof(*sub));
+	struct ds_keypos *sub = malloc(p->k * sizeof(*sub));
 	if (!sub)
 		return -ENOMEM;
 	size_t nsub = 0;
@@ -107,14 +107,14 @@ static int group_proven(const dupscan_scan *s, const struct bucket *b, struct pr
 			p->cls[x] = 0;
 		p->head[x] = (uint32_t)x;
 		if (p->cls[x])
-			sub[nsub++] = (struct by_hash){ p->cls[x], (uint32_t)x };
+			sub[nsub++] = (struct ds_keypos){ p->cls[x], (uint32_t)x };
 	}
-	int rc = ds_sort(sub, nsub, sizeof(*sub), ds_cmp_by_hash, NULL);
-	for (size_t i = 1; rc == 0 && i < nsub; i++)
+	ds_sort_by_key(sub, nsub);
+	for (size_t i = 1; i < nsub; i++)
 		if (sub[i].key == sub[i - 1].key)
 			p->head[sub[i].pos] = p->head[sub[i - 1].pos];
 	free(sub);
-	for (size_t x = 0; rc == 0 && x < p->k; x++) {
+	for (size_t x = 0; x < p->k; x++) {
 		if (p->head[x] != x)
 			continue;
 		if (p->cls[x])
@@ -122,7 +122,7 @@ static int group_proven(const dupscan_scan *s, const struct bucket *b, struct pr
 		p->rm[p->nr] = (struct ds_member){ b->m[x].rec, -1, (uint32_t)p->nr, 0, true };
 		p->mem[p->nr++] = (uint32_t)x;
 	}
-	return rc;
+	return 0;
 }
 
 /* The representatives' full hashes: known (a proven member always has one),
