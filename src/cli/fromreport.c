@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fromreport.c: --from-report=FILE: read back the sets of a dupscan -j report
- * (perhaps edited by a person) and check its shape before anything is done. */
+ * (perhaps edited by a person) and check its shape before anything is done.
+ * The document is read as a stream (jsonread.c): a report of millions of
+ * files costs its files, a path and 48 bytes each, not a tree of it. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -12,268 +14,24 @@
 #include <sys/stat.h>
 
 #include "fromreport.h"
+#include "jsonread.h"
 
-/* ---- a small JSON reader: the whole document as a tree ---- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jval {
-	enum jtype t;
-	char *s;             /* J_STR: the bytes (no NUL inside); J_NUM: the number as written */
-	struct jval *v;      /* J_ARR, J_OBJ: the values */
-	char **k;            /* J_OBJ: the keys */
-	size_t n;
+struct report_paths {
+	struct report_paths *next;
+	size_t used, cap;
+	char bytes[];
 };
 
-struct jparse {
-	const char *p, *end;
-	int depth;
+/* One reading: the stream, the report filled, and the first thing found
+ * wrong with the report's shape (the rest is still read, so bytes that are
+ * not JSON are named as such wherever they are). */
+struct load {
+	struct jr j;
+	struct report *r;
+	char *msg;
+	size_t cap;
+	bool wrong;
 };
-
-#define MAX_DEPTH 32 /* a report nests 4 deep; more is not one */
-
-static void jfree(struct jval *v)
-{
-	free(v->s);
-	for (size_t i = 0; i < v->n; i++) {
-		jfree(&v->v[i]);
-		if (v->k)
-			free(v->k[i]);
-	}
-	free(v->v);
-	free(v->k);
-}
-
-static void skip_ws(struct jparse *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-		j->p++;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-	unsigned v = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (unsigned)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static size_t put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
-/* A string; \udc80..\udcff alone is the byte 0x80..0xff (as -j writes bytes
- * that are not UTF-8), so every name comes back exactly. */
-static int parse_string(struct jparse *j, char **out)
-{
-	j->p++; /* the quote */
-	const char *start = j->p;
-	char *o = malloc((size_t)(j->end - start) + 1), *w = o;
-	if (!o)
-		return -ENOMEM;
-	while (j->p < j->end && *j->p != '"') {
-		unsigned char c = (unsigned char)*j->p;
-		if (c < 0x20)
-			goto bad;
-		if (c != '\\') {
-			*w++ = (char)c;
-			j->p++;
-			continue;
-		}
-		if (j->end - j->p < 2)
-			goto bad;
-		char e = j->p[1];
-		j->p += 2;
-		const char *simple = strchr("\"\\/bfnrt", e);
-		if (simple && e) {
-			*w++ = "\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
-			continue;
-		}
-		unsigned cp, lo;
-		if (e != 'u' || j->end - j->p < 4 || hex4(j->p, &cp) != 0)
-			goto bad;
-		j->p += 4;
-		if (cp >= 0xd800 && cp <= 0xdbff) {
-			if (j->end - j->p < 6 || j->p[0] != '\\' || j->p[1] != 'u' || hex4(j->p + 2, &lo) != 0 ||
-			    lo < 0xdc00 || lo > 0xdfff)
-				goto bad;
-			j->p += 6;
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-		} else if (cp >= 0xdc80 && cp <= 0xdcff) {
-			*w++ = (char)(cp - 0xdc00);
-			continue;
-		} else if (cp >= 0xdc00 && cp <= 0xdfff) {
-			goto bad;
-		}
-		if (cp == 0)
-			goto bad; /* no path holds a NUL */
-		w += put_utf8(w, cp);
-	}
-	if (j->p >= j->end)
-		goto bad;
-	j->p++;
-	*w = '\0';
-	*out = o;
-	return 0;
-bad:
-	free(o);
-	return -EINVAL;
-}
-
-static int parse_value(struct jparse *j, struct jval *v);
-
-static int parse_container(struct jparse *j, struct jval *v, bool obj)
-{
-	if (++j->depth > MAX_DEPTH)
-		return -EINVAL;
-	v->t = obj ? J_OBJ : J_ARR;
-	j->p++;
-	skip_ws(j);
-	size_t cap = 0;
-	if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
-		j->p++;
-		j->depth--;
-		return 0;
-	}
-	for (;;) {
-		if (v->n == cap) {
-			cap = cap ? cap * 2 : 8;
-			struct jval *nv = realloc(v->v, cap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			v->v = nv;
-			if (obj) {
-				char **nk = realloc(v->k, cap * sizeof(*nk));
-				if (!nk)
-					return -ENOMEM;
-				v->k = nk;
-			}
-		}
-		memset(&v->v[v->n], 0, sizeof(v->v[v->n]));
-		if (obj) {
-			skip_ws(j);
-			if (j->p >= j->end || *j->p != '"')
-				return -EINVAL;
-			v->k[v->n] = NULL;
-			int rc = parse_string(j, &v->k[v->n]);
-			if (rc)
-				return rc;
-			skip_ws(j);
-			if (j->p >= j->end || *j->p != ':') {
-				v->n++; /* freed with the rest */
-				return -EINVAL;
-			}
-			j->p++;
-		}
-		int rc = parse_value(j, &v->v[v->n]);
-		v->n++;
-		if (rc)
-			return rc;
-		skip_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
-			j->p++;
-			j->depth--;
-			return 0;
-		}
-		return -EINVAL;
-	}
-}
-
-static int parse_value(struct jparse *j, struct jval *v)
-{
-	skip_ws(j);
-	if (j->p >= j->end)
-		return -EINVAL;
-	char c = *j->p;
-	if (c == '{' || c == '[')
-		return parse_container(j, v, c == '{');
-	if (c == '"') {
-		v->t = J_STR;
-		return parse_string(j, &v->s);
-	}
-	static const char *const words[] = { "null", "true", "false" };
-	for (int i = 0; i < 3; i++) {
-		size_t len = strlen(words[i]);
-		if ((size_t)(j->end - j->p) >= len && strncmp(j->p, words[i], len) == 0) {
-			v->t = i == 0 ? J_NULL : J_BOOL;
-			j->p += len;
-			return 0;
-		}
-	}
-	const char *start = j->p;
-	if (*j->p == '-')
-		j->p++;
-	while (j->p < j->end && ((*j->p >= '0' && *j->p <= '9') || *j->p == '.' || *j->p == 'e' || *j->p == 'E' ||
-				 *j->p == '+' || *j->p == '-'))
-		j->p++;
-	if (j->p == start || (j->p == start + 1 && *start == '-'))
-		return -EINVAL;
-	v->t = J_NUM;
-	v->s = strndup(start, (size_t)(j->p - start));
-	return v->s ? 0 : -ENOMEM;
-}
-
-static const struct jval *member(const struct jval *o, const char *key)
-{
-	for (size_t i = 0; o->t == J_OBJ && i < o->n; i++)
-		if (strcmp(o->k[i], key) == 0)
-			return &o->v[i];
-	return NULL;
-}
-
-/* An integer member, exactly: no fraction, no exponent, in range. */
-static bool int_member(const struct jval *o, const char *key, bool is_signed, uint64_t *u, int64_t *s)
-{
-	const struct jval *v = member(o, key);
-	if (!v || v->t != J_NUM || strpbrk(v->s, ".eE+"))
-		return false;
-	char *end;
-	errno = 0;
-	if (is_signed)
-		*s = strtoll(v->s, &end, 10);
-	else if (v->s[0] == '-')
-		return false;
-	else
-		*u = strtoull(v->s, &end, 10);
-	return errno == 0 && *end == '\0';
-}
-
-/* ---- the report's shape ---- */
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *msg, size_t cap, const char *fmt, ...)
@@ -285,24 +43,222 @@ static int fail(char *msg, size_t cap, const char *fmt, ...)
 	return -1;
 }
 
+/* The report's shape is wrong: say so (the first time) and read on. */
+__attribute__((format(printf, 2, 3)))
+static void wrong(struct load *l, const char *fmt, ...)
+{
+	if (l->wrong)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(l->msg, l->cap, fmt, ap);
+	va_end(ap);
+	l->wrong = true;
+}
+
 void report_free(struct report *r)
 {
-	for (size_t i = 0; i < r->nfiles; i++)
-		free(r->files[i].path);
+	while (r->paths) {
+		struct report_paths *next = r->paths->next;
+		free(r->paths);
+		r->paths = next;
+	}
 	free(r->files);
 	free(r->lone);
 	memset(r, 0, sizeof(*r));
 }
 
-/* Set number set was left with one file or none. @return 0 or -ENOMEM. */
-static int note_lone(struct report *r, uint32_t set)
+/* A copy of the string just read, in blocks of a MiB that never move. */
+static char *keep_path(struct report *r, const char *s, size_t len)
 {
-	uint32_t *v = realloc(r->lone, (r->nlone + 1) * sizeof(*v));
-	if (!v)
+	struct report_paths *b = r->paths;
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > (1u << 20) ? len + 1 : (1u << 20);
+		if (!(b = malloc(sizeof(*b) + cap)))
+			return NULL;
+		b->next = r->paths;
+		b->used = 0;
+		b->cap = cap;
+		r->paths = b;
+	}
+	char *p = memcpy(b->bytes + b->used, s, len + 1);
+	b->used += len + 1;
+	return p;
+}
+
+static int grow(void **v, size_t *cap, size_t n, size_t each)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *nv = realloc(*v, ncap * each);
+	if (!nv)
 		return -ENOMEM;
-	r->lone = v;
-	r->lone[r->nlone++] = set;
+	*v = nv;
+	*cap = ncap;
 	return 0;
+}
+
+enum { F_PATH, F_DEV, F_INO, F_MTIME, F_CTIME, F_N };
+static const char *const file_keys[F_N] = { "filePath", "device", "inode", "mtimeNs", "ctimeNs" };
+
+/* One entry of a fileList: kept when it is whole and nothing before it was wrong. */
+static int read_file_entry(struct load *l, size_t set, size_t k, struct report_file *rf)
+{
+	struct jr *j = &l->j;
+	if (jr_peek(j) != '{') {
+		wrong(l, "set %zu, file %zu: no \"filePath\"", set + 1, k + 1);
+		return jr_skip(j);
+	}
+	int rc = jr_open(j);
+	unsigned seen = 0, good = 0;
+	uint64_t unused_u;
+	int64_t unused_s;
+	for (bool first = true; rc == 0 && (rc = jr_next(j, true, &first)) == 1; rc = rc < 0 ? rc : 0) {
+		int f = 0;
+		while (f < F_N && strcmp(j->s, file_keys[f]) != 0)
+			f++;
+		if (f == F_N) {
+			rc = jr_skip(j);
+			continue;
+		}
+		if (seen & (1u << f))
+			wrong(l, "set %zu, file %zu: \"%s\" twice", set + 1, k + 1, file_keys[f]);
+		if (seen & (1u << f) || (l->wrong && f == F_PATH)) {
+			rc = jr_skip(j);
+			continue;
+		}
+		seen |= 1u << f;
+		if (f == F_PATH) {
+			if (jr_peek(j) != '"') {
+				rc = jr_skip(j);
+			} else if ((rc = jr_string(j)) == 0 && j->slen > 0) {
+				good |= 1u << f;
+				rc = (rf->path = keep_path(l->r, j->s, j->slen)) ? 0 : -ENOMEM;
+			}
+			continue;
+		}
+		uint64_t *u = f == F_DEV ? &rf->dev : f == F_INO ? &rf->ino : &unused_u;
+		int64_t *s = f == F_MTIME ? &rf->mtime_ns : f == F_CTIME ? &rf->ctime_ns : &unused_s;
+		rc = jr_int(j, f == F_MTIME || f == F_CTIME, u, s);
+		if (rc == 1)
+			good |= 1u << f;
+	}
+	if (rc < 0)
+		return rc;
+	if (!(good & 1u << F_PATH))
+		wrong(l, "set %zu, file %zu: no \"filePath\"", set + 1, k + 1);
+	else if (good != (1u << F_N) - 1)
+		wrong(l, "set %zu: '%s' has no device, inode, mtimeNs and ctimeNs (write the report with dupscan -j)",
+		      set + 1, rf->path);
+	return 0;
+}
+
+/* The fileList of set number set, its files appended to the report. */
+static int read_file_list(struct load *l, size_t set, size_t *count)
+{
+	struct jr *j = &l->j;
+	struct report *r = l->r;
+	int rc = jr_open(j);
+	for (bool first = true; rc == 0 && (rc = jr_next(j, false, &first)) == 1; rc = rc < 0 ? rc : 0) {
+		struct report_file rf = { .set = (uint32_t)set };
+		if ((rc = read_file_entry(l, set, *count, &rf)) != 0)
+			break;
+		++*count;
+		if (l->wrong)
+			continue;
+		if (grow((void **)&r->files, &r->capfiles, r->nfiles, sizeof(*r->files)) != 0)
+			return -ENOMEM;
+		r->files[r->nfiles++] = rf;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* Set number set, an object with "fileSize" and "fileList" in either order. */
+static int read_set(struct load *l, size_t set)
+{
+	struct jr *j = &l->j;
+	struct report *r = l->r;
+	if (jr_peek(j) != '{') {
+		wrong(l, "set %zu: no \"fileList\" list", set + 1);
+		return jr_skip(j);
+	}
+	size_t start = r->nfiles, count = 0;
+	bool seen_list = false, seen_size = false, has_list = false, has_size = false;
+	uint64_t size = 0;
+	int64_t unused;
+	int rc = jr_open(j);
+	for (bool first = true; rc == 0 && (rc = jr_next(j, true, &first)) == 1; rc = rc < 0 ? rc : 0) {
+		bool list = strcmp(j->s, "fileList") == 0, sz = strcmp(j->s, "fileSize") == 0;
+		bool *seen = list ? &seen_list : sz ? &seen_size : NULL;
+		if (seen && *seen) {
+			wrong(l, "set %zu: \"%s\" twice", set + 1, j->s);
+			rc = jr_skip(j);
+			continue;
+		}
+		if (seen)
+			*seen = true;
+		if (list && jr_peek(j) == '[') {
+			has_list = true;
+			rc = read_file_list(l, set, &count);
+		} else if (sz) {
+			rc = jr_int(j, false, &size, &unused);
+			has_size = rc == 1;
+		} else {
+			rc = jr_skip(j);
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (!has_list)
+		wrong(l, "set %zu: no \"fileList\" list", set + 1);
+	else if (!has_size)
+		wrong(l, "set %zu: no \"fileSize\"", set + 1);
+	if (l->wrong)
+		return 0;
+	for (size_t i = start; i < r->nfiles; i++) {
+		r->files[i].size = size;
+		r->files[i].alone = count < 2;
+	}
+	if (count < 2) {
+		if (grow((void **)&r->lone, &r->caplone, r->nlone, sizeof(*r->lone)) != 0)
+			return -ENOMEM;
+		r->lone[r->nlone++] = (uint32_t)set;
+	}
+	r->nsets = set + 1;
+	return 0;
+}
+
+/* The document: an object whose "matchSets" is a list of sets. */
+static int read_report(struct load *l)
+{
+	struct jr *j = &l->j;
+	if (jr_peek(j) != '{') {
+		wrong(l, "no \"matchSets\" list: not a dupscan -j report");
+		return jr_skip(j);
+	}
+	bool has_sets = false;
+	int rc = jr_open(j);
+	for (bool first = true; rc == 0 && (rc = jr_next(j, true, &first)) == 1; rc = rc < 0 ? rc : 0) {
+		if (strcmp(j->s, "matchSets") != 0) {
+			rc = jr_skip(j);
+			continue;
+		}
+		if (has_sets)
+			wrong(l, "\"matchSets\" twice");
+		if (has_sets || jr_peek(j) != '[') {
+			rc = jr_skip(j);
+			continue;
+		}
+		has_sets = true;
+		rc = jr_open(j);
+		size_t n = 0;
+		for (bool f1 = true; rc == 0 && (rc = jr_next(j, false, &f1)) == 1; n++)
+			rc = read_set(l, n);
+	}
+	if (rc == 0 && !has_sets)
+		wrong(l, "no \"matchSets\" list: not a dupscan -j report");
+	return rc < 0 ? rc : 0;
 }
 
 static int cmp_path(const void *pa, const void *pb)
@@ -319,7 +275,8 @@ static int cmp_identity(const void *pa, const void *pb)
 	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
-/* No path, and no recorded inode, in two sets. */
+/* No path, and no recorded inode, in two sets: each checked on the files
+ * sorted by it (8 bytes a file). */
 static int check_twice(const struct report *r, char *msg, size_t cap)
 {
 	const struct report_file **v = malloc((r->nfiles ? r->nfiles : 1) * sizeof(*v));
@@ -344,114 +301,45 @@ static int check_twice(const struct report *r, char *msg, size_t cap)
 	return rc;
 }
 
-static int read_file(const char *path, char **buf, size_t *len)
+/* A directory or a symlink where a file was: the report no longer describes the tree. */
+static int check_still_files(const struct report *r, char *msg, size_t cap)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-	if (!f)
-		return -errno;
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap);
-	int rc = b ? 0 : -ENOMEM;
-	while (rc == 0) {
-		if (n == cap) {
-			char *nb = realloc(b, cap *= 2);
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			b = nb;
-		}
-		size_t got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			if (ferror(f))
-				rc = -EIO;
-			break;
-		}
+	for (size_t i = 0; i < r->nfiles; i++) {
+		struct stat st;
+		if (lstat(r->files[i].path, &st) == 0 && !S_ISREG(st.st_mode))
+			return fail(msg, cap, "set %u: '%s' is now %s", r->files[i].set + 1, r->files[i].path,
+				    S_ISDIR(st.st_mode) ? "a directory" :
+				    S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
 	}
-	if (f != stdin)
-		fclose(f);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	*buf = b;
-	*len = n;
 	return 0;
 }
 
 int report_load(const char *path, struct report *r, char *msg, size_t cap)
 {
 	memset(r, 0, sizeof(*r));
-	char *buf = NULL;
-	size_t len = 0;
-	int err = read_file(path, &buf, &len);
-	if (err)
-		return fail(msg, cap, "%s", strerror(-err));
-	struct jparse j = { buf, buf + len, 0 };
-	struct jval doc = { 0 };
-	int rc = parse_value(&j, &doc);
-	skip_ws(&j);
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f)
+		return fail(msg, cap, "%s", strerror(errno));
+	struct load l = { .r = r, .msg = msg, .cap = cap };
+	jr_init(&l.j, f);
+	int rc = read_report(&l);
+	if (rc == 0)
+		rc = jr_end(&l.j);
 	if (rc == -ENOMEM)
 		rc = fail(msg, cap, "out of memory");
-	else if (rc || j.p != j.end)
-		rc = fail(msg, cap, "not JSON (at byte %zu)", (size_t)(j.p - buf));
-	const struct jval *sets = rc ? NULL : member(&doc, "matchSets");
-	if (rc == 0 && (!sets || sets->t != J_ARR))
-		rc = fail(msg, cap, "no \"matchSets\" list: not a dupscan -j report");
-	for (size_t i = 0; rc == 0 && i < sets->n; i++) {
-		const struct jval *set = &sets->v[i], *list = member(set, "fileList");
-		uint64_t size = 0;
-		int64_t unused;
-		if (set->t != J_OBJ || !list || list->t != J_ARR)
-			rc = fail(msg, cap, "set %zu: no \"fileList\" list", i + 1);
-		else if (!int_member(set, "fileSize", false, &size, &unused))
-			rc = fail(msg, cap, "set %zu: no \"fileSize\"", i + 1);
-		else if (list->n < 2 && note_lone(r, (uint32_t)i) != 0)
-			rc = fail(msg, cap, "out of memory");
-		for (size_t k = 0; rc == 0 && k < list->n; k++) {
-			const struct jval *f = &list->v[k], *p = member(f, "filePath");
-			struct report_file rf = { .set = (uint32_t)i, .size = size, .alone = list->n < 2 };
-			if (f->t != J_OBJ || !p || p->t != J_STR || !p->s[0]) {
-				rc = fail(msg, cap, "set %zu, file %zu: no \"filePath\"", i + 1, k + 1);
-				break;
-			}
-			if (!int_member(f, "device", false, &rf.dev, &unused) ||
-			    !int_member(f, "inode", false, &rf.ino, &unused) ||
-			    !int_member(f, "mtimeNs", true, &size, &rf.mtime_ns) ||
-			    !int_member(f, "ctimeNs", true, &size, &rf.ctime_ns)) {
-				rc = fail(msg, cap,
-					  "set %zu: '%s' has no device, inode, mtimeNs and ctimeNs (write the report "
-					  "with dupscan -j)", i + 1, p->s);
-				break;
-			}
-			size = rf.size;
-			if (!(rf.path = strdup(p->s))) {
-				rc = fail(msg, cap, "out of memory");
-				break;
-			}
-			struct report_file *nf = realloc(r->files, (r->nfiles + 1) * sizeof(*nf));
-			if (!nf) {
-				free(rf.path);
-				rc = fail(msg, cap, "out of memory");
-				break;
-			}
-			r->files = nf;
-			r->files[r->nfiles++] = rf;
-		}
-		r->nsets = i + 1;
-	}
+	else if (rc == -EIO)
+		rc = fail(msg, cap, "%s", strerror(EIO));
+	else if (rc)
+		rc = fail(msg, cap, "not JSON (at byte %" PRIu64 ")", jr_offset(&l.j));
+	else if (l.wrong)
+		rc = -1;
+	jr_free(&l.j);
+	if (f != stdin)
+		fclose(f);
 	if (rc == 0)
 		rc = check_twice(r, msg, cap);
-	/* a directory or a symlink where a file was: the report no longer describes the tree */
-	for (size_t i = 0; rc == 0 && i < r->nfiles; i++) {
-		struct stat st;
-		if (lstat(r->files[i].path, &st) == 0 && !S_ISREG(st.st_mode))
-			rc = fail(msg, cap, "set %u: '%s' is now %s", r->files[i].set + 1, r->files[i].path,
-				  S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
-	}
-	jfree(&doc);
-	free(buf);
+	if (rc == 0)
+		rc = check_still_files(r, msg, cap);
 	if (rc)
 		report_free(r);
 	return rc;

@@ -288,6 +288,7 @@ struct dupscan_scan {
 
 	struct ds_report_file *report; /* dupscan_report_file(): sets given, not walked (report.c) */
 	size_t nreport, capreport;
+	bool from_report;           /* files were given by dupscan_report_file() */
 
 	bool ran;
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */

@@ -11,10 +11,13 @@
 
 #include "internal.h"
 
+/* A file as given, until ds_report_build() makes it a record: 56 bytes
+ * and the path (a struct stat would be 144). */
 struct ds_report_file {
 	char *path;
 	uint32_t set;
-	struct stat st; /* the identity given: dev, ino, size, mtime, ctime */
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
 };
 
 DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *path, uint64_t dev, uint64_t ino,
@@ -26,29 +29,37 @@ DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *p
 		return DUPSCAN_E_STATE;
 	if (DS_GROW(s->report, s->capreport, s->nreport + 1))
 		return -ENOMEM;
-	struct ds_report_file *f = &s->report[s->nreport];
-	memset(f, 0, sizeof(*f));
-	if (!(f->path = strdup(path)))
+	char *copy = strdup(path);
+	if (!copy)
 		return -ENOMEM;
-	f->set = set;
-	f->st.st_dev = (dev_t)dev;
-	f->st.st_ino = (ino_t)ino;
-	f->st.st_size = (off_t)size;
-	f->st.st_mtim = (struct timespec){ (time_t)(mtime_ns / 1000000000), (long)(mtime_ns % 1000000000) };
-	f->st.st_ctim = (struct timespec){ (time_t)(ctime_ns / 1000000000), (long)(ctime_ns % 1000000000) };
-	if (f->st.st_mtim.tv_nsec < 0) {
-		f->st.st_mtim.tv_sec--;
-		f->st.st_mtim.tv_nsec += 1000000000;
-	}
-	if (f->st.st_ctim.tv_nsec < 0) {
-		f->st.st_ctim.tv_sec--;
-		f->st.st_ctim.tv_nsec += 1000000000;
-	}
-	f->st.st_mode = S_IFREG;
-	s->nreport++;
+	s->report[s->nreport++] = (struct ds_report_file){ copy, set, dev, ino, size, mtime_ns, ctime_ns };
+	s->from_report = true;
 	return 0;
 }
 
+static struct timespec ns_time(int64_t ns)
+{
+	struct timespec t = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+	if (t.tv_nsec < 0) {
+		t.tv_sec--;
+		t.tv_nsec += 1000000000;
+	}
+	return t;
+}
+
+/* The identity given, as the walk would have found it. */
+static void given_stat(const struct ds_report_file *f, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = (dev_t)f->dev;
+	st->st_ino = (ino_t)f->ino;
+	st->st_size = (off_t)f->size;
+	st->st_mtim = ns_time(f->mtime_ns);
+	st->st_ctim = ns_time(f->ctime_ns);
+	st->st_mode = S_IFREG;
+}
+
+/* The files given, once they are records (or the scan is freed). */
 void ds_report_free(dupscan_scan *s)
 {
 	for (size_t i = 0; i < s->nreport; i++)
@@ -93,7 +104,9 @@ static int add_file(dupscan_scan *s, const struct ds_report_file *f)
 		s->tree.dirs[d].pseudo = true;
 		s->tree.dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
 		uint32_t before = s->tree.nrecs;
-		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, &f->st);
+		struct stat st;
+		given_stat(f, &st);
+		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, &st);
 		if (rc == 0 && s->tree.nrecs == before)
 			rc = 1; /* the filter left it out */
 	}
@@ -101,12 +114,31 @@ static int add_file(dupscan_scan *s, const struct ds_report_file *f)
 	return rc < 0 ? rc : 0;
 }
 
+/* The index is a plain binary tree: keyed on the sets' numbers in order it
+ * would be a list, each insert walking every set before it. A bijective
+ * scramble of the number (splitmix64's finalizer) keeps it bushy. */
+static uint64_t scramble(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9u;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebu;
+	return x ^ (x >> 31);
+}
+
 int ds_report_build(dupscan_scan *s)
 {
 	int rc = check_paths(s);
-	uint32_t *order = NULL, *first = NULL;
-	for (size_t i = 0; rc == 0 && i < s->nreport; i++)
+	uint32_t *order = NULL, *first = NULL, nsets = 0;
+	for (size_t i = 0; i < s->nreport; i++)
+		nsets = s->report[i].set + 1 > nsets ? s->report[i].set + 1 : nsets;
+	/* each path given up as soon as its record holds it */
+	for (size_t i = 0; rc == 0 && i < s->nreport; i++) {
 		rc = add_file(s, &s->report[i]);
+		free(s->report[i].path);
+		s->report[i].path = NULL;
+	}
+	ds_report_free(s);
 	if (rc == 0 && !(order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order))))
 		rc = -ENOMEM;
 	if (rc == 0)
@@ -115,9 +147,6 @@ int ds_report_build(dupscan_scan *s)
 		rc = ds_index_reserve(&s->index, s->tree.nrecs);
 	/* one class per set, named by its first inode; the same inode in two sets
 	 * stays in the first (the caller refuses such reports) */
-	uint32_t nsets = 0;
-	for (size_t i = 0; i < s->nreport; i++)
-		nsets = s->report[i].set + 1 > nsets ? s->report[i].set + 1 : nsets;
 	if (rc == 0 && !(first = malloc((nsets ? nsets : 1) * sizeof(*first))))
 		rc = -ENOMEM;
 	for (uint32_t k = 0; rc == 0 && k < nsets; k++)
@@ -130,7 +159,7 @@ int ds_report_build(dupscan_scan *s)
 		if (first[set] == DS_NONE)
 			first[set] = i;
 		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;
-		rc = ds_index_insert(&s->index, i, first[set], set, set, r->size);
+		rc = ds_index_insert(&s->index, i, first[set], scramble(set), set, r->size);
 	}
 	free(first);
 	free(order);

@@ -263,8 +263,8 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->cache.start_ns = ds_ns(now);
 	/* one pool for the run: the walk, the first pass and matching take turns on it */
-	int rc = s->nreport || ds_scan_pool(s) ? 0 : -ENOMEM;
-	if (rc == 0 && s->nreport) {
+	int rc = s->from_report || ds_scan_pool(s) ? 0 : -ENOMEM;
+	if (rc == 0 && s->from_report) {
 		/* sets from a report: nothing to walk or match */
 		rc = s->tree.nargs || s->opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(s);
 	} else if (rc == 0) {
@@ -285,7 +285,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		int built = ds_build_sets(s);
 		if (built == 0 && s->opt.dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);
-		if (built == 0 && s->cache.path && rc == 0 && !s->opt.quick && !s->opt.partial_only && !s->nreport)
+		if (built == 0 && s->cache.path && rc == 0 && !s->opt.quick && !s->opt.partial_only && !s->from_report)
 			built = ds_cache_save(s, &folded);
 		if (built < 0)
 			rc = built;

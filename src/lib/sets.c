@@ -242,7 +242,7 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 {
 	/* a report's sets keep its order: its first file may have been put first to be kept */
-	set->report = s->nreport > 0;
+	set->report = s->from_report;
 	int rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
 	if (rc == 0 && s->opt.isolate) {
 		/* -I: the others must come from another argument than the first */
@@ -290,7 +290,7 @@ int ds_build_sets(dupscan_scan *s)
 	}
 	if (rc == 0) {
 		s->nsets = kept;
-		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->nreport ? cmp_report_set : cmp_set, s);
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
 	}
 	free(c.buf);
 	free(c.members);

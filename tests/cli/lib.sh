@@ -84,3 +84,14 @@ for d, dirs, files in os.walk(root):
 print("\n".join(sorted(out)))
 PY
 }
+
+# peak: the peak RSS (KiB) of a run of CMD, its stdout to FILE (-1000 - status
+# when it failed)
+peak() { # FILE CMD...
+  python3 - "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as out:
+    rc = subprocess.call(sys.argv[2:], stdout=out)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc - 1000)
+PY
+}

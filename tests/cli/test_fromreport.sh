@@ -77,6 +77,24 @@ run "$DUPSCAN" --from-report=r.json -dN
 run "$DUPSCAN" --from-report=r.json -dNH
 [ -e h/x1 ] || [ -e h/x2 ] && { [ -e h/y1 ] || [ -e h/y2 ]; } && ok "and with -H, each name listed: still both kept" || not_ok "hard links -H" "$out" "$(ls -li h)"
 
+# the reader takes a report as JSON, not as -j lays it out: keys in any order,
+# members it does not use (nested values too) skipped, on stdin with "-"
+tree; "$DUPSCAN" -rqj t > r.json
+python3 - r.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = {"note": {"by": ["a", {"deep": [[[]]]}], "n": -1.5e3}, "matchSets": []}
+for s in d["matchSets"]:
+    files = [dict(reversed(list(f.items())), seen=None, tags=[True, False]) for f in s["fileList"]]
+    out["matchSets"].append({"fileList": files, "extra": {"x": "\u00e9"}, "fileSize": s["fileSize"]})
+out["z"] = 0
+open(sys.argv[1], "w").write(json.dumps(out, indent=3))
+PY
+run "$DUPSCAN" --from-report=- -dN < r.json
+[ "$rc" = 0 ] && [ -e t/a ] && [ ! -e t/b ] && [ ! -e t/d/c ] && [ -e t/x ] && [ ! -e t/y ] && [ -e t/u ] &&
+  ok "a report rewritten (keys reordered, members added) and read from stdin: acted on the same" ||
+  not_ok "reordered report on stdin" "$rc" "$out" "$err"
+
 # reports that do not hold are refused whole, before anything changes
 tree; "$DUPSCAN" -rqj t > good.json; before=$(snap)
 refuse() {
@@ -91,6 +109,20 @@ head -c 300 good.json > bad.json; refuse bad.json "not JSON" "a truncated report
 echo '{"sets": []}' > bad.json; refuse bad.json "no \"matchSets\"" "a report of another shape"
 cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].append(d["matchSets"][0]["fileList"][1])'; refuse bad.json "set 1 and set 2 both hold" "a path in two sets"
 cp good.json bad.json; edit bad.json 'del d["matchSets"][0]["fileList"][0]["inode"]'; refuse bad.json "set 1: 't/a' has no device" "a file without its identity"
+# a key the reader uses, twice: which one a person meant is not known (JSON
+# readers differ: Python's takes the last), so the report is refused
+dupkey() { cp good.json bad.json; python3 - "$1" "$2" <<'PY'
+import re, sys
+s = open("bad.json").read()
+key, val = sys.argv[1], sys.argv[2]
+s = s.replace('"%s":' % key, '"%s": %s, "%s":' % (key, val, key), 1)
+open("bad.json", "w").write(s)
+PY
+}
+dupkey filePath '"t/u"'; refuse bad.json 'set 1, file 1: "filePath" twice' "a file's path given twice"
+dupkey inode 1; refuse bad.json 'set 1, file 1: "inode" twice' "a file's inode given twice"
+dupkey fileSize 5000; refuse bad.json 'set 1: "fileSize" twice' "a set's size given twice"
+dupkey matchSets '[]'; refuse bad.json '"matchSets" twice' "two lists of sets"
 mv t/y t/y.real; ln -s x t/y; before=$(snap)
 refuse good.json "set 2: 't/y' is now a symlink" "a path swapped for a symlink to the kept file"
 rm t/y; mv t/y.real t/y; mv t/d/c t/c.real; mkdir t/d/c; before=$(snap)

@@ -60,16 +60,6 @@ with open("want", "w") as f:
         f.write("\n".join(ps) + "\n\n")
 PY
 
-# peak RSS (KiB) of a run of the command, its stdout to the file $1
-peak() {
-  python3 - "$@" <<'PY'
-import resource, subprocess, sys
-with open(sys.argv[1], "wb") as out:
-    rc = subprocess.call(sys.argv[2:], stdout=out)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if rc == 0 else -rc - 1000)
-PY
-}
-
 # sets as sorted path lists, for comparison
 norm() {
   python3 - "$1" <<'PY'
