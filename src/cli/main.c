@@ -49,12 +49,43 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 
 struct err_ctx {
 	struct cli_progress *progress;
+	const char *cache;  /* --cache's file, or NULL */
+	bool cache_failed;  /* it could not be read or written: said once, exit status 1 */
 };
+
+/* Is path the cache, or its log or lock (FILE.log, FILE.lock)? */
+static bool is_cache_path(const char *cache, const char *path)
+{
+	size_t n = cache ? strlen(cache) : 0;
+	return n && strncmp(path, cache, n) == 0 &&
+	       (path[n] == '\0' || strcmp(path + n, ".log") == 0 || strcmp(path + n, ".lock") == 0);
+}
+
+/* The cache's trouble is named as the cache's, not as a scanned path's: a
+ * damaged file is replaced (the exit status unchanged); one that cannot be
+ * read or written is said once (its log and its lock fail the same way), the
+ * run goes on without it, and the exit status is 1, as for any file that
+ * could not be read or written. */
+static void on_cache_error(struct err_ctx *e, const char *path, int code)
+{
+	if (code != DUPSCAN_E_CACHE && e->cache_failed)
+		return;
+	/* a damaged log is the log's; a place that fails is the cache's */
+	const char *name = code == DUPSCAN_E_CACHE ? path : e->cache;
+	fputs("dupscan: cache ", stderr);
+	fwrite(name, 1, strlen(name), stderr);
+	fprintf(stderr, ": %s%s\n", dupscan_strerror(code), code == DUPSCAN_E_CACHE ? "" : "; running without a cache");
+	e->cache_failed = code != DUPSCAN_E_CACHE;
+}
 
 static void on_error(void *user, const char *path, int code)
 {
 	struct err_ctx *e = user;
 	cli_progress_clear(e->progress);
+	if (is_cache_path(e->cache, path)) {
+		on_cache_error(e, path, code);
+		return;
+	}
 	fputs("dupscan: ", stderr);
 	fwrite(path, 1, strlen(path), stderr);
 	fprintf(stderr, ": %s\n", dupscan_strerror(code));
@@ -217,7 +248,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	dupscan_scan *scan = NULL;
-	struct err_ctx ectx = { cli_progress_new(o.quiet ? CLI_PROGRESS_NEVER : o.progress ? CLI_PROGRESS_ALWAYS : CLI_PROGRESS_TTY) };
+	struct err_ctx ectx = { cli_progress_new(o.quiet ? CLI_PROGRESS_NEVER : o.progress ? CLI_PROGRESS_ALWAYS : CLI_PROGRESS_TTY),
+				o.cache ? cache : NULL, false };
 	int rc = dupscan_create(&scan);
 	if (rc == 0)
 		rc = set_options(scan, &o);
@@ -306,7 +338,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dupscan: error writing output\n");
 		status = 1;
 	}
-	if (dupscan_error_count(scan) > 0 || aborted || cli_interrupted())
+	if (dupscan_error_count(scan) > 0 || aborted || cli_interrupted() || ectx.cache_failed)
 		status = 1;
 out:
 	dupscan_free(scan);

@@ -89,6 +89,23 @@ for damage in truncate flip garbage empty version; do
   [ -z "$err" ] && [ "$out" = "$plain" ] && ok "$damage cache: rewritten whole" || not_ok "$damage rewrite" "$err"
 done
 
+# a cache that cannot be made: named as the cache (not as a scanned path),
+# once for the file, its log and its lock; the scan goes on; status 1
+run "$DUPSCAN" -rq --cache="$T/no/such/dir/c" t
+[ "$rc" = 1 ] && [ "$out" = "$plain" ] && [ "$err" = "dupscan: cache $T/no/such/dir/c: $E_NOENT; running without a cache" ] &&
+  ok "a cache in a missing directory: one line naming the cache, the same sets, status 1" ||
+  not_ok "missing cache directory" "$rc" "$err"
+# one that cannot be written (a directory the user may not write; root may write anywhere)
+mkdir -p rodir; chmod 555 rodir
+if [ "$(id -u)" = 0 ]; then as=(setpriv --reuid=65534 --regid=65534 --clear-groups); chmod -R a+rX t; chmod a+x "$T"; else as=(); fi
+if "${as[@]}" sh -c ': > rodir/probe' 2>/dev/null; then
+  echo "ok $((tap_n += 1)) # SKIP this user may write a read-only directory"
+else
+  run "${as[@]}" "$DUPSCAN" -rq --cache="$T/rodir/c" t
+  [ "$rc" = 1 ] && [ "$out" = "$plain" ] && [ "$err" = "dupscan: cache $T/rodir/c: $E_ACCES; running without a cache" ] &&
+    ok "a cache that cannot be written: named once, the same sets, status 1" || not_ok "unwritable cache" "$rc" "$err"
+fi
+
 # two runs at once on one cache: both finish, the cache keeps both trees
 rm -rf p q c.bin; mkdir p q
 for i in $(seq 200); do head -c $((i * 37)) /dev/urandom > p/f$i; cp p/f$i p/g$i; head -c $((i * 37 + 1)) /dev/urandom > q/f$i; cp q/f$i q/g$i; done
