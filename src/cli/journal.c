@@ -142,15 +142,60 @@ static int64_t ns(struct timespec ts)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int begin(struct journal *j);
+
 /* Append a finished line and make it durable before anything it names changes. */
 static int commit(struct journal *j, struct line *l)
 {
 	put(l, "\n", 1);
-	int rc = l->oom ? -ENOMEM : write_all(j->fd, l->buf, l->len);
+	int rc = l->oom ? -ENOMEM : begin(j);
+	if (rc == 0)
+		rc = write_all(j->fd, l->buf, l->len);
 	if (rc == 0 && fdatasync(j->fd) != 0)
 		rc = -errno;
 	free(l->buf);
 	return rc;
+}
+
+/* The file and its run line, made with the first change: a run that changes
+ * nothing (every set kept, stdin closed) leaves no journal. */
+static int begin(struct journal *j)
+{
+	if (j->fd >= 0)
+		return 0;
+	j->fd = open(j->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	struct stat st;
+	if (j->fd < 0 || fstat(j->fd, &st) != 0)
+		return -errno;
+	struct line l = { 0 };
+	if (st.st_size == 0)
+		put_str(&l, JOURNAL_MAGIC);
+	put_str(&l, "run");
+	put_num(&l, false, (long long)time(NULL));
+	put(&l, "\t", 1);
+	put_str(&l, DUPSCAN_VERSION_STRING);
+	put(&l, "\n", 1);
+	int rc = l.oom ? -ENOMEM : write_all(j->fd, l.buf, l.len);
+	free(l.buf);
+	return rc;
+}
+
+/* Can the journal be made at its path? Asked before the first change, so a
+ * place that cannot take it is said before any prompt or change (a later
+ * failure still stops before the change it was to record). */
+static int check_place(const char *path)
+{
+	if (access(path, W_OK) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
 }
 
 struct journal *journal_open(const char *path)
@@ -162,38 +207,29 @@ struct journal *journal_open(const char *path)
 		free(j);
 		return NULL;
 	}
+	j->fd = -1;
 	j->cwd = strdup(cwd);
 	j->path = path ? strdup(path) : default_path();
 	if (!j->path || !j->cwd) {
 		fprintf(stderr, "dupscan: journal: no place for it (set XDG_STATE_HOME or HOME, or give --journal=FILE)\n");
 		goto fail;
 	}
-	j->fd = open(j->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-	struct stat st;
-	if (j->fd < 0 || fstat(j->fd, &st) != 0) {
-		fprintf(stderr, "dupscan: journal '%s': %s\n", j->path, strerror(errno));
-		goto fail;
-	}
-	struct line l = { 0 };
-	if (st.st_size == 0)
-		put_str(&l, JOURNAL_MAGIC);
-	put_str(&l, "run");
-	put_num(&l, false, (long long)time(NULL));
-	put(&l, "\t", 1);
-	put_str(&l, DUPSCAN_VERSION_STRING);
-	int rc = commit(j, &l);
+	int rc = check_place(j->path);
 	if (rc) {
 		fprintf(stderr, "dupscan: journal '%s': %s\n", j->path, strerror(-rc));
 		goto fail;
 	}
 	return j;
 fail:
-	if (j->fd > 0)
-		close(j->fd);
 	free(j->path);
 	free(j->cwd);
 	free(j);
 	return NULL;
+}
+
+bool journal_written(const struct journal *j)
+{
+	return j && j->fd >= 0;
 }
 
 int journal_record(struct journal *j, const struct journal_change *c)
@@ -257,7 +293,7 @@ int journal_close(struct journal *j)
 {
 	if (!j)
 		return 0;
-	int rc = close(j->fd) == 0 ? 0 : -errno;
+	int rc = j->fd < 0 || close(j->fd) == 0 ? 0 : -errno;
 	free(j->path);
 	free(j->cwd);
 	free(j);

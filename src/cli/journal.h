@@ -10,10 +10,13 @@
 
 struct journal;
 
-/* Open (creating it and its directory when needed) the journal at path, or at
- * the default place when path is NULL, and append a run header.
+/* The journal at path, or at the default place when path is NULL (its
+ * directory made when needed): the file is made, or a run header appended to
+ * it, with the first change recorded; here only its place is checked.
  * @return the journal, or NULL with a message on stderr. */
 struct journal *journal_open(const char *path);
+/* Has a change been recorded (the file made or appended to)? */
+bool journal_written(const struct journal *j);
 #define JOURNAL_MAX_SIBLINGS 16
 
 /* One change, as journal_record() writes it. */

@@ -36,7 +36,7 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 	}
 	if (a.journal) {
 		fflush(stdout);
-		if (!o->journal) {
+		if (!o->journal && journal_written(a.journal)) {
 			fputs("dupscan: journal of this run: ", stderr);
 			fwrite(journal_path(a.journal), 1, strlen(journal_path(a.journal)), stderr);
 			fputs(" (dupscan --undo=FILE reverses it)\n", stderr);

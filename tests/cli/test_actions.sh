@@ -134,6 +134,20 @@ tree t
 check_tree "-d with stdin at its end deletes nothing" t "$pristine"
 "$DUPSCAN" -rd t <&- > d.out 2>&1
 check_tree "-d with stdin closed deletes nothing" t "$pristine"
+# nothing changed: no journal made, none named
+rm -rf "$XDG_STATE_HOME/dupscan"
+"$DUPSCAN" -rd t <&- > d.out 2>&1
+[ -z "$(ls -A "$XDG_STATE_HOME/dupscan" 2>/dev/null)" ] && ! grep -q "journal" d.out &&
+  ok "-d with stdin closed: no journal written, none named" || not_ok "-d empty journal" "$(ls -la "$XDG_STATE_HOME/dupscan")" "$(cat d.out)"
+"$DUPSCAN" -rdN --journal=explicit.journal t < /dev/null > d.out 2>&1
+[ -s explicit.journal ] && [ "$(grep -c '^delete' explicit.journal)" -ge 1 ] && ! grep -q "journal of this run" d.out &&
+  ok "--journal=FILE: made with the first change, not named again" || not_ok "explicit journal" "$(cat explicit.journal)" "$(cat d.out)"
+tree t
+# a journal that cannot be made is said before any prompt or change
+run "$DUPSCAN" -rdN --journal="$T/no/such/dir/j" t
+[ "$rc" = 1 ] && [ "$err" = "dupscan: journal '$T/no/such/dir/j': $E_NOENT" ] && [ -z "$out" ] &&
+  check_tree "a journal that cannot be made: said first, nothing changed, status 1" t "$pristine" ||
+  not_ok "unmakeable journal" "$rc" "$out" "$err"
 
 # faults: the kept file modified while -d waits for its answer
 tree t
