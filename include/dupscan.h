@@ -205,6 +205,15 @@ typedef void (*dupscan_stage_fn)(void *user, int stage, const dupscan_file *cons
 /* @return the library's version, e.g. "0.1.0"; a static string. */
 DUPSCAN_API const char *dupscan_version(void);
 
+/* Features this build of the library has (dupscan_features()). */
+#define DUPSCAN_FEATURE_THREADS 0x1u /* the pthread hashing pool (meson option threads) */
+
+/* @return how this library was built: DUPSCAN_FEATURE_* bits (since 0.7). */
+DUPSCAN_API unsigned dupscan_features(void);
+/* @return the version of the xxHash library in use, as XXH_versionNumber()
+ * gives it: major * 10000 + minor * 100 + release, e.g. 801 (since 0.7). */
+DUPSCAN_API unsigned dupscan_xxhash_version(void);
+
 /* @return a static English message for any code this library returns
  * (0, -errno or a DUPSCAN_E_* value); never NULL. */
 DUPSCAN_API const char *dupscan_strerror(int code);

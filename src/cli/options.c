@@ -168,6 +168,19 @@ static const struct option long_opts[] = {
  * paths after it while options may still follow paths, as in jdupes. */
 static const char short_opts[] = "-:01ABC:defhHiIjlLmMNo:OpP:qQrRsStTuvX:zZ";
 
+/* -v: the program's and the library's versions, and how the library was built
+ * (as jdupes lists its compile-time extensions). */
+static void print_version(void)
+{
+	unsigned x = dupscan_xxhash_version();
+	printf("dupscan %s (libdupscan %s)\n", DUPSCAN_VERSION_STRING, dupscan_version());
+	printf("Built with: %s, xxHash %u.%u.%u\n",
+	       dupscan_features() & DUPSCAN_FEATURE_THREADS ? "threads (a reading and hashing pool)" :
+							      "no threads (reads in the caller's thread)",
+	       x / 10000, x / 100 % 100, x % 100);
+	printf("Finds duplicate files; jdupes-compatible options. MIT License.\n");
+}
+
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
@@ -452,8 +465,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'T': o->partial_only++; break;
 		case 'u': o->print_unique = true; break;
 		case 'v':
-			printf("dupscan %s (libdupscan %s)\n", DUPSCAN_VERSION_STRING, dupscan_version());
-			printf("Finds duplicate files; jdupes-compatible options. MIT License.\n");
+			print_version();
 			*stop = true;
 			return 0;
 		case 'X': {

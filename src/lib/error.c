@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* error.c: error codes to text, and per-path reports to the caller's callback. */
+/* error.c: the version and build, error codes to text, and per-path reports
+ * to the caller's callback. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,11 @@
 DUPSCAN_API const char *dupscan_version(void)
 {
 	return DUPSCAN_VERSION_STRING;
+}
+
+DUPSCAN_API unsigned dupscan_features(void)
+{
+	return DUPSCAN_THREADS ? DUPSCAN_FEATURE_THREADS : 0;
 }
 
 DUPSCAN_API const char *dupscan_strerror(int code)

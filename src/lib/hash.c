@@ -85,3 +85,8 @@ DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *ha
 	close(fd);
 	return rc;
 }
+
+DUPSCAN_API unsigned dupscan_xxhash_version(void)
+{
+	return XXH_versionNumber();
+}

@@ -111,4 +111,14 @@ fi
 
 expect "-v" 0 "$("$DUPSCAN" --version)" "$DUPSCAN" -v
 run "$DUPSCAN" -v; case "$out" in "dupscan "[0-9]*) ok "-v names the version" ;; *) not_ok "-v names the version" "$out" ;; esac
+# how it was built: threads as this build was configured, and the xxHash it runs with
+# (the shared library the loader finds, its version from the library's own answer)
+want_threads=$([ "${DUPSCAN_THREADS:-yes}" = yes ] && echo "threads (a reading and hashing pool)" || echo "no threads (reads in the caller's thread)")
+xxh=$(python3 -c 'import ctypes, ctypes.util; v = ctypes.CDLL(ctypes.util.find_library("xxhash") or "libxxhash.so.0").XXH_versionNumber(); print("%d.%d.%d" % (v // 10000, v // 100 % 100, v % 100))' 2>/dev/null)
+if [ -n "$xxh" ]; then
+  grep -qxF "Built with: $want_threads, xxHash $xxh" <<< "$out" && ok "-v: how it was built ($want_threads, xxHash $xxh)" ||
+    not_ok "-v build line" "$out" "want: Built with: $want_threads, xxHash $xxh"
+else
+  echo "ok $((tap_n += 1)) # SKIP python cannot load libxxhash to ask its version"
+fi
 done_testing
