@@ -57,4 +57,12 @@ if cc -static-libgcc -o consumer-static "$SRC/tests/consumer.c" $(pkg-config --c
 else
   not_ok "static consumer builds" "$(cat cc.log)"
 fi
+# scripts/dupscan, README's way to try it from a clone: the first run builds
+# (its output hidden) and says so on stderr; a later run says nothing more
+mkdir clone && (cd "$SRC" && tar --exclude='./build*' --exclude='./.git' -cf - .) | (cd clone && tar -xf -)
+run clone/scripts/dupscan -v
+[ "$rc" = 0 ] && [ "$err" = "building dupscan (first run)..." ] && grep -q "^dupscan $v " <<< "$out" &&
+  ok "scripts/dupscan, first run: says it builds, then answers" || not_ok "scripts/dupscan first run" "$rc" "$out" "$err"
+run clone/scripts/dupscan -v
+[ "$rc" = 0 ] && [ -z "$err" ] && ok "scripts/dupscan, later runs: no message" || not_ok "scripts/dupscan later run" "$rc" "$err"
 done_testing
