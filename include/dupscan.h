@@ -118,9 +118,13 @@ enum dupscan_option {
 	DUPSCAN_OPT_IO_MEMORY,       /* bytes of file contents hdd mode keeps to compare files in disk
 	                              * order, at least 1048576; 0: the default, 256 MiB (an eighth of
 	                              * the memory on machines with less than 2 GiB); since 0.4 */
-	DUPSCAN_OPT_CACHE_TRUST      /* 1: with a cache (dupscan_set_cache()), list sets proven by
+	DUPSCAN_OPT_CACHE_TRUST,     /* 1: with a cache (dupscan_set_cache()), list sets proven by
 	                              * earlier runs without reading them; see dupscan_set_proof();
 	                              * since 0.5 */
+	DUPSCAN_OPT_MAX_DEPTH        /* N >= 0: directories deeper than N levels below a recursed
+	                              * path are not entered (0: its own entries only; like its
+	                              * other unentered directories, no duplicate directory of
+	                              * DUPSCAN_OPT_DIRS); -1 (default): no limit; since 0.7 */
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in

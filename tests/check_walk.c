@@ -172,6 +172,33 @@ START_TEST(test_hidden)
 }
 END_TEST
 
+/* DUPSCAN_OPT_MAX_DEPTH: directories more than N levels below the argument
+ * are not entered; -1 is no limit; other values are refused */
+START_TEST(test_max_depth)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "f", "d\n");
+	tu_text(dir, "a/f", "d\n");
+	tu_text(dir, "a/b/f", "d\n");
+	tu_text(dir, "a/b/c/f", "d\n");
+	static const char *const want[] = { "", "a/f f", "a/b/f a/f f", "a/b/c/f a/b/f a/f f" };
+	for (int n = -1; n <= 3; n++) {
+		dupscan_scan *scan = tu_scan(dir, DUPSCAN_OPT_MAX_DEPTH, n, 0);
+		char *sets = tu_sets(scan, dir);
+		ck_assert_str_eq(sets, want[n < 0 ? 3 : n]);
+		free(sets);
+		dupscan_free(scan);
+	}
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_MAX_DEPTH, -2), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_MAX_DEPTH, (int64_t)UINT32_MAX), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_MAX_DEPTH, 7), 0);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_deep_and_wide)
 {
 	char *dir = tu_tmpdir();
@@ -288,6 +315,7 @@ int main(void)
 	tcase_add_test(tc, test_symlink_loop_and_twice);
 	tcase_add_test(tc, test_symlinks_not_followed_by_default);
 	tcase_add_test(tc, test_hidden);
+	tcase_add_test(tc, test_max_depth);
 	tcase_add_test(tc, test_deep_and_wide);
 	tcase_add_test(tc, test_missing_argument_others_scanned);
 	tcase_add_test(tc, test_unreadable_dir_and_file);

@@ -48,6 +48,7 @@ struct cli_opts {
 	long chunk_size;    /* 0: library default */
 	int64_t io_memory;  /* 0: library default */
 	int threads;        /* 0: library default */
+	long max_depth;     /* --max-depth; -1: none given */
 	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;
 	int npaths;

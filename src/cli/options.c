@@ -58,6 +58,8 @@ static const char help_text[] =
 " -l --link-soft       replace duplicates by relative symlinks to the first file\n"
 " -L --link-hard       replace duplicates by hard links to the first file\n"
 " -m --summarize       print only a summary of the duplicates\n"
+"    --max-depth=N     with -r or -R: enter directories at most N levels below\n"
+"                      each argument (0: the argument's own files only)\n"
 " -M --print-summarize print the sets, then the summary\n"
 "    --move-to=DIR     move duplicates under DIR, at their path below their\n"
 "                      argument; never overwrites\n"
@@ -103,7 +105,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH
 };
 
 static const struct option long_opts[] = {
@@ -136,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "io", required_argument, NULL, OPT_IO },
 	{ "io-memory", required_argument, NULL, OPT_IO_MEMORY },
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -323,6 +326,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	int c, rc;
 	*stop = false;
 	opterr = 0;
+	o->max_depth = -1;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
@@ -415,6 +419,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			else
 				return usage_error("invalid value '%s' for --io (auto, hdd or ssd)", optarg);
 			break;
+		case OPT_MAX_DEPTH: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > 1000000)
+				return usage_error("invalid value '%s' for --max-depth (0 to 1000000)", optarg);
+			o->max_depth = v;
+			break;
+		}
 		case OPT_IO_MEMORY:
 			if (parse_memory(optarg, &o->io_memory) != 0)
 				return usage_error("invalid size '%s' for --io-memory (1M to 1T; K, M, G suffixes)", optarg);
@@ -519,6 +532,11 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	} else if (o->npaths == 0) {
 		return usage_error("%s", o->files_from ? "no paths in --files-from" : "no files or directories given");
 	}
+	bool recursing = o->recurse;
+	for (int i = 0; i < o->npaths; i++)
+		recursing = recursing || o->paths[i].recurse_after;
+	if (o->max_depth >= 0 && !recursing)
+		return usage_error("%s", "--max-depth limits recursion: give -r (or -R before the directories)");
 	if (o->prune_empty_dirs && o->action != 'd' && o->action != ACT_MOVE)
 		return usage_error("%s", "--prune-empty-dirs needs -d or --move-to");
 	if (o->journal && !o->action)

@@ -171,6 +171,7 @@ struct ds_options {
 	bool chunk_given;            /* -C: the caller's read size, on any storage */
 	int threads;                 /* hashing threads; 1 = all in the caller's thread */
 	int io;                      /* DUPSCAN_IO_* as asked */
+	int64_t max_depth;           /* DUPSCAN_OPT_MAX_DEPTH: -1, none */
 	size_t sweep_budget;         /* contents the sweep may keep in memory */
 };
 

@@ -45,6 +45,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->opt.chunk = DS_DEFAULT_CHUNK;
 	s->opt.threads = default_threads();
 	s->opt.order = DUPSCAN_ORDER_NAME;
+	s->opt.max_depth = -1;
 	if (!(s->act_watch = malloc(sizeof(*s->act_watch)))) {
 		free(s);
 		*out = NULL;
@@ -158,6 +159,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value != 0 && (value < (1 << 20) || (uint64_t)value > SIZE_MAX / 2))
 			return DUPSCAN_E_OPTION;
 		s->opt.sweep_budget = value ? (size_t)value : sweep_budget();
+		return 0;
+	case DUPSCAN_OPT_MAX_DEPTH:
+		if (value < -1 || value > UINT32_MAX - 1)
+			return DUPSCAN_E_OPTION;
+		s->opt.max_depth = value;
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)

@@ -337,7 +337,8 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 		j->oflags |= O_NOFOLLOW;
 	j->dev = s->tree.dirs[d].dev;
 	j->ino = s->tree.dirs[d].ino;
-	j->recurse = s->tree.args[s->tree.dirs[d].arg].recurse;
+	/* its subdirectories are at depth + 1: entered while that is within the limit */
+	j->recurse = s->tree.args[s->tree.dirs[d].arg].recurse && (s->opt.max_depth < 0 || depth < s->opt.max_depth);
 	j->ask = s->cb.dir_filter != NULL;
 	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
