@@ -27,7 +27,8 @@ struct cli_opts {
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
-	bool json, no_prompt, soft_abort, no_change_check, dry_run;
+	bool json, csv, no_prompt, soft_abort, no_change_check, dry_run;
+	const char *format; /* --format as given (NULL: none), for messages */
 	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear, cache_trust;
 	const char *cache_file; /* --cache=FILE, NULL: the default place */
 	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
@@ -74,6 +75,8 @@ void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE 
 void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 /* the library's stage callback for -P; user is the FILE to print to */
 void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
+/* act_printcsv.c: @return the sets whose hash could not be read */
+int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 /* act_printjson.c */
 void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* actions: each @return the number of files it failed to act on */

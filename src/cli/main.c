@@ -329,6 +329,9 @@ int main(int argc, char **argv)
 		act_summarize(scan, stdout);
 	} else if (o.json) {
 		act_print_json(scan, &o, argc, argv, stdout);
+	} else if (o.csv) {
+		if (act_print_csv(scan, &o, stdout) != 0)
+			status = 1;
 	} else {
 		act_print_matches(scan, &o, stdout);
 		if (o.print_summarize) {

@@ -32,7 +32,9 @@ static const char help_text[] =
 " -e --error-on-dupe   exit with status 255 as soon as a duplicate is found\n"
 "    --exclude=GLOB    leave out files matching GLOB (relative to their argument;\n"
 "                      '**' spans directories; GLOB/ prunes directories)\n"
-" -f --omit-first      omit the first file of each set\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
+" -f --omit-first      omit the first file of each set\n"
+"    --format=FORMAT   the sets as text (default), json (as -j), csv (size,\n"
+"                      hash,count,paths, as fclones), or fdupes (as text)\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
 "                      edited: files dropped stay, the first file listed stays);\n"
 "                      each file is checked and compared again first\n"
 "    --files-from=FILE read more paths from FILE ('-': stdin), one per line,\n"
@@ -105,7 +107,7 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH, OPT_FORMAT
 };
 
 static const struct option long_opts[] = {
@@ -139,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "io", required_argument, NULL, OPT_IO },
 	{ "io-memory", required_argument, NULL, OPT_IO_MEMORY },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -419,6 +422,12 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			else
 				return usage_error("invalid value '%s' for --io (auto, hdd or ssd)", optarg);
 			break;
+		case OPT_FORMAT:
+			/* text and fdupes are one listing (jdupes' and fdupes' are the same) */
+			if (strcmp(optarg, "text") && strcmp(optarg, "fdupes") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+				return usage_error("invalid value '%s' for --format (text, json, csv or fdupes)", optarg);
+			o->format = optarg;
+			break;
 		case OPT_MAX_DEPTH: {
 			char *end;
 			errno = 0;
@@ -532,6 +541,16 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	} else if (o->npaths == 0) {
 		return usage_error("%s", o->files_from ? "no paths in --files-from" : "no files or directories given");
 	}
+	if (o->format && o->json && strcmp(o->format, "json") != 0)
+		return usage_error("-j/--json and --format=%s: two formats", o->format);
+	if (o->format) {
+		o->json = strcmp(o->format, "json") == 0;
+		o->csv = strcmp(o->format, "csv") == 0;
+	}
+	if (o->csv && (o->action || o->print_unique || o->summarize || o->print_summarize || o->dirs ||
+		       o->omit_first || o->print_null || o->error_on_dupe))
+		return usage_error("%s", "--format=csv lists the sets of files, each whole: it is refused with an action, "
+			"-u, -m, -M, -e, -f, -0 and --dirs");
 	bool recursing = o->recurse;
 	for (int i = 0; i < o->npaths; i++)
 		recursing = recursing || o->paths[i].recurse_after;

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* act_printcsv.c: --format=csv, the sets as fclones writes them (size, hash,
+ * count, then one column a path), for spreadsheets; RFC 4180 quoting. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* A field, quoted when it holds a comma, a quote or a line break (quotes doubled). */
+static void csv_field(const char *s, FILE *out)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fwrite(s, 1, strlen(s), out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* The hash column: XXH64 of the kept file's content, read again here (the
+ * library keeps no hash a set: sets compared byte by byte need none); a file
+ * that cannot be read now is named on stderr and its set counts as a failure. */
+int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
+{
+	int failures = 0;
+	fputs("size,hash,count,files\n", out);
+	size_t n = dupscan_set_count(scan);
+	for (size_t i = 0; i < n; i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		size_t count = dupscan_set_file_count(set), kept = keep_index(set, &o->keep);
+		const dupscan_file *first = dupscan_set_file(set, kept);
+		uint64_t size = 0, hash = 0;
+		int rc = dupscan_hash_file(dupscan_file_path(first), &size, &hash);
+		if (rc == 0 && size != dupscan_file_size(first))
+			rc = DUPSCAN_E_CHANGED;
+		if (rc) {
+			fflush(out);
+			fprintf(stderr, "dupscan: %s: %s\n", dupscan_file_path(first), dupscan_strerror(rc));
+			failures++;
+		}
+		fprintf(out, "%" PRIu64 ",", dupscan_file_size(first));
+		if (rc == 0)
+			fprintf(out, "%016" PRIx64, hash);
+		fprintf(out, ",%zu", count);
+		for (size_t k = 0; k < count; k++) {
+			fputc(',', out);
+			csv_field(dupscan_file_path(dupscan_set_file(set, act_listed(kept, k))), out);
+		}
+		fputc('\n', out);
+	}
+	return failures;
+}
