@@ -32,10 +32,19 @@ grep -q '^Requires.private:.*libxxhash' "root/usr/$libdir/pkgconfig/libdupscan.p
 grep -q "^Version: $v\$" "root/usr/$libdir/pkgconfig/libdupscan.pc" && ok ".pc version $v" || not_ok ".pc version"
 grep -q "DUPSCAN_VERSION_STRING \"$v\"" root/usr/include/dupscan_version.h && ok "header version $v" || not_ok "header version"
 grep -q "dupscan $v" root/usr/share/man/man1/dupscan.1 && grep -q "libdupscan $v" root/usr/share/man/man3/libdupscan.3 && ok "man pages carry $v" || not_ok "man version"
-for page in root/usr/share/man/man1/dupscan.1 root/usr/share/man/man3/libdupscan.3; do
+for page in root/usr/share/man/man1/dupscan.1 root/usr/share/man/man3/libdupscan.3 root/usr/share/man/man3/dupscan_set_option.3; do
   w=$(groff -ww -z -man "$page" 2>&1)
   [ -z "$w" ] && ok "groff -ww: no warning in ${page##*/}" || not_ok "groff warnings in ${page##*/}" "$w"
 done
+# man 3 FUNCTION for every public function: the link pages resolve as installed
+funcs=$(grep -oE 'DUPSCAN_API [^(]*\(' "$SRC/include/dupscan.h" | grep -oE 'dupscan_[a-z0-9_]+ *\($' | tr -d ' (')
+missing=$(for f in $funcs; do [ -e "root/usr/share/man/man3/$f.3" ] || echo "$f"; done)
+[ -z "$missing" ] && ok "a man 3 page installed for each public function" || not_ok "man 3 pages missing" "$missing"
+if command -v man >/dev/null; then
+  bad=$(for f in dupscan_run dupscan_set_option dupscan_file_path; do
+    MANPAGER=cat man -M "$T/root/usr/share/man" 3 "$f" 2>/dev/null | grep -q "dupscan_run(dupscan_scan \*scan)\|DUPSCAN_OPT_MAX_DEPTH" || echo "$f"; done)
+  [ -z "$bad" ] && ok "man -M DESTDIR 3 dupscan_run (and others) shows the page that describes it" || not_ok "man 3 pages do not resolve" "$bad"
+fi
 
 # the consumer, with pkg-config and nothing else
 export PKG_CONFIG_SYSROOT_DIR="$T/root" PKG_CONFIG_PATH="$T/root/usr/$libdir/pkgconfig"

@@ -42,10 +42,31 @@ all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" 
 missing=$(for o in $all; do grep -qE -- "(^|[ '])$o(=|[ ']|$)" "$SRC/src/cli/dupscan.bash-completion" || echo "$o"; done)
 [ -z "$missing" ] && ok "bash completion offers every long option" || not_ok "bash completion lacks" "$missing"
 grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"
+# every variable the program reads is in ENVIRONMENT; FILES names the cache and the journals
+envsec=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH FILES/p' "$SRC/man/dupscan.1")
+files=$(sed -n '/^\.SH FILES/,/^\.SH EXIT STATUS/p' "$SRC/man/dupscan.1")
+vars=$(grep -ohE 'getenv\("[A-Z_]+"\)' "$SRC"/src/cli/*.c | grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u)
+missing=$(for v in $vars; do grep -q "^\.B $v\$" <<< "$envsec" || echo "$v"; done)
+[ -n "$vars" ] && [ -z "$missing" ] && ok "ENVIRONMENT: each variable read ($(echo $vars))" || not_ok "ENVIRONMENT lacks" "$missing"
+grep -q 'dupscan/hashes' <<< "$files" && grep -q 'journal' <<< "$files" && ok "FILES: the cache and the journals" || not_ok "FILES section"
+# section 3: a page for every function dupscan.h declares (a link to the page
+# that describes it, or that page); every option and callback type described
+declared=$(grep -oE 'DUPSCAN_API [^(]*\(' "$SRC/include/dupscan.h" | grep -oE 'dupscan_[a-z0-9_]+ *\($' | tr -d ' (' | sort)
+pages=$( (grep -oE "'dupscan_[a-z0-9_]+'" "$SRC/man/meson.build" | tr -d "'"; ls "$SRC/man" | sed -n 's/^\(dupscan_[a-z0-9_]*\)\.3$/\1/p') | sort)
+[ -n "$declared" ] && [ "$declared" = "$pages" ] && ok "a man 3 page for each of the $(echo "$declared" | wc -l) public functions" ||
+  not_ok "man 3 pages and dupscan.h's functions differ" "$(diff <(echo "$declared") <(echo "$pages"))"
+opts=$(grep -oE '^\s*DUPSCAN_OPT_[A-Z_]+' "$SRC/include/dupscan.h" | tr -d ' \t' | sort)
+described=$(grep -oE '^\.B DUPSCAN_OPT_[A-Z_]+$' "$SRC/man/dupscan_set_option.3" | sed 's/^\.B //' | sort)
+[ -n "$opts" ] && [ "$opts" = "$described" ] && ok "dupscan_set_option(3) describes every DUPSCAN_OPT_* ($(echo "$opts" | wc -l))" ||
+  not_ok "options described differ" "$(diff <(echo "$opts") <(echo "$described"))"
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$SRC/man/libdupscan.3")
+missing=$(for t in $(grep -oE 'typedef [a-z]+ \(\*dupscan_[a-z_]+_fn\)' "$SRC/include/dupscan.h" | grep -oE 'dupscan_[a-z_]+_fn'); do
+  grep -q "typedef.*$t" <<< "$synopsis" || echo "$t"; done)
+[ -z "$missing" ] && ok "libdupscan(3)'s SYNOPSIS has every callback type" || not_ok "callback types not in the SYNOPSIS" "$missing"
 # the pages as installed (date and version filled in) parse without warnings
 built=$(dirname "${DUPSCAN_VERSION_H:?}")/man
 if command -v mandoc >/dev/null; then
-  run mandoc -Tlint -W warning "$built/dupscan.1" "$built/libdupscan.3"
+  run mandoc -Tlint -W warning "$built/dupscan.1" "$built/libdupscan.3" "$built/dupscan_set_option.3"
   [ "$rc" = 0 ] && [ -z "$out$err" ] && ok "mandoc -Tlint: no warnings" || not_ok "mandoc -Tlint" "$out" "$err"
 else
   ok "# SKIP mandoc not installed"
