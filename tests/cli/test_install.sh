@@ -28,6 +28,10 @@ soname=$(objdump -p "root/usr/$libdir/libdupscan.so.$v" | awk '/SONAME/ {print $
 [ "$soname" = libdupscan.so.0 ] && ok "soname libdupscan.so.0" || not_ok "soname" "$soname"
 comp=$(find root -path '*bash-completion*' -name dupscan | head -1)
 [ -n "$comp" ] && ok "bash completion installed (${comp#root})" || not_ok "bash completion" "$(cd root && find . -name '*dupscan*')"
+[ -f root/usr/share/zsh/site-functions/_dupscan ] && ok "zsh completion installed (/usr/share/zsh/site-functions/_dupscan)" ||
+  not_ok "zsh completion" "$(cd root && find . -name '*dupscan*')"
+comp=$(find root -path '*fish*' -name dupscan.fish | head -1)
+[ -n "$comp" ] && ok "fish completion installed (${comp#root})" || not_ok "fish completion" "$(cd root && find . -name '*dupscan*')"
 grep -q '^Requires.private:.*libxxhash' "root/usr/$libdir/pkgconfig/libdupscan.pc" && ok "libxxhash is a private requirement" || not_ok ".pc" "$(cat root/usr/$libdir/pkgconfig/libdupscan.pc)"
 grep -q "^Version: $v\$" "root/usr/$libdir/pkgconfig/libdupscan.pc" && ok ".pc version $v" || not_ok ".pc version"
 grep -q "DUPSCAN_VERSION_STRING \"$v\"" root/usr/include/dupscan_version.h && ok "header version $v" || not_ok "header version"

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Completions for bash, zsh and fish, each loaded in its shell: every long
+# option of the option table offered, option values and file names completed
+# as a user would type them (zsh through a pseudo-terminal, fish with
+# complete -C). A shell that is not installed is skipped.
+. "$(dirname "$0")/lib.sh"
+SRC=${SOURCE_ROOT:?}
+BASH_C="$SRC/src/cli/dupscan.bash-completion" ZSH_C="$SRC/src/cli/dupscan.zsh-completion" FISH_C="$SRC/src/cli/dupscan.fish-completion"
+longs=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+mkdir -p d/sub; : > d/report.json
+
+# bash: the function fills COMPREPLY for the words given
+bash_complete() { # WORDS...: what _dupscan offers for the last word
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; _dupscan; printf "%s\n" "${COMPREPLY[@]}"' \
+    _ "$BASH_C" "$@"
+}
+missing=$(for o in $longs; do bash_complete dupscan "$o" | grep -qxF -- "$o" || bash_complete dupscan "$o" | grep -qxF -- "$o=" || echo "$o"; done)
+[ -z "$missing" ] && ok "bash: every long option offered ($(echo "$longs" | wc -l))" || not_ok "bash lacks" "$missing"
+[ "$(bash_complete dupscan --format= | sort | tr '\n' ' ')" = "--format=csv --format=fdupes --format=json --format=text " ] &&
+  ok "bash: --format= offers its values" || not_ok "bash --format=" "$(bash_complete dupscan --format=)"
+bash_complete dupscan --from-report=d/rep | grep -qx -- "--from-report=d/report.json" && ok "bash: --from-report= completes a file" ||
+  not_ok "bash --from-report=" "$(bash_complete dupscan --from-report=d/rep)"
+
+# zsh: type in an interactive zsh on a pseudo-terminal, press TAB, read the screen
+if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
+  mkdir -p zfunc && cp "$ZSH_C" zfunc/_dupscan
+  cat > drive.zsh <<'ZSH'
+zmodload zsh/zpty
+zpty -b z zsh -f -i
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep; LISTMAX=10000"
+zpty -w -n z "$2"$'\t'
+out= chunk=
+for i in {1..40}; do
+  sleep 0.05
+  while zpty -r -t z chunk; do out+=$chunk; done
+done
+print -r -- "$out"
+zpty -d z
+ZSH
+  zsh_complete() { # LINE: the screen after LINE and a TAB, escapes removed
+    zsh -f drive.zsh "$T/zfunc" "$1" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr '\r' '\n'
+  }
+  zsh_complete "dupscan --max-d" | grep -q "dupscan --max-depth=" && ok "zsh: --max-d completes to --max-depth=" ||
+    not_ok "zsh --max-d" "$(zsh_complete "dupscan --max-d" | tail -5)"
+  screen=$(zsh_complete "dupscan --format=")
+  grep -q "csv" <<< "$screen" && grep -q "fdupes" <<< "$screen" && grep -q "json" <<< "$screen" && grep -q "text" <<< "$screen" &&
+    ok "zsh: --format= lists its values" || not_ok "zsh --format=" "$screen"
+  zsh_complete "dupscan d/rep" | grep -q "dupscan d/report.json" && ok "zsh: a path argument completes a file" ||
+    not_ok "zsh file" "$(zsh_complete "dupscan d/rep" | tail -5)"
+  screen=$(zsh_complete "dupscan --")
+  missing=$(for o in $longs; do grep -qE -- "(^|[ ])${o//:/\\\\?:}(=|[ ]|$)" <<< "$screen" || echo "$o"; done)
+  [ -z "$missing" ] && ok "zsh: every long option listed after --" || not_ok "zsh lacks" "$missing"
+else
+  echo "ok $((tap_n += 1)) # SKIP zsh (with zsh/zpty) is not installed"
+fi
+
+# fish: complete -C gives what fish would offer for a command line
+if command -v fish >/dev/null; then
+  fish_complete() { fish --no-config -c "source '$FISH_C'; complete -C'$1'" | cut -f1; }
+  got=$(fish_complete "dupscan --")
+  missing=$(for o in $longs; do grep -qxF -- "$o" <<< "$got" || echo "$o"; done)
+  [ -z "$missing" ] && ok "fish: every long option offered" || not_ok "fish lacks" "$missing"
+  [ "$(fish_complete "dupscan --format=" | tr '\n' ' ')" = "--format=csv --format=fdupes --format=json --format=text " ] &&
+    ok "fish: --format= offers its values" || not_ok "fish --format=" "$(fish_complete "dupscan --format=")"
+  fish_complete "dupscan --from-report d/rep" | grep -qx "d/report.json" && ok "fish: --from-report completes a file" ||
+    not_ok "fish --from-report" "$(fish_complete "dupscan --from-report d/rep")"
+else
+  echo "ok $((tap_n += 1)) # SKIP fish is not installed"
+fi
+done_testing
