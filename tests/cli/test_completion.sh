@@ -6,6 +6,8 @@
 # complete -C). A shell that is not installed is skipped.
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?}
+# it tests the source tree's files, not the build: once per run of scripts/test
+[ -n "${COMPLETION_TESTED:-}" ] && { ok "# SKIP the completions were tested in an earlier build of this run"; done_testing; }
 BASH_C="$SRC/src/cli/dupscan.bash-completion" ZSH_C="$SRC/src/cli/dupscan.zsh-completion" FISH_C="$SRC/src/cli/dupscan.fish-completion"
 longs=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 mkdir -p d/sub; : > d/report.json
@@ -28,12 +30,21 @@ if command -v zsh >/dev/null && zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
   cat > drive.zsh <<'ZSH'
 zmodload zsh/zpty
 zpty -b z zsh -f -i
-zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep; LISTMAX=10000"
-zpty -w -n z "$2"$'\t'
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D; setopt nobeep; LISTMAX=10000; print __ready__"
+# wait for the shell to be ready (compinit done), type the line and a TAB,
+# then read until nothing more comes for half a second
 out= chunk=
-for i in {1..40}; do
-  sleep 0.05
+for i in {1..100}; do
   while zpty -r -t z chunk; do out+=$chunk; done
+  [[ $out == *$'\n'__ready__* ]] && break
+  sleep 0.05
+done
+zpty -w -n z "$2"$'\t'
+out= quiet=0
+for i in {1..80}; do
+  sleep 0.05
+  if zpty -r -t z chunk; then out+=$chunk; quiet=0; while zpty -r -t z chunk; do out+=$chunk; done; else (( quiet++ )); fi
+  [[ -n $out ]] && (( quiet >= 10 )) && break
 done
 print -r -- "$out"
 zpty -d z
