@@ -327,10 +327,10 @@ int report_load(const char *path, struct report *r, char *msg, size_t cap)
 		rc = jr_end(&l.j);
 	if (rc == -ENOMEM)
 		rc = fail(msg, cap, "out of memory");
-	else if (rc == -EIO)
-		rc = fail(msg, cap, "%s", strerror(EIO));
-	else if (rc)
+	else if (rc == -EINVAL)
 		rc = fail(msg, cap, "not JSON (at byte %" PRIu64 ")", jr_offset(&l.j));
+	else if (rc)
+		rc = fail(msg, cap, "%s", strerror(-rc)); /* the read failed */
 	else if (l.wrong)
 		rc = -1;
 	jr_free(&l.j);

@@ -35,10 +35,11 @@ static int peekb(struct jr *j)
 			return -1;
 		j->off += j->len;
 		j->pos = 0;
+		errno = 0;
 		j->len = fread(j->buf, 1, sizeof(j->buf), j->f);
 		if (j->len == 0) {
 			if (ferror(j->f))
-				j->err = -EIO;
+				j->err = errno ? -errno : -EIO; /* EISDIR: a directory given */
 			return -1;
 		}
 	}

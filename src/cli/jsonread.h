@@ -17,7 +17,7 @@ struct jr {
 	unsigned char buf[65536];
 	size_t pos, len;
 	uint64_t off;       /* bytes of the document before buf */
-	int err;            /* -EIO once a read failed */
+	int err;            /* -errno (or -EIO) once a read failed */
 	int depth;
 	char *s;            /* the last string read (a key or a value), NUL-terminated */
 	size_t slen, scap;
@@ -26,7 +26,7 @@ struct jr {
 };
 
 /* Every function below returns a negative errno on trouble: -EINVAL for
- * bytes that are not JSON, -ENOMEM, -EIO (the read failed). */
+ * bytes that are not JSON, -ENOMEM, or the read's error (j->err). */
 
 void jr_init(struct jr *j, FILE *f);
 void jr_free(struct jr *j);

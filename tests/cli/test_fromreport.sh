@@ -106,6 +106,7 @@ refuse() {
   fi
 }
 head -c 300 good.json > bad.json; refuse bad.json "not JSON" "a truncated report"
+mkdir -p adir; refuse adir "'adir': $(errtext EISDIR); nothing was done" "a directory given as the report: the read's error, not 'not JSON'"
 echo '{"sets": []}' > bad.json; refuse bad.json "no \"matchSets\"" "a report of another shape"
 cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].append(d["matchSets"][0]["fileList"][1])'; refuse bad.json "set 1 and set 2 both hold" "a path in two sets"
 cp good.json bad.json; edit bad.json 'del d["matchSets"][0]["fileList"][0]["inode"]'; refuse bad.json "set 1: 't/a' has no device" "a file without its identity"
