@@ -281,6 +281,18 @@ static int read_files_from(struct cli_opts *o)
 }
 
 /* SIZE[K|M|G] in bytes, 1 MiB to 1 TiB. */
+/* A decimal integer from min to max, the whole of arg. */
+static bool parse_long(const char *arg, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 static int parse_memory(const char *arg, int64_t *out)
 {
 	char *end;
@@ -404,10 +416,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'Z': o->soft_abort = true; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_THREADS: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 1024)
+			long v;
+			if (!parse_long(optarg, 1, 1024, &v))
 				return usage_error("invalid value '%s' for --threads (1 to 1024)", optarg);
 			o->threads = (int)v;
 			break;
@@ -428,15 +438,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				return usage_error("invalid value '%s' for --format (text, json, csv or fdupes)", optarg);
 			o->format = optarg;
 			break;
-		case OPT_MAX_DEPTH: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > 1000000)
+		case OPT_MAX_DEPTH:
+			if (!parse_long(optarg, 0, 1000000, &o->max_depth))
 				return usage_error("invalid value '%s' for --max-depth (0 to 1000000)", optarg);
-			o->max_depth = v;
 			break;
-		}
 		case OPT_IO_MEMORY:
 			if (parse_memory(optarg, &o->io_memory) != 0)
 				return usage_error("invalid size '%s' for --io-memory (1M to 1T; K, M, G suffixes)", optarg);
