@@ -10,17 +10,8 @@
 # malloc hands out is written, so what is asked for counts, touched or not.
 . "$(dirname "$0")/lib.sh"
 
-if [ -n "${DUPSCAN_SANITIZE:-}" ] && [ "$DUPSCAN_SANITIZE" != none ]; then
-  echo "ok 1 # SKIP under ${DUPSCAN_SANITIZE}: its shadow memory is most of the RSS"
-  echo "1..1"
-  exit 0
-fi
-# in memory where there is a tmpfs (/dev/shm): 200,000 files written to a
-# disk take a minute on a filesystem mounted with discard after a deletion
-if [ -d /dev/shm ] && [ -w /dev/shm ] && W=$(mktemp -d /dev/shm/dupscan-memory-XXXXXX); then
-  trap 'rm -rf "$W"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
-  cd "$W" || exit 1
-fi
+skip_under_sanitizer
+work_in_shm memory
 export MALLOC_PERTURB_=165
 N=${MEMORY_FILES:-200000}
 # bytes a file at most, above the small scan: measured 67-75 (ssd: the threads'

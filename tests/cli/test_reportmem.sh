@@ -9,19 +9,9 @@
 # MALLOC_PERTURB_ so what malloc hands out counts, touched or not.
 . "$(dirname "$0")/lib.sh"
 
-if [ -n "${DUPSCAN_SANITIZE:-}" ] && [ "$DUPSCAN_SANITIZE" != none ]; then
-  echo "ok 1 # SKIP under ${DUPSCAN_SANITIZE}: its shadow memory is most of the RSS"
-  echo "1..1"
-  exit 0
-fi
-# in memory where there is a tmpfs: 400,000 files, each deletion journalled
-# (fsynced) before it is made, take minutes on a disk
-if [ -d /dev/shm ] && [ -w /dev/shm ] && W=$(mktemp -d /dev/shm/dupscan-reportmem-XXXXXX); then
-  trap 'rm -rf "$W"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
-  cd "$W" || exit 1
-  export XDG_STATE_HOME="$W/.state"
-  mkdir -p "$XDG_STATE_HOME"
-fi
+skip_under_sanitizer
+# 400,000 files, each deletion journalled (fsynced) before it is made
+work_in_shm reportmem
 export MALLOC_PERTURB_=165
 N=${REPORT_SETS:-200000}
 
