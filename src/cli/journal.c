@@ -142,41 +142,68 @@ static int64_t ns(struct timespec ts)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int begin(struct journal *j);
-
-/* Append a finished line and make it durable before anything it names changes. */
-static int commit(struct journal *j, struct line *l)
+/* The file, made (or opened to append) with the first change: a run that
+ * changes nothing (every set kept, stdin closed) leaves no journal. @return
+ * 0, with the run line to write before the change in *head, or -errno. */
+static int begin(struct journal *j, struct line *head)
 {
-	put(l, "\n", 1);
-	int rc = l->oom ? -ENOMEM : begin(j);
-	if (rc == 0)
-		rc = write_all(j->fd, l->buf, l->len);
-	if (rc == 0 && fdatasync(j->fd) != 0)
-		rc = -errno;
-	free(l->buf);
-	return rc;
-}
-
-/* The file and its run line, made with the first change: a run that changes
- * nothing (every set kept, stdin closed) leaves no journal. */
-static int begin(struct journal *j)
-{
-	if (j->fd >= 0)
-		return 0;
-	j->fd = open(j->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	for (int tries = 0; j->fd < 0 && tries < 100; tries++) {
+		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (j->fd >= 0 || errno != ENOENT)
+			break;
+		/* a new journal appears with its first line already in it: made
+		 * under a name of its own, then linked in place, so a second run
+		 * appending at the same moment never writes before it or twice */
+		char tmp[PATH_MAX];
+		if (snprintf(tmp, sizeof(tmp), "%s.new-%ld-%d", j->path, (long)getpid(), tries) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		int fd = open(tmp, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+		if (fd < 0)
+			return -errno;
+		int rc = write_all(fd, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC));
+		if (rc == 0 && link(tmp, j->path) == 0)
+			j->fd = fd;
+		else
+			rc = rc ? rc : errno == EEXIST ? 0 : -errno; /* EEXIST: another run made it: append */
+		unlink(tmp);
+		if (j->fd < 0)
+			close(fd);
+		if (rc)
+			return rc;
+	}
 	struct stat st;
 	if (j->fd < 0 || fstat(j->fd, &st) != 0)
 		return -errno;
-	struct line l = { 0 };
 	if (st.st_size == 0)
-		put_str(&l, JOURNAL_MAGIC);
-	put_str(&l, "run");
-	put_num(&l, false, (long long)time(NULL));
-	put(&l, "\t", 1);
-	put_str(&l, DUPSCAN_VERSION_STRING);
-	put(&l, "\n", 1);
-	int rc = l.oom ? -ENOMEM : write_all(j->fd, l.buf, l.len);
-	free(l.buf);
+		put_str(head, JOURNAL_MAGIC); /* a file given empty (touch) */
+	put_str(head, "run");
+	put_num(head, false, (long long)time(NULL));
+	put(head, "\t", 1);
+	put_str(head, DUPSCAN_VERSION_STRING);
+	put(head, "\n", 1);
+	return 0;
+}
+
+/* Append a finished line and make it durable before anything it names
+ * changes. The first goes out in one write with its run line, so another run
+ * appending to the same journal never comes between them. */
+static int commit(struct journal *j, struct line *l)
+{
+	put(l, "\n", 1);
+	struct line head = { 0 };
+	int rc = l->oom ? -ENOMEM : j->fd >= 0 ? 0 : begin(j, &head);
+	if (rc == 0 && head.len) {
+		put(&head, l->buf, l->len);
+		free(l->buf);
+		*l = head;
+	} else {
+		free(head.buf);
+	}
+	if (rc == 0)
+		rc = l->oom ? -ENOMEM : write_all(j->fd, l->buf, l->len);
+	if (rc == 0 && fdatasync(j->fd) != 0)
+		rc = -errno;
+	free(l->buf);
 	return rc;
 }
 

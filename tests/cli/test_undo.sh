@@ -124,4 +124,24 @@ run "$DUPSCAN" --undo="$T/j2040"
 [ "$rc" = 0 ] && [ "$(snapshot t)" = "$before" ] && [ "$(stat -c %Y t/b)" = "$(date -d '2040-06-01 12:00:00' +%s)" ] \
   && ok "--undo: a file dated 2040 restored with its mtime" || not_ok "--undo 2040" "$err" "$(diff <(echo "$before") <(snapshot t))"
 
+# ---- a second dupscan appending to the same journal at once ----
+# the journal appears with its first line in it (made aside, then linked):
+# one magic line, at the top; each run's line goes out with its first change
+# in one write, so no run's change is filed under the other's run line; -L
+# is undone for both trees
+rm -rf ra rb; mkdir ra rb
+for i in $(seq 40); do echo "a $i" > ra/x$i; cp ra/x$i ra/y$i; echo "b $i" > rb/x$i; cp rb/x$i rb/y$i; done
+before=$(snapshot ra; snapshot rb)
+for round in 1 2 3; do
+  "$DUPSCAN" -rqL --journal="$T/shared.j" ra > /dev/null 2>&1 & p1=$!
+  "$DUPSCAN" -rqL --journal="$T/shared.j" rb > /dev/null 2>&1 & p2=$!
+  wait $p1 $p2
+  "$DUPSCAN" -q --undo="$T/shared.j" > /dev/null 2>&1 || break
+  rm -f "$T/shared.j.run$round"; mv "$T/shared.j" "$T/shared.j.run$round"
+done
+bad=$(for f in "$T"/shared.j.run*; do awk -F'\t' '(prev == "run" && $1 == "run") || (/^# dupscan journal/ && NR > 1) {print FILENAME": line "NR} {prev = $1}' "$f"; done)
+[ -z "$bad" ] && [ "$(ls "$T"/shared.j.run* | wc -l)" = 3 ] && [ "$(snapshot ra; snapshot rb)" = "$before" ] &&
+  ok "two runs on one journal at once: each run line followed by its own change; --undo restores both" ||
+  not_ok "two runs on one journal" "$bad" "$(ls "$T"/shared.j* 2>&1)" "$(diff <(echo "$before") <(snapshot ra; snapshot rb))"
+
 done_testing
