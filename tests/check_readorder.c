@@ -104,6 +104,56 @@ START_TEST(test_first_pass_small)
 }
 END_TEST
 
+/* Many candidates are placed in slices on several threads: each is read
+ * once, its hash and kept bytes its own, the ranks one order of them all. */
+START_TEST(test_first_pass_threads)
+{
+	enum { N = 10000 };
+	char *dir = tu_tmpdir();
+	char name[16], text[24];
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%05d", i);
+		snprintf(text, sizeof(text), "file %d", i % (N / 2));
+		tu_text(dir, name, text);
+	}
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 4), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_uint_eq(s->tree.nrecs, N);
+	static uint32_t order[N];
+	uint32_t groups[2] = { 0, N };
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = N - 1 - i;
+	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 1, 0), 0);
+	const struct ds_first_pass *fp = s->reading.first_pass;
+	static bool ranked[N];
+	for (uint32_t p = 0; p < N; p++) {
+		char *path = ds_rec_path_alloc(s, ds_rec(s, order[p]));
+		int fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ssize_t len = read(fd, text, sizeof(text));
+		ck_assert_int_gt(len, 0);
+		close(fd);
+		free(path);
+		ck_assert(fp->got[p]);
+		ck_assert_int_eq(fp->err[p], 0);
+		ck_assert(fp->partial[p] == ds_hash_oneshot(text, (size_t)len));
+		ck_assert_uint_ne(fp->slot[p], DS_NONE);
+		ck_assert(memcmp(fp->blocks + fp->slot[p], text, (size_t)len) == 0);
+		ck_assert_uint_lt(fp->rank[p], N);
+		ck_assert(!ranked[fp->rank[p]]);
+		ranked[fp->rank[p]] = true;
+	}
+	ds_first_pass_free(s->reading.first_pass);
+	s->reading.first_pass = NULL;
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_first_pass)
 {
 	struct walked w;
@@ -186,6 +236,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_first_pass);
 	tcase_add_test(tc, test_first_pass_small);
+	tcase_add_test(tc, test_first_pass_threads);
 	tcase_add_test(tc, test_first_pass_failure);
 	tcase_add_test(tc, test_sweep);
 	suite_add_tcase(s, tc);

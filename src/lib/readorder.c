@@ -129,9 +129,9 @@ static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec 
 /* Read the head only if it is all in the page cache already: a cached
  * file costs no seek, so it need not wait for its place in the disk order.
  * @return true when it was read. */
-static bool read_if_cached(int fd, unsigned char *buf, size_t blen)
+static bool read_if_cached(dupscan_scan *s, int fd, unsigned char *buf, size_t blen)
 {
-	return ds_all_cached(fd, 0, blen) && ds_pread_full(fd, buf, blen, 0) == 0;
+	return ds_all_cached(fd, 0, blen) && ds_read(s, fd, buf, blen, 0) == 0;
 }
 
 /* A run of pl[] one thread reads in order. */
@@ -216,14 +216,6 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
 	int rc = 0;
-	uint64_t files = 0, bytes = 0;
-	for (size_t i = 0; i < np; i++) {
-		if (!fp->direct || !fp->direct[pl[i].pos]) {
-			files++;
-			bytes += head_len(fp, ds_rec(s, fp->order[pl[i].pos]));
-		}
-	}
-	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
 		for (j = i + 1; j < np && pl[j].disk >> 1 == pl[i].disk >> 1;)
 			j++;
@@ -249,9 +241,82 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 		ds_parallel_for(pool, nlanes, read_lane, &hj);
 		ds_pool_end_phase(pool);
 	}
-	ds_progress_end(s);
 	free(lane);
 	return rc ? rc : atomic_load(&hj.rc);
+}
+
+/* Placing the candidates: pl[] by position, filled with each one's disk;
+ * slices of positions on every thread. */
+struct placing {
+	dupscan_scan *s;
+	struct ds_first_pass *fp;
+	struct place *pl;      /* by position; pos DS_NONE once read from the page cache */
+	atomic_uint nranked;   /* files read from the page cache: they rank first */
+	atomic_int rc;         /* -ENOMEM or DUPSCAN_E_CANCELED from any slice */
+};
+#define PLACE_SLICE 4096u /* candidates a slice */
+
+/* Where candidate p starts on its disk: an open and an ioctl, no data read.
+ * What is cached already is read at once (its place taken). A file that
+ * fails is tried again when read: its error is that one's. @return 0 or
+ * -ENOMEM. */
+static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
+{
+	struct ds_first_pass *fp = pj->fp;
+	struct place *at = &pj->pl[p];
+	if (at->pos == DS_NONE)
+		return 0;
+	const struct ds_rec *r = ds_rec(pj->s, fp->order[p]);
+	int fd = ds_open_scanned(pj->s, r);
+	if (fd < 0)
+		return fd == -ENOMEM ? fd : 0;
+	size_t len = head_len(fp, r);
+	if (!(fp->direct && fp->direct[p]) && read_if_cached(pj->s, fd, buf, len)) {
+		took_head(fp, p, r, buf, len, atomic_fetch_add(&pj->nranked, 1));
+		ds_progress_settled(pj->s, 1, len);
+		at->pos = DS_NONE;
+	} else if (first_extent(fd, &at->where)) {
+		at->disk &= (uint16_t)~1u;
+	}
+	close(fd);
+	return 0;
+}
+
+static void place_slice(void *job, size_t k)
+{
+	struct placing *pj = job;
+	size_t from = k * PLACE_SLICE, to = from + PLACE_SLICE < pj->fp->n ? from + PLACE_SLICE : pj->fp->n;
+	unsigned char *buf = ds_big_alloc(pj->fp->head ? DS_HDD_HEAD : DS_BLOCK);
+	int rc = buf ? 0 : -ENOMEM;
+	for (size_t p = from; rc == 0 && p < to; p++) {
+		if (atomic_load_explicit(&pj->rc, memory_order_relaxed))
+			break;
+		if (atomic_load_explicit(&pj->s->canceled, memory_order_relaxed))
+			rc = DUPSCAN_E_CANCELED;
+		else
+			rc = place_one(pj, (uint32_t)p, buf);
+	}
+	if (rc)
+		atomic_store(&pj->rc, rc);
+	ds_big_free(buf, pj->fp->head ? DS_HDD_HEAD : DS_BLOCK);
+	ds_progress_report(pj->s);
+}
+
+/* Place every candidate, on as many threads as the scan has: opening a file
+ * whose inode the walk brought in, and asking where it lies, wait on the CPU,
+ * not the disk, so the order does not matter here. @return 0, -ENOMEM or
+ * DUPSCAN_E_CANCELED. */
+static int place_all(dupscan_scan *s, struct placing *pj, size_t n)
+{
+	struct ds_pool *pool = ds_scan_pool(s);
+	if (!pool)
+		return -ENOMEM;
+	size_t nslices = (n + PLACE_SLICE - 1) / PLACE_SLICE;
+	int helpers = s->opt.threads - 1 < (int)nslices - 1 ? s->opt.threads - 1 : (int)nslices - 1;
+	ds_pool_phase(pool, NULL, NULL, 0, 0, helpers > 0 ? helpers : 0);
+	ds_parallel_for(pool, nslices, place_slice, pj);
+	ds_pool_end_phase(pool);
+	return atomic_load(&pj->rc);
 }
 
 void ds_first_pass_free(struct ds_first_pass *fp)
@@ -294,7 +359,6 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		fp->head = malloc(n * sizeof(*fp->head));
 		fp->direct = calloc(n, sizeof(*fp->direct));
 	}
-	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	/* first blocks kept, in the order read, until the budget is spent: a
 	 * bucket whose blocks are all here compares them without reading them again */
 	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
@@ -307,16 +371,14 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
 	fp->blocks = want ? ds_big_alloc(want) : NULL;
 	fp->capbytes = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank && buf && (!big || fp->h) &&
+	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank && (!big || fp->h) &&
 			 (!big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
 		fp->rank[i] = UINT32_MAX;
+		pl[i].pos = DS_NONE; /* placed below when in a group */
 	}
-	size_t np = 0;
-	uint32_t nranked = 0;
-	/* where each file starts on its disk: an open and an ioctl, no data read
-	 * (but what is cached already is taken at once) */
+	/* which disk each candidate is on, and the groups the sweep reads whole */
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		/* a few files of one size, more than a head each: most likely
 		 * copies, which the sweep reads whole; reading their heads first
@@ -328,43 +390,36 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 			const struct ds_rec *r = ds_rec(s, order[p]);
 			if (direct)
 				fp->direct[p] = true;
-			if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
-				rc = DUPSCAN_E_CANCELED;
-				break;
-			}
 			int disk = disk_number(s, &dk, r->devi);
-			if (disk < 0) {
+			if (disk < 0)
 				rc = disk;
-				break;
-			}
-			struct place at = { r->ino, p, r->devi, (uint16_t)(disk << 1 | 1) };
-			int fd = ds_open_scanned(s, r);
-			if (fd == -ENOMEM) {
-				rc = fd;
-				break;
-			}
-			if (fd >= 0) {
-				size_t len = head_len(fp, r);
-				if (!direct && read_if_cached(fd, buf, len)) {
-					took_head(fp, p, r, buf, len, nranked++);
-					close(fd);
-					continue;
-				}
-				if (first_extent(fd, &at.where))
-					at.disk &= (uint16_t)~1u;
-				else
-					at.where = r->ino;
-				close(fd);
-			}
-			/* a file that fails is tried again when read: its error is that one's */
-			pl[np++] = at;
+			else
+				pl[p] = (struct place){ r->ino, p, r->devi, (uint16_t)(disk << 1 | 1) };
 		}
 	}
+	/* one phase from the first open to the last head read */
+	uint64_t files = 0, bytes = 0;
+	for (size_t p = 0; rc == 0 && p < n; p++) {
+		if (pl[p].pos != DS_NONE && !(fp->direct && fp->direct[p])) {
+			files++;
+			bytes += head_len(fp, ds_rec(s, order[p]));
+		}
+	}
+	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
+	struct placing pj = { s, fp, pl, 0, 0 };
+	if (rc == 0)
+		rc = place_all(s, &pj, n);
+	/* the places left, in position order, for the sort */
+	size_t np = 0;
+	for (size_t p = 0; rc == 0 && p < n; p++)
+		if (pl[p].pos != DS_NONE)
+			pl[np++] = pl[p];
+	uint32_t nranked = atomic_load(&pj.nranked);
 	if (rc == 0)
 		rc = ds_sort(pl, np, sizeof(*pl), cmp_place, NULL);
-	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	if (rc == 0)
 		rc = read_heads(s, fp, pl, np, nranked);
+	ds_progress_end(s);
 	free(pl);
 	free(dk.of);
 	free(dk.id);
