@@ -2,6 +2,9 @@
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
 #include <errno.h>
 #include <limits.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +218,21 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* glibc gives each thread that allocates a malloc arena of its own, about
+ * 100 KB each of this program's memory: its threads mostly wait on reads
+ * and allocate little, so one arena serves them (a million small files: the
+ * same time; a small tree with eight threads: 0.8 MB less). The program's
+ * choice, not the library's: a program linking it keeps its own. */
+static void one_malloc_arena(void)
+{
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+	mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	one_malloc_arena();
 	struct cli_opts o = { 0 };
 	bool stop;
 	int status = cli_parse(argc, argv, &o, &stop);

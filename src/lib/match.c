@@ -344,7 +344,8 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	bool sweep = !s->opt.quick && !s->opt.partial_only;
 	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->opt.sweep_budget : 0);
 	ds_progress_phase(s, DUPSCAN_PHASE_MATCH, files, bytes);
-	if (rc == 0 && sweep)
+	/* no file past a block (no states): the first pass read every byte, nothing to sweep */
+	if (rc == 0 && sweep && s->reading.first_pass->h)
 		rc = ds_sweep_run(s, left, nleft, s->opt.sweep_budget);
 	free(left);
 	return rc;
@@ -406,6 +407,15 @@ int ds_match(dupscan_scan *s)
 		}
 		i = j;
 	}
+	/* only the groups' files stay in order: what is kept by position (the
+	 * first pass's and the sweep's arrays) costs nothing for a file alone */
+	uint32_t kept = 0;
+	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+		memmove(order + kept, order + groups[2 * g], groups[2 * g + 1] * sizeof(*order));
+		groups[2 * g] = kept;
+		kept += groups[2 * g + 1];
+	}
+	nc = kept;
 	if (rc == 0)
 		rc = file_devices_io(s, order, groups, ngroups);
 	/* a spinning disk: first blocks in disk order, then one stream */

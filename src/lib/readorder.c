@@ -22,33 +22,24 @@
 
 #include "internal.h"
 
-/* Where a candidate starts: 16 bytes, one per file read cold (with the merge
- * sort's copy, this pass's largest array). */
-struct place {
-	uint64_t where;   /* byte offset on the device, or the inode number */
-	uint32_t pos;     /* position in order */
-	uint16_t devi;    /* its record's device index */
-	uint16_t disk;    /* its disk's number (disks()) << 1 | where is an inode number */
-};
-
-static int cmp_place(void *ctx, const void *pa, const void *pb)
+/* Where a candidate starts, as a (key, position) pair sorted in place
+ * (ds_sort_by_key(): no copy beside the array, the pass's largest): in key,
+ * its disk's number (15 bits), its record's device index (16), whether where
+ * is an inode number (1: extents first, then inode order) and where's high
+ * half; in position, where's low half and its position in order. Positions
+ * are distinct, so the order is a total one. */
+static struct ds_keypos place(unsigned disk, uint16_t devi, bool by_inode, uint64_t where, uint32_t pos)
 {
-	(void)ctx;
-	const struct place *a = pa, *b = pb;
-	if (a->disk >> 1 != b->disk >> 1)
-		return a->disk >> 1 < b->disk >> 1 ? -1 : 1;
-	if (a->devi != b->devi)
-		return a->devi < b->devi ? -1 : 1;
-	if ((a->disk & 1) != (b->disk & 1))
-		return a->disk & 1 ? 1 : -1; /* extents first, then inode order */
-	if (a->where != b->where)
-		return a->where < b->where ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
+	return (struct ds_keypos){ (uint64_t)disk << 49 | (uint64_t)devi << 33 | (uint64_t)by_inode << 32 | where >> 32,
+				   (where & 0xFFFFFFFFu) << 32 | pos };
 }
+static uint32_t place_pos(const struct ds_keypos *k) { return (uint32_t)k->pos; }
+static unsigned place_disk(const struct ds_keypos *k) { return (unsigned)(k->key >> 49); }
+static uint16_t place_devi(const struct ds_keypos *k) { return (uint16_t)(k->key >> 33); }
 
 /* The disks of the pass numbered in the order met (ds_disk(): the devices of
  * one disk are one stream), looked up once a device. */
-#define PLACE_DISKS 0x7FFFu /* numbers a place holds; more disks share the last */
+#define PLACE_DISKS 0x7FFFu /* numbers a place holds (15 bits); more disks share the last */
 struct disks {
 	uint16_t *of;     /* by device index: its disk's number + 1, 0 until looked up */
 	uint64_t *id;     /* by number: ds_disk() */
@@ -152,7 +143,7 @@ static int cmp_lane(void *ctx, const void *pa, const void *pb)
 struct heads {
 	dupscan_scan *s;
 	struct ds_first_pass *fp;
-	const struct place *pl;
+	const struct ds_keypos *pl;
 	const struct lane *lane;
 	uint32_t base;       /* ranks taken before pl[0]: files found in the page cache */
 	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
@@ -176,7 +167,7 @@ static void read_lane(void *job, size_t k)
 		}
 		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
 			break;
-		uint32_t p = hj->pl[i].pos;
+		uint32_t p = place_pos(&hj->pl[i]);
 		uint32_t rank = hj->base + (uint32_t)i;
 		const struct ds_rec *r = ds_rec(s, fp->order[p]);
 		if (fp->direct && fp->direct[p]) {
@@ -211,15 +202,15 @@ static void read_lane(void *job, size_t k)
  * time: a scan of two disks takes as long as the slower one. A device that
  * is not a spinning disk (in auto mode, beside one) is read in slices by as
  * many threads as are free. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct place *pl, size_t np, uint32_t base)
+static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct ds_keypos *pl, size_t np, uint32_t base)
 {
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
 	int rc = 0;
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-		for (j = i + 1; j < np && pl[j].disk >> 1 == pl[i].disk >> 1;)
+		for (j = i + 1; j < np && place_disk(&pl[j]) == place_disk(&pl[i]);)
 			j++;
-		bool one = ds_one_stream(s, s->tree.devs.key[2 * (size_t)pl[i].devi]) || s->opt.threads <= 1;
+		bool one = ds_one_stream(s, s->tree.devs.key[2 * (size_t)place_devi(&pl[i])]) || s->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))
@@ -250,7 +241,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct pl
 struct placing {
 	dupscan_scan *s;
 	struct ds_first_pass *fp;
-	struct place *pl;      /* by position; pos DS_NONE once read from the page cache */
+	struct ds_keypos *pl;  /* by position; position DS_NONE once read from the page cache */
 	atomic_uint nranked;   /* files read from the page cache: they rank first */
 	atomic_int rc;         /* -ENOMEM or DUPSCAN_E_CANCELED from any slice */
 };
@@ -263,8 +254,8 @@ struct placing {
 static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 {
 	struct ds_first_pass *fp = pj->fp;
-	struct place *at = &pj->pl[p];
-	if (at->pos == DS_NONE)
+	struct ds_keypos *at = &pj->pl[p];
+	if (place_pos(at) == DS_NONE)
 		return 0;
 	const struct ds_rec *r = ds_rec(pj->s, fp->order[p]);
 	int fd = ds_open_scanned(pj->s, r);
@@ -274,9 +265,11 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 	if (!(fp->direct && fp->direct[p]) && read_if_cached(pj->s, fd, buf, len)) {
 		took_head(fp, p, r, buf, len, atomic_fetch_add(&pj->nranked, 1));
 		ds_progress_settled(pj->s, 1, len);
-		at->pos = DS_NONE;
-	} else if (first_extent(fd, &at->where)) {
-		at->disk &= (uint16_t)~1u;
+		*at = place(0, 0, false, 0, DS_NONE);
+	} else {
+		uint64_t where;
+		if (first_extent(fd, &where))
+			*at = place(place_disk(at), place_devi(at), false, where, p);
 	}
 	close(fd);
 	return 0;
@@ -347,7 +340,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	fp->partial = malloc((n ? n : 1) * sizeof(*fp->partial));
 	fp->err = calloc(n ? n : 1, sizeof(*fp->err));
 	fp->got = calloc(n ? n : 1, sizeof(*fp->got));
-	struct place *pl = malloc((n ? n : 1) * sizeof(*pl));
+	struct ds_keypos *pl = ds_big_alloc((n ? n : 1) * sizeof(*pl));
 	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
 	bool big = false;
 	for (size_t g = 0; g < ngroups; g++)
@@ -376,7 +369,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
 		fp->rank[i] = UINT32_MAX;
-		pl[i].pos = DS_NONE; /* placed below when in a group */
+		pl[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
 	}
 	/* which disk each candidate is on, and the groups the sweep reads whole */
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
@@ -394,13 +387,13 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 			if (disk < 0)
 				rc = disk;
 			else
-				pl[p] = (struct place){ r->ino, p, r->devi, (uint16_t)(disk << 1 | 1) };
+				pl[p] = place((unsigned)disk, r->devi, true, r->ino, p);
 		}
 	}
 	/* one phase from the first open to the last head read */
 	uint64_t files = 0, bytes = 0;
 	for (size_t p = 0; rc == 0 && p < n; p++) {
-		if (pl[p].pos != DS_NONE && !(fp->direct && fp->direct[p])) {
+		if (place_pos(&pl[p]) != DS_NONE && !(fp->direct && fp->direct[p])) {
 			files++;
 			bytes += head_len(fp, ds_rec(s, order[p]));
 		}
@@ -412,15 +405,15 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	/* the places left, in position order, for the sort */
 	size_t np = 0;
 	for (size_t p = 0; rc == 0 && p < n; p++)
-		if (pl[p].pos != DS_NONE)
+		if (place_pos(&pl[p]) != DS_NONE)
 			pl[np++] = pl[p];
 	uint32_t nranked = atomic_load(&pj.nranked);
 	if (rc == 0)
-		rc = ds_sort(pl, np, sizeof(*pl), cmp_place, NULL);
+		ds_sort_by_key(pl, np);
 	if (rc == 0)
 		rc = read_heads(s, fp, pl, np, nranked);
 	ds_progress_end(s);
-	free(pl);
+	ds_big_free(pl, (n ? n : 1) * sizeof(*pl));
 	free(dk.of);
 	free(dk.id);
 	if (rc) {
