@@ -361,8 +361,6 @@ int ds_match(dupscan_scan *s)
 	rc = ds_collapse_links(s, order);
 	if (rc == 0)
 		rc = ds_cache_join(s, order, s->tree.nrecs);
-	if (rc == 0)
-		rc = ds_index_reserve(&s->index, s->tree.nrecs);
 	if (rc)
 		goto out;
 
@@ -427,6 +425,15 @@ int ds_match(dupscan_scan *s)
 	uint64_t *key = NULL;
 	if (rc == 0 && s->reading.first_pass && !(key = disk_keys(s->reading.first_pass, groups, ngroups)))
 		rc = -ENOMEM;
+	if (s->reading.first_pass) {
+		/* the disk order is in the keys now */
+		free(s->reading.first_pass->rank);
+		s->reading.first_pass->rank = NULL;
+	}
+	/* the index is filled as groups are committed: made here, after the
+	 * first pass's arrays of places are gone, it does not add to their peak */
+	if (rc == 0)
+		rc = ds_index_reserve(&s->index, s->tree.nrecs);
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
 				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : s->opt.threads, key);
