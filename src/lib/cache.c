@@ -102,7 +102,7 @@ int ds_cache_read_all(int fd, void *buf, size_t len)
 
 /* Version 1's entries, read into the front of e, widened in place (from the
  * last, so none is overwritten before it is moved). */
-static void upgrade_v1(struct cache_entry *e, size_t n)
+void ds_cache_upgrade_v1(struct cache_entry *e, size_t n)
 {
 	const unsigned char *raw = (const unsigned char *)e;
 	for (size_t i = n; i-- > 0;) {
@@ -143,6 +143,7 @@ int ds_cache_read(const char *path, struct cache_file **out, bool with_strings)
 		c->n = (size_t)h.count;
 		c->nstrings = (size_t)h.strings;
 		c->strings_at = HEADER_SIZE + c->n * esize;
+		c->esize = (uint32_t)esize;
 		c->e = malloc(c->n ? c->n * ENTRY_SIZE : 1);
 		c->strings = malloc(with_strings ? c->nstrings + 1 : 65536);
 		x = ds_hashes_new(1);
@@ -154,7 +155,7 @@ int ds_cache_read(const char *path, struct cache_file **out, bool with_strings)
 	if (rc == 0) {
 		ds_hash_update(x, 0, c->e, c->n * esize);
 		if (esize == V1_ENTRY_SIZE)
-			upgrade_v1(c->e, c->n);
+			ds_cache_upgrade_v1(c->e, c->n);
 		if (with_strings) {
 			rc = ds_cache_read_all(fd, c->strings, c->nstrings);
 			if (rc == 0) {

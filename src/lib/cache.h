@@ -63,7 +63,10 @@ struct cache_file {
 	size_t nstrings;
 	struct stat st;       /* the file as read: is it still the one on disk? */
 	uint64_t strings_at;  /* where the string table starts in the file */
+	uint32_t esize;       /* bytes an entry in the file (ENTRY_SIZE, or V1_ENTRY_SIZE) */
 };
+/* Version 1's entries, n of them read raw into the front of e, widened in place. */
+void ds_cache_upgrade_v1(struct cache_entry *e, size_t n);
 
 /* The cache during one run: what it held when the run began, and the hashes
  * this run worked out, merged into it when the run ends. */

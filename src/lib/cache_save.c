@@ -173,26 +173,6 @@ static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
 	       a->at_ns == b->at_ns && a->flags == b->flags;
 }
 
-/* The paths of a cache read without them (the caller holds the lock). */
-static int load_strings(const char *path, struct cache_file *c)
-{
-	if (c->strings)
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	c->strings = malloc(c->nstrings + 1);
-	int rc = c->strings ? 0 : -ENOMEM;
-	if (rc == 0 && lseek(fd, (off_t)c->strings_at, SEEK_SET) < 0)
-		rc = -errno;
-	if (rc == 0)
-		rc = ds_cache_read_all(fd, c->strings, c->nstrings);
-	if (rc == 0)
-		c->strings[c->nstrings] = '\0';
-	close(fd);
-	return rc;
-}
-
 /* ---- proofs ---- */
 
 struct member {
@@ -279,45 +259,123 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	return rc;
 }
 
+/* The old file read as the merge goes, an entry and a path at a time, not
+ * held whole: its entries in order, the paths (written in the same order)
+ * through a window. What it holds was checked when it was read (or it is
+ * the file just re-read); bytes changed under it since give an entry out of
+ * the table's bounds, which ends the save (the old file stays). */
+struct oldcur {
+	const struct cache_file *f;
+	int fd;
+	uint64_t j;                 /* the entry at hand */
+	struct cache_entry e[512];  /* entries b0 .. b0 + bn */
+	uint64_t b0, bn;
+	char *win;                  /* paths from byte w0, wn bytes */
+	uint64_t w0, wn;
+	int rc;
+};
+#define OLD_WINDOW (64u * 1024u)
+
+static void old_open(struct oldcur *c, const struct cache_file *f, const char *path)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->fd = -1;
+	if (!f)
+		return;
+	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	c->win = malloc(OLD_WINDOW + 1);
+	c->rc = c->fd < 0 ? -errno : !c->win ? -ENOMEM : 0;
+}
+
+static void old_close(struct oldcur *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->win);
+}
+
+static bool old_more(const struct oldcur *c)
+{
+	return c->f && c->rc == 0 && c->j < c->f->n;
+}
+
+/* The entry at hand (old_more() true). */
+static const struct cache_entry *old_entry(struct oldcur *c)
+{
+	if (c->j < c->b0 || c->j >= c->b0 + c->bn) {
+		uint64_t left = c->f->n - c->j, want = left < 512 ? left : 512;
+		c->b0 = c->j;
+		c->bn = 0;
+		c->rc = ds_pread_full(c->fd, c->e, want * c->f->esize, HEADER_SIZE + c->j * c->f->esize);
+		if (c->rc == 0 && c->f->esize == V1_ENTRY_SIZE)
+			ds_cache_upgrade_v1(c->e, want);
+		if (c->rc == 0)
+			c->bn = want;
+	}
+	static const struct cache_entry none = { .path = LOG_NO_PATH };
+	return c->rc == 0 ? &c->e[c->j - c->b0] : &none;
+}
+
+/* The path of the entry at hand, or NULL (none kept, or the file is not as checked). */
+static const char *old_path(struct oldcur *c)
+{
+	uint32_t off = old_entry(c)->path;
+	if (c->rc || off == LOG_NO_PATH || off >= c->f->nstrings)
+		return NULL;
+	if (off < c->w0 || off >= c->w0 + c->wn || !memchr(c->win + (off - c->w0), '\0', c->w0 + c->wn - off)) {
+		uint64_t left = c->f->nstrings - off;
+		c->w0 = off;
+		c->wn = left < OLD_WINDOW ? left : OLD_WINDOW;
+		c->rc = ds_pread_full(c->fd, c->win, c->wn, c->f->strings_at + off);
+		if (c->rc == 0 && !memchr(c->win, '\0', c->wn))
+			c->rc = DUPSCAN_E_CACHE;
+		if (c->rc)
+			return NULL;
+	}
+	return c->win + (off - c->w0);
+}
+
 /* This run's files (each inode once, with its full hash when known), then the
  * old entries of files this run did not see, while they are still there as
  * they were. Without w, only tell whether that differs from old, and mark
  * in keep (a bit an old entry) the old entries still there; with w, write
  * the entries (paths false) or their paths (true) of that merge.
  * @return 1 when it differs, 0 when not, or a negative code. */
-static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file *old, uint8_t *keep, const char *cwd,
-		 struct writer *w, bool paths)
+static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache_file *old, uint8_t *keep,
+		 const char *cwd, struct writer *w, bool paths)
 {
-	int rc = 0, changed = !old;
-	size_t i = 0, j = 0;
+	int changed = !old;
+	size_t i = 0;
 	const struct ds_hashed *h = run->noted;
-	while (rc == 0 && (!w || w->rc == 0) && (i < run->nnoted || (old && j < old->n))) {
+	struct oldcur oc;
+	old_open(&oc, old, s->cache.path);
+	while (oc.rc == 0 && (!w || w->rc == 0) && (i < run->nnoted || old_more(&oc))) {
 		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
-		int order = !r ? 1 : !old || j >= old->n ? -1 : -ds_cache_cmp_key(&old->e[j], ds_rec_dev(s, r), r->ino);
-		/* paths are needed for old entries this run did not see, and to write */
-		if ((order > 0 || w) && old && (rc = load_strings(s->cache.path, old)) != 0)
-			break;
+		const struct cache_entry *o = old_more(&oc) ? old_entry(&oc) : NULL;
+		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s, r), r->ino);
 		if (order > 0) {
 			/* a hash the log kept for a file this run did not see: no
 			 * path to keep it by */
-			const char *p = old->e[j].path == LOG_NO_PATH ? NULL : old->strings + old->e[j].path;
-			if (!w && p && still_there(&old->e[j], p))
+			uint64_t j = oc.j;
+			const char *p = old_path(&oc);
+			if (!w && p && still_there(o, p))
 				keep[j / 8] |= (uint8_t)(1u << (j % 8));
 			else if (!w)
 				changed = 1;
 			else if (keep[j / 8] & (1u << (j % 8)))
-				emit(w, paths, &old->e[j], p);
-			j++;
+				emit(w, paths, o, p ? p : "");
+			oc.j++;
 			continue;
 		}
 		const struct proof *pf = &run->proofs[i];
 		struct cache_entry e = { ds_rec_dev(s, r), r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
-		bool was = order == 0 && same_entry(&e, &old->e[j]) && old->e[j].path != LOG_NO_PATH;
+		const char *was = order == 0 && same_entry(&e, o) ? old_path(&oc) : NULL;
 		changed |= !was;
 		if (w && was) {
-			emit(w, paths, &e, old->strings + old->e[j].path);
+			emit(w, paths, &e, was);
 		} else if (w) {
 			char buf[PATH_MAX * 2];
 			size_t room = sizeof(buf) - strlen(cwd) - 2;
@@ -334,10 +392,12 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, struct cache_file 
 		uint64_t dev = ds_rec_dev(s, r), ino = r->ino;
 		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec(s, h[i].rec)->ino == ino)
 			i++;
-		while (old && j < old->n && ds_cache_cmp_key(&old->e[j], dev, ino) == 0)
-			j++;
+		while (old_more(&oc) && ds_cache_cmp_key(old_entry(&oc), dev, ino) == 0)
+			oc.j++;
 	}
-	return rc ? rc : w ? w->rc : changed;
+	int rc = oc.rc ? oc.rc : w ? w->rc : changed;
+	old_close(&oc);
+	return rc;
 }
 
 /* The merged file under a temporary name, renamed over path: the entries,
@@ -394,6 +454,36 @@ static int write_cache(dupscan_scan *s, const struct ds_cache *run, struct cache
 	return rc;
 }
 
+/* The file on disk now, when it is still the one this run loaded (checked
+ * then): its header's counts only, entries and paths left on disk for the
+ * merge to read as it goes. @return 0 with *out, 1 when it is another file
+ * (or none), or a negative code. */
+static int same_file_meta(const char *path, const struct cache_file *loaded, struct cache_file **out)
+{
+	struct stat now;
+	if (!loaded || stat(path, &now) != 0 || now.st_dev != loaded->st.st_dev || now.st_ino != loaded->st.st_ino ||
+	    now.st_size != loaded->st.st_size || ds_ns(now.st_mtim) != ds_ns(loaded->st.st_mtim) ||
+	    ds_ns(now.st_ctim) != ds_ns(loaded->st.st_ctim))
+		return 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 1;
+	struct cache_header h;
+	int rc = ds_cache_read_all(fd, &h, sizeof(h));
+	close(fd);
+	size_t esize = h.version == 1 ? V1_ENTRY_SIZE : ENTRY_SIZE;
+	if (rc || memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.entry_size != esize ||
+	    (uint64_t)now.st_size != HEADER_SIZE + h.count * esize + h.strings)
+		return 1;
+	struct cache_file *c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*c = (struct cache_file){ NULL, (size_t)h.count, NULL, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
+				  (uint32_t)esize };
+	*out = c;
+	return 0;
+}
+
 int ds_cache_save(dupscan_scan *s, bool *folded)
 {
 	*folded = false;
@@ -411,16 +501,20 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 		ds_cache_report(s, s->cache.path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
-	/* what is on disk now: what was loaded, unless another run replaced it */
-	struct cache_file *old = run->loaded;
-	struct stat now;
-	if (!old || stat(s->cache.path, &now) != 0 || now.st_dev != old->st.st_dev || now.st_ino != old->st.st_ino ||
-	    now.st_size != old->st.st_size || ds_ns(now.st_mtim) != ds_ns(old->st.st_mtim) ||
-	    ds_ns(now.st_ctim) != ds_ns(old->st.st_ctim)) {
-		ds_cachefile_free(old);
-		rc = ds_cache_read(s->cache.path, &old, false);
-	}
+	/* what is on disk now: what was loaded, unless another run replaced it
+	 * (then read and checked again); merged from the disk as the merge
+	 * goes, so what was loaded (and the log's records taken over it) is
+	 * given back first */
+	struct cache_file *old = NULL;
+	rc = same_file_meta(s->cache.path, run->loaded, &old);
+	ds_cachefile_free(run->loaded);
 	run->loaded = NULL;
+	if (rc == 1)
+		rc = ds_cache_read(s->cache.path, &old, false);
+	if (rc == 0 && old) {
+		free(old->e);
+		old->e = NULL;
+	}
 	if (rc && rc != -ENOMEM)
 		rc = 0; /* a broken file is replaced */
 	char cwd[PATH_MAX];
