@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "testinternal.h"
 #include "testutil.h"
 
 struct errlog {
@@ -283,6 +284,7 @@ static dupscan_scan *walked_with_cache(const char *dir, const char *cache)
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	ck_assert_int_eq(ds_cache_load(s), 0);
 	ck_assert_int_eq(ds_walk(s), 0);
+	tu_cache_join(s);
 	return s;
 }
 

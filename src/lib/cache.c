@@ -58,6 +58,8 @@ void ds_cache_free(struct ds_cache *c)
 	if (!c)
 		return;
 	ds_cachefile_free(c->loaded);
+	free(c->log);
+	free(c->hits);
 	free(c->noted);
 	free(c->proofs);
 	free(c->at);
@@ -113,10 +115,76 @@ void ds_cache_upgrade_v1(struct cache_entry *e, size_t n)
 	}
 }
 
-/* Read and check a cache file; the paths are only hashed, and kept when
- * with_strings. @return 0 with *out (NULL when there is no file),
- * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
-int ds_cache_read(const char *path, struct cache_file **out, bool with_strings)
+void ds_entries_open(struct ds_entries *es, int fd, const struct cache_file *f, struct ds_hashes *x)
+{
+	es->fd = fd;
+	es->f = f;
+	es->x = x;
+	es->index = es->b0 = 0;
+	es->bn = 0;
+	es->rc = 0;
+}
+
+const struct cache_entry *ds_entries_peek(struct ds_entries *es)
+{
+	if (es->rc || !es->f || es->index >= es->f->n)
+		return NULL;
+	if (es->index < es->b0 || es->index >= es->b0 + es->bn) {
+		uint64_t left = es->f->n - es->index;
+		size_t want = left < DS_ENTRIES_CHUNK ? (size_t)left : DS_ENTRIES_CHUNK;
+		es->b0 = es->index;
+		es->bn = 0;
+		es->rc = ds_pread_full(es->fd, es->buf, want * es->f->esize, HEADER_SIZE + es->index * es->f->esize);
+		if (es->rc)
+			return NULL;
+		if (es->x)
+			ds_hash_update(es->x, 0, es->buf, want * es->f->esize);
+		if (es->f->esize == V1_ENTRY_SIZE)
+			ds_cache_upgrade_v1(es->buf, want);
+		es->bn = want;
+	}
+	return &es->buf[es->index - es->b0];
+}
+
+/* Every entry sorted and its path inside the table, the checksum over the
+ * entries and the paths as read. @return 0, DUPSCAN_E_CACHE, -errno or -ENOMEM. */
+static int check_body(int fd, const struct cache_file *c, uint64_t checksum)
+{
+	struct ds_entries *es = malloc(sizeof(*es));
+	struct ds_hashes *x = ds_hashes_new(1);
+	unsigned char *chunk = malloc(65536);
+	int rc = es && x && chunk ? 0 : -ENOMEM;
+	struct cache_entry prev = { 0 };
+	if (rc == 0)
+		ds_entries_open(es, fd, c, x);
+	for (; rc == 0 && es->index < c->n; es->index++) {
+		const struct cache_entry *e = ds_entries_peek(es);
+		if (!e)
+			rc = es->rc == DUPSCAN_E_SHORT ? DUPSCAN_E_CACHE : es->rc;
+		else if (e->path >= c->nstrings + (c->nstrings == 0) ||
+			 (es->index > 0 && ds_cache_cmp_entry(NULL, &prev, e) >= 0))
+			rc = DUPSCAN_E_CACHE;
+		else
+			prev = *e;
+	}
+	for (uint64_t off = 0; rc == 0 && off < c->nstrings;) {
+		size_t len = c->nstrings - off < 65536 ? (size_t)(c->nstrings - off) : 65536;
+		rc = ds_pread_full(fd, chunk, len, c->strings_at + off);
+		if (rc == DUPSCAN_E_SHORT)
+			rc = DUPSCAN_E_CACHE;
+		if (rc == 0)
+			ds_hash_update(x, 0, chunk, len);
+		off += len;
+	}
+	if (rc == 0 && ds_hash_digest(x, 0) != checksum)
+		rc = DUPSCAN_E_CACHE;
+	free(chunk);
+	ds_hashes_free(x);
+	free(es);
+	return rc;
+}
+
+int ds_cache_read(const char *path, struct cache_file **out)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -137,51 +205,14 @@ int ds_cache_read(const char *path, struct cache_file **out, bool with_strings)
 			h.strings > (uint64_t)st.st_size ||
 			(uint64_t)st.st_size != HEADER_SIZE + h.count * esize + h.strings))
 		rc = DUPSCAN_E_CACHE;
-	struct ds_hashes *x = NULL;
 	if (rc == 0) {
 		c->st = st;
 		c->n = (size_t)h.count;
 		c->nstrings = (size_t)h.strings;
 		c->strings_at = HEADER_SIZE + c->n * esize;
 		c->esize = (uint32_t)esize;
-		c->e = malloc(c->n ? c->n * ENTRY_SIZE : 1);
-		c->strings = malloc(with_strings ? c->nstrings + 1 : 65536);
-		x = ds_hashes_new(1);
-		if (!c->e || !c->strings || !x)
-			rc = -ENOMEM;
+		rc = check_body(fd, c, h.checksum);
 	}
-	if (rc == 0)
-		rc = ds_cache_read_all(fd, c->e, c->n * esize);
-	if (rc == 0) {
-		ds_hash_update(x, 0, c->e, c->n * esize);
-		if (esize == V1_ENTRY_SIZE)
-			ds_cache_upgrade_v1(c->e, c->n);
-		if (with_strings) {
-			rc = ds_cache_read_all(fd, c->strings, c->nstrings);
-			if (rc == 0) {
-				c->strings[c->nstrings] = '\0';
-				ds_hash_update(x, 0, c->strings, c->nstrings);
-			}
-		} else {
-			for (size_t left = c->nstrings; rc == 0 && left > 0;) {
-				size_t len = left < 65536 ? left : 65536;
-				rc = ds_cache_read_all(fd, c->strings, len);
-				if (rc == 0)
-					ds_hash_update(x, 0, c->strings, len);
-				left -= len;
-			}
-			free(c->strings);
-			c->strings = NULL;
-		}
-	}
-	if (rc == 0 && ds_hash_digest(x, 0) != h.checksum)
-		rc = DUPSCAN_E_CACHE;
-	ds_hashes_free(x);
-	/* sorted, and every path inside the table: what lookups and pruning rely on */
-	for (size_t i = 0; rc == 0 && i < c->n; i++)
-		if (c->e[i].path >= c->nstrings + (c->nstrings == 0) ||
-		    (i > 0 && ds_cache_cmp_entry(NULL, &c->e[i - 1], &c->e[i]) >= 0))
-			rc = DUPSCAN_E_CACHE;
 	close(fd);
 	if (rc) {
 		ds_cachefile_free(c);
@@ -196,7 +227,7 @@ int ds_cache_load(dupscan_scan *s)
 	struct ds_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	int rc = ds_cache_read(s->cache.path, &c->loaded, false);
+	int rc = ds_cache_read(s->cache.path, &c->loaded);
 	if (rc == -ENOMEM) {
 		free(c);
 		return rc;
@@ -212,22 +243,37 @@ int ds_cache_load(dupscan_scan *s)
 	return 0;
 }
 
-/* The loaded entry of r's inode, or NULL. */
-static const struct cache_entry *find_entry(const dupscan_scan *s, const struct ds_rec *r)
+/* The file's entries from the descriptor, when it is still the file
+ * checked at the start (another run may have replaced it since). */
+static int open_loaded(const char *path, const struct cache_file *f)
 {
-	const struct cache_file *c = s->cache.run ? s->cache.run->loaded : NULL;
-	size_t lo = 0, hi = c ? c->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = ds_cache_cmp_key(&c->e[mid], ds_rec_dev(s, r), r->ino);
-		if (cmp == 0)
-			return &c->e[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+	struct stat st;
+	int fd = f && f->n ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != f->st.st_dev || st.st_ino != f->st.st_ino ||
+			st.st_size != f->st.st_size || ds_ns(st.st_mtim) != ds_ns(f->st.st_mtim) ||
+			ds_ns(st.st_ctim) != ds_ns(f->st.st_ctim))) {
+		close(fd);
+		fd = -1;
 	}
-	return NULL;
+	return fd;
+}
+
+/* The entry of the log or the file (the log's last record of an inode wins)
+ * for key (dev, ino), stepping both on past smaller keys. */
+static const struct cache_entry *entry_at(struct ds_entries *es, const struct cache_entry *log, size_t nlog,
+					  size_t *j, uint64_t dev, uint64_t ino)
+{
+	const struct cache_entry *e;
+	while ((e = ds_entries_peek(es)) && ds_cache_cmp_key(e, dev, ino) < 0)
+		es->index++;
+	while (*j < nlog && ds_cache_cmp_key(&log[*j], dev, ino) < 0)
+		(*j)++;
+	size_t k = *j;
+	while (k + 1 < nlog && ds_cache_cmp_key(&log[k + 1], dev, ino) == 0)
+		k++;
+	if (k < nlog && ds_cache_cmp_key(&log[k], dev, ino) == 0)
+		return &log[k];
+	return e && ds_cache_cmp_key(e, dev, ino) == 0 ? e : NULL;
 }
 
 int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
@@ -237,37 +283,43 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 		return 0;
 	free(c->at);
 	c->at = malloc((n ? n : 1) * sizeof(*c->at));
-	if (!c->at)
-		return -ENOMEM;
-	c->nat = n;
-	const struct cache_file *f = c->loaded;
+	struct ds_entries *es = malloc(sizeof(*es));
+	int rc = c->at && es ? 0 : -ENOMEM;
+	int fd = rc == 0 ? open_loaded(s->cache.path, c->loaded) : -1;
+	if (rc == 0)
+		ds_entries_open(es, fd, fd >= 0 ? c->loaded : NULL, NULL);
+	c->nat = c->at ? n : 0;
+	c->nhits = 0;
 	size_t j = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, order[i]);
-		while (j < f->n && ds_cache_cmp_key(&f->e[j], ds_rec_dev(s, r), r->ino) < 0)
-			j++;
-		c->at[order[i]] = j < f->n && ds_cache_cmp_key(&f->e[j], ds_rec_dev(s, r), r->ino) == 0 ? (uint32_t)j : DS_NONE;
+		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s, r), r->ino);
+		c->at[order[i]] = DS_NONE;
+		/* only an entry whose key is the file's as walked is kept */
+		if (!e || e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+			continue;
+		if (DS_GROW(c->hits, c->caphits, c->nhits + 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		c->hits[c->nhits] = (struct cache_hit){ e->partial, e->full, e->cls, e->at_ns, e->flags };
+		c->at[order[i]] = (uint32_t)c->nhits++;
 	}
-	return 0;
+	if (fd >= 0)
+		close(fd);
+	free(es);
+	free(c->log);
+	c->log = NULL;
+	c->nlog = 0;
+	return rc;
 }
 
-/* The entry of r when its key still matches r as walked, or NULL. */
-const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r)
+const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r)
 {
 	const struct ds_cache *c = s->cache.run;
-	const struct cache_entry *e;
-	if (c && c->at && c->loaded && r->rep < c->nat) {
-		/* joined by inode: no search */
-		uint32_t at = c->at[r->rep];
-		e = at == DS_NONE ? NULL : &c->loaded->e[at];
-		if (e && ds_cache_cmp_key(e, ds_rec_dev(s, r), r->ino) != 0)
-			e = find_entry(s, r);
-	} else {
-		e = find_entry(s, r);
-	}
-	if (!e || e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+	if (!c || !c->at || r->rep >= c->nat || c->at[r->rep] == DS_NONE)
 		return NULL;
-	return e;
+	return &c->hits[c->at[r->rep]];
 }
 
 /* A number for a class first proven in this run: unlike any other run's,
@@ -303,7 +355,7 @@ static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
 
 bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
 {
-	const struct cache_entry *e = ds_cache_entry_of(s, r);
+	const struct cache_hit *e = ds_cache_entry_of(s, r);
 	/* a trusting run takes no hash from a racy entry either: the file is read */
 	if (!e || (s->opt.cache_trust && racy(s, r, e->at_ns)))
 		return false;
@@ -316,7 +368,7 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 
 bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *at_ns)
 {
-	const struct cache_entry *e = ds_cache_entry_of(s, r);
+	const struct cache_hit *e = ds_cache_entry_of(s, r);
 	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
 		return false;
 	/* a write in the same timestamp tick as the recorded one, after the

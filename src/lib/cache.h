@@ -55,9 +55,10 @@ struct log_record {
 };
 _Static_assert(sizeof(struct log_record) == ENTRY_SIZE + 8, "log record layout");
 
-/* A cache file as read. */
+/* A cache file as read: its counts, checked; its entries stay in the file,
+ * read as they are needed (ds_entries), never held whole. */
 struct cache_file {
-	struct cache_entry *e;
+	struct cache_entry *e;  /* NULL: entries are read from the file */
 	size_t n;
 	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
 	size_t nstrings;
@@ -68,14 +69,42 @@ struct cache_file {
 /* Version 1's entries, n of them read raw into the front of e, widened in place. */
 void ds_cache_upgrade_v1(struct cache_entry *e, size_t n);
 
+/* The entries of a cache file's descriptor in their order, a chunk at a
+ * time (version 1's widened; with x, the raw bytes hashed into it as read). */
+#define DS_ENTRIES_CHUNK 512
+struct ds_entries {
+	int fd;
+	const struct cache_file *f;
+	struct ds_hashes *x;
+	uint64_t index;              /* the entry at hand; the caller steps it on */
+	struct cache_entry buf[DS_ENTRIES_CHUNK];
+	uint64_t b0;                 /* buf holds entries b0 .. b0 + bn */
+	size_t bn;
+	int rc;                      /* a failed read: the end */
+};
+void ds_entries_open(struct ds_entries *es, int fd, const struct cache_file *f, struct ds_hashes *x);
+/* The entry at hand, or NULL past the last one or after a failed read. */
+const struct cache_entry *ds_entries_peek(struct ds_entries *es);
+
+/* What a run keeps of a cache entry that matches one of its files as walked
+ * (key, size, mtime and ctime): 40 bytes, not the entry's 80. */
+struct cache_hit {
+	uint64_t partial, full, cls;
+	int64_t at_ns;
+	uint32_t flags;
+};
+
 /* The cache during one run: what it held when the run began, and the hashes
  * this run worked out, merged into it when the run ends. */
 struct ds_cache {
 	struct cache_file *loaded;   /* NULL when there was no valid file */
 	uint64_t salt;               /* makes this run's new class numbers its own */
-	uint32_t *at;                /* by representative record: its loaded entry, or DS_NONE;
-	                              * NULL until ds_cache_join() */
+	struct cache_entry *log;     /* a killed run's log records, sorted, until ds_cache_join() */
+	size_t nlog;
+	uint32_t *at;                /* by record: its hit, or DS_NONE; NULL until ds_cache_join() */
 	uint32_t nat;
+	struct cache_hit *hits;
+	size_t nhits, caphits;
 	struct ds_hashed *noted;
 	size_t nnoted, capnoted;
 	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
@@ -95,12 +124,12 @@ int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino);
 int ds_cache_cmp_entry(void *ctx, const void *pa, const void *pb);
 /* Read exactly len bytes. @return 0, -errno, or DUPSCAN_E_CACHE at the end of the file. */
 int ds_cache_read_all(int fd, void *buf, size_t len);
-/* Read and check a cache file; the paths are only hashed, and kept when
- * with_strings. @return 0 with *out (NULL when there is no file),
- * DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
-int ds_cache_read(const char *path, struct cache_file **out, bool with_strings);
-/* r's loaded entry when its key still matches, or NULL. */
-const struct cache_entry *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r);
+/* Check a cache file (read through once: checksum, order, paths in the
+ * table) and keep its counts. @return 0 with *out (NULL when there is no
+ * file), DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
+int ds_cache_read(const char *path, struct cache_file **out);
+/* The hit of r's inode (joined), or NULL. */
+const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r);
 
 /* A class number of this run, named by one of its files: salted, so two
  * runs' classes never merge by name. */

@@ -110,56 +110,29 @@ static int cmp_key(void *ctx, const void *pa, const void *pb)
 	return ds_cache_cmp_key(pa, b->dev, b->ino);
 }
 
-/* Entries of log (sorted, the last of each inode kept) over those of f:
- * one entry an inode, sorted; an inode in both keeps f's path. */
-static struct cache_entry *merge_over(const struct cache_file *f, const struct cache_entry *log, size_t m,
-				      size_t *n)
-{
-	size_t nf = f ? f->n : 0, i = 0, j = 0, k = 0;
-	struct cache_entry *out = malloc((nf + m ? nf + m : 1) * sizeof(*out));
-	while (out && (i < nf || j < m)) {
-		/* the last record of an inode wins */
-		while (j + 1 < m && cmp_key(NULL, &log[j], &log[j + 1]) == 0)
-			j++;
-		int c = i >= nf ? 1 : j >= m ? -1 : cmp_key(NULL, &f->e[i], &log[j]);
-		if (c < 0) {
-			out[k++] = f->e[i++];
-			continue;
-		}
-		out[k] = log[j++];
-		if (c == 0)
-			out[k].path = f->e[i++].path;
-		k++;
-	}
-	*n = k;
-	return out;
-}
-
-/* Take the log's entries over those loaded (c->loaded made when there was
- * no FILE); *taken: how many. Trouble is told and ignored. @return 0 or -ENOMEM. */
+/* Keep the log's records, sorted by inode (the last of an inode written
+ * last), for ds_cache_join() to take over the file's entries (c->loaded made
+ * when there was no FILE); *taken: how many. Trouble is told and ignored.
+ * @return 0 or -ENOMEM. */
 static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 {
 	char *path = ds_cache_log_path(s->cache.path);
 	struct cache_entry *log = NULL;
-	size_t m = 0, n = 0;
+	size_t m = 0;
 	int rc = path ? read_log(path, &log, &m) : -ENOMEM;
 	*taken = m;
 	if (rc && rc != -ENOMEM)
 		ds_cache_report(s, path, rc); /* a run without it */
 	if (rc == 0 && m > 0)
-		rc = ds_sort(log, m, sizeof(*log), cmp_key, NULL);
-	struct cache_entry *merged = rc == 0 && m > 0 ? merge_over(c->loaded, log, m, &n) : NULL;
-	if (rc == 0 && m > 0 && !merged)
-		rc = -ENOMEM;
-	if (rc == 0 && merged && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
+		rc = ds_sort(log, m, sizeof(*log), cmp_key, NULL); /* stable: the order written stays */
+	if (rc == 0 && m > 0 && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
 		rc = -ENOMEM; /* no FILE: its stat stays zero, so saving reads what is there then */
-	if (rc == 0 && merged) {
-		free(c->loaded->e);
-		c->loaded->e = merged;
-		c->loaded->n = n;
-		merged = NULL;
+	if (rc == 0 && m > 0) {
+		free(c->log);
+		c->log = log;
+		c->nlog = m;
+		log = NULL;
 	}
-	free(merged);
 	free(log);
 	free(path);
 	return rc == -ENOMEM ? rc : 0;

@@ -222,7 +222,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 		if (x.cls == DS_NONE || (r->flags & DS_F_DROPPED)) {
 			/* no proof, or one that still holds; hashes keep the time
 			 * they were worked out */
-			const struct cache_entry *e = h[i].cached ? ds_cache_entry_of(s, r) : NULL;
+			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, r) : NULL;
 			run->proofs[i] = x.old ? (struct proof){ x.old, x.at }
 					       : (struct proof){ 0, e ? e->at_ns : s->cache.start_ns };
 			continue;
@@ -265,11 +265,8 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
  * the file just re-read); bytes changed under it since give an entry out of
  * the table's bounds, which ends the save (the old file stays). */
 struct oldcur {
-	const struct cache_file *f;
+	struct ds_entries es;       /* the entry at hand: es.index */
 	int fd;
-	uint64_t j;                 /* the entry at hand */
-	struct cache_entry e[512];  /* entries b0 .. b0 + bn */
-	uint64_t b0, bn;
 	char *win;                  /* paths from byte w0, wn bytes */
 	uint64_t w0, wn;
 	int rc;
@@ -278,14 +275,11 @@ struct oldcur {
 
 static void old_open(struct oldcur *c, const struct cache_file *f, const char *path)
 {
-	memset(c, 0, sizeof(*c));
-	c->f = f;
-	c->fd = -1;
-	if (!f)
-		return;
-	c->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	c->win = malloc(OLD_WINDOW + 1);
-	c->rc = c->fd < 0 ? -errno : !c->win ? -ENOMEM : 0;
+	c->fd = f ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+	c->win = f ? malloc(OLD_WINDOW + 1) : NULL;
+	c->w0 = c->wn = 0;
+	c->rc = !f ? 0 : c->fd < 0 ? -errno : !c->win ? -ENOMEM : 0;
+	ds_entries_open(&c->es, c->fd, c->rc == 0 ? f : NULL, NULL);
 }
 
 static void old_close(struct oldcur *c)
@@ -295,39 +289,27 @@ static void old_close(struct oldcur *c)
 	free(c->win);
 }
 
-static bool old_more(const struct oldcur *c)
-{
-	return c->f && c->rc == 0 && c->j < c->f->n;
-}
-
-/* The entry at hand (old_more() true). */
+/* The entry at hand, or NULL past the last (a failed read sets rc). */
 static const struct cache_entry *old_entry(struct oldcur *c)
 {
-	if (c->j < c->b0 || c->j >= c->b0 + c->bn) {
-		uint64_t left = c->f->n - c->j, want = left < 512 ? left : 512;
-		c->b0 = c->j;
-		c->bn = 0;
-		c->rc = ds_pread_full(c->fd, c->e, want * c->f->esize, HEADER_SIZE + c->j * c->f->esize);
-		if (c->rc == 0 && c->f->esize == V1_ENTRY_SIZE)
-			ds_cache_upgrade_v1(c->e, want);
-		if (c->rc == 0)
-			c->bn = want;
-	}
-	static const struct cache_entry none = { .path = LOG_NO_PATH };
-	return c->rc == 0 ? &c->e[c->j - c->b0] : &none;
+	const struct cache_entry *e = c->rc ? NULL : ds_entries_peek(&c->es);
+	if (!e && c->es.rc)
+		c->rc = c->es.rc;
+	return e;
 }
 
 /* The path of the entry at hand, or NULL (none kept, or the file is not as checked). */
 static const char *old_path(struct oldcur *c)
 {
-	uint32_t off = old_entry(c)->path;
-	if (c->rc || off == LOG_NO_PATH || off >= c->f->nstrings)
+	const struct cache_entry *e = old_entry(c);
+	uint32_t off = e ? e->path : LOG_NO_PATH;
+	if (c->rc || off == LOG_NO_PATH || off >= c->es.f->nstrings)
 		return NULL;
 	if (off < c->w0 || off >= c->w0 + c->wn || !memchr(c->win + (off - c->w0), '\0', c->w0 + c->wn - off)) {
-		uint64_t left = c->f->nstrings - off;
+		uint64_t left = c->es.f->nstrings - off;
 		c->w0 = off;
 		c->wn = left < OLD_WINDOW ? left : OLD_WINDOW;
-		c->rc = ds_pread_full(c->fd, c->win, c->wn, c->f->strings_at + off);
+		c->rc = ds_pread_full(c->fd, c->win, c->wn, c->es.f->strings_at + off);
 		if (c->rc == 0 && !memchr(c->win, '\0', c->wn))
 			c->rc = DUPSCAN_E_CACHE;
 		if (c->rc)
@@ -350,14 +332,16 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 	const struct ds_hashed *h = run->noted;
 	struct oldcur oc;
 	old_open(&oc, old, s->cache.path);
-	while (oc.rc == 0 && (!w || w->rc == 0) && (i < run->nnoted || old_more(&oc))) {
+	while (!w || w->rc == 0) {
+		const struct cache_entry *o = old_entry(&oc);
+		if (oc.rc || (i >= run->nnoted && !o))
+			break;
 		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
-		const struct cache_entry *o = old_more(&oc) ? old_entry(&oc) : NULL;
 		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s, r), r->ino);
 		if (order > 0) {
 			/* a hash the log kept for a file this run did not see: no
 			 * path to keep it by */
-			uint64_t j = oc.j;
+			uint64_t j = oc.es.index;
 			const char *p = old_path(&oc);
 			if (!w && p && still_there(o, p))
 				keep[j / 8] |= (uint8_t)(1u << (j % 8));
@@ -365,7 +349,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 				changed = 1;
 			else if (keep[j / 8] & (1u << (j % 8)))
 				emit(w, paths, o, p ? p : "");
-			oc.j++;
+			oc.es.index++;
 			continue;
 		}
 		const struct proof *pf = &run->proofs[i];
@@ -392,8 +376,8 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		uint64_t dev = ds_rec_dev(s, r), ino = r->ino;
 		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec(s, h[i].rec)->ino == ino)
 			i++;
-		while (old_more(&oc) && ds_cache_cmp_key(old_entry(&oc), dev, ino) == 0)
-			oc.j++;
+		while ((o = old_entry(&oc)) != NULL && ds_cache_cmp_key(o, dev, ino) == 0)
+			oc.es.index++;
 	}
 	int rc = oc.rc ? oc.rc : w ? w->rc : changed;
 	old_close(&oc);
@@ -510,7 +494,7 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	ds_cachefile_free(run->loaded);
 	run->loaded = NULL;
 	if (rc == 1)
-		rc = ds_cache_read(s->cache.path, &old, false);
+		rc = ds_cache_read(s->cache.path, &old);
 	if (rc == 0 && old) {
 		free(old->e);
 		old->e = NULL;

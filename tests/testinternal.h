@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* testinternal.h: helpers for the unit tests of the library's internals
+ * (those that link its objects); testutil is shared with the program's
+ * tests, which see only the public header. */
+#ifndef DUPSCAN_TESTINTERNAL_H
+#define DUPSCAN_TESTINTERNAL_H
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* As matching begins (a scan loaded with its cache and walked): one record
+ * an inode, then the cache's entries joined to the records as they are;
+ * lookups in the cache are by record from then on. */
+static inline void tu_cache_join(dupscan_scan *s)
+{
+	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
+	ck_assert_ptr_nonnull(order);
+	ck_assert_int_eq(ds_collapse_links(s, order), 0);
+	ck_assert_int_eq(ds_cache_join(s, order, s->tree.nrecs), 0);
+	free(order);
+}
+
+#endif
