@@ -53,7 +53,7 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 static const struct ds_rec *rec_named(const dupscan_scan *s, const char *name)
 {
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (strcmp(ds_rec(s, i)->name, name) == 0)
+		if (strcmp(ds_rec_name(s, ds_rec(s, i)), name) == 0)
 			return ds_rec(s, i);
 	ck_abort_msg("no record %s", name);
 	return NULL;
@@ -222,7 +222,9 @@ START_TEST(test_proof_fields)
 	}
 	uint32_t other; /* the device: another one's index */
 	ck_assert_int_eq(ds_intern(&s->tree.devs, ds_rec_dev(s, r) + 1000003, 0, &other), 0);
-	r->devi = (uint16_t)other;
+	uint32_t kind; /* the same attributes on that device */
+	ck_assert_int_eq(ds_intern(&s->tree.kinds, other, ds_rec_attr(s, r), &kind), 0);
+	r->kind = kind;
 	tu_cache_join(s);
 	ck_assert(!ds_cache_proof(s, r, &cls2, &at));
 	*r = saved;

@@ -136,7 +136,7 @@ START_TEST(test_classes_by_content)
 	 * no class are in none */
 	uint32_t cls_a = DS_NONE;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		const char *name = ds_rec(s, i)->name;
+		const char *name = ds_rec_name(s, ds_rec(s, i));
 		uint32_t cls = ds_index_class(&s->index, i);
 		if (name[0] == 'a' && name[1] != 'l') {
 			ck_assert_uint_ne(cls, DS_NONE);
@@ -300,7 +300,7 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = 0;
-		while (i < s->tree.nrecs && strcmp(ds_rec(s, i)->name, f[k].name) != 0)
+		while (i < s->tree.nrecs && strcmp(ds_rec_name(s, ds_rec(s, i)), f[k].name) != 0)
 			i++;
 		ck_assert_uint_lt(i, s->tree.nrecs);
 		struct ds_hashed h = { i, f[k].has_full, false, f[k].partial, f[k].full };
@@ -320,7 +320,7 @@ static void check_cached_full(const char *dir, const char *cache, const char *re
 	bool found = false;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
-		if (strcmp(r->name, name) != 0)
+		if (strcmp(ds_rec_name(s, r), name) != 0)
 			continue;
 		struct ds_hashed h;
 		ck_assert_msg(ds_cache_get(s, r, &h) && h.has_full, "%s: no full hash cached", rel);
@@ -436,7 +436,7 @@ START_TEST(test_cache_full_hashes_split)
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	struct ds_hashed a3 = { 0 };
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (!strcmp(ds_rec(s, i)->name, "a3"))
+		if (!strcmp(ds_rec_name(s, ds_rec(s, i)), "a3"))
 			ck_assert(ds_cache_get(s, ds_rec(s, i), &a3));
 	dupscan_free(s);
 	/* late, unique last time after its first block, gets its full hash too:

@@ -110,12 +110,12 @@ static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
 	for (size_t k = 0; rc == 0 && k < s->tree.devs.n; k++)
 		devrank[dk[k].pos] = k;
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		at[devrank[ds_rec(s, run->noted[i].rec)->devi] + 1]++;
+		at[devrank[ds_rec_devi(s, ds_rec(s, run->noted[i].rec))] + 1]++;
 	for (size_t k = 1; rc == 0 && k <= ndev; k++)
 		at[k] += at[k - 1];
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, run->noted[i].rec);
-		size_t d = devrank[r->devi];
+		size_t d = devrank[ds_rec_devi(s, r)];
 		kp[at[d]++] = (struct ds_keypos){ r->ino, (uint64_t)!run->noted[i].has_full << 32 | i };
 	}
 	/* at[d] is now where device d's run ends */
@@ -214,7 +214,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	int rc = run->proofs && m && ids ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, h[i].rec);
-		if (i > 0 && ds_rec(s, h[i - 1].rec)->devi == r->devi && ds_rec(s, h[i - 1].rec)->ino == r->ino)
+		if (i > 0 && ds_rec_devi(s, ds_rec(s, h[i - 1].rec)) == ds_rec_devi(s, r) && ds_rec(s, h[i - 1].rec)->ino == r->ino)
 			continue;
 		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
 		if (!ds_cache_proof(s, r, &x.old, &x.at))

@@ -21,7 +21,7 @@ int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
 int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
 {
 	char stackbuf[4096];
-	char *path = ds_path_in(s, r->dir, r->name, stackbuf, sizeof(stackbuf));
+	char *path = ds_path_in(s, r->dir, ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */

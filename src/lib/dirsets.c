@@ -167,7 +167,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 		return -ENOMEM;
 	/* named as d's entry "": its path is d's, its argument d's */
 	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino, .dir = d, .rep = DS_NONE,
-			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = "" };
+			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = DS_NAME_EMPTY };
 	struct stat st = { .st_dev = (dev_t)dir->dev, .st_mode = S_IFDIR };
 	int rc = ds_rec_identity(s, r, &st);
 	if (rc)

@@ -68,22 +68,43 @@ enum ds_rec_flag {
 	                         * compared this run: actions compare it first */
 };
 
-/* One per path reached: 56 bytes, fixed-size, the most numerous thing a scan
- * keeps. The name lives in the scan's arena, the directory holds the rest of
- * the path and the argument it was reached from, the device and the mode with
- * owner and group are indexes into tables of the values the scan met (records.c:
- * ds_rec_dev(), ds_rec_mode(), ...), and hashes live only in the index, for
- * the few files that get that far. */
+/* One per path reached: 48 bytes, fixed-size, the most numerous thing a scan
+ * keeps. The name is a handle into the scan's table of file names, the
+ * directory holds the rest of the path and the argument it was reached from,
+ * the device with the mode, owner and group is one index into a table of the
+ * pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
+ * hashes live only in the index, for the few files that get that far. The
+ * kind and the flags share a word: a record is written by one thread at a
+ * time (its group's). */
 struct ds_rec {
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
-	const char *name;        /* last component */
+	uint32_t name;           /* handle into scan->tree.fnames (ds_rec_name()) */
 	uint32_t dir;            /* index into scan->tree.dirs */
 	uint32_t rep;            /* representative record of its inode (itself if it is one) */
-	uint32_t attr;           /* index into scan->tree.attrs: mode, owner, group */
-	uint16_t devi;           /* index into scan->tree.devs */
-	uint8_t flags;           /* enum ds_rec_flag */
+	uint32_t kind : 24;      /* index into scan->tree.kinds: device index, attributes index */
+	uint32_t flags : 8;      /* enum ds_rec_flag */
 };
+#define DS_KINDS_MAX (1u << 24)
+_Static_assert(sizeof(struct ds_rec) == 48, "a record is 48 bytes");
+
+/* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
+ * bits, the offset in the low 18 (a little under 4 GiB of names). */
+#define DS_NAME_SHIFT 18
+#define DS_NAME_EMPTY UINT32_MAX /* "" (a directory's own entry in a set) */
+struct ds_names {
+	char **chunk;
+	size_t cap;
+	uint32_t n;
+	uint32_t used;               /* bytes taken in the last chunk */
+};
+/* Keep name[0..len) with its NUL. @return 0, -ENOMEM or -EOVERFLOW (full). */
+int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out);
+void ds_names_free(struct ds_names *t);
+static inline const char *ds_names_get(const struct ds_names *t, uint32_t h)
+{
+	return h == DS_NAME_EMPTY ? "" : t->chunk[h >> DS_NAME_SHIFT] + (h & ((1u << DS_NAME_SHIFT) - 1));
+}
 
 /* Records live in fixed blocks: no realloc copy, no doubling slack. */
 #define DS_REC_SHIFT 12
@@ -245,9 +266,11 @@ struct ds_tree {
 	uint32_t ndirs, cap_dirs;
 	struct ds_rec **rec_blocks;
 	uint32_t nrecs, nblocks;
-	struct ds_arena names;       /* file and directory names */
+	struct ds_arena names;       /* directory names */
+	struct ds_names fnames;      /* file names (records' handles) */
 	struct ds_intern devs;       /* st_dev of records: k0 (at most 65,536) */
 	struct ds_intern attrs;      /* st_mode of records: k1; owner << 32 | group: k0 */
+	struct ds_intern kinds;      /* records' (device index, attributes index): k0, k1 */
 	/* visited directories, open addressing on (dev, ino) */
 	uint64_t *seen;              /* pairs: dev, ino+1 (0 = empty) */
 	size_t seen_cap, seen_count;
@@ -316,18 +339,32 @@ static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 	return &s->tree.rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
 }
 
+static inline const char *ds_rec_name(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return ds_names_get(&s->tree.fnames, r->name);
+}
+/* The record's device as an index into s->tree.devs (at most 65,536). */
+static inline uint16_t ds_rec_devi(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return (uint16_t)s->tree.kinds.key[2 * (size_t)r->kind];
+}
+/* Its mode, owner and group as an index into s->tree.attrs. */
+static inline uint32_t ds_rec_attr(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return (uint32_t)s->tree.kinds.key[2 * (size_t)r->kind + 1];
+}
 static inline uint64_t ds_rec_dev(const dupscan_scan *s, const struct ds_rec *r)
 {
-	return s->tree.devs.key[2 * (size_t)r->devi];
+	return s->tree.devs.key[2 * (size_t)ds_rec_devi(s, r)];
 }
 static inline uint32_t ds_rec_mode(const dupscan_scan *s, const struct ds_rec *r)
 {
-	return (uint32_t)s->tree.attrs.key[2 * (size_t)r->attr + 1];
+	return (uint32_t)s->tree.attrs.key[2 * (size_t)ds_rec_attr(s, r) + 1];
 }
 /* owner << 32 | group */
 static inline uint64_t ds_rec_owner(const dupscan_scan *s, const struct ds_rec *r)
 {
-	return s->tree.attrs.key[2 * (size_t)r->attr];
+	return s->tree.attrs.key[2 * (size_t)ds_rec_attr(s, r)];
 }
 /* The index of the added path r was reached from. */
 static inline uint32_t ds_rec_arg(const dupscan_scan *s, const struct ds_rec *r)

@@ -9,15 +9,15 @@
 
 #include "internal.h"
 
-static bool same_inode(const struct ds_rec *a, const struct ds_rec *b)
+static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	return a->ino == b->ino && a->devi == b->devi;
+	return a->ino == b->ino && ds_rec_devi(s, a) == ds_rec_devi(s, b);
 }
 
 static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
 	const struct ds_dir *da = &s->tree.dirs[a->dir], *db = &s->tree.dirs[b->dir];
-	return da->dev == db->dev && da->ino == db->ino && strcmp(a->name, b->name) == 0;
+	return da->dev == db->dev && da->ino == db->ino && strcmp(ds_rec_name(s, a), ds_rec_name(s, b)) == 0;
 }
 
 /* Among the paths of one inode, the first in the chosen order represents it,
@@ -61,8 +61,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 /* The paths of one inode side by side: by inode number, then device. */
 static uint64_t inode_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
-	(void)s;
-	*minor = r->devi;
+	*minor = ds_rec_devi(s, r);
 	return r->ino;
 }
 
@@ -74,7 +73,7 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
 		uint32_t j = i + 1;
-		while (j < s->tree.nrecs && same_inode(ds_rec(s, order[i]), ds_rec(s, order[j])))
+		while (j < s->tree.nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i > 1)
 			rc = collapse_run(s, order + i, j - i);

@@ -14,22 +14,21 @@
  * owner and group (one attrs index). */
 static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	return a->size == b->size && (!s->opt.one_fs || a->devi == b->devi) &&
-	       (!s->opt.permissions || a->attr == b->attr);
+	return a->size == b->size && (!s->opt.one_fs || ds_rec_devi(s, a) == ds_rec_devi(s, b)) &&
+	       (!s->opt.permissions || ds_rec_attr(s, a) == ds_rec_attr(s, b));
 }
 
 /* same_group()'s order as a key: size, then the attributes or the device. */
 static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
-	*minor = s->opt.permissions ? r->attr : s->opt.one_fs ? r->devi : 0;
+	*minor = s->opt.permissions ? ds_rec_attr(s, r) : s->opt.one_fs ? ds_rec_devi(s, r) : 0;
 	return r->size;
 }
 
 static uint64_t device_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
-	(void)s;
 	*minor = 0;
-	return r->devi;
+	return ds_rec_devi(s, r);
 }
 
 /* Candidates order[0..n) by group: with both -1 and -p, each run of one
@@ -39,7 +38,7 @@ static int group_order(const dupscan_scan *s, uint32_t *order, size_t n)
 	int rc = ds_sort_recs(s, order, n, group_key);
 	for (size_t i = 0, j; rc == 0 && s->opt.one_fs && s->opt.permissions && i < n; i = j) {
 		const struct ds_rec *a = ds_rec(s, order[i]);
-		for (j = i + 1; j < n && ds_rec(s, order[j])->size == a->size && ds_rec(s, order[j])->attr == a->attr;)
+		for (j = i + 1; j < n && ds_rec(s, order[j])->size == a->size && ds_rec_attr(s, ds_rec(s, order[j])) == ds_rec_attr(s, a);)
 			j++;
 		if (j - i > 1)
 			rc = ds_sort_recs(s, order + i, j - i, device_key);

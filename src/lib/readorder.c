@@ -383,11 +383,11 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 			const struct ds_rec *r = ds_rec(s, order[p]);
 			if (direct)
 				fp->direct[p] = true;
-			int disk = disk_number(s, &dk, r->devi);
+			int disk = disk_number(s, &dk, ds_rec_devi(s, r));
 			if (disk < 0)
 				rc = disk;
 			else
-				pl[p] = place((unsigned)disk, r->devi, true, r->ino, p);
+				pl[p] = place((unsigned)disk, ds_rec_devi(s, r), true, r->ino, p);
 		}
 	}
 	/* one phase from the first open to the last head read */

@@ -61,15 +61,15 @@ uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir)
 
 size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
 {
-	return build_path(s, r->dir, r->name, buf, cap);
+	return build_path(s, r->dir, ds_rec_name(s, r), buf, cap);
 }
 
 char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
 {
-	size_t len = path_len(s, r->dir, r->name);
+	size_t len = path_len(s, r->dir, ds_rec_name(s, r));
 	char *p = ds_arena_alloc(&s->out, len + 1);
 	if (p)
-		build_path(s, r->dir, r->name, p, len + 1);
+		build_path(s, r->dir, ds_rec_name(s, r), p, len + 1);
 	return p;
 }
 
@@ -81,7 +81,7 @@ bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_
 
 char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
 {
-	return ds_path_in(s, r->dir, r->name, NULL, 0);
+	return ds_path_in(s, r->dir, ds_rec_name(s, r), NULL, 0);
 }
 
 char *ds_dir_path(const dupscan_scan *s, uint32_t d)
@@ -242,14 +242,14 @@ void ds_intern_free(struct ds_intern *t)
 
 int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
 {
-	uint32_t dev, attr;
+	uint32_t dev, attr, kind;
 	int rc = ds_intern(&s->tree.devs, (uint64_t)st->st_dev, 0, &dev);
 	if (rc == 0)
 		rc = ds_intern(&s->tree.attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
-	if (rc == 0) {
-		r->devi = (uint16_t)dev;
-		r->attr = attr;
-	}
+	if (rc == 0)
+		rc = ds_intern(&s->tree.kinds, dev, attr, &kind);
+	if (rc == 0)
+		r->kind = kind & (DS_KINDS_MAX - 1);
 	return rc;
 }
 
@@ -338,9 +338,9 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 			return -ENOMEM;
 		s->tree.nblocks++;
 	}
-	tmp.name = ds_arena_strdup(&s->tree.names, name, nlen);
-	if (!tmp.name)
-		return -ENOMEM;
+	rc = ds_names_add(&s->tree.fnames, name, nlen, &tmp.name);
+	if (rc)
+		return rc;
 	*ds_rec(s, s->tree.nrecs) = tmp;
 	s->tree.nrecs++;
 	ds_progress_found(s, tmp.size);

@@ -100,7 +100,7 @@ void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int co
 void ds_fail(struct ds_ctx *c, struct ds_rec *rec, int code)
 {
 	char *path = ds_rec_path_alloc(c->s, rec);
-	ds_fail_path(c, rec, path ? path : rec->name, code);
+	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s, rec), code);
 	free(path);
 }
 

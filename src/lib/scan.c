@@ -57,8 +57,9 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->opt.sweep_budget = sweep_budget();
 	s->cache.racy_ns = DS_RACY_NS;
 	ds_arena_init(&s->tree.names);
-	s->tree.devs.limit = UINT16_MAX + 1u; /* the record's field */
-	s->tree.attrs.limit = UINT32_MAX;
+	s->tree.devs.limit = UINT16_MAX + 1u; /* the kinds' field */
+	s->tree.attrs.limit = DS_KINDS_MAX;
+	s->tree.kinds.limit = DS_KINDS_MAX;   /* the record's field */
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
 	return 0;
@@ -87,6 +88,8 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_arena_free(&s->tree.names);
 	ds_intern_free(&s->tree.devs);
 	ds_intern_free(&s->tree.attrs);
+	ds_intern_free(&s->tree.kinds);
+	ds_names_free(&s->tree.fnames);
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);

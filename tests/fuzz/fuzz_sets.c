@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t cls = (uint8_t)(b2 >> 2);
 		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
 			const struct ds_rec *q = ds_rec(s, j);
-			if (q->dir == d && strcmp(q->name, name) == 0) {
+			if (q->dir == d && strcmp(ds_rec_name(s, q), name) == 0) {
 				st.st_size = (off_t)q->size;
 				st.st_ino = q->ino;
 				st.st_mtim.tv_sec = q->mtime_ns / 1000000000;
