@@ -48,8 +48,6 @@ void ds_cachefile_free(struct cache_file *c)
 {
 	if (!c)
 		return;
-	free(c->e);
-	free(c->strings);
 	free(c);
 }
 

@@ -58,10 +58,8 @@ _Static_assert(sizeof(struct log_record) == ENTRY_SIZE + 8, "log record layout")
 /* A cache file as read: its counts, checked; its entries stay in the file,
  * read as they are needed (ds_entries), never held whole. */
 struct cache_file {
-	struct cache_entry *e;  /* NULL: entries are read from the file */
-	size_t n;
-	char *strings;        /* NULL until needed: a run that changes nothing never reads them */
-	size_t nstrings;
+	size_t n;             /* entries */
+	size_t nstrings;      /* bytes of paths */
 	struct stat st;       /* the file as read: is it still the one on disk? */
 	uint64_t strings_at;  /* where the string table starts in the file */
 	uint32_t esize;       /* bytes an entry in the file (ENTRY_SIZE, or V1_ENTRY_SIZE) */

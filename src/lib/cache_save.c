@@ -462,7 +462,7 @@ static int same_file_meta(const char *path, const struct cache_file *loaded, str
 	struct cache_file *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	*c = (struct cache_file){ NULL, (size_t)h.count, NULL, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
+	*c = (struct cache_file){ (size_t)h.count, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
 				  (uint32_t)esize };
 	*out = c;
 	return 0;
@@ -495,10 +495,6 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	run->loaded = NULL;
 	if (rc == 1)
 		rc = ds_cache_read(s->cache.path, &old);
-	if (rc == 0 && old) {
-		free(old->e);
-		old->e = NULL;
-	}
 	if (rc && rc != -ENOMEM)
 		rc = 0; /* a broken file is replaced */
 	char cwd[PATH_MAX];
