@@ -44,6 +44,12 @@
 #include "cache.h"
 #include "internal.h"
 
+bool ds_cachefile_is(const struct cache_file *f, const struct stat *st)
+{
+	return st->st_dev == f->st.st_dev && st->st_ino == f->st.st_ino && st->st_size == f->st.st_size &&
+	       ds_ns(st->st_mtim) == ds_ns(f->st.st_mtim) && ds_ns(st->st_ctim) == ds_ns(f->st.st_ctim);
+}
+
 void ds_cachefile_free(struct cache_file *c)
 {
 	if (!c)
@@ -247,9 +253,7 @@ static int open_loaded(const char *path, const struct cache_file *f)
 {
 	struct stat st;
 	int fd = f && f->n ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
-	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != f->st.st_dev || st.st_ino != f->st.st_ino ||
-			st.st_size != f->st.st_size || ds_ns(st.st_mtim) != ds_ns(f->st.st_mtim) ||
-			ds_ns(st.st_ctim) != ds_ns(f->st.st_ctim))) {
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !ds_cachefile_is(f, &st))) {
 		close(fd);
 		fd = -1;
 	}

@@ -115,6 +115,8 @@ struct proof {
 };
 
 void ds_cachefile_free(struct cache_file *c);
+/* Is st the file f was read from, unchanged (device, inode, size, mtime, ctime)? */
+bool ds_cachefile_is(const struct cache_file *f, const struct stat *st);
 /* Cache trouble is told through the error callback but is not a scan error. */
 void ds_cache_report(dupscan_scan *s, const char *path, int code);
 /* Entries' order: by (device, inode). */

@@ -445,9 +445,7 @@ static int write_cache(dupscan_scan *s, const struct ds_cache *run, struct cache
 static int same_file_meta(const char *path, const struct cache_file *loaded, struct cache_file **out)
 {
 	struct stat now;
-	if (!loaded || stat(path, &now) != 0 || now.st_dev != loaded->st.st_dev || now.st_ino != loaded->st.st_ino ||
-	    now.st_size != loaded->st.st_size || ds_ns(now.st_mtim) != ds_ns(loaded->st.st_mtim) ||
-	    ds_ns(now.st_ctim) != ds_ns(loaded->st.st_ctim))
+	if (!loaded || stat(path, &now) != 0 || !ds_cachefile_is(loaded, &now))
 		return 1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
