@@ -305,6 +305,66 @@ START_TEST(test_path_spelling_kept)
 }
 END_TEST
 
+/* hdd mode on a tree whose metadata is in memory (just written): the walk
+ * hands directories to the helpers as in ssd mode, and finds what one thread
+ * finds */
+START_TEST(test_hdd_in_memory_every_thread)
+{
+	char *dir = tu_tmpdir();
+	char name[64], text[32];
+	/* directories larger than a block (ext4: about 40 bytes an entry of
+	 * these names, tmpfs 20), so they may go ahead: four of six each, the
+	 * walk in memory once it has stat()ed a first one */
+	for (int d = 0; d < 24; d++) {
+		for (int i = 0; i < 250; i++) {
+			snprintf(name, sizeof(name), "t%d/d%02d/a-rather-long-file-name-%03d.txt", d / 6, d, i);
+			snprintf(text, sizeof(text), "%d\n", (d % 3) * 1000 + i); /* d00, d03, ... alike */
+			tu_text(dir, name, text);
+		}
+	}
+	char *got[2];
+	uint32_t ahead[2], nrecs[2];
+	for (int t = 0; t < 2; t++) {
+		dupscan_scan *scan = NULL;
+		ck_assert_int_eq(dupscan_create(&scan), 0);
+		ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+		ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_THREADS, t ? 4 : 1), 0);
+		ck_assert_int_eq(dupscan_add_path(scan, dir, 1), 0);
+		ck_assert_int_eq(dupscan_run(scan), 0);
+		got[t] = tu_sets(scan, dir);
+		ahead[t] = scan->reading.dirs_ahead;
+		nrecs[t] = scan->tree.nrecs;
+		dupscan_free(scan);
+	}
+	ck_assert_str_eq(got[1], got[0]);
+	ck_assert_uint_eq(nrecs[0], 24 * 250);
+	ck_assert_uint_eq(nrecs[1], 24 * 250);
+	ck_assert_uint_eq(ahead[0], 0);
+	if (DUPSCAN_THREADS)
+		ck_assert_uint_gt(ahead[1], 0);
+	/* 750 sets (a name's number and d % 3) of 8 files */
+	size_t bars = 0, spaces = 0;
+	for (const char *c = got[0]; *c; c++) {
+		bars += *c == '|';
+		spaces += *c == ' ';
+	}
+	ck_assert_uint_eq(bars, 749);
+	ck_assert_uint_eq(spaces, 750 * 7);
+	free(got[0]);
+	free(got[1]);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* What a batch of stat calls says of where the metadata was. */
+START_TEST(test_stats_in_memory)
+{
+	ck_assert(ds_stats_in_memory(1500000, 0, 1000));      /* 1.5 us a call: cached */
+	ck_assert(!ds_stats_in_memory(1500000, 8, 1000));     /* fast, but it read blocks */
+	ck_assert(!ds_stats_in_memory(50000000, 0, 1000));    /* 50 us a call: a slow mount */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("walk");
@@ -320,6 +380,8 @@ int main(void)
 	tcase_add_test(tc, test_missing_argument_others_scanned);
 	tcase_add_test(tc, test_unreadable_dir_and_file);
 	tcase_add_test(tc, test_path_spelling_kept);
+	tcase_add_test(tc, test_hdd_in_memory_every_thread);
+	tcase_add_test(tc, test_stats_in_memory);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -238,6 +238,7 @@ struct ds_reading {
 	unsigned sweeps;             /* what the last sweep took: passes over the disk, */
 	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
+	uint32_t dirs_ahead;         /* directories the walk handed to helpers (tests look) */
 	/* the run's threads: started once by dupscan_run(), each phase on them */
 	struct ds_pool *pool;
 };
@@ -523,6 +524,10 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 
 /* walk.c */
 int ds_walk(dupscan_scan *s);
+/* Did stat calls taking ns in all, which started inblock block reads, find
+ * their metadata in memory? (On a spinning disk the walk then lists on
+ * every thread.) */
+bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls);
 
 /* records.c: the tables the walk fills, and the one path builder.
  * Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
