@@ -231,6 +231,42 @@ START_TEST(test_jobs_once_in_budget)
 }
 END_TEST
 
+static void noop_slice(void *arg, size_t sl)
+{
+	(void)arg;
+	(void)sl;
+}
+
+/* Helpers are started as work waits for them, not with the pool: none for
+ * nothing, one for a loop of two slices (the owner takes the other), at most
+ * the phase's number for many jobs; every job still runs once. */
+START_TEST(test_helpers_started_for_work)
+{
+	struct ds_pool *p = ds_pool_start(6, run_tjob, NULL, 0, 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(ds_pool_started(p), 0);
+	ds_parallel_for(p, 2, noop_slice, NULL);
+	ck_assert_int_eq(ds_pool_started(p), DUPSCAN_THREADS ? 1 : 0);
+	struct tctx t = { .owner = pthread_self(), .max_jobs = 8 };
+	static struct tjob jobs[40];
+	memset(jobs, 0, sizeof(jobs));
+	ds_pool_phase(p, run_tjob, &t, 8, SIZE_MAX, 3);
+	for (int i = 0; i < 40; i++) {
+		jobs[i].id = i + 1;
+		ck_assert_int_eq(ds_pool_queue(p, &jobs[i].job), 0);
+	}
+	for (int i = 0; i < 40; i++) {
+		ds_pool_obtain(p, &jobs[i].job);
+		ds_pool_release(p, &jobs[i].job);
+	}
+	ds_pool_end_phase(p);
+	for (int i = 0; i < 40; i++)
+		ck_assert_int_eq(atomic_load(&jobs[i].runs), 1);
+	ck_assert_int_le(ds_pool_started(p), 3);
+	ds_pool_stop(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pool");
@@ -241,6 +277,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_commit_order);
 	tcase_add_test(tc, test_cancel_commits_a_prefix);
+	tcase_add_test(tc, test_helpers_started_for_work);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -708,6 +708,8 @@ void ds_pool_end_phase(struct ds_pool *p);
 struct ds_pool *ds_scan_pool(dupscan_scan *s);
 /* How many helper threads this phase may use (0 for NULL). */
 int ds_pool_helpers(const struct ds_pool *p);
+/* How many helper threads were started so far: each when work waited for it. */
+int ds_pool_started(struct ds_pool *p);
 /* Offer j to the helpers; it must stay valid until the phase ends. @return 0 or -ENOMEM. */
 int ds_pool_queue(struct ds_pool *p, struct ds_job *j);
 /* Return once j has run: run here if no helper started it, else wait,

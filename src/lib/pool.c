@@ -34,7 +34,8 @@ struct ds_assist {
 struct ds_pool {
 	ds_job_fn *run;
 	void *ctx;
-	int nhelpers;
+	int nhelpers;            /* started so far */
+	int most;                /* helpers it may start: each is started when work waits and none is idle */
 	int active;              /* helpers this phase lets run jobs ahead and take slices */
 #if DUPSCAN_THREADS
 	int running;             /* helpers running a job ahead now */
@@ -64,6 +65,19 @@ struct ds_pool *ds_scan_pool(dupscan_scan *s)
 int ds_pool_helpers(const struct ds_pool *p)
 {
 	return p ? p->active : 0;
+}
+
+int ds_pool_started(struct ds_pool *p)
+{
+#if DUPSCAN_THREADS
+	pthread_mutex_lock(&p->mu);
+	int n = p->nhelpers;
+	pthread_mutex_unlock(&p->mu);
+	return n;
+#else
+	(void)p;
+	return 0;
+#endif
 }
 
 #if DUPSCAN_THREADS
@@ -141,6 +155,23 @@ static void *helper(void *arg)
 	return NULL;
 }
 
+/* Helpers are started when there is work for them (lock held): while more
+ * pieces of work wait than helpers are free (not running a job ahead),
+ * up to the phase's number. A small tree never
+ * pays for threads (a stack, read buffers) it has no work for. One that
+ * cannot be started is not asked for again: fewer threads than asked for
+ * is still a pool; none, the owner alone. */
+static void start_helpers(struct ds_pool *p, size_t waiting)
+{
+	while ((size_t)(p->nhelpers - p->running) < waiting &&
+	       p->nhelpers < p->active && p->nhelpers < p->most) {
+		if (pthread_create(&p->tids[p->nhelpers], NULL, helper, p) != 0)
+			p->most = p->nhelpers;
+		else
+			p->nhelpers++;
+	}
+}
+
 struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight)
 {
 	struct ds_pool *p = calloc(1, sizeof(*p));
@@ -150,17 +181,12 @@ struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max
 	p->ctx = ctx;
 	p->max_jobs = max_jobs;
 	p->max_weight = max_weight;
-	p->active = helpers;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->work_cv, NULL);
 	pthread_cond_init(&p->done_cv, NULL);
-	if (helpers > 0 && !(p->tids = calloc((size_t)helpers, sizeof(*p->tids))))
-		helpers = 0; /* the owner runs everything */
-	/* fewer threads than asked for is still a pool; none, the owner alone */
-	for (; p->nhelpers < helpers; p->nhelpers++)
-		if (pthread_create(&p->tids[p->nhelpers], NULL, helper, p) != 0)
-			break;
-	p->active = p->nhelpers;
+	if (helpers > 0 && (p->tids = calloc((size_t)helpers, sizeof(*p->tids))))
+		p->most = helpers; /* else the owner runs everything */
+	p->active = p->most;
 	return p;
 }
 
@@ -171,7 +197,7 @@ void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs
 	p->ctx = ctx;
 	p->max_jobs = max_jobs;
 	p->max_weight = max_weight;
-	p->active = helpers < 0 ? 0 : helpers < p->nhelpers ? helpers : p->nhelpers;
+	p->active = helpers < 0 ? 0 : helpers < p->most ? helpers : p->most;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -217,6 +243,7 @@ int ds_pool_queue(struct ds_pool *p, struct ds_job *j)
 		p->todo[p->ntodo++] = j;
 		if (p->idle)
 			pthread_cond_signal(&p->work_cv);
+		start_helpers(p, p->ntodo);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return rc;
@@ -279,6 +306,8 @@ void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, si
 	pthread_mutex_lock(&p->mu);
 	a.link = p->help;
 	p->help = &a;
+	/* helpers for the slices the owner will not be taking itself */
+	start_helpers(p, nslices - 1);
 	pthread_cond_broadcast(&p->work_cv);
 	if (p->owner_waits)
 		pthread_cond_broadcast(&p->done_cv);
