@@ -70,7 +70,7 @@ START_TEST(test_scan_full_hash_matches_oneshot)
 	uint32_t node = ds_index_find(&scan->index, want_partial, want, n);
 	ck_assert_uint_ne(node, DS_NONE);
 	uint32_t members = 0;
-	for (uint32_t r = scan->index.nodes[node].head; r != DS_NONE; r = scan->index.next[r])
+	for (uint32_t m = scan->index.nodes[node].head; m != DS_NONE; m = scan->index.mem[m].next)
 		members++;
 	ck_assert_uint_eq(members, 2);
 	ck_assert_uint_eq(scan->index.count, 1);

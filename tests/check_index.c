@@ -39,7 +39,8 @@ static int check_order(void *user, const struct ds_node *n)
 			     (p->full == n->full && p->size < n->size)));
 		ck_assert_msg(less, "index walk out of key order");
 	}
-	for (uint32_t r = n->head; r != DS_NONE; r = w->ix->next[r]) {
+	for (uint32_t m = n->head; m != DS_NONE; m = w->ix->mem[m].next) {
+		uint32_t r = w->ix->mem[m].rec;
 		ck_assert_uint_eq(w->all[r].partial, n->partial);
 		ck_assert_uint_eq(w->all[r].full, n->full);
 		ck_assert_uint_eq(w->all[r].size, n->size);
@@ -79,8 +80,8 @@ START_TEST(test_insert_find_walk)
 		uint32_t n = ds_index_find(&ix, recs[i].partial, recs[i].full, recs[i].size);
 		ck_assert_uint_ne(n, DS_NONE);
 		bool found = false;
-		for (uint32_t r = ix.nodes[n].head; r != DS_NONE; r = ix.next[r])
-			found |= r == i;
+		for (uint32_t m = ix.nodes[n].head; m != DS_NONE; m = ix.mem[m].next)
+			found |= ix.mem[m].rec == i;
 		ck_assert_msg(found, "record %u missing from its node", i);
 	}
 	/* same hashes, other size: a different key */
@@ -153,12 +154,50 @@ START_TEST(test_classes)
 }
 END_TEST
 
+/* Most records are in no class: members are found by record through the
+ * bits and, once sealed, a binary search; before sealing (and after an
+ * insert that follows it) by a search through the members. Both agree. */
+START_TEST(test_sealed_lookup)
+{
+	enum { R = 30000 };
+	struct ds_index ix;
+	ds_index_init(&ix);
+	ck_assert_int_eq(ds_index_reserve(&ix, R), 0);
+	uint32_t *want = malloc(R * sizeof(*want));
+	for (uint32_t i = 0; i < R; i++)
+		want[i] = DS_NONE;
+	/* every third record, in a scrambled order; classes named by a member */
+	for (uint32_t k = 0; k < R / 3; k++) {
+		uint32_t ri = (k * 7919u) % (R / 3) * 3;
+		uint32_t cls = ri - ri % 30;
+		want[ri] = cls;
+		ck_assert_int_eq(ds_index_insert(&ix, ri, cls, cls, cls, 64), 0);
+	}
+	for (uint32_t i = 0; i < R; i += 7)
+		ck_assert_uint_eq(ds_index_class(&ix, i), want[i]);
+	ck_assert_int_eq(ds_index_seal(&ix), 0);
+	for (uint32_t i = 0; i < R; i++) {
+		ck_assert_uint_eq(ds_index_class(&ix, i), want[i]);
+		ck_assert(ds_index_has(&ix, i) == (want[i] != DS_NONE));
+	}
+	/* one more after the seal */
+	ck_assert_int_eq(ds_index_insert(&ix, 1, 0, 0, 0, 64), 0);
+	ck_assert_uint_eq(ds_index_class(&ix, 1), 0);
+	ck_assert_uint_eq(ds_index_class(&ix, 3), want[3]);
+	ck_assert_uint_eq(ds_index_class(&ix, 2), DS_NONE);
+	ck_assert_uint_eq(ix.nmem, R / 3 + 1);
+	free(want);
+	ds_index_free(&ix);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("index");
 	TCase *tc = tcase_create("ds_index_insert");
 	tcase_add_test(tc, test_insert_find_walk);
 	tcase_add_test(tc, test_classes);
+	tcase_add_test(tc, test_sealed_lookup);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_index_walk");
 	tcase_add_test(tc, test_walk_stops_and_sorted_input);

@@ -3,44 +3,46 @@
  * The hashes come first in the key: they are uniformly spread, so the tree stays
  * shallow even though files arrive grouped and sorted by size. It is the one
  * record of which files were proven identical: a node may hold several classes
- * (equal hashes, different bytes), so each record carries its class too. */
+ * (equal hashes, different bytes), so each member carries its class too. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
 void ds_index_init(struct ds_index *ix)
 {
-	ix->nodes = NULL;
-	ix->count = ix->cap = 0;
+	memset(ix, 0, sizeof(*ix));
 	ix->root = DS_NONE;
-	ix->next = NULL;
-	ix->cls = NULL;
-	ix->nrecs = 0;
 }
 
 int ds_index_reserve(struct ds_index *ix, uint32_t nrecs)
 {
-	uint32_t *next = realloc(ix->next, (nrecs ? nrecs : 1) * sizeof(*next));
-	if (!next)
-		return -ENOMEM;
-	ix->next = next;
-	uint32_t *cls = realloc(ix->cls, (nrecs ? nrecs : 1) * sizeof(*cls));
-	if (!cls)
-		return -ENOMEM;
-	ix->cls = cls;
-	for (uint32_t i = ix->nrecs; i < nrecs; i++)
-		cls[i] = DS_NONE;
-	ix->nrecs = nrecs;
+	size_t words = ((size_t)nrecs + 63) / 64, had = ((size_t)ix->nrecs + 63) / 64;
+	if (words > had) {
+		uint64_t *has = realloc(ix->has, words * sizeof(*has));
+		if (!has)
+			return -ENOMEM;
+		memset(has + had, 0, (words - had) * sizeof(*has));
+		ix->has = has;
+	}
+	if (nrecs > ix->nrecs)
+		ix->nrecs = nrecs;
 	return 0;
 }
 
 void ds_index_free(struct ds_index *ix)
 {
 	free(ix->nodes);
-	free(ix->next);
-	free(ix->cls);
+	free(ix->mem);
+	free(ix->has);
+	free(ix->byrec);
 	ds_index_init(ix);
+}
+
+bool ds_index_has(const struct ds_index *ix, uint32_t ri)
+{
+	return ri < ix->nrecs && (ix->has[ri / 64] >> (ri % 64) & 1);
 }
 
 static int key_cmp(uint64_t p1, uint64_t f1, uint64_t s1, const struct ds_node *n)
@@ -66,50 +68,101 @@ uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t ful
 	return DS_NONE;
 }
 
-uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri)
+static int cmp_member_rec(void *ctx, const void *pa, const void *pb)
 {
-	return ri < ix->nrecs ? ix->cls[ri] : DS_NONE;
+	const struct ds_index *ix = ctx;
+	uint32_t a = ix->mem[*(const uint32_t *)pa].rec, b = ix->mem[*(const uint32_t *)pb].rec;
+	return a < b ? -1 : a > b;
 }
 
-int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full, uint64_t size)
+int ds_index_seal(struct ds_index *ix)
 {
-	if (ri >= ix->nrecs || cls >= ix->nrecs || ix->cls[ri] != DS_NONE)
-		return -EINVAL;
-	uint32_t *link = &ix->root;
-	while (*link != DS_NONE) {
-		struct ds_node *n = &ix->nodes[*link];
-		int c = key_cmp(partial, full, size, n);
-		if (c == 0) {
-			ix->cls[ri] = cls;
-			ix->next[ri] = DS_NONE;
-			ix->next[n->tail] = ri;
-			n->tail = ri;
-			return 0;
-		}
-		link = c < 0 ? &n->left : &n->right;
+	free(ix->byrec);
+	ix->byrec = malloc((ix->nmem ? ix->nmem : 1) * sizeof(*ix->byrec));
+	if (!ix->byrec)
+		return -ENOMEM;
+	for (uint32_t m = 0; m < ix->nmem; m++)
+		ix->byrec[m] = m;
+	int rc = ds_sort(ix->byrec, ix->nmem, sizeof(*ix->byrec), cmp_member_rec, ix);
+	if (rc) {
+		free(ix->byrec);
+		ix->byrec = NULL;
 	}
+	return rc;
+}
+
+uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri)
+{
+	if (!ds_index_has(ix, ri))
+		return DS_NONE;
+	if (!ix->byrec) {
+		for (uint32_t m = ix->nmem; m-- > 0;)
+			if (ix->mem[m].rec == ri)
+				return ix->mem[m].cls;
+		return DS_NONE;
+	}
+	uint32_t lo = 0, hi = ix->nmem;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (ix->mem[ix->byrec[mid]].rec < ri)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->nmem && ix->mem[ix->byrec[lo]].rec == ri ? ix->mem[ix->byrec[lo]].cls : DS_NONE;
+}
+
+/* A new node for the key where link points (nodes may move). @return its number or DS_NONE. */
+static uint32_t new_node(struct ds_index *ix, uint32_t *link, uint64_t partial, uint64_t full, uint64_t size)
+{
 	if (ix->count == ix->cap) {
 		uint32_t cap = ix->cap ? ix->cap * 2 : 256;
 		/* link points into the array that realloc may move */
 		size_t link_off = link == &ix->root ? SIZE_MAX : (size_t)((char *)link - (char *)ix->nodes);
 		struct ds_node *nodes = realloc(ix->nodes, cap * sizeof(*nodes));
 		if (!nodes)
-			return -ENOMEM;
+			return DS_NONE;
 		ix->nodes = nodes;
 		ix->cap = cap;
 		if (link_off != SIZE_MAX)
 			link = (uint32_t *)((char *)ix->nodes + link_off);
 	}
 	uint32_t ni = ix->count++;
-	struct ds_node *n = &ix->nodes[ni];
-	n->partial = partial;
-	n->full = full;
-	n->size = size;
-	n->left = n->right = DS_NONE;
-	n->head = n->tail = ri;
-	ix->next[ri] = DS_NONE;
-	ix->cls[ri] = cls;
+	ix->nodes[ni] = (struct ds_node){ partial, full, size, DS_NONE, DS_NONE, DS_NONE, DS_NONE };
 	*link = ni;
+	return ni;
+}
+
+int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full, uint64_t size)
+{
+	if (ri >= ix->nrecs || cls >= ix->nrecs || ds_index_has(ix, ri) || ix->nmem == DS_NONE - 1)
+		return -EINVAL;
+	if (DS_GROW(ix->mem, ix->capmem, (size_t)ix->nmem + 1))
+		return -ENOMEM;
+	uint32_t *link = &ix->root, ni = DS_NONE;
+	while (*link != DS_NONE) {
+		struct ds_node *n = &ix->nodes[*link];
+		int c = key_cmp(partial, full, size, n);
+		if (c == 0) {
+			ni = *link;
+			break;
+		}
+		link = c < 0 ? &n->left : &n->right;
+	}
+	if (ni == DS_NONE && (ni = new_node(ix, link, partial, full, size)) == DS_NONE)
+		return -ENOMEM;
+	uint32_t m = ix->nmem++;
+	ix->mem[m] = (struct ds_ixmember){ ri, cls, DS_NONE };
+	struct ds_node *n = &ix->nodes[ni];
+	if (n->tail == DS_NONE)
+		n->head = m;
+	else
+		ix->mem[n->tail].next = m;
+	n->tail = m;
+	ix->has[ri / 64] |= (uint64_t)1 << (ri % 64);
+	/* a lookup by record must see it */
+	free(ix->byrec);
+	ix->byrec = NULL;
 	return 0;
 }
 

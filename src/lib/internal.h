@@ -148,14 +148,23 @@ struct dupscan_set {
 struct ds_node {
 	uint64_t partial, full, size;
 	uint32_t left, right;
-	uint32_t head, tail; /* records with this key, chained through index->next */
+	uint32_t head, tail; /* members with this key (index->mem), chained through next */
+};
+/* A record in the index: its class and the next member of its node. Only
+ * records in a class are members (most files are in none), so the index
+ * costs a bit a record and 16 bytes a member, not 8 bytes a record. */
+struct ds_ixmember {
+	uint32_t rec, cls, next;
 };
 struct ds_index {
 	struct ds_node *nodes;
 	uint32_t count, cap;
 	uint32_t root;
-	uint32_t *next;      /* per record: the next record in its node */
-	uint32_t *cls;       /* per record: its class (named by a member), DS_NONE when in none */
+	struct ds_ixmember *mem;     /* in the order inserted */
+	uint32_t nmem;
+	size_t capmem;
+	uint64_t *has;               /* a bit a record: a member */
+	uint32_t *byrec;             /* member numbers in record order (ds_index_seal()), or NULL */
 	uint32_t nrecs;
 };
 void ds_index_init(struct ds_index *ix);
@@ -165,7 +174,12 @@ void ds_index_free(struct ds_index *ix);
 /* Insert record ri, a member of class cls (a record naming it), under a key.
  * A record joins one class, once. @return 0, -ENOMEM or -EINVAL. */
 int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t partial, uint64_t full, uint64_t size);
-/* The class record ri was inserted with, or DS_NONE. */
+/* Is record ri a member? */
+bool ds_index_has(const struct ds_index *ix, uint32_t ri);
+/* Inserting is over: members by record, for ds_index_class(). @return 0 or -ENOMEM. */
+int ds_index_seal(struct ds_index *ix);
+/* The class record ri was inserted with, or DS_NONE (a search through the
+ * members until ds_index_seal(), a binary search after). */
 uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri);
 /* Node holding this key, or DS_NONE. */
 uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size);

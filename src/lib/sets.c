@@ -137,10 +137,11 @@ static int new_set(struct collect *c, uint32_t *out)
 	return 0;
 }
 
+/* Members of a node (their numbers in the index) by class. */
 static int cmp_cls(void *ctx, const void *pa, const void *pb)
 {
 	const dupscan_scan *s = ctx;
-	uint32_t a = ds_index_class(&s->index, *(const uint32_t *)pa), b = ds_index_class(&s->index, *(const uint32_t *)pb);
+	uint32_t a = s->index.mem[*(const uint32_t *)pa].cls, b = s->index.mem[*(const uint32_t *)pb].cls;
 	return a < b ? -1 : a > b;
 }
 
@@ -150,23 +151,24 @@ static int visit_node(void *user, const struct ds_node *node)
 	struct collect *c = user;
 	dupscan_scan *s = c->s;
 	c->nbuf = 0;
-	for (uint32_t r = node->head; r != DS_NONE; r = s->index.next[r]) {
-		if (ds_rec(s, r)->flags & DS_F_DROPPED)
+	const struct ds_ixmember *mem = s->index.mem;
+	for (uint32_t m = node->head; m != DS_NONE; m = mem[m].next) {
+		if (ds_rec(s, mem[m].rec)->flags & DS_F_DROPPED)
 			continue;
 		if (DS_GROW(c->buf, c->capbuf, c->nbuf + 1))
 			return -ENOMEM;
-		c->buf[c->nbuf++] = r;
+		c->buf[c->nbuf++] = m;
 	}
 	int rc = ds_sort(c->buf, c->nbuf, sizeof(*c->buf), cmp_cls, s);
 	for (size_t i = 0; rc == 0 && i < c->nbuf;) {
 		size_t j = i + 1;
-		while (j < c->nbuf && ds_index_class(&s->index, c->buf[j]) == ds_index_class(&s->index, c->buf[i]))
+		while (j < c->nbuf && mem[c->buf[j]].cls == mem[c->buf[i]].cls)
 			j++;
 		if (j - i >= 2) {
 			uint32_t id;
 			rc = new_set(c, &id);
 			for (size_t k = i; rc == 0 && k < j; k++)
-				c->set_of[c->buf[k]] = id;
+				c->set_of[mem[c->buf[k]].rec] = id;
 			if (rc == 0)
 				c->members[id] = (uint32_t)(j - i);
 		}
@@ -271,8 +273,11 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 int ds_build_sets(dupscan_scan *s)
 {
 	struct collect c = { .s = s };
+	/* matching is over: from here on classes are looked up by record */
+	int rc = ds_index_seal(&s->index);
 	c.set_of = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*c.set_of));
-	int rc = c.set_of ? 0 : -ENOMEM;
+	if (rc == 0 && !c.set_of)
+		rc = -ENOMEM;
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
 		c.set_of[i] = DS_NONE;
 	if (rc == 0)
@@ -315,7 +320,7 @@ int ds_build_uniques(dupscan_scan *s)
 		for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 			const struct ds_rec *r = ds_rec(s, i);
 			const struct ds_rec *rep = ds_rec(s, r->rep);
-			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_class(&s->index, r->rep) != DS_NONE ||
+			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_has(&s->index, r->rep) ||
 			    (s->opt.hard_links && multi[r->rep]))
 				continue;
 			if (pass == 1) {
