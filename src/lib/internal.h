@@ -26,6 +26,7 @@
 #define DS_RACY_NS (2 * 1000000000LL)    /* timestamps closer than this to a proof's time void it */
 #define DS_HDD_LOCKSTEP_BUDGET (64u * 1024u * 1024u) /* the same budget for its one stream */
 #define DS_SPREAD_DISKS 8u /* disks a lockstep comparison reads at once, at most */
+#define DS_MEMORY_STAT_NS 10000 /* see walk.c, one_stream() */
 
 /* Nanoseconds since the epoch, as records keep times. */
 static inline int64_t ds_ns(struct timespec t)
@@ -253,6 +254,8 @@ struct ds_reading {
 	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint32_t dirs_ahead;         /* directories the walk handed to helpers (tests look) */
+	int64_t memory_stat_ns;      /* a stat taking at most this found its metadata in
+	                              * memory: DS_MEMORY_STAT_NS (tests under load raise it) */
 	/* the run's threads: started once by dupscan_run(), each phase on them */
 	struct ds_pool *pool;
 };
@@ -539,9 +542,9 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 /* walk.c */
 int ds_walk(dupscan_scan *s);
 /* Did stat calls taking ns in all, which started inblock block reads, find
- * their metadata in memory? (On a spinning disk the walk then lists on
- * every thread.) */
-bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls);
+ * their metadata in memory, each taking at most limit ns (reading's
+ * memory_stat_ns)? (On a spinning disk the walk then lists on every thread.) */
+bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls, int64_t limit);
 
 /* records.c: the tables the walk fills, and the one path builder.
  * Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a

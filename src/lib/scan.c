@@ -54,6 +54,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	*s->act_watch = -1;
 	s->reading.sysfs = "/sys";
 	s->reading.mountinfo = "/proc/self/mountinfo";
+	s->reading.memory_stat_ns = DS_MEMORY_STAT_NS;
 	s->opt.sweep_budget = sweep_budget();
 	s->cache.racy_ns = DS_RACY_NS;
 	ds_arena_init(&s->tree.names);

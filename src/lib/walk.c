@@ -342,23 +342,22 @@ struct walker {
  * there is no head to move, and one thread did half the work it could (a
  * million cached files on two CPUs: 2.3 s walked on one thread, 1.2 s on
  * all). So each batch's stat calls are watched: when they read no block
- * and took at most MEMORY_STAT_NS each (a cached stat takes 1.5 us here,
+ * and took at most DS_MEMORY_STAT_NS each (a cached stat takes 1.5 us here,
  * one that waits on this VM's virtual disk 6 us and more, on a disk or a
  * slow mount milliseconds), the directories met next are listed on every
  * thread; the first batch that reads the disk makes the walk one stream
  * again. Batches of fewer than MEMORY_MIN_CALLS calls change nothing. */
-#define MEMORY_STAT_NS 10000
 #define MEMORY_MIN_CALLS 32
 
-bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls)
+bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls, int64_t limit)
 {
-	return inblock == 0 && ns <= (int64_t)calls * MEMORY_STAT_NS;
+	return inblock == 0 && ns / (int64_t)(calls ? calls : 1) <= limit;
 }
 
 static void watch_cost(struct walker *w, const struct stat_cost *c)
 {
 	if (c->n >= MEMORY_MIN_CALLS)
-		w->in_memory = ds_stats_in_memory(c->ns, c->inblock, c->n);
+		w->in_memory = ds_stats_in_memory(c->ns, c->inblock, c->n, w->s->reading.memory_stat_ns);
 }
 
 /* Directories are listed on one thread, in inode order (a spinning disk
