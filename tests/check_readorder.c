@@ -104,14 +104,6 @@ START_TEST(test_first_pass_small)
 }
 END_TEST
 
-/* A directory in /dev/shm where there is one: thousands of files made
- * and removed there cost no journal. */
-static char *shm_tmpdir(void)
-{
-	char tmpl[] = "/dev/shm/dupscan-test-XXXXXX";
-	return mkdtemp(tmpl) ? strdup(tmpl) : tu_tmpdir();
-}
-
 /* Many candidates are placed in slices (4,096 positions each) on several
  * threads: each is read once, its hash and kept bytes its own, the ranks one
  * order of them all. Two slices, the second short. */
@@ -119,7 +111,7 @@ static char *shm_tmpdir(void)
 START_TEST(test_first_pass_threads)
 {
 	enum { N = PLACE_SLICE_TEST };
-	char *dir = shm_tmpdir();
+	char *dir = tu_tmpdir_shm();
 	char name[16], text[24];
 	for (int i = 0; i < N; i++) {
 		snprintf(name, sizeof(name), "f%05d", i);

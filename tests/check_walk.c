@@ -201,7 +201,7 @@ END_TEST
 
 START_TEST(test_deep_and_wide)
 {
-	char *dir = tu_tmpdir();
+	char *dir = tu_tmpdir_shm();
 	char rel[8192] = "";
 	tu_text(dir, "top", "deep twin\n");
 	for (int i = 0; i < 300; i++)
@@ -310,7 +310,7 @@ END_TEST
  * finds */
 START_TEST(test_hdd_in_memory_every_thread)
 {
-	char *dir = tu_tmpdir();
+	char *dir = tu_tmpdir_shm();
 	char name[64], text[32];
 	/* directories larger than a block (ext4: about 40 bytes an entry of
 	 * these names, tmpfs 20), so they may go ahead: three of four each, the

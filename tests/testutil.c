@@ -24,6 +24,14 @@ char *tu_tmpdir(void)
 	return strdup(d);
 }
 
+char *tu_tmpdir_shm(void)
+{
+	char tmpl[] = "/dev/shm/dupscan-test-XXXXXX";
+	if (access("/dev/shm", W_OK) == 0 && mkdtemp(tmpl))
+		return strdup(tmpl);
+	return tu_tmpdir();
+}
+
 static int rm_one(const char *path, const struct stat *st, int type, struct FTW *f)
 {
 	(void)st; (void)f;

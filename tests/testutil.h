@@ -12,6 +12,9 @@
 
 /* A new empty directory; aborts the test on failure. Free with tu_cleanup(). */
 char *tu_tmpdir(void);
+/* The same on tmpfs (/dev/shm) where there is one: thousands of files
+ * written to this VM's discard-mounted disk and removed cost seconds. */
+char *tu_tmpdir_shm(void);
 void tu_cleanup(char *dir);
 /* dir/rel with size bytes of a pattern from seed; parents are created.
  * flip >= 0 changes the byte at that offset. Large files are sparse where the
