@@ -35,7 +35,7 @@ struct ds_pool {
 	ds_job_fn *run;
 	void *ctx;
 	int nhelpers;            /* started so far */
-	int most;                /* helpers it may start: each is started when work waits and none is idle */
+	int most;                /* helpers it may start, each when work waits for it (start_helpers()) */
 	int active;              /* helpers this phase lets run jobs ahead and take slices */
 #if DUPSCAN_THREADS
 	int running;             /* helpers running a job ahead now */
@@ -156,11 +156,10 @@ static void *helper(void *arg)
 }
 
 /* Helpers are started when there is work for them (lock held): while more
- * pieces of work wait than helpers are free (not running a job ahead),
- * up to the phase's number. A small tree never
- * pays for threads (a stack, read buffers) it has no work for. One that
- * cannot be started is not asked for again: fewer threads than asked for
- * is still a pool; none, the owner alone. */
+ * pieces of work wait than helpers are free (not running a job ahead), up
+ * to the phase's number. A small tree never pays for threads (a stack, read
+ * buffers) it has no work for. One that cannot be started is not asked for
+ * again: fewer threads than asked for is still a pool; none, the owner alone. */
 static void start_helpers(struct ds_pool *p, size_t waiting)
 {
 	while ((size_t)(p->nhelpers - p->running) < waiting &&

@@ -333,7 +333,7 @@ struct walker {
 	size_t ahead;                /* listed by list_ahead and not taken yet */
 	struct held_dir held[HELD_DIRS]; /* by depth, the deepest last */
 	size_t nheld;
-	bool in_memory;              /* the last batches' metadata was (from_memory()) */
+	bool in_memory;              /* the last batch's metadata was in memory (ds_stats_in_memory()) */
 };
 
 /* On a spinning disk the walk is one stream in inode order: listing
