@@ -83,12 +83,33 @@ static int sort_heads(struct group *g)
 	}
 	if (rc == 0)
 		ds_sort_by_key(g->bh, g->nb);
+	/* files all read this run know no more than their first block's hash
+	 * (the whole file's within one block): the sort keys hold it, and the
+	 * per-file hashes (24 bytes a file) are given back before the buckets
+	 * take their scratch */
+	if (!g->cached && !g->mixed) {
+		free(g->hv);
+		g->hv = NULL;
+		free(g->got);
+		g->got = NULL;
+	}
 	size_t most = 0;
 	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
 		j = run_end(g, i);
 		most = j - i > most ? j - i : most;
 	}
 	return rc || most < 2 ? rc : bucket_scratch(g, most);
+}
+
+/* What is known of the file at bh[b]: whether its full hash is (with the
+ * cache's, or within one block), and that hash. */
+static bool known_whole(const struct group *g, size_t b)
+{
+	return g->hv ? g->hv[g->bh[b].pos].has_full : g->size <= DS_BLOCK;
+}
+static uint64_t known_hash(const struct group *g, size_t b)
+{
+	return g->hv ? g->hv[g->bh[b].pos].full : g->bh[b].key;
 }
 
 /* The run bh[i..i+k) as the bucket's members: read this run, their states and
@@ -106,8 +127,8 @@ static size_t take_members(struct group *g, size_t i, size_t k, bool *all_full)
 					      was_cached ? (uint32_t)x : g->mixed ? g->stidx[pos] : pos, 0, true };
 		if (g->hold)
 			g->fds[pos] = -1; /* the lockstep owns it now */
-		g->full[x] = g->hv[pos].full;
-		*all_full = *all_full && g->hv[pos].has_full;
+		g->full[x] = known_hash(g, i + x);
+		*all_full = *all_full && known_whole(g, i + x);
 		from_cache_n += was_cached;
 		if (g->kn)
 			g->kn[x] = (struct known){ g->hv[pos].full, g->hv[pos].has_full, was_cached ? NULL : g->sh,
@@ -194,7 +215,7 @@ static int settle_run(struct group *g, size_t i, size_t k)
 	/* trust: what a later run would read again is hashed whole now */
 	if (rc == 0 && g->finish && !proofs) {
 		for (size_t x = 0; x < k; x++)
-			g->known_full[x] = g->hv[g->bh[i + x].pos].has_full;
+			g->known_full[x] = known_whole(g, i + x);
 		rc = ds_finish_hashes(c, g->m, k, g->known_full, g->size, key, first);
 	}
 	return rc;
