@@ -88,7 +88,15 @@ static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned 
  * the result is the one-thread walk's whatever the threads do. ---- */
 
 #define PREFETCH_JOBS 64u          /* directories listed ahead, at most: each holds a descriptor */
-#define PREFETCH_ENTRIES 65536u    /* entries listed ahead and not yet taken, at most */
+/* Entries the helpers listed ahead and the walk has not taken yet, at most:
+ * each holds its stat (about 180 bytes), so 16,384 of them are 3 MB; 65,536
+ * were 12 MB, a fifth of the peak of a 200,000-file scan when the helpers
+ * got that far ahead (test_memory: 34-38 bytes a file, and 52 in one run of
+ * six; with 16,384: 31-33), and a million files took the same time. */
+#define PREFETCH_ENTRIES 16384u
+/* hdd mode lists the directories at the top of the walk's stack together,
+ * up to this many entries, to stat them in one inode order (list_ahead()) */
+#define AHEAD_ENTRIES 65536u
 /* Handing a directory to another thread costs a few microseconds of locking
  * and cache traffic: more than listing a small one (measured on a copy of
  * /usr: 14,500 directories of 7 entries on average walked slower on two
@@ -504,7 +512,7 @@ static void list_ahead(struct walker *w)
 	if (ds_sort(jobs, nj, sizeof(*jobs), cmp_job_ino, NULL) != 0)
 		nj = 1; /* out of memory: just the one on top (any will do) */
 	size_t total = 0, listed = 0;
-	for (; listed < nj && total < PREFETCH_ENTRIES; listed++) {
+	for (; listed < nj && total < AHEAD_ENTRIES; listed++) {
 		struct dir_job *j = jobs[listed];
 		j->deferred = true;
 		list_job(s, j);
