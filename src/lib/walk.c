@@ -158,6 +158,7 @@ static void cost_begin(struct stat_cost *c)
 {
 	c->ns = now_ns();
 	c->inblock = thread_inblock();
+	c->n = 0; /* nothing to judge by until cost_end() */
 }
 
 static void cost_end(struct stat_cost *c, size_t n)
@@ -174,6 +175,9 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 	struct stat_batch *b = &j->b;
 	b->n = b->nnames = 0;
 	b->read_err = 0;
+	/* the listing counts too: over FUSE or NFS, reading a directory may be
+	 * what waits on the disk, and its entries' attributes come with it */
+	cost_begin(&b->cost);
 	while (b->n < STAT_BATCH) {
 		if (atomic_load_explicit(&((dupscan_scan *)s)->canceled, memory_order_relaxed)) {
 			j->fatal = DUPSCAN_E_CANCELED;
@@ -228,8 +232,10 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 			return;
 		}
 	}
-	if (!j->deferred)
+	if (!j->deferred) {
 		stat_batch(b);
+		cost_end(&b->cost, b->n);
+	}
 }
 
 /* stat() one entry b listed. */
@@ -247,13 +253,11 @@ static void stat_batch(struct stat_batch *b)
 		b->order[k] = (uint32_t)k;
 	if (sorted && ds_sort(b->order, b->n, sizeof(*b->order), cmp_entry_ino, b) != 0)
 		sorted = false;
-	cost_begin(&b->cost);
 	for (size_t k = 0; k < b->n; k++) {
 		struct wentry *we = &b->e[sorted ? b->order[k] : k];
 		if (we->kind == ENT_STAT)
 			stat_entry(b, we);
 	}
-	cost_end(&b->cost, b->n);
 }
 
 /* j's path, made the first time it is needed. @return it, or NULL. */
@@ -349,12 +353,17 @@ struct walker {
  * where the metadata is in memory already (a tree walked a moment ago)
  * there is no head to move, and one thread did half the work it could (a
  * million cached files on two CPUs: 2.3 s walked on one thread, 1.2 s on
- * all). So each batch's stat calls are watched: when they read no block
- * and took at most DS_MEMORY_STAT_NS each (a cached stat takes 1.5 us here,
- * one that waits on this VM's virtual disk 6 us and more, on a disk or a
- * slow mount milliseconds), the directories met next are listed on every
- * thread; the first batch that reads the disk makes the walk one stream
- * again. Batches of fewer than MEMORY_MIN_CALLS calls change nothing. */
+ * all). So each batch is watched, its listing and its stat calls: when
+ * they read no block and took at most DS_MEMORY_STAT_NS an entry (a cached
+ * stat takes 1.5 us here, one that waits on this VM's virtual disk 6 us and
+ * more, on a disk or a slow mount milliseconds), the directories met next
+ * are listed on every thread; the first batch that reads the disk makes the
+ * walk one stream again. The listing counts because over FUSE or NFS no
+ * block read is counted and the entries' attributes come with the listing
+ * (READDIRPLUS): the stat calls after it are quick though the listing
+ * waited on the disk (two simulated disks behind FUSE were 4% slower when
+ * only the stat calls counted). Batches of fewer than MEMORY_MIN_CALLS
+ * entries change nothing. */
 #define MEMORY_MIN_CALLS 32
 
 bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls, int64_t limit)
@@ -511,6 +520,9 @@ static void list_ahead(struct walker *w)
 			jobs[nj++] = w->stack[i - 1];
 	if (ds_sort(jobs, nj, sizeof(*jobs), cmp_job_ino, NULL) != 0)
 		nj = 1; /* out of memory: just the one on top (any will do) */
+	/* what the listing and the stat calls cost together (see one_stream()) */
+	struct stat_cost cost;
+	cost_begin(&cost);
 	size_t total = 0, listed = 0;
 	for (; listed < nj && total < AHEAD_ENTRIES; listed++) {
 		struct dir_job *j = jobs[listed];
@@ -533,8 +545,6 @@ static void list_ahead(struct walker *w)
 		free(e);
 		return;
 	}
-	struct stat_cost cost;
-	cost_begin(&cost);
 	for (size_t i = 0; i < ne; i++) {
 		struct stat_batch *b = &jobs[e[i].job]->b;
 		if (b->e[e[i].ent].kind == ENT_STAT)
