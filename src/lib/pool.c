@@ -101,11 +101,14 @@ static void help_once(struct ds_pool *p, struct ds_assist *a)
 		pthread_cond_broadcast(&p->done_cv);
 }
 
-/* The most recent queued job (lock held), or NULL when none may be taken. */
-static struct ds_job *take_queued(struct ds_pool *p, bool budget)
+/* The most recent queued job (lock held), or NULL when none may be taken:
+ * what has run ahead and is not released stays within the phase's budget
+ * whoever runs it (what a job holds, a directory's descriptor, is bounded
+ * so); a helper also waits while the phase's number of helpers run. */
+static struct ds_job *take_queued(struct ds_pool *p, bool helper)
 {
 	while (p->ntodo > 0) {
-		if (budget && (p->outstanding >= p->max_jobs || p->held >= p->max_weight || p->running >= p->active))
+		if (p->outstanding >= p->max_jobs || p->held >= p->max_weight || (helper && p->running >= p->active))
 			return NULL;
 		struct ds_job *j = p->todo[--p->ntodo];
 		if (j->state == JOB_QUEUED)

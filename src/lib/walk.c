@@ -343,6 +343,7 @@ struct walker {
 	struct dir_job **all;        /* every job, freed when the walk ends */
 	size_t nall, capall;
 	size_t ahead;                /* listed by list_ahead and not taken yet */
+	size_t pending;              /* offered to the helpers and not taken yet */
 	struct held_dir held[HELD_DIRS]; /* by depth, the deepest last */
 	size_t nheld;
 	bool in_memory;              /* the last batch's metadata was in memory (ds_stats_in_memory()) */
@@ -436,13 +437,16 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	j->ask = s->cb.dir_filter != NULL;
 	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
-	/* (a spinning disk is one stream: its directories are listed here) */
-	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES || one_stream(w))
+	/* (a spinning disk is one stream: its directories are listed here; and
+	 * while list_ahead's directories wait, each holding a descriptor, the
+	 * helpers open none: at most PREFETCH_JOBS are held either way) */
+	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES || one_stream(w) || w->ahead > 0)
 		return 0;
 	/* the helpers list it by its path, made here on the caller's thread */
 	if (!job_path(s, j))
 		return -ENOMEM;
 	j->queued = true;
+	w->pending++;
 	s->reading.dirs_ahead++;
 	return ds_pool_queue(w->pool, &j->job);
 }
@@ -452,8 +456,8 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 static void release(struct walker *w, struct dir_job *j)
 {
 	ds_pool_release(w->pool, &j->job);
-	if (j->listed)
-		w->ahead--;
+	if (j->queued)
+		w->pending--;
 	if (j->dh && !j->open_err)
 		hold_dir(w, j);
 	if (j->dh)
@@ -618,6 +622,10 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 static int take_dir(struct walker *w, struct dir_job *j)
 {
 	dupscan_scan *s = w->s;
+	/* taken: no longer one of list_ahead's waiting (its subdirectories may
+	 * go to the helpers, see walker_push) */
+	if (j->listed)
+		w->ahead--;
 	/* until it is listed to its end, a directory's content is unknown */
 	s->tree.dirs[j->d].incomplete = true;
 	int rc = j->fatal;
@@ -752,7 +760,8 @@ int ds_walk(dupscan_scan *s)
 			rc = walker_push(&w, d, 0, st.st_size);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
-			if (one_stream(&w) && !w.stack[w.n - 1]->listed && !w.stack[w.n - 1]->queued &&
+			/* (not while directories offered to the helpers wait: see walker_push) */
+			if (one_stream(&w) && w.pending == 0 && !w.stack[w.n - 1]->listed &&
 			    w.stack[w.n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
 				list_ahead(&w);
 			struct dir_job *j = w.stack[--w.n];
