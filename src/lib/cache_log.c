@@ -52,13 +52,6 @@ struct cache_log {
 	struct ds_monitor *mon;  /* records come from every matching thread */
 };
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ds_ns(t);
-}
-
 static uint64_t record_check(const struct cache_entry *e)
 {
 	return XXH64(e, sizeof(*e), LOG_SEED);
@@ -160,7 +153,7 @@ static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
 	int rc = l->nbuf ? ds_write_all(l->fd, l->buf, l->nbuf * sizeof(*l->buf)) : 0;
 	l->nbuf = 0;
 	uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
-	int64_t now = now_ns();
+	int64_t now = ds_mono_ns();
 	l->written_ns = now;
 	l->written_read = read;
 	if (rc == 0 && l->fd >= 0 && (sync || sync_due(l, now, read))) {
@@ -197,7 +190,7 @@ int ds_cache_log_start(dupscan_scan *s)
 		return -ENOMEM;
 	}
 	l->fd = -1;
-	l->synced_ns = l->written_ns = now_ns();
+	l->synced_ns = l->written_ns = ds_mono_ns();
 	l->durable = taken > 0;
 	s->cache.log = l;
 	return 0;
@@ -221,7 +214,7 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 		l->buf[l->nbuf++] = x;
 		/* the clock every few records: many small files settle in a microsecond each */
 		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
-		int64_t now = (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? now_ns() : l->written_ns;
+		int64_t now = (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? ds_mono_ns() : l->written_ns;
 		/* flush decides whether it is also made durable */
 		if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ ||
 		    sync_due(l, now, read))

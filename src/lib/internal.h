@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "dupscan.h"
 #include "dupscan_config.h"
@@ -32,6 +33,14 @@
 static inline int64_t ds_ns(struct timespec t)
 {
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* Now on the monotonic clock, in nanoseconds: for measuring, never stored. */
+static inline int64_t ds_mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return ds_ns(t);
 }
 
 /* Make room for need elements of elem bytes in *arr (capacity *cap, in

@@ -147,23 +147,16 @@ static long thread_inblock(void)
 	return 0;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return ds_ns(t);
-}
-
 static void cost_begin(struct stat_cost *c)
 {
-	c->ns = now_ns();
+	c->ns = ds_mono_ns();
 	c->inblock = thread_inblock();
 	c->n = 0; /* nothing to judge by until cost_end() */
 }
 
 static void cost_end(struct stat_cost *c, size_t n)
 {
-	c->ns = now_ns() - c->ns;
+	c->ns = ds_mono_ns() - c->ns;
 	c->inblock = thread_inblock() - c->inblock;
 	c->n = n;
 }
