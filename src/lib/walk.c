@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* walk.c: reach every regular file under the added paths, each directory once. */
-/* d_type (a BSD/glibc extension) saves a stat per FIFO, device or skipped
- * directory; O_PATH opens directories only to walk down very long paths */
+/* the directories' entries are listed and stat()ed in dirbatch.c; here
+ * they are taken in depth-first order */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
-
-
-
-/* ---- the walk ---- */
-
+#include "dirbatch.h"
 
 /* The caller's directory filter: @return 1 to walk into dir/name, 0 to prune
  * it, -ENOMEM. */
@@ -32,53 +24,6 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
 	if (path != stackbuf)
 		free(path);
 	return keep;
-}
-
-/* ---- a directory's entries, a batch at a time ---- */
-
-#define STAT_BATCH 4096u   /* entries listed before they are added: bounds memory */
-
-enum { ENT_STAT, ENT_LEFTOVER };
-
-struct wentry {
-	size_t name;          /* offset in the batch's names */
-	uint64_t ino;         /* from the directory entry */
-	int kind;
-	unsigned char d_type;
-	int err;              /* -errno of fstatat, or 0 */
-	struct stat st;
-};
-
-/* What a batch's stat calls cost: on a spinning disk the walk is one
- * stream unless the metadata it meets is in memory already (below). */
-struct stat_cost {
-	int64_t ns;           /* wall time of the calls */
-	long inblock;         /* block reads they started (this thread's) */
-	size_t n;             /* calls */
-};
-
-struct stat_batch {
-	int fd, flags;
-	struct stat_cost cost;
-	bool by_inode;        /* stat in inode order: one sweep over a disk's inode table */
-	uint32_t *order;      /* scratch for that order */
-	size_t caporder;
-	struct wentry *e;
-	size_t n, cap;
-	char *names;
-	size_t nnames, capnames;
-	int read_err;         /* readdir failed after this batch */
-};
-
-static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type, uint64_t ino)
-{
-	size_t len = strlen(name) + 1;
-	if (DS_GROW(b->e, b->cap, b->n + 1) || DS_GROW(b->names, b->capnames, b->nnames + len))
-		return -ENOMEM;
-	memcpy(b->names + b->nnames, name, len);
-	b->e[b->n++] = (struct wentry){ .name = b->nnames, .ino = ino, .kind = kind, .d_type = d_type };
-	b->nnames += len;
-	return 0;
 }
 
 /* ---- walking: directories are listed (opened, read a batch at a time,
@@ -104,204 +49,6 @@ static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned 
  * (about 100 entries or more on ext4) are listed ahead. */
 #define PREFETCH_MIN_DIR_BYTES 4096
 
-enum { ENT_ASK = 2 };              /* a directory the caller's filter must see before its stat */
-
-struct dir_job {
-	struct ds_job job;   /* first: the pool's job is the directory's */
-	uint32_t d, depth;
-	char *path;          /* made when needed: a directory's path costs its depth */
-	int parent_fd;       /* its parent, open: the caller's thread opens it there */
-	int oflags;
-	uint64_t dev, ino;
-	bool recurse, ask;   /* descend; entries that are directories go to the filter first */
-	bool queued;         /* offered to the helpers: lives until the walk ends */
-	size_t slot;         /* its place in walker.all */
-	int fatal;           /* -ENOMEM or DUPSCAN_E_CANCELED while listing */
-	int open_err;        /* the directory could not be opened or was replaced */
-	DIR *dh;             /* open until taken */
-	struct stat_batch b; /* the batch listed */
-	bool complete, more, skipped;
-	bool listed;         /* its first batch listed ahead (by list_ahead) */
-	int64_t bytes;       /* its st_size when pushed */
-	bool deferred;       /* list, but leave the stat calls to list_ahead */
-};
-
-static int cmp_entry_ino(void *ctx, const void *pa, const void *pb)
-{
-	const struct stat_batch *b = ctx;
-	uint64_t x = b->e[*(const uint32_t *)pa].ino, y = b->e[*(const uint32_t *)pb].ino;
-	return x < y ? -1 : x > y;
-}
-
-static void stat_batch(struct stat_batch *b);
-
-/* This thread's block reads so far, or 0 where the kernel does not count
- * them per thread. */
-static long thread_inblock(void)
-{
-#ifdef RUSAGE_THREAD
-	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) == 0)
-		return ru.ru_inblock;
-#endif
-	return 0;
-}
-
-static void cost_begin(struct stat_cost *c)
-{
-	c->ns = ds_mono_ns();
-	c->inblock = thread_inblock();
-	c->n = 0; /* nothing to judge by until cost_end() */
-}
-
-static void cost_end(struct stat_cost *c, size_t n)
-{
-	c->ns = ds_mono_ns() - c->ns;
-	c->inblock = thread_inblock() - c->inblock;
-	c->n = n;
-}
-
-/* Read the next batch of j's directory and stat() its entries, unless
- * j->deferred; touches only j (and reads options). */
-static void list_batch(const dupscan_scan *s, struct dir_job *j)
-{
-	struct stat_batch *b = &j->b;
-	b->n = b->nnames = 0;
-	b->read_err = 0;
-	/* the listing counts too: over FUSE or NFS, reading a directory may be
-	 * what waits on the disk, and its entries' attributes come with it */
-	cost_begin(&b->cost);
-	while (b->n < STAT_BATCH) {
-		if (atomic_load_explicit(&((dupscan_scan *)s)->canceled, memory_order_relaxed)) {
-			j->fatal = DUPSCAN_E_CANCELED;
-			return;
-		}
-		errno = 0;
-		struct dirent *e = readdir(j->dh);
-		if (!e) {
-			if (errno != 0)
-				b->read_err = -errno;
-			else
-				j->complete = true;
-			j->more = false;
-			break;
-		}
-		const char *name = e->d_name;
-		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
-			continue;
-		int kind = ENT_STAT;
-		if (strncmp(name, ".dupscan-tmp-", 13) == 0) {
-			/* made by an action that was killed between link and rename */
-			kind = ENT_LEFTOVER;
-			j->skipped = true;
-		} else if (s->opt.no_hidden && name[0] == '.') {
-			continue;
-		} else {
-			switch (e->d_type) {
-			case DT_FIFO: case DT_CHR: case DT_BLK: case DT_SOCK:
-				j->skipped = true;
-				continue; /* never a candidate, never opened */
-			case DT_DIR:
-				if (!j->recurse) {
-					j->skipped = true;
-					continue;
-				}
-				/* a pruned directory costs no stat and no open */
-				if (j->ask)
-					kind = ENT_ASK;
-				break;
-			case DT_LNK:
-				if (!s->opt.follow_symlinks) {
-					j->skipped = true;
-					continue;
-				}
-				break;
-			default:
-				break;
-			}
-		}
-		if (batch_add(b, name, kind, e->d_type, (uint64_t)e->d_ino)) {
-			j->fatal = -ENOMEM;
-			return;
-		}
-	}
-	if (!j->deferred) {
-		stat_batch(b);
-		cost_end(&b->cost, b->n);
-	}
-}
-
-/* stat() one entry b listed. */
-static void stat_entry(const struct stat_batch *b, struct wentry *we)
-{
-	we->err = fstatat(b->fd, b->names + we->name, &we->st, b->flags) == 0 ? 0 : -errno;
-}
-
-/* stat() the entries a batch listed (none were taken yet). */
-static void stat_batch(struct stat_batch *b)
-{
-	/* the entries keep their listing order; only the stat calls are reordered */
-	bool sorted = b->by_inode && b->n > 1 && DS_GROW(b->order, b->caporder, b->n) == 0;
-	for (size_t k = 0; sorted && k < b->n; k++)
-		b->order[k] = (uint32_t)k;
-	if (sorted && ds_sort(b->order, b->n, sizeof(*b->order), cmp_entry_ino, b) != 0)
-		sorted = false;
-	for (size_t k = 0; k < b->n; k++) {
-		struct wentry *we = &b->e[sorted ? b->order[k] : k];
-		if (we->kind == ENT_STAT)
-			stat_entry(b, we);
-	}
-}
-
-/* j's path, made the first time it is needed. @return it, or NULL. */
-static const char *job_path(const dupscan_scan *s, struct dir_job *j)
-{
-	if (!j->path)
-		j->path = ds_dir_path(s, j->d);
-	return j->path;
-}
-
-/* Open j's directory: by its name in its open parent, or else by its path
- * (each open by path costs a lookup per level: quadratic in a deep tree). */
-static int open_job(const dupscan_scan *s, struct dir_job *j)
-{
-	if (j->parent_fd >= 0)
-		return openat(j->parent_fd, s->tree.dirs[j->d].name, j->oflags);
-	if (!job_path(s, j)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return ds_open_path(j->path, j->oflags);
-}
-
-/* Open j's directory and list its first batch. */
-static void list_job(const dupscan_scan *s, struct dir_job *j)
-{
-	int fd = open_job(s, j);
-	if (fd < 0) {
-		j->open_err = -errno;
-		return;
-	}
-	struct stat dst;
-	if (fstat(fd, &dst) != 0 || dst.st_dev != j->dev || dst.st_ino != j->ino) {
-		/* replaced between its listing and now: not the directory we counted */
-		close(fd);
-		j->open_err = DUPSCAN_E_CHANGED;
-		return;
-	}
-	j->dh = fdopendir(fd);
-	if (!j->dh) {
-		j->open_err = -errno;
-		close(fd);
-		return;
-	}
-	j->b.fd = fd;
-	j->b.flags = s->opt.follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
-	j->b.by_inode = s->reading.io_mode == DUPSCAN_IO_HDD;
-	j->more = true;
-	list_batch(s, j);
-}
-
 enum { JOB_DIR, JOB_WARM };
 
 /* The pool's run function: list a directory, ahead of need or not; or read
@@ -314,7 +61,7 @@ static void list_dir(void *ctx, struct ds_job *job)
 	}
 	struct dir_job *j = (struct dir_job *)job;
 	if (!j->listed)
-		list_job(ctx, j);
+		ds_list_job(ctx, j);
 	j->job.weight = j->b.n;
 }
 
@@ -436,7 +183,7 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES || one_stream(w) || w->ahead > 0)
 		return 0;
 	/* the helpers list it by its path, made here on the caller's thread */
-	if (!job_path(s, j))
+	if (!ds_job_path(s, j))
 		return -ENOMEM;
 	j->queued = true;
 	w->pending++;
@@ -456,14 +203,7 @@ static void release(struct walker *w, struct dir_job *j)
 	if (j->dh)
 		closedir(j->dh);
 	j->dh = NULL;
-	free(j->b.e);
-	free(j->b.names);
-	free(j->b.order);
-	free(j->path);
-	j->b.e = NULL;
-	j->b.names = NULL;
-	j->b.order = NULL;
-	j->path = NULL;
+	ds_job_free_batch(j);
 	if (!j->queued) {
 		w->all[j->slot] = NULL;
 		free(j);
@@ -519,12 +259,12 @@ static void list_ahead(struct walker *w)
 		nj = 1; /* out of memory: just the one on top (any will do) */
 	/* what the listing and the stat calls cost together (see one_stream()) */
 	struct stat_cost cost;
-	cost_begin(&cost);
+	ds_cost_begin(&cost);
 	size_t total = 0, listed = 0;
 	for (; listed < nj && total < AHEAD_ENTRIES; listed++) {
 		struct dir_job *j = jobs[listed];
 		j->deferred = true;
-		list_job(s, j);
+		ds_list_job(s, j);
 		j->deferred = false;
 		j->listed = true;
 		w->ahead++;
@@ -538,16 +278,16 @@ static void list_ahead(struct walker *w)
 	if (!e || ds_sort(e, ne, sizeof(*e), cmp_ahead, NULL) != 0) {
 		/* out of memory: each directory on its own */
 		for (size_t k = 0; k < listed; k++)
-			stat_batch(&jobs[k]->b);
+			ds_stat_batch(&jobs[k]->b);
 		free(e);
 		return;
 	}
 	for (size_t i = 0; i < ne; i++) {
 		struct stat_batch *b = &jobs[e[i].job]->b;
 		if (b->e[e[i].ent].kind == ENT_STAT)
-			stat_entry(b, &b->e[e[i].ent]);
+			ds_stat_entry(b, &b->e[e[i].ent]);
 	}
-	cost_end(&cost, ne);
+	ds_cost_end(&cost, ne);
 	watch_cost(w, &cost);
 	free(e);
 }
@@ -562,7 +302,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 		int keep = dir_filter_keeps(s, d, name);
 		if (keep <= 0)
 			return keep; /* pruned: never stat()ed, never opened */
-		stat_entry(&j->b, we);
+		ds_stat_entry(&j->b, we);
 		we->kind = ENT_STAT;
 	}
 	const struct stat *st = &we->st;
@@ -623,7 +363,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 	s->tree.dirs[j->d].incomplete = true;
 	int rc = j->fatal;
 	if (rc == 0 && j->open_err) {
-		if (j->open_err == -ENOMEM || !job_path(s, j))
+		if (j->open_err == -ENOMEM || !ds_job_path(s, j))
 			rc = -ENOMEM;
 		else
 			ds_report(s, j->path, j->open_err);
@@ -634,10 +374,10 @@ static int take_dir(struct walker *w, struct dir_job *j)
 		for (size_t k = 0; k < j->b.n && rc == 0; k++)
 			rc = take_entry(w, j, &j->b.e[k], &skipped);
 		if (rc == 0 && j->b.read_err)
-			rc = job_path(s, j) ? (ds_report(s, j->path, j->b.read_err), 0) : -ENOMEM;
+			rc = ds_job_path(s, j) ? (ds_report(s, j->path, j->b.read_err), 0) : -ENOMEM;
 		if (rc || !j->more)
 			break;
-		list_batch(s, j);
+		ds_list_batch(s, j);
 		rc = j->fatal;
 		skipped = skipped || j->skipped;
 	}
@@ -778,10 +518,7 @@ int ds_walk(dupscan_scan *s)
 			continue;
 		if (j->dh)
 			closedir(j->dh);
-		free(j->b.e);
-		free(j->b.names);
-		free(j->b.order);
-		free(j->path);
+		ds_job_free_batch(j);
 		free(j);
 	}
 	free(w.all);
