@@ -323,7 +323,7 @@ static void check_cached_full(const char *dir, const char *cache, const char *re
 		if (strcmp(ds_rec_name(s, r), name) != 0)
 			continue;
 		struct ds_hashed h;
-		ck_assert_msg(ds_cache_get(s, r, &h) && h.has_full, "%s: no full hash cached", rel);
+		ck_assert_msg(ds_cache_get(s, i, &h) && h.has_full, "%s: no full hash cached", rel);
 		char *p = tu_path(dir, rel);
 		uint64_t size, want;
 		ck_assert_int_eq(dupscan_hash_file(p, &size, &want), 0);
@@ -437,7 +437,7 @@ START_TEST(test_cache_full_hashes_split)
 	struct ds_hashed a3 = { 0 };
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (!strcmp(ds_rec_name(s, ds_rec(s, i)), "a3"))
-			ck_assert(ds_cache_get(s, ds_rec(s, i), &a3));
+			ck_assert(ds_cache_get(s, i, &a3));
 	dupscan_free(s);
 	/* late, unique last time after its first block, gets its full hash too:
 	 * now every file of the bucket has one */

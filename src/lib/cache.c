@@ -316,12 +316,15 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 	return rc;
 }
 
-const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r)
+const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i)
 {
 	const struct ds_cache *c = s->cache.run;
-	if (!c || !c->at || r->rep >= c->nat || c->at[r->rep] == DS_NONE)
+	if (!c || !c->at)
 		return NULL;
-	return &c->hits[c->at[r->rep]];
+	uint32_t rep = ds_rec_rep(s, i);
+	if (rep >= c->nat || c->at[rep] == DS_NONE)
+		return NULL;
+	return &c->hits[c->at[rep]];
 }
 
 /* A number for a class first proven in this run: unlike any other run's,
@@ -355,9 +358,10 @@ static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
 	return r->mtime_ns >= before || r->ctime_ns >= before;
 }
 
-bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out)
+bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
 {
-	const struct cache_hit *e = ds_cache_entry_of(s, r);
+	const struct ds_rec *r = ds_rec(s, ds_rec_rep(s, i)); /* its inode's */
+	const struct cache_hit *e = ds_cache_entry_of(s, i);
 	/* a trusting run takes no hash from a racy entry either: the file is read */
 	if (!e || (s->opt.cache_trust && racy(s, r, e->at_ns)))
 		return false;
@@ -368,9 +372,10 @@ bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashe
 	return true;
 }
 
-bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *at_ns)
+bool ds_cache_proof(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *at_ns)
 {
-	const struct cache_hit *e = ds_cache_entry_of(s, r);
+	const struct ds_rec *r = ds_rec(s, ds_rec_rep(s, i)); /* its inode's */
+	const struct cache_hit *e = ds_cache_entry_of(s, i);
 	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
 		return false;
 	/* a write in the same timestamp tick as the recorded one, after the
@@ -394,7 +399,7 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
 		return false;
 	struct ds_hashed h;
 	for (size_t i = 0; i < n; i++)
-		if (!ds_cache_get(s, ds_rec(s, idx[i]), &h))
+		if (!ds_cache_get(s, idx[i], &h))
 			return false;
 	return true;
 }
@@ -405,7 +410,7 @@ bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
 		return false;
 	struct ds_hashed h;
 	for (size_t i = 0; i < n; i++)
-		if (ds_cache_get(s, ds_rec(s, idx[i]), &h))
+		if (ds_cache_get(s, idx[i], &h))
 			return true;
 	return false;
 }

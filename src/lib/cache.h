@@ -129,7 +129,7 @@ int ds_cache_read_all(int fd, void *buf, size_t len);
  * file), DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
 int ds_cache_read(const char *path, struct cache_file **out);
 /* The hit of r's inode (joined), or NULL. */
-const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, const struct ds_rec *r);
+const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i);
 
 /* A class number of this run, named by one of its files: salted, so two
  * runs' classes never merge by name. */

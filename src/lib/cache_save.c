@@ -217,12 +217,12 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 		if (i > 0 && ds_rec_devi(s, ds_rec(s, h[i - 1].rec)) == ds_rec_devi(s, r) && ds_rec(s, h[i - 1].rec)->ino == r->ino)
 			continue;
 		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
-		if (!ds_cache_proof(s, r, &x.old, &x.at))
+		if (!ds_cache_proof(s, h[i].rec, &x.old, &x.at))
 			x.old = 0;
 		if (x.cls == DS_NONE || (r->flags & DS_F_DROPPED)) {
 			/* no proof, or one that still holds; hashes keep the time
 			 * they were worked out */
-			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, r) : NULL;
+			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, h[i].rec) : NULL;
 			run->proofs[i] = x.old ? (struct proof){ x.old, x.at }
 					       : (struct proof){ 0, e ? e->at_ns : s->cache.start_ns };
 			continue;

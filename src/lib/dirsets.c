@@ -109,7 +109,7 @@ static int cmp_u64(void *ctx, const void *a, const void *b)
  * record, which no other content shares. */
 static uint32_t file_class(const dupscan_scan *s, uint32_t i)
 {
-	uint32_t rep = ds_rec(s, i)->rep;
+	uint32_t rep = ds_rec_rep(s, i);
 	const struct ds_rec *r = ds_rec(s, rep);
 	if (r->size == 0)
 		return EMPTY_CLASS;
@@ -166,7 +166,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	if (!r)
 		return -ENOMEM;
 	/* named as d's entry "": its path is d's, its argument d's */
-	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino, .dir = d, .rep = DS_NONE,
+	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino, .dir = d,
 			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = DS_NAME_EMPTY };
 	struct stat st = { .st_dev = (dev_t)dir->dev, .st_mode = S_IFDIR };
 	int rc = ds_rec_identity(s, r, &st);
@@ -179,7 +179,7 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	ds_rec_path(s, r, p, len + 1);
 	if (len == 0 || p[len - 1] != '/')
 		strcpy(p + len, "/");
-	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent) };
+	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent), DS_NONE };
 	return 0;
 }
 
@@ -246,7 +246,7 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 		for (uint32_t k = 0; known && k < x->nfiles; k++) {
 			const struct ds_rec *r = ds_rec(s, t->files[x->file_off + k]);
 			/* a file that could not be read is unknown, so is its directory */
-			known = !((r->flags | ds_rec(s, r->rep)->flags) & DS_F_DROPPED);
+			known = !((r->flags | ds_rec(s, ds_rec_rep(s, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
 			t->list[n++] = file_class(s, t->files[x->file_off + k]);
 			x->bytes += r->size;
 		}

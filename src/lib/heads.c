@@ -111,7 +111,7 @@ static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, str
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		if (!ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]))
+		if (!ds_cache_get(s, idx[i], &hv[i]))
 			return false;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -129,7 +129,7 @@ bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n)
 	bool settled = a != NULL;
 	for (size_t i = 0; settled && i < n; i++) {
 		struct ds_hashed h;
-		settled = ds_cache_get(s, ds_rec(s, idx[i]), &h);
+		settled = ds_cache_get(s, idx[i], &h);
 		a[i] = (struct ds_sortkey){ { h.partial, h.has_full ? h.full : 0, h.has_full, 0 }, (uint32_t)i };
 	}
 	if (settled)
@@ -155,7 +155,7 @@ static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t
 	size_t found = 0;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		got[i] = ds_cache_get(s, ds_rec(s, idx[i]), &hv[i]);
+		got[i] = ds_cache_get(s, idx[i], &hv[i]);
 		found += got[i];
 	}
 	return found;

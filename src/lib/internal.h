@@ -74,29 +74,32 @@ enum ds_rec_flag {
 	DS_F_ALIAS = 1u << 2,   /* the same path reached a second time */
 	DS_F_PROTECTED = 1u << 3, /* under a protected path: never acted on */
 	DS_F_SETTLED = 1u << 4, /* its group was matched to the end: unique if in no class */
-	DS_F_TRUSTED = 1u << 5  /* in its class by a proof from the cache or by a report, not
+	DS_F_TRUSTED = 1u << 5, /* in its class by a proof from the cache or by a report, not
 	                         * compared this run: actions compare it first */
+	DS_F_LINKED = 1u << 6   /* another record of its inode stands for it (ds_rec_rep()) */
 };
 
-/* One per path reached: 48 bytes, fixed-size, the most numerous thing a scan
+/* One per path reached: 44 bytes, fixed-size, the most numerous thing a scan
  * keeps. The name is a handle into the scan's table of file names, the
  * directory holds the rest of the path and the argument it was reached from,
  * the device with the mode, owner and group is one index into a table of the
  * pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
  * hashes live only in the index, for the few files that get that far. The
  * kind and the flags share a word: a record is written by one thread at a
- * time (its group's). */
+ * time (its group's). Which record stands for an inode of several names is
+ * kept apart (ds_rec_rep()): hard links are few. Aligned to 4 bytes, as
+ * i386 aligns 64-bit fields: 44 bytes, not 48 (the members are never
+ * addressed, only read and written). */
 struct ds_rec {
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
 	uint32_t name;           /* handle into scan->tree.fnames (ds_rec_name()) */
 	uint32_t dir;            /* index into scan->tree.dirs */
-	uint32_t rep;            /* representative record of its inode (itself if it is one) */
 	uint32_t kind : 24;      /* index into scan->tree.kinds: device index, attributes index */
 	uint32_t flags : 8;      /* enum ds_rec_flag */
-};
+} __attribute__((packed, aligned(4)));
 #define DS_KINDS_MAX (1u << 24)
-_Static_assert(sizeof(struct ds_rec) == 48, "a record is 48 bytes");
+_Static_assert(sizeof(struct ds_rec) == 44, "a record is 44 bytes");
 
 /* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
  * bits, the offset in the low 18 (a little under 4 GiB of names). */
@@ -143,6 +146,7 @@ struct dupscan_file {
 	const struct ds_rec *rec;
 	const struct dupscan_scan *scan; /* the tables rec's indexes point into */
 	uint32_t rel;       /* path + rel: the path below its argument */
+	uint32_t idx;       /* rec's index, or DS_NONE: a directory, or a file the filter is asked about */
 };
 
 struct dupscan_set {
@@ -293,6 +297,10 @@ struct ds_tree {
 	uint32_t ndirs, cap_dirs;
 	struct ds_rec **rec_blocks;
 	uint32_t nrecs, nblocks;
+	/* records standing for another's inode (DS_F_LINKED), by record:
+	 * rec, its representative (ds_collapse_links()) */
+	uint32_t *links;
+	uint32_t nlinks;
 	struct ds_arena names;       /* directory names */
 	struct ds_names fnames;      /* file names (records' handles) */
 	struct ds_intern devs;       /* st_dev of records: k0 (at most 65,536) */
@@ -393,6 +401,9 @@ static inline uint64_t ds_rec_owner(const dupscan_scan *s, const struct ds_rec *
 {
 	return s->tree.attrs.key[2 * (size_t)ds_rec_attr(s, r)];
 }
+/* The record standing for record i's inode: the first of its names in the
+ * chosen order (links.c), i itself when it is the inode's only name. */
+uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
 /* The index of the added path r was reached from. */
 static inline uint32_t ds_rec_arg(const dupscan_scan *s, const struct ds_rec *r)
 {
@@ -404,10 +415,9 @@ int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
 
 /* The handle of record r, reached by path p (rel: where its part below the
  * argument starts). */
-static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, const struct ds_rec *r,
-					     uint32_t rel)
+static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *p, uint32_t i, uint32_t rel)
 {
-	return (struct dupscan_file){ p, r, s, rel };
+	return (struct dupscan_file){ p, ds_rec(s, i), s, rel, i };
 }
 
 /* The record standing for f's inode (all its names share it): its ctime_ns
@@ -416,7 +426,7 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
  * for a file the filter is asked about. */
 static inline struct ds_rec *ds_file_inode(const struct dupscan_file *f)
 {
-	return f->rec->rep < f->scan->tree.nrecs ? ds_rec(f->scan, f->rec->rep) : NULL;
+	return f->idx != DS_NONE ? ds_rec(f->scan, ds_rec_rep(f->scan, f->idx)) : NULL;
 }
 
 /* ---- sysio.c: system calls made whole ---- */
@@ -691,7 +701,7 @@ void ds_sweep_free(struct ds_sweep *sw);
 
 /* match.c */
 int ds_match(dupscan_scan *s);
-/* One representative per inode (rec->rep), aliases flagged. order: nrecs scratch entries. */
+/* One representative per inode (ds_rec_rep()), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 
 /* pool.c: jobs run ahead of need on helper threads, taken in the owner's
@@ -781,11 +791,11 @@ struct ds_cache;
 int ds_cache_load(dupscan_scan *s);
 void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
-bool ds_cache_get(const dupscan_scan *s, const struct ds_rec *r, struct ds_hashed *out);
+bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out);
 /* With r's key as recorded, and a proof that holds (r's mtime and ctime older
  * than the proof's time by more than s->cache.racy_ns): the class number of that
  * proof and its time. */
-bool ds_cache_proof(const dupscan_scan *s, const struct ds_rec *r, uint64_t *cls, int64_t *proven_ns);
+bool ds_cache_proof(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *proven_ns);
 /* Does the cache hold hashes it may lend for some file of idx[0..n)? */
 bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Match the loaded entries to the records, order[0..n) sorted by inode (as

@@ -22,7 +22,7 @@ static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const stru
 
 /* Among the paths of one inode, the first in the chosen order represents it,
  * whatever order the walk met them in. */
-static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
+static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *cap_links)
 {
 	uint32_t best = DS_NONE;
 	char *best_path = NULL;
@@ -52,9 +52,16 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n)
 		}
 	}
 	free(best_path);
-	if (best != DS_NONE)
-		for (size_t i = 0; i < n; i++)
-			ds_rec(s, run[i])->rep = best;
+	for (size_t i = 0; rc == 0 && best != DS_NONE && i < n; i++) {
+		if (run[i] == best)
+			continue;
+		if (DS_GROW(s->tree.links, *cap_links, 2 * ((size_t)s->tree.nlinks + 1)))
+			return -ENOMEM;
+		s->tree.links[2 * s->tree.nlinks] = run[i];
+		s->tree.links[2 * s->tree.nlinks + 1] = best;
+		s->tree.nlinks++;
+		ds_rec(s, run[i])->flags |= DS_F_LINKED;
+	}
 	return rc;
 }
 
@@ -65,10 +72,23 @@ static uint64_t inode_key(const dupscan_scan *s, const struct ds_rec *r, uint32_
 	return r->ino;
 }
 
+static int cmp_link(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
 int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 {
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
+	free(s->tree.links);
+	s->tree.links = NULL;
+	s->tree.nlinks = 0;
+	size_t cap_links = 0;
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		order[i] = i;
+		ds_rec(s, i)->flags &= ~DS_F_LINKED;
+	}
 	/* by inode, then record index: visit order decides among paths */
 	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
@@ -76,8 +96,28 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 		while (j < s->tree.nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i > 1)
-			rc = collapse_run(s, order + i, j - i);
+			rc = collapse_run(s, order + i, j - i, &cap_links);
 		i = j;
 	}
+	/* by record, for ds_rec_rep()'s binary search */
+	if (rc == 0)
+		rc = ds_sort(s->tree.links, s->tree.nlinks, 2 * sizeof(*s->tree.links), cmp_link, NULL);
 	return rc;
+}
+
+uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i)
+{
+	if (!(ds_rec(s, i)->flags & DS_F_LINKED))
+		return i;
+	const uint32_t *l = s->tree.links;
+	size_t lo = 0, hi = s->tree.nlinks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[2 * mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a record is flagged only with its pair in the table */
+	return lo < s->tree.nlinks && l[2 * lo] == i ? l[2 * lo + 1] : i;
 }

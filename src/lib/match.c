@@ -148,7 +148,7 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
 	for (size_t x = 0; !proofs && x < k; x++) {
 		uint64_t kc;
 		int64_t at;
-		proofs = ds_cache_proof(g->c->s, ds_rec(g->c->s, g->m[x].rec), &kc, &at);
+		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &kc, &at);
 	}
 	return proofs;
 }
@@ -388,7 +388,7 @@ int ds_match(dupscan_scan *s)
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
-		if (r->rep != i || (r->flags & DS_F_ALIAS))
+		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)))
 			continue;
 		if (r->size == 0 && !s->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;

@@ -299,7 +299,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir) };
+	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), DS_NONE };
 	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
@@ -314,7 +314,6 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		.mtime_ns = ds_ns(st->st_mtim),
 		.ctime_ns = ds_ns(st->st_ctim),
 		.dir = dir,
-		.rep = s->tree.nrecs,
 	};
 	int rc = ds_rec_identity(s, &tmp, st);
 	if (rc)

@@ -153,7 +153,7 @@ int ds_report_build(dupscan_scan *s)
 		first[k] = DS_NONE;
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
-		if (r->rep != i || (r->flags & DS_F_ALIAS) || ds_index_has(&s->index, i))
+		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)) || ds_index_has(&s->index, i))
 			continue;
 		uint32_t set = ds_rec_arg(s, r); /* its directory was added with the set's number */
 		if (first[set] == DS_NONE)

@@ -122,7 +122,7 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 			rc = -ENOMEM;
 			goto out;
 		}
-		files[made] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
+		files[made] = ds_file_of(s, p, ri[made], ds_rel_offset(s, r->dir));
 	}
 	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
 	if (rc == 0) {

@@ -79,6 +79,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	for (uint32_t i = 0; i < s->tree.nblocks; i++)
 		free(s->tree.rec_blocks[i]);
 	free(s->tree.rec_blocks);
+	free(s->tree.links);
 	free(s->tree.seen);
 	free(s->tree.protect);
 	free(s->reading.devkinds);

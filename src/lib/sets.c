@@ -188,12 +188,13 @@ static int link_sets(dupscan_scan *s, struct collect *c)
 	int rc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs && rc == 0; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
-		if (r->rep == i || !listed(r) || !listed(ds_rec(s, r->rep)) || c->set_of[r->rep] != DS_NONE)
+		uint32_t rep = ds_rec_rep(s, i);
+		if (rep == i || !listed(r) || !listed(ds_rec(s, rep)) || c->set_of[rep] != DS_NONE)
 			continue;
 		uint32_t id;
 		rc = new_set(c, &id);
 		if (rc == 0) {
-			c->set_of[r->rep] = id;
+			c->set_of[rep] = id;
 			c->members[id] = 1;
 		}
 	}
@@ -204,9 +205,9 @@ static int link_sets(dupscan_scan *s, struct collect *c)
  * every path of their inodes with -H. */
 static bool member(const dupscan_scan *s, const struct collect *c, uint32_t i, uint32_t *id)
 {
-	const struct ds_rec *r = ds_rec(s, i);
-	*id = c->set_of[r->rep];
-	return *id != DS_NONE && listed(r) && (s->opt.hard_links || r->rep == i);
+	uint32_t rep = ds_rec_rep(s, i);
+	*id = c->set_of[rep];
+	return *id != DS_NONE && listed(ds_rec(s, i)) && (s->opt.hard_links || rep == i);
 }
 
 /* The sets' files: each member's path, in the result arena. */
@@ -233,7 +234,7 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 		if (!p)
 			rc = -ENOMEM;
 		else
-			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
+			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, i, ds_rel_offset(s, r->dir));
 	}
 	free(count);
 	return rc;
@@ -260,7 +261,8 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 		const struct ds_rec *r = ds_file_inode(&set->files[k]) ? ds_file_inode(&set->files[k]) : set->files[k].rec;
 		uint64_t cls;
 		int64_t at;
-		if (!(r->flags & DS_F_TRUSTED) || !ds_cache_proof(s, r, &cls, &at))
+		if (!(r->flags & DS_F_TRUSTED) || set->files[k].idx == DS_NONE ||
+		    !ds_cache_proof(s, set->files[k].idx, &cls, &at))
 			continue;
 		set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
 		set->cached = true;
@@ -314,14 +316,15 @@ int ds_build_uniques(dupscan_scan *s)
 	if (!multi)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (ds_rec(s, i)->rep != i && listed(ds_rec(s, i)))
-			multi[ds_rec(s, i)->rep] = true;
+		if (ds_rec_rep(s, i) != i && listed(ds_rec(s, i)))
+			multi[ds_rec_rep(s, i)] = true;
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 			const struct ds_rec *r = ds_rec(s, i);
-			const struct ds_rec *rep = ds_rec(s, r->rep);
-			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_has(&s->index, r->rep) ||
-			    (s->opt.hard_links && multi[r->rep]))
+			uint32_t ri = ds_rec_rep(s, i);
+			const struct ds_rec *rep = ds_rec(s, ri);
+			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_has(&s->index, ri) ||
+			    (s->opt.hard_links && multi[ri]))
 				continue;
 			if (pass == 1) {
 				char *p = ds_rec_path_dup(s, r);
@@ -329,7 +332,7 @@ int ds_build_uniques(dupscan_scan *s)
 					free(multi);
 					return -ENOMEM;
 				}
-				s->uniques[n] = ds_file_of(s, p, r, ds_rel_offset(s, r->dir));
+				s->uniques[n] = ds_file_of(s, p, i, ds_rel_offset(s, r->dir));
 			}
 			n++;
 		}

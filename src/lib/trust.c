@@ -103,7 +103,7 @@ static int group_proven(const dupscan_scan *s, const struct bucket *b, struct pr
 	size_t nsub = 0;
 	for (size_t x = 0; x < p->k; x++) {
 		int64_t at;
-		if (!ds_cache_proof(s, ds_rec(s, b->m[x].rec), &p->cls[x], &at))
+		if (!ds_cache_proof(s, b->m[x].rec, &p->cls[x], &at))
 			p->cls[x] = 0;
 		p->head[x] = (uint32_t)x;
 		if (p->cls[x])
