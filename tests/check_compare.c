@@ -123,7 +123,7 @@ START_TEST(test_lockstep_partition)
 			m[i].cls = i;
 			m[i].alive = true;
 			if (pass == 1) {
-				int fd = ds_open_rec(&ctx, ds_rec(scan, m[i].rec));
+				int fd = ds_open_rec(&ctx, m[i].rec);
 				ck_assert_int_ge(fd, 0);
 				ck_assert_int_eq(ds_pread_full(fd, blocks + i * blen, blen, 0), 0);
 				close(fd);

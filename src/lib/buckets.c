@@ -68,7 +68,7 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 {
 	for (size_t x = 0; x < b->k; x++)
 		if (b->err[x])
-			ds_fail(c, ds_rec(c->s, b->m[x].rec), b->err[x]);
+			ds_fail(c, b->m[x].rec, b->err[x]);
 	int rc = 0;
 	for (size_t x = 0; rc == 0 && x < b->k; x++)
 		if (b->same[x] != DS_NONE)

@@ -363,7 +363,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		} else if (w) {
 			char buf[PATH_MAX * 2];
 			size_t room = sizeof(buf) - strlen(cwd) - 2;
-			size_t len = ds_rec_path(s, r, buf, room);
+			size_t len = ds_rec_path(s, h[i].rec, buf, room);
 			if (len < room) { /* longer paths are not cached */
 				if (buf[0] != '/' && cwd[0]) {
 					memmove(buf + strlen(cwd) + 1, buf, len + 1);

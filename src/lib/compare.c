@@ -18,10 +18,11 @@ int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
 	return ds_same_file(s, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
 }
 
-int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
+int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 {
+	const struct ds_rec *r = ds_rec(s, i);
 	char stackbuf[4096];
-	char *path = ds_path_in(s, r->dir, ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
+	char *path = ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
@@ -34,11 +35,11 @@ int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r)
 	return rc < 0 ? rc : fd;
 }
 
-int ds_open_rec(struct ds_ctx *c, struct ds_rec *r)
+int ds_open_rec(struct ds_ctx *c, uint32_t i)
 {
-	int fd = ds_open_scanned(c->s, r);
+	int fd = ds_open_scanned(c->s, i);
 	if (fd < 0 && fd != -ENOMEM)
-		ds_fail(c, r, fd);
+		ds_fail(c, i, fd);
 	return fd;
 }
 
@@ -52,7 +53,7 @@ static void kill_member(struct ds_member *mb)
 
 static void drop_member(struct ds_ctx *c, struct ds_member *mb, int code)
 {
-	ds_fail(c, ds_rec(c->s, mb->rec), code);
+	ds_fail(c, mb->rec, code);
 	kill_member(mb);
 }
 
@@ -243,7 +244,7 @@ static int open_members(struct ds_ctx *c, struct ds_member *m, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (!m[i].alive || m[i].fd >= 0)
 			continue;
-		int fd = ds_open_rec(c, ds_rec(c->s, m[i].rec));
+		int fd = ds_open_rec(c, m[i].rec);
 		if (fd == -ENOMEM)
 			return fd;
 		if (fd < 0) {

@@ -166,20 +166,24 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	if (!r)
 		return -ENOMEM;
 	/* named as d's entry "": its path is d's, its argument d's */
-	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino, .dir = d,
+	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino,
 			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = DS_NAME_EMPTY };
 	struct stat st = { .st_dev = (dev_t)dir->dev, .st_mode = S_IFDIR };
 	int rc = ds_rec_identity(s, r, &st);
 	if (rc)
 		return rc;
-	size_t len = ds_rec_path(s, r, NULL, 0);
-	char *p = ds_arena_alloc(&s->out, len + 2);
+	char *whole = ds_path_in(s, d, "", NULL, 0);
+	size_t len = whole ? strlen(whole) : 0;
+	char *p = whole ? ds_arena_alloc(&s->out, len + 2) : NULL;
+	if (p)
+		memcpy(p, whole, len + 1);
+	free(whole);
 	if (!p)
 		return -ENOMEM;
-	ds_rec_path(s, r, p, len + 1);
 	if (len == 0 || p[len - 1] != '/')
 		strcpy(p + len, "/");
-	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent), DS_NONE };
+	*out = (struct dupscan_file){ p, r, s, dir->parent == DS_NONE ? (uint32_t)strlen(p) : ds_rel_offset(s, dir->parent),
+				      DS_OUTSIDE | d };
 	return 0;
 }
 
@@ -201,9 +205,13 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 	if (!t->di || !t->files || !t->subs)
 		return -ENOMEM;
 	struct dir_info *di = t->di;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
-			di[ds_rec(s, i)->dir].nfiles++;
+	/* (records by directory: a run of records a directory) */
+	for (uint32_t k = 0; k < s->tree.nruns; k++) {
+		uint32_t end = k + 1 < s->tree.nruns ? s->tree.runs[k + 1].first : s->tree.nrecs;
+		for (uint32_t i = s->tree.runs[k].first; i < end; i++)
+			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
+				di[s->tree.runs[k].dir].nfiles++;
+	}
 	for (uint32_t d = 0; d < nd; d++)
 		if (s->tree.dirs[d].parent != DS_NONE)
 			di[s->tree.dirs[d].parent].nsubs++;
@@ -217,10 +225,12 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 			widest = di[d].nfiles + di[d].nsubs;
 		di[d].nfiles = di[d].nsubs = 0;
 	}
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		if (!(r->flags & DS_F_ALIAS))
-			t->files[di[r->dir].file_off + di[r->dir].nfiles++] = i;
+	for (uint32_t k = 0; k < s->tree.nruns; k++) {
+		uint32_t end = k + 1 < s->tree.nruns ? s->tree.runs[k + 1].first : s->tree.nrecs;
+		struct dir_info *x = &di[s->tree.runs[k].dir];
+		for (uint32_t i = s->tree.runs[k].first; i < end; i++)
+			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
+				t->files[x->file_off + x->nfiles++] = i;
 	}
 	for (uint32_t d = 0; d < nd; d++) {
 		uint32_t p = s->tree.dirs[d].parent;
@@ -350,7 +360,7 @@ int ds_build_dir_sets(dupscan_scan *s)
 		const struct dupscan_set *set = &s->sets[k];
 		bool outside = false;
 		for (size_t m = 0; m < set->count && !outside; m++)
-			outside = !inside_reported(s, t.di, set->files[m].rec->dir);
+			outside = !inside_reported(s, t.di, ds_file_dir(&set->files[m]));
 		if (outside)
 			all[nall++] = *set;
 	}

@@ -13,11 +13,12 @@
 /* Hash bytes [from, to) of a file into its state h[hidx] (which stands at
  * from); at its end, check the file is still as scanned. @return 0 (a file
  * that fails is dropped and reported) or -ENOMEM. */
-int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
+int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hidx, uint64_t from,
 		      uint64_t to, unsigned char *buf)
 {
 	dupscan_scan *s = c->s;
-	int fd = ds_open_rec(c, r);
+	const struct ds_rec *r = ds_rec(s, ri);
+	int fd = ds_open_rec(c, ri);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_SEQUENTIAL);
@@ -33,7 +34,7 @@ int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_
 		err = ds_check_unchanged(s, fd, r);
 	close(fd);
 	if (err < 0)
-		ds_fail(c, r, err);
+		ds_fail(c, ri, err);
 	return 0;
 }
 
@@ -82,7 +83,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
 				rc = DUPSCAN_E_CANCELED;
 			else
-				rc = ds_hash_range(c, ds_rec(s, b->m[alive[i]].rec), b->h, b->m[alive[i]].hidx, off, end, buf);
+				rc = ds_hash_range(c, b->m[alive[i]].rec, b->h, b->m[alive[i]].hidx, off, end, buf);
 		}
 		/* those whose bytes so far are like no other's are settled */
 		nb = 0;

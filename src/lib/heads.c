@@ -43,8 +43,8 @@ static void first_slice(void *arg, size_t sl)
 			c.res->rc = DUPSCAN_E_CANCELED;
 			return;
 		}
-		struct ds_rec *r = ds_rec(s, j->idx[i]);
-		int fd = ds_open_rec(&c, r);
+		uint32_t ri = j->idx[i];
+		int fd = ds_open_rec(&c, ri);
 		if (fd == -ENOMEM) {
 			c.res->rc = fd;
 			return;
@@ -58,7 +58,7 @@ static void first_slice(void *arg, size_t sl)
 		else
 			j->fds[i] = fd;
 		if (err < 0) {
-			ds_fail(&c, r, err);
+			ds_fail(&c, ri, err);
 			continue;
 		}
 		uint64_t partial;
@@ -69,7 +69,7 @@ static void first_slice(void *arg, size_t sl)
 			partial = ds_hash_oneshot(dst, j->blen);
 		}
 		/* a file within its first block has its full hash too */
-		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == r->size, false, partial, partial };
+		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec(s, ri)->size, false, partial, partial };
 		j->got[i] = true;
 	}
 }
@@ -213,7 +213,7 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		struct ds_rec *r = ds_rec(c->s, idx[i]);
 		size_t p = base + i;
 		if (fp->err[p]) {
-			ds_fail(c, r, fp->err[p]);
+			ds_fail(c, idx[i], fp->err[p]);
 			continue;
 		}
 		got[i] = fp->got[p];

@@ -79,27 +79,25 @@ enum ds_rec_flag {
 	DS_F_LINKED = 1u << 6   /* another record of its inode stands for it (ds_rec_rep()) */
 };
 
-/* One per path reached: 44 bytes, fixed-size, the most numerous thing a scan
- * keeps. The name is a handle into the scan's table of file names, the
- * directory holds the rest of the path and the argument it was reached from,
- * the device with the mode, owner and group is one index into a table of the
+/* One per path reached: 40 bytes, fixed-size, the most numerous thing a scan
+ * keeps. The name is a handle into the scan's table of file names; the
+ * directory, which holds the rest of the path and the argument it was reached
+ * from, is found by the record's index (ds_rec_dir(): a directory's records
+ * are added together, so one entry a directory says whose they are); the device with the mode, owner and group is one index into a table of the
  * pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
  * hashes live only in the index, for the few files that get that far. The
  * kind and the flags share a word: a record is written by one thread at a
  * time (its group's). Which record stands for an inode of several names is
- * kept apart (ds_rec_rep()): hard links are few. Aligned to 4 bytes, as
- * i386 aligns 64-bit fields: 44 bytes, not 48 (the members are never
- * addressed, only read and written). */
+ * kept apart too (ds_rec_rep()): hard links are few. */
 struct ds_rec {
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
 	uint32_t name;           /* handle into scan->tree.fnames (ds_rec_name()) */
-	uint32_t dir;            /* index into scan->tree.dirs */
 	uint32_t kind : 24;      /* index into scan->tree.kinds: device index, attributes index */
 	uint32_t flags : 8;      /* enum ds_rec_flag */
-} __attribute__((packed, aligned(4)));
+};
 #define DS_KINDS_MAX (1u << 24)
-_Static_assert(sizeof(struct ds_rec) == 44, "a record is 44 bytes");
+_Static_assert(sizeof(struct ds_rec) == 40, "a record is 40 bytes");
 
 /* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
  * bits, the offset in the low 18 (a little under 4 GiB of names). */
@@ -146,8 +144,10 @@ struct dupscan_file {
 	const struct ds_rec *rec;
 	const struct dupscan_scan *scan; /* the tables rec's indexes point into */
 	uint32_t rel;       /* path + rel: the path below its argument */
-	uint32_t idx;       /* rec's index, or DS_NONE: a directory, or a file the filter is asked about */
+	uint32_t idx;       /* rec's index; or DS_OUTSIDE | its directory, for a record
+	                     * in no table: a directory of a set, a file the filter is asked about */
 };
+#define DS_OUTSIDE (1u << 31) /* records number fewer */
 
 struct dupscan_set {
 	struct dupscan_file *files;
@@ -301,6 +301,11 @@ struct ds_tree {
 	 * rec, its representative (ds_collapse_links()) */
 	uint32_t *links;
 	uint32_t nlinks;
+	/* records' directories: records first.. (up to the next entry's first)
+	 * are dir's (ds_rec_dir()) */
+	struct ds_run { uint32_t first, dir; } *runs;
+	uint32_t nruns;
+	size_t cap_runs;
 	struct ds_arena names;       /* directory names */
 	struct ds_names fnames;      /* file names (records' handles) */
 	struct ds_intern devs;       /* st_dev of records: k0 (at most 65,536) */
@@ -404,10 +409,12 @@ static inline uint64_t ds_rec_owner(const dupscan_scan *s, const struct ds_rec *
 /* The record standing for record i's inode: the first of its names in the
  * chosen order (links.c), i itself when it is the inode's only name. */
 uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
-/* The index of the added path r was reached from. */
-static inline uint32_t ds_rec_arg(const dupscan_scan *s, const struct ds_rec *r)
+/* The directory record i is in (records.c). */
+uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
+/* The index of the added path record i was reached from. */
+static inline uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i)
 {
-	return s->tree.dirs[r->dir].arg;
+	return s->tree.dirs[ds_rec_dir(s, i)].arg;
 }
 /* A record's device and attributes as indexes (new values added to the
  * tables). @return 0, -ENOMEM or -EOVERFLOW. */
@@ -426,7 +433,17 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
  * for a file the filter is asked about. */
 static inline struct ds_rec *ds_file_inode(const struct dupscan_file *f)
 {
-	return f->idx != DS_NONE ? ds_rec(f->scan, ds_rec_rep(f->scan, f->idx)) : NULL;
+	return !(f->idx & DS_OUTSIDE) ? ds_rec(f->scan, ds_rec_rep(f->scan, f->idx)) : NULL;
+}
+/* The directory f is in (a directory of a set: the directory itself). */
+static inline uint32_t ds_file_dir(const struct dupscan_file *f)
+{
+	return f->idx & DS_OUTSIDE ? f->idx & ~DS_OUTSIDE : ds_rec_dir(f->scan, f->idx);
+}
+/* The index of the added path f was reached from. */
+static inline uint32_t ds_file_arg(const struct dupscan_file *f)
+{
+	return f->scan->tree.dirs[ds_file_dir(f)].arg;
 }
 
 /* ---- sysio.c: system calls made whole ---- */
@@ -552,7 +569,7 @@ int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n)
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);
 /* A file could not be read: drop it and keep the report for the commit. */
-void ds_fail(struct ds_ctx *c, struct ds_rec *r, int code);
+void ds_fail(struct ds_ctx *c, uint32_t i, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
 /* Apply a group's result: reports, stage callbacks, index inserts, progress.
  * @return 0 or -ENOMEM. */
@@ -579,13 +596,13 @@ uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
 /* The path of dir/name: in buf when it fits cap, else malloc'ed (the caller
  * frees it when it is not buf; with cap 0, always malloc'ed); NULL on ENOMEM. */
 char *ds_path_in(const dupscan_scan *s, uint32_t dir, const char *name, char *buf, size_t cap);
-/* Write the path of record r into buf (NUL-terminated). @return its length,
+/* Write the path of record i into buf (NUL-terminated). @return its length,
  * or the length needed when cap is too small (then buf holds nothing useful). */
-size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap);
+size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap);
 /* Same, allocated in the result arena. @return NULL on ENOMEM. */
-char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r);
+char *ds_rec_path_dup(dupscan_scan *s, uint32_t i);
 /* Same, malloc'ed (free it). @return NULL on ENOMEM. */
-char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r);
+char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i);
 /* The one meaning of "unchanged": st is a regular file with r's device, inode,
  * size and mtime, and the ctime ctime_ns (the scan's, r->ctime_ns, or the one
  * an action's own change left). The ctime catches a rewrite in place whose
@@ -607,11 +624,11 @@ struct ds_member {
 	uint32_t cls;   /* class label while partitioning */
 	bool alive;
 };
-/* Open record r for reading and check it is the file that was scanned.
+/* Open record i for reading and check it is the file that was scanned.
  * @return an fd, or a negative code. */
-int ds_open_scanned(const dupscan_scan *s, const struct ds_rec *r);
+int ds_open_scanned(const dupscan_scan *s, uint32_t i);
 /* ds_open_scanned(), a failure reported through c (but -ENOMEM, returned). */
-int ds_open_rec(struct ds_ctx *c, struct ds_rec *r);
+int ds_open_rec(struct ds_ctx *c, uint32_t i);
 /* Check an open file is still the one its record holds (ds_same_file()).
  * @return 0, -errno or DUPSCAN_E_CHANGED. */
 int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r);
@@ -839,9 +856,8 @@ int ds_build_uniques(dupscan_scan *s);
 void ds_free_results(dupscan_scan *s);
 /* Natural order: runs of digits compare as numbers. */
 int ds_natural_cmp(const char *a, const char *b);
-/* The chosen order between two records whose paths are pa and pb. */
-int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
-		 const struct ds_rec *b, const char *pb);
+/* The chosen order between two files (their records' times, arguments, paths). */
+int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *a, const struct dupscan_file *b);
 /* The chosen order between two struct dupscan_file; ctx is the scan. */
 int ds_cmp_file(void *ctx, const void *a, const void *b);
 

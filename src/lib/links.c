@@ -14,10 +14,11 @@ static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const stru
 	return a->ino == b->ino && ds_rec_devi(s, a) == ds_rec_devi(s, b);
 }
 
-static bool same_place(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
+static bool same_place(const dupscan_scan *s, uint32_t a, uint32_t b)
 {
-	const struct ds_dir *da = &s->tree.dirs[a->dir], *db = &s->tree.dirs[b->dir];
-	return da->dev == db->dev && da->ino == db->ino && strcmp(ds_rec_name(s, a), ds_rec_name(s, b)) == 0;
+	const struct ds_dir *da = &s->tree.dirs[ds_rec_dir(s, a)], *db = &s->tree.dirs[ds_rec_dir(s, b)];
+	return da->dev == db->dev && da->ino == db->ino &&
+	       strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0;
 }
 
 /* Among the paths of one inode, the first in the chosen order represents it,
@@ -31,19 +32,21 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *
 		struct ds_rec *r = ds_rec(s, run[i]);
 		for (size_t j = 0; j < i; j++) {
 			const struct ds_rec *o = ds_rec(s, run[j]);
-			if (!(o->flags & DS_F_ALIAS) && same_place(s, r, o)) {
+			if (!(o->flags & DS_F_ALIAS) && same_place(s, run[i], run[j])) {
 				r->flags |= DS_F_ALIAS;
 				break;
 			}
 		}
 		if (r->flags & DS_F_ALIAS)
 			continue;
-		char *p = ds_rec_path_alloc(s, r);
+		char *p = ds_rec_path_alloc(s, run[i]);
 		if (!p) {
 			rc = -ENOMEM;
 			break;
 		}
-		if (best == DS_NONE || ds_order_cmp(s, r, p, ds_rec(s, best), best_path) < 0) {
+		struct dupscan_file f = ds_file_of(s, p, run[i], 0);
+		struct dupscan_file fb = best != DS_NONE ? ds_file_of(s, best_path, best, 0) : f;
+		if (best == DS_NONE || ds_order_cmp(s, &f, &fb) < 0) {
 			free(best_path);
 			best_path = p;
 			best = run[i];

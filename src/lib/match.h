@@ -78,7 +78,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
 
 /* fullhash.c */
 /* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */
-int ds_hash_range(struct ds_ctx *c, struct ds_rec *r, struct ds_hashes *h, size_t hidx, uint64_t from,
+int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hidx, uint64_t from,
 		  uint64_t to, unsigned char *buf);
 /* -Q: classes by full hash alone. */
 int ds_match_quick(struct ds_ctx *c, const struct bucket *b);

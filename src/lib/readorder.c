@@ -175,7 +175,7 @@ static void read_lane(void *job, size_t k)
 			continue;
 		}
 		size_t len = head_len(fp, r);
-		int fd = ds_open_scanned(s, r);
+		int fd = ds_open_scanned(s, fp->order[p]);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);
 			break;
@@ -258,7 +258,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 	if (place_pos(at) == DS_NONE)
 		return 0;
 	const struct ds_rec *r = ds_rec(pj->s, fp->order[p]);
-	int fd = ds_open_scanned(pj->s, r);
+	int fd = ds_open_scanned(pj->s, fp->order[p]);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, r);

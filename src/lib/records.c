@@ -59,17 +59,34 @@ uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir)
 	return (uint32_t)(len + sep_after(s->tree.dirs[d].name, len));
 }
 
-size_t ds_rec_path(const dupscan_scan *s, const struct ds_rec *r, char *buf, size_t cap)
+uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i)
 {
-	return build_path(s, r->dir, ds_rec_name(s, r), buf, cap);
+	const struct ds_run *run = s->tree.runs;
+	size_t lo = 0, hi = s->tree.nruns;
+	/* the last run that begins at i or before */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (run[mid].first <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return run[lo - 1].dir;
 }
 
-char *ds_rec_path_dup(dupscan_scan *s, const struct ds_rec *r)
+size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap)
 {
-	size_t len = path_len(s, r->dir, ds_rec_name(s, r));
+	return build_path(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), buf, cap);
+}
+
+char *ds_rec_path_dup(dupscan_scan *s, uint32_t i)
+{
+	uint32_t dir = ds_rec_dir(s, i);
+	const char *name = ds_rec_name(s, ds_rec(s, i));
+	size_t len = path_len(s, dir, name);
 	char *p = ds_arena_alloc(&s->out, len + 1);
 	if (p)
-		build_path(s, r->dir, ds_rec_name(s, r), p, len + 1);
+		build_path(s, dir, name, p, len + 1);
 	return p;
 }
 
@@ -79,9 +96,9 @@ bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_
 	       (uint64_t)st->st_size == r->size && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
 }
 
-char *ds_rec_path_alloc(const dupscan_scan *s, const struct ds_rec *r)
+char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i)
 {
-	return ds_path_in(s, r->dir, ds_rec_name(s, r), NULL, 0);
+	return ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), NULL, 0);
 }
 
 char *ds_dir_path(const dupscan_scan *s, uint32_t d)
@@ -299,7 +316,7 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), DS_NONE };
+	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), DS_OUTSIDE | dir };
 	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
@@ -313,7 +330,6 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		.ino = st->st_ino,
 		.mtime_ns = ds_ns(st->st_mtim),
 		.ctime_ns = ds_ns(st->st_ctim),
-		.dir = dir,
 	};
 	int rc = ds_rec_identity(s, &tmp, st);
 	if (rc)
@@ -325,7 +341,11 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		if (keep <= 0)
 			return keep;
 	}
-	if (s->tree.nrecs == DS_NONE - 1)
+	if (s->tree.nrecs == DS_OUTSIDE)
+		return -ENOMEM;
+	/* a directory's records follow each other: a new run when the directory changes */
+	bool new_run = s->tree.nruns == 0 || s->tree.runs[s->tree.nruns - 1].dir != dir;
+	if (new_run && DS_GROW(s->tree.runs, s->tree.cap_runs, s->tree.nruns + 1))
 		return -ENOMEM;
 	if ((s->tree.nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->tree.nrecs >> DS_REC_SHIFT) == s->tree.nblocks) {
 		struct ds_rec **blocks = realloc(s->tree.rec_blocks, (s->tree.nblocks + 1) * sizeof(*blocks));
@@ -340,6 +360,8 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 	rc = ds_names_add(&s->tree.fnames, name, nlen, &tmp.name);
 	if (rc)
 		return rc;
+	if (new_run)
+		s->tree.runs[s->tree.nruns++] = (struct ds_run){ s->tree.nrecs, dir };
 	*ds_rec(s, s->tree.nrecs) = tmp;
 	s->tree.nrecs++;
 	ds_progress_found(s, tmp.size);

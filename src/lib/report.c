@@ -155,7 +155,7 @@ int ds_report_build(dupscan_scan *s)
 		struct ds_rec *r = ds_rec(s, i);
 		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)) || ds_index_has(&s->index, i))
 			continue;
-		uint32_t set = ds_rec_arg(s, r); /* its directory was added with the set's number */
+		uint32_t set = ds_rec_arg(s, i); /* its directory was added with the set's number */
 		if (first[set] == DS_NONE)
 			first[set] = i;
 		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;

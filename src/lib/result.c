@@ -97,9 +97,10 @@ void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int co
 	r->err[r->nerr++] = (struct ds_error){ strdup(path), code };
 }
 
-void ds_fail(struct ds_ctx *c, struct ds_rec *rec, int code)
+void ds_fail(struct ds_ctx *c, uint32_t i, int code)
 {
-	char *path = ds_rec_path_alloc(c->s, rec);
+	struct ds_rec *rec = ds_rec(c->s, i);
+	char *path = ds_rec_path_alloc(c->s, i);
 	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s, rec), code);
 	free(path);
 }
@@ -116,13 +117,12 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 		goto out;
 	}
 	for (; made < n; made++) {
-		const struct ds_rec *r = ds_rec(s, ri[made]);
-		char *p = ds_rec_path_alloc(s, r);
+		char *p = ds_rec_path_alloc(s, ri[made]);
 		if (!p) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		files[made] = ds_file_of(s, p, ri[made], ds_rel_offset(s, r->dir));
+		files[made] = ds_file_of(s, p, ri[made], ds_rel_offset(s, ds_rec_dir(s, ri[made])));
 	}
 	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
 	if (rc == 0) {

@@ -80,6 +80,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		free(s->tree.rec_blocks[i]);
 	free(s->tree.rec_blocks);
 	free(s->tree.links);
+	free(s->tree.runs);
 	free(s->tree.seen);
 	free(s->tree.protect);
 	free(s->reading.devkinds);
@@ -382,7 +383,7 @@ DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
 DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *f) { return f ? f->rec->ctime_ns : 0; }
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? ds_rec_mode(f->scan, f->rec) : 0; }
-DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)ds_rec_arg(f->scan, f->rec) : -1; }
+DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)ds_file_arg(f) : -1; }
 DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *f) { return f ? f->path + f->rel : NULL; }
 DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *f)
 {

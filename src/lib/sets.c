@@ -74,11 +74,12 @@ int ds_natural_cmp(const char *a, const char *b)
 	return zeros;
 }
 
-int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
-		 const struct ds_rec *b, const char *pb)
+int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *fa, const struct dupscan_file *fb)
 {
+	const struct ds_rec *a = fa->rec, *b = fb->rec;
+	const char *pa = fa->path, *pb = fb->path;
 	int c = 0;
-	uint32_t arg_a = ds_rec_arg(s, a), arg_b = ds_rec_arg(s, b);
+	uint32_t arg_a = ds_file_arg(fa), arg_b = ds_file_arg(fb);
 	if (s->opt.param_order && arg_a != arg_b)
 		c = arg_a < arg_b ? -1 : 1;
 	else if (s->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
@@ -93,7 +94,7 @@ int ds_order_cmp(const dupscan_scan *s, const struct ds_rec *a, const char *pa,
 int ds_cmp_file(void *ctx, const void *pa, const void *pb)
 {
 	const struct dupscan_file *a = pa, *b = pb;
-	return ds_order_cmp(ctx, a->rec, a->path, b->rec, b->path);
+	return ds_order_cmp(ctx, a, b);
 }
 
 static int cmp_set(void *ctx, const void *pa, const void *pb)
@@ -105,9 +106,9 @@ static int cmp_set(void *ctx, const void *pa, const void *pb)
 /* A report's sets in its order (a record's arg is its set's number there). */
 static int cmp_report_set(void *ctx, const void *pa, const void *pb)
 {
-	const dupscan_scan *s = ctx;
+	(void)ctx;
 	const struct dupscan_set *a = pa, *b = pb;
-	uint32_t x = ds_rec_arg(s, a->files[0].rec), y = ds_rec_arg(s, b->files[0].rec);
+	uint32_t x = ds_file_arg(&a->files[0]), y = ds_file_arg(&b->files[0]);
 	return x < y ? -1 : x > y;
 }
 
@@ -229,12 +230,11 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
 		if (!member(s, c, i, &id))
 			continue;
-		const struct ds_rec *r = ds_rec(s, i);
-		char *p = ds_rec_path_dup(s, r);
+		char *p = ds_rec_path_dup(s, i);
 		if (!p)
 			rc = -ENOMEM;
 		else
-			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, i, ds_rel_offset(s, r->dir));
+			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
 	}
 	free(count);
 	return rc;
@@ -251,7 +251,7 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 		/* -I: the others must come from another argument than the first */
 		size_t n = 1;
 		for (size_t k = 1; k < set->count; k++)
-			if (ds_rec_arg(s, set->files[k].rec) != ds_rec_arg(s, set->files[0].rec))
+			if (ds_file_arg(&set->files[k]) != ds_file_arg(&set->files[0]))
 				set->files[n++] = set->files[k];
 		set->count = n;
 	}
@@ -327,12 +327,12 @@ int ds_build_uniques(dupscan_scan *s)
 			    (s->opt.hard_links && multi[ri]))
 				continue;
 			if (pass == 1) {
-				char *p = ds_rec_path_dup(s, r);
+				char *p = ds_rec_path_dup(s, i);
 				if (!p) {
 					free(multi);
 					return -ENOMEM;
 				}
-				s->uniques[n] = ds_file_of(s, p, i, ds_rel_offset(s, r->dir));
+				s->uniques[n] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
 			}
 			n++;
 		}

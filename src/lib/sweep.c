@@ -62,7 +62,7 @@ static bool passed_over(const struct sweep_run *rn, const struct sbucket *b, uin
 
 static int open_for_sweep(const struct sweep_run *rn, uint32_t p)
 {
-	int fd = ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[p]));
+	int fd = ds_open_scanned(rn->s, rn->fp->order[p]);
 	if (fd >= 0)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return fd;

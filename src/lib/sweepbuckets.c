@@ -105,7 +105,7 @@ static void round_read(struct reader *rdr, size_t i, void *arg)
 	struct sweep_run *rn = rd->rn;
 	uint32_t x = rd->alive[i].x;
 	unsigned char *chunk = ds_lane_chunk(rdr);
-	int fd = chunk ? ds_open_scanned(rn->s, ds_rec(rn->s, rn->fp->order[rd->mem[x]])) : -ENOMEM;
+	int fd = chunk ? ds_open_scanned(rn->s, rn->fp->order[rd->mem[x]]) : -ENOMEM;
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t o = rd->off; err == 0 && o < rd->end;) {
 		size_t n = rd->end - o < rn->step ? (size_t)(rd->end - o) : rn->step;
@@ -285,7 +285,7 @@ static void tail_read(struct reader *rd, size_t i, void *arg)
 	uint32_t p = t->want[i];
 	const struct ds_rec *r = ds_rec(rn->s, rn->fp->order[p]);
 	unsigned char *chunk = ds_lane_chunk(rd);
-	int fd = chunk ? ds_open_scanned(rn->s, r) : -ENOMEM;
+	int fd = chunk ? ds_open_scanned(rn->s, rn->fp->order[p]) : -ENOMEM;
 	if (fd == -ENOMEM) {
 		atomic_store(&rn->rc, -ENOMEM);
 		return;

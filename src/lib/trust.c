@@ -149,7 +149,7 @@ static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct
 			ds_hash_copy(hs, j, kn->h, kn->hidx);
 			from = DS_BLOCK;
 		}
-		rc = ds_hash_range(c, r, hs, j, from, b->size, buf);
+		rc = ds_hash_range(c, p->rm[j].rec, hs, j, from, b->size, buf);
 		p->rfull[j] = ds_hash_digest(hs, j);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			rc = ds_result_note(c, &(struct ds_hashed){ p->rm[j].rec, true, false, b->partial, p->rfull[j] });
@@ -267,7 +267,7 @@ int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, cons
 			rc = -ENOMEM;
 			break;
 		}
-		rc = ds_hash_range(c, r, h, 0, 0, size, buf);
+		rc = ds_hash_range(c, m[x].rec, h, 0, 0, size, buf);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, false, partial, ds_hash_digest(h, 0) });
 		ds_hashes_free(h);

@@ -18,15 +18,17 @@ export MALLOC_PERTURB_=165
 # held fixed, the peak is what dupscan asks for, not that luck
 export MALLOC_MMAP_THRESHOLD_=131072
 N=${MEMORY_FILES:-200000}
-# bytes a file at most, above the small scan: measured 31-36 (ssd) and 75-82
-# (hdd) once the walk's lookahead was held to 16,384 entries (de8ab95) and a
-# group's hashes given back after their sort (f1a5ef7); before, ssd mode
+# bytes a file at most, above the small scan: measured 24-25 (ssd) and 66-70
+# (hdd) with 40-byte records (a record's directory and its inode's
+# representative kept apart); 31-36 and 75-82 with 48-byte records, once
+# the walk's lookahead was held to 16,384 entries (de8ab95) and a group's
+# hashes given back after their sort (f1a5ef7); before, ssd mode
 # measured 37-42 alone and up to 53 when the helpers had listed 65,536
 # entries ahead (12 MB at that moment); 47 and 86 with 8 bytes of index a
 # record, 55 and 87 with 56-byte records, 66 and 108 on 2db6b66; the aim is
 # 64 and 80 at ten million files
-SSD_BOUND=${SSD_BOUND:-46}
-HDD_BOUND=${HDD_BOUND:-92}
+SSD_BOUND=${SSD_BOUND:-34}
+HDD_BOUND=${HDD_BOUND:-80}
 
 python3 - "$N" <<'PY'
 import os, sys
