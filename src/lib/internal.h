@@ -412,10 +412,7 @@ uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
 /* The directory record i is in (records.c). */
 uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
 /* The index of the added path record i was reached from. */
-static inline uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i)
-{
-	return s->tree.dirs[ds_rec_dir(s, i)].arg;
-}
+uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i);
 /* A record's device and attributes as indexes (new values added to the
  * tables). @return 0, -ENOMEM or -EOVERFLOW. */
 int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
@@ -431,20 +428,11 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
  * is the inode's ctime as last seen, by the scan or right after an action's
  * own change (links, renames and unlinks move it); NULL for directories and
  * for a file the filter is asked about. */
-static inline struct ds_rec *ds_file_inode(const struct dupscan_file *f)
-{
-	return !(f->idx & DS_OUTSIDE) ? ds_rec(f->scan, ds_rec_rep(f->scan, f->idx)) : NULL;
-}
+struct ds_rec *ds_file_inode(const struct dupscan_file *f);
 /* The directory f is in (a directory of a set: the directory itself). */
-static inline uint32_t ds_file_dir(const struct dupscan_file *f)
-{
-	return f->idx & DS_OUTSIDE ? f->idx & ~DS_OUTSIDE : ds_rec_dir(f->scan, f->idx);
-}
+uint32_t ds_file_dir(const struct dupscan_file *f);
 /* The index of the added path f was reached from. */
-static inline uint32_t ds_file_arg(const struct dupscan_file *f)
-{
-	return f->scan->tree.dirs[ds_file_dir(f)].arg;
-}
+uint32_t ds_file_arg(const struct dupscan_file *f);
 
 /* ---- sysio.c: system calls made whole ---- */
 /* Files read side by side past their first block: so much per file in the

@@ -107,20 +107,3 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 		rc = ds_sort(s->tree.links, s->tree.nlinks, 2 * sizeof(*s->tree.links), cmp_link, NULL);
 	return rc;
 }
-
-uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i)
-{
-	if (!(ds_rec(s, i)->flags & DS_F_LINKED))
-		return i;
-	const uint32_t *l = s->tree.links;
-	size_t lo = 0, hi = s->tree.nlinks;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l[2 * mid] < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* a record is flagged only with its pair in the table */
-	return lo < s->tree.nlinks && l[2 * lo] == i ? l[2 * lo + 1] : i;
-}

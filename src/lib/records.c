@@ -74,6 +74,43 @@ uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i)
 	return run[lo - 1].dir;
 }
 
+uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i)
+{
+	if (!(ds_rec(s, i)->flags & DS_F_LINKED))
+		return i;
+	const uint32_t *l = s->tree.links;
+	size_t lo = 0, hi = s->tree.nlinks;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l[2 * mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a record is flagged only with its pair in the table */
+	return lo < s->tree.nlinks && l[2 * lo] == i ? l[2 * lo + 1] : i;
+}
+
+uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i)
+{
+	return s->tree.dirs[ds_rec_dir(s, i)].arg;
+}
+
+struct ds_rec *ds_file_inode(const struct dupscan_file *f)
+{
+	return !(f->idx & DS_OUTSIDE) ? ds_rec(f->scan, ds_rec_rep(f->scan, f->idx)) : NULL;
+}
+
+uint32_t ds_file_dir(const struct dupscan_file *f)
+{
+	return f->idx & DS_OUTSIDE ? f->idx & ~DS_OUTSIDE : ds_rec_dir(f->scan, f->idx);
+}
+
+uint32_t ds_file_arg(const struct dupscan_file *f)
+{
+	return f->scan->tree.dirs[ds_file_dir(f)].arg;
+}
+
 size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap)
 {
 	return build_path(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), buf, cap);
