@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t cls = (uint8_t)(b2 >> 2);
 		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
 			const struct ds_rec *q = ds_rec(s, j);
-			if (q->dir == d && strcmp(ds_rec_name(s, q), name) == 0) {
+			if (ds_rec_dir(s, j) == d && strcmp(ds_rec_name(s, q), name) == 0) {
 				st.st_size = (off_t)q->size;
 				st.st_ino = q->ino;
 				st.st_mtim.tv_sec = q->mtime_ns / 1000000000;
@@ -81,12 +81,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * representative per inode, named by its first member */
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
-		if (r->rep != i || (r->flags & DS_F_ALIAS))
+		if (ds_rec_rep(s, i) != i || (r->flags & DS_F_ALIAS))
 			continue;
 		uint32_t first = i;
 		for (uint32_t j = 0; j < i; j++) {
 			struct ds_rec *q = ds_rec(s, j);
-			if (q->rep == j && !(q->flags & DS_F_ALIAS) && q->size == r->size && cls_of[j] == cls_of[i]) {
+			if (ds_rec_rep(s, j) == j && !(q->flags & DS_F_ALIAS) && q->size == r->size && cls_of[j] == cls_of[i]) {
 				first = j;
 				break;
 			}
@@ -108,8 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct dupscan_file *file = dupscan_set_file(set, f);
 			if (f && ds_cmp_file(s, dupscan_set_file(set, f - 1), file) > 0)
 				abort(); /* files in the chosen order */
-			if (ds_index_class(&s->index, file->rec->rep) !=
-			    ds_index_class(&s->index, dupscan_set_file(set, 0)->rec->rep))
+			if (ds_index_class(&s->index, ds_rec_rep(s, file->idx)) !=
+			    ds_index_class(&s->index, ds_rec_rep(s, dupscan_set_file(set, 0)->idx)))
 				abort(); /* one content class per set */
 		}
 		if (prev && ds_cmp_file(s, dupscan_set_file(prev, 0), dupscan_set_file(set, 0)) > 0)
