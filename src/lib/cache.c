@@ -316,15 +316,18 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 	return rc;
 }
 
-const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i)
+/* The entry joined to the inode whose record is rep, or NULL. */
+static const struct cache_hit *entry_of_rep(const dupscan_scan *s, uint32_t rep)
 {
 	const struct ds_cache *c = s->cache.run;
-	if (!c || !c->at)
-		return NULL;
-	uint32_t rep = ds_rec_rep(s, i);
-	if (rep >= c->nat || c->at[rep] == DS_NONE)
+	if (!c || !c->at || rep >= c->nat || c->at[rep] == DS_NONE)
 		return NULL;
 	return &c->hits[c->at[rep]];
+}
+
+const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i)
+{
+	return entry_of_rep(s, ds_rec_rep(s, i));
 }
 
 /* A number for a class first proven in this run: unlike any other run's,
@@ -360,8 +363,9 @@ static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
 
 bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
 {
-	const struct ds_rec *r = ds_rec(s, ds_rec_rep(s, i)); /* its inode's */
-	const struct cache_hit *e = ds_cache_entry_of(s, i);
+	uint32_t rep = ds_rec_rep(s, i);
+	const struct ds_rec *r = ds_rec(s, rep); /* its inode's */
+	const struct cache_hit *e = entry_of_rep(s, rep);
 	/* a trusting run takes no hash from a racy entry either: the file is read */
 	if (!e || (s->opt.cache_trust && racy(s, r, e->at_ns)))
 		return false;
@@ -374,8 +378,9 @@ bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
 
 bool ds_cache_proof(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *at_ns)
 {
-	const struct ds_rec *r = ds_rec(s, ds_rec_rep(s, i)); /* its inode's */
-	const struct cache_hit *e = ds_cache_entry_of(s, i);
+	uint32_t rep = ds_rec_rep(s, i);
+	const struct ds_rec *r = ds_rec(s, rep); /* its inode's */
+	const struct cache_hit *e = entry_of_rep(s, rep);
 	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
 		return false;
 	/* a write in the same timestamp tick as the recorded one, after the

@@ -65,8 +65,14 @@ void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
 	b->n = b->nnames = 0;
 	b->read_err = 0;
 	/* the listing counts too: over FUSE or NFS, reading a directory may be
-	 * what waits on the disk, and its entries' attributes come with it */
-	ds_cost_begin(&b->cost);
+	 * what waits on the disk, and its entries' attributes come with it.
+	 * Only hdd mode looks at the cost (one_stream()): elsewhere no clock
+	 * and no getrusage() a batch */
+	bool watch = s->reading.io_mode == DUPSCAN_IO_HDD;
+	if (watch)
+		ds_cost_begin(&b->cost);
+	else
+		b->cost.n = 0; /* nothing to judge by */
 	while (b->n < STAT_BATCH) {
 		if (atomic_load_explicit(&((dupscan_scan *)s)->canceled, memory_order_relaxed)) {
 			j->fatal = DUPSCAN_E_CANCELED;
@@ -123,7 +129,8 @@ void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
 	}
 	if (!j->deferred) {
 		ds_stat_batch(b);
-		ds_cost_end(&b->cost, b->n);
+		if (watch)
+			ds_cost_end(&b->cost, b->n);
 	}
 }
 

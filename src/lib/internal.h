@@ -81,10 +81,11 @@ enum ds_rec_flag {
 
 /* One per path reached: 40 bytes, fixed-size, the most numerous thing a scan
  * keeps. The name is a handle into the scan's table of file names; the
- * directory, which holds the rest of the path and the argument it was reached
- * from, is found by the record's index (ds_rec_dir(): a directory's records
- * are added together, so one entry a directory says whose they are); the device with the mode, owner and group is one index into a table of the
- * pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
+ * directory, which holds the rest of the path and the argument it was
+ * reached from, is found by the record's index (ds_rec_dir(): a directory's
+ * records are added together, so one entry a directory says whose they
+ * are); the device with the mode, owner and group is one index into a table
+ * of the pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
  * hashes live only in the index, for the few files that get that far. The
  * kind and the flags share a word: a record is written by one thread at a
  * time (its group's). Which record stands for an inode of several names is

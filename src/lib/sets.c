@@ -79,8 +79,9 @@ int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *fa, const str
 	const struct ds_rec *a = fa->rec, *b = fb->rec;
 	const char *pa = fa->path, *pb = fb->path;
 	int c = 0;
-	uint32_t arg_a = ds_file_arg(fa), arg_b = ds_file_arg(fb);
-	if (s->opt.param_order && arg_a != arg_b)
+	/* (an argument is a lookup by the record's index: made for -O only) */
+	uint32_t arg_a = s->opt.param_order ? ds_file_arg(fa) : 0, arg_b = s->opt.param_order ? ds_file_arg(fb) : 0;
+	if (arg_a != arg_b)
 		c = arg_a < arg_b ? -1 : 1;
 	else if (s->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
 		c = a->mtime_ns < b->mtime_ns ? -1 : 1;
