@@ -183,7 +183,8 @@ typedef struct dupscan_file dupscan_file; /* one file as seen at scan time */
 enum dupscan_stage {
 	DUPSCAN_STAGE_EARLY = 1,   /* same size (and device/permissions when asked) */
 	DUPSCAN_STAGE_PARTIAL = 2, /* same XXH64 of the first 4096 bytes */
-	DUPSCAN_STAGE_FULL = 3     /* same XXH64 of the whole file, bytes compared */
+	DUPSCAN_STAGE_FULL = 3     /* same full hash (XXH64 of the rest, seeded with the
+	                            * first block's), bytes compared */
 };
 
 /* Per-path trouble: path is valid only during the call; code as above. */

@@ -345,7 +345,9 @@ START_TEST(test_version1_read)
 	struct ds_hashed h;
 	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
-	ck_assert(h.has_full);
+	ck_assert(!h.has_full); /* a full hash of another definition, past a block */
+	ck_assert(ds_cache_get(s, rec_named(s, "s1"), &h));
+	ck_assert(h.has_full && h.full == h.partial);
 	uint64_t cls;
 	int64_t at;
 	s->cache.racy_ns = -60LL * 1000000000;
@@ -356,9 +358,62 @@ START_TEST(test_version1_read)
 	fd = open(cache, O_RDONLY);
 	ck_assert_int_eq(pread(fd, &version, 4, 8), 4);
 	close(fd);
-	ck_assert_uint_eq(version, 2);
+	ck_assert_uint_eq(version, 3);
 	free(v1);
 	free(raw);
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* Version 2 held full hashes of the whole file: read, a file past a block
+ * keeps its partial hash only (no full hash, no proof); within a block it
+ * keeps all; the next run writes version 3 with this version's full hashes. */
+START_TEST(test_version2_read)
+{
+	char *dir = tu_tmpdir();
+	fixture(dir);
+	char *cache = tu_path(dir, "cache.bin");
+	int errs = 0;
+	dupscan_scan *first = scan_with_cache(dir, cache, &errs);
+	char *sets = tu_sets(first, dir);
+	dupscan_free(first);
+	int fd = open(cache, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	uint32_t version = 2;
+	ck_assert_int_eq(pwrite(fd, &version, 4, 8), 4); /* the body, and so its checksum, alike */
+	close(fd);
+	dupscan_scan *s = loaded(dir, cache, &errs);
+	ck_assert_int_eq(errs, 0);
+	s->cache.racy_ns = -60LL * 1000000000;
+	struct ds_hashed h;
+	uint64_t cls;
+	int64_t at;
+	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
+	ck_assert(!h.has_full);
+	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	ck_assert(ds_cache_get(s, rec_named(s, "s1"), &h));
+	ck_assert(h.has_full && h.full == h.partial);
+	ck_assert(ds_cache_proof(s, rec_named(s, "s1"), &cls, &at));
+	dupscan_free(s);
+	dupscan_scan *again = scan_with_cache(dir, cache, &errs);
+	ck_assert_int_eq(errs, 0);
+	char *sets2 = tu_sets(again, dir);
+	ck_assert_str_eq(sets2, sets);
+	dupscan_free(again);
+	fd = open(cache, O_RDONLY);
+	ck_assert_int_eq(pread(fd, &version, 4, 8), 4);
+	close(fd);
+	ck_assert_uint_eq(version, 3);
+	s = loaded(dir, cache, &errs);
+	s->cache.racy_ns = -60LL * 1000000000;
+	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert(h.has_full);
+	ck_assert(ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	dupscan_free(s);
+	free(sets2);
+	free(sets);
 	free(cache);
 	tu_cleanup(dir);
 }
@@ -378,6 +433,7 @@ int main(void)
 	tcase_add_test(tc, test_proof_fields);
 	tcase_add_test(tc, test_proof_sets);
 	tcase_add_test(tc, test_version1_read);
+	tcase_add_test(tc, test_version2_read);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

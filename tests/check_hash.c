@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* check_hash.c: the full hash continues the partial hash's state, and the first
- * block is read once. */
+/* check_hash.c: the full hash is XXH64 of what follows the first block,
+ * seeded with the first block's hash (the partial hash), so it continues from
+ * that one hash; and the first block is read once. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <fcntl.h>
@@ -30,13 +31,21 @@ START_TEST(test_stream_split_equals_oneshot)
 	ds_hash_update(h, 1, data, first);
 	uint64_t partial = ds_hash_digest(h, 1);
 	ck_assert_uint_eq(partial, XXH64(data, first, 0));
-	/* continue in uneven pieces, as reads would deliver them */
+	ck_assert_uint_eq(ds_hash_oneshot(data, first), partial);
+	/* the rest from the partial hash alone, in uneven pieces, as reads would deliver them */
+	ds_hash_seed(h, 1, partial);
 	for (size_t off = first; off < n;) {
 		size_t len = (n - off) < 7777 ? n - off : 7777;
 		ds_hash_update(h, 1, data + off, len);
 		off += len;
 	}
-	ck_assert_uint_eq(ds_hash_digest(h, 1), XXH64(data, n, 0));
+	uint64_t want = n > DS_BLOCK ? XXH64(data + DS_BLOCK, n - DS_BLOCK, partial) : partial;
+	if (n > DS_BLOCK)
+		ck_assert_uint_eq(ds_hash_digest(h, 1), want);
+	ck_assert_uint_eq(ds_hash_full_of(data, n), want);
+	/* a file's full hash is not its partial hash, nor XXH64 of all of it */
+	if (n > DS_BLOCK)
+		ck_assert(want != partial && want != XXH64(data, n, 0));
 	ck_assert_uint_eq(ds_hash_oneshot(data, n), XXH64(data, n, 0));
 	ds_hashes_free(h);
 	free(data);
@@ -53,7 +62,7 @@ static unsigned char *slurp(const char *path, size_t n)
 	return buf;
 }
 
-/* Through a real scan: the stored full hash equals XXH64 of the whole file. */
+/* Through a real scan: the stored full hash is the one computed independently. */
 START_TEST(test_scan_full_hash_matches_oneshot)
 {
 	size_t n = sizes[_i];
@@ -64,8 +73,8 @@ START_TEST(test_scan_full_hash_matches_oneshot)
 	ck_assert_uint_eq(dupscan_set_count(scan), 1);
 	char *pa = tu_path(dir, "a");
 	unsigned char *data = slurp(pa, n);
-	uint64_t want = XXH64(data, n, 0);
 	uint64_t want_partial = XXH64(data, n < DS_BLOCK ? n : DS_BLOCK, 0);
+	uint64_t want = n > DS_BLOCK ? XXH64(data + DS_BLOCK, n - DS_BLOCK, want_partial) : want_partial;
 	/* both files sit in the index node keyed on the hashes computed independently */
 	uint32_t node = ds_index_find(&scan->index, want_partial, want, n);
 	ck_assert_uint_ne(node, DS_NONE);

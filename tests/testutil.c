@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <xxhash.h> /* an oracle for the scan's hashes, apart from the library's */
+
 #include "testutil.h"
 
 char *tu_tmpdir(void)
@@ -205,6 +207,42 @@ void tu_drop_root(const char *dir, const char *const *rels)
 	}
 	ck_assert_int_eq(setgid(65534), 0);
 	ck_assert_int_eq(setuid(65534), 0);
+}
+
+/* The partial and full hashes of the file at path. */
+static void hashes_of(const char *path, uint64_t *partial, uint64_t *full)
+{
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	struct stat st;
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	size_t n = (size_t)st.st_size;
+	unsigned char *buf = malloc(n ? n : 1);
+	ck_assert_ptr_nonnull(buf);
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+		ck_assert_int_gt(r, 0);
+		got += (size_t)r;
+	}
+	close(fd);
+	const size_t block = 4096; /* DS_BLOCK */
+	*partial = XXH64(buf, n < block ? n : block, 0);
+	*full = n > block ? XXH64(buf + block, n - block, *partial) : *partial;
+	free(buf);
+}
+
+uint64_t tu_full_hash(const char *path)
+{
+	uint64_t partial, full;
+	hashes_of(path, &partial, &full);
+	return full;
+}
+
+uint64_t tu_partial_hash(const char *path)
+{
+	uint64_t partial, full;
+	hashes_of(path, &partial, &full);
+	return partial;
 }
 
 unsigned long long tu_rchar(void)

@@ -39,6 +39,12 @@ void tu_drop_root(const char *dir, const char *const *rels);
 
 /* Bytes this process has read so far (rchar of /proc/self/io). */
 unsigned long long tu_rchar(void);
+/* The full hash a scan takes of the file at path, worked out with XXH64
+ * alone: of the bytes past the first 4096, seeded with the XXH64 of those
+ * (which it is for a file within 4096 bytes). */
+uint64_t tu_full_hash(const char *path);
+/* XXH64 of the first 4096 bytes of the file at path (all of it, if fewer). */
+uint64_t tu_partial_hash(const char *path);
 
 /* Run a suite (output per CK_VERBOSITY, TAP per CK_TAP_LOG_FILE_NAME) and free it.
  * @return the process exit status. */

@@ -46,15 +46,16 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 	return rc;
 }
 
-/* Index the alive members of a lockstep result; a class is named by the
- * record of its first member. */
-static int index_members(struct ds_ctx *c, const struct bucket *b)
+/* Index the alive members of a lockstep result (their full hashes in h by
+ * member, or NULL within one block); a class is named by the record of its
+ * first member. */
+static int index_members(struct ds_ctx *c, const struct bucket *b, const struct ds_hashes *h)
 {
 	for (size_t i = 0; i < b->k; i++) {
 		const struct ds_member *m = &b->m[i];
 		if (!m->alive)
 			continue;
-		uint64_t full = b->full ? b->full[i] : b->h ? ds_hash_digest(b->h, m->hidx) : b->partial;
+		uint64_t full = h ? ds_hash_digest(h, i) : b->partial;
 		int rc = ds_result_insert(c, m->rec, b->m[m->cls].rec, b->partial, full);
 		if (rc)
 			return rc;
@@ -73,6 +74,22 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 	for (size_t x = 0; rc == 0 && x < b->k; x++)
 		if (b->same[x] != DS_NONE)
 			rc = ds_result_insert(c, b->m[x].rec, b->m[b->same[x]].rec, b->partial, b->full[x]);
+	return rc;
+}
+
+/* Side by side, hashing as it goes: one read of each file. */
+static int side_by_side(struct ds_ctx *c, const struct bucket *b)
+{
+	uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
+	struct ds_hashes *h = b->size > DS_BLOCK ? ds_hashes_new(b->k) : NULL;
+	if (b->size > DS_BLOCK && !h)
+		return -ENOMEM;
+	for (size_t x = 0; h && x < b->k; x++)
+		ds_hash_seed(h, x, b->partial);
+	int rc = ds_lockstep(c, b->m, b->k, b->size, start, h, b->blocks, b->blen);
+	if (rc == 0)
+		rc = index_members(c, b, h);
+	ds_hashes_free(h);
 	return rc;
 }
 
@@ -102,11 +119,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	} else if (s->opt.quick) {
 		rc = ds_match_quick(c, b);
 	} else if (!b->full && b->k <= s->reading.max_open) {
-		/* side by side, hashing as it goes: one read of each file */
-		uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
-		rc = ds_lockstep(c, b->m, b->k, b->size, start, b->h, b->h_from, b->blocks, b->blen);
-		if (rc == 0)
-			rc = index_members(c, b);
+		rc = side_by_side(c, b);
 	} else {
 		rc = ds_match_by_full(c, b);
 	}

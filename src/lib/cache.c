@@ -8,17 +8,21 @@
  *
  * File format (native byte order; a file from another machine fails the
  * checks and is ignored):
- *   header, 48 bytes: magic "DUPSCANH", u32 version (2), u32 entry size (80),
+ *   header, 48 bytes: magic "DUPSCANH", u32 version (3), u32 entry size (80),
  *     u64 entry count, u64 string-table size, u64 XXH64 of everything after
  *     the header, u64 0 (reserved)
  *   entries, sorted by (device, inode), 80 bytes each: u64 dev, ino, size,
- *     i64 mtime_ns, ctime_ns, u64 partial, full, u64 class (a number naming
+ *     i64 mtime_ns, ctime_ns, u64 partial (XXH64 of the first 4096 bytes),
+ *     full (XXH64 of the rest seeded with partial; partial for a file within
+ *     4096 bytes), u64 class (a number naming
  *     the class of a proof), i64 at_ns (the start of the run that hashed
  *     the file, or with a proof, of the run that compared it into that
  *     class), u32 flags (1: full is set, 2: proven),
  *     u32 offset of the file's absolute path in the string table
  *   string table: NUL-terminated paths (to prune entries whose file is gone)
- * Version 1 (64-byte entries, no proofs) is still read.
+ * Versions 1 (64-byte entries, no proofs) and 2 (full hashes of the whole
+ * file) are still read, without the full hashes and proofs of files larger
+ * than a block.
  * Written to a temporary name beside it and renamed over it, under an
  * flock(2) of FILE.lock that also covers re-reading the current file, so two
  * runs that save at once merge their entries instead of losing one's.
@@ -119,6 +123,17 @@ void ds_cache_upgrade_v1(struct cache_entry *e, size_t n)
 	}
 }
 
+void ds_cache_upgrade_v2(struct cache_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].size <= DS_BLOCK)
+			continue;
+		e[i].full = 0;
+		e[i].cls = 0;
+		e[i].flags &= ~(F_FULL | F_PROVEN);
+	}
+}
+
 void ds_entries_open(struct ds_entries *es, int fd, const struct cache_file *f, struct ds_hashes *x)
 {
 	es->fd = fd;
@@ -145,6 +160,8 @@ const struct cache_entry *ds_entries_peek(struct ds_entries *es)
 			ds_hash_update(es->x, 0, es->buf, want * es->f->esize);
 		if (es->f->esize == V1_ENTRY_SIZE)
 			ds_cache_upgrade_v1(es->buf, want);
+		if (es->f->version < CACHE_VERSION)
+			ds_cache_upgrade_v2(es->buf, want);
 		es->bn = want;
 	}
 	return &es->buf[es->index - es->b0];
@@ -202,9 +219,9 @@ int ds_cache_read(const char *path, struct cache_file **out)
 		rc = DUPSCAN_E_CACHE;
 	if (rc == 0)
 		rc = ds_cache_read_all(fd, &h, sizeof(h));
-	/* this version, or version 1 (64-byte entries without proofs) */
+	/* this version, or version 1 (64-byte entries without proofs) or 2 */
 	size_t esize = rc == 0 && h.version == 1 ? V1_ENTRY_SIZE : ENTRY_SIZE;
-	if (rc == 0 && (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || (h.version != CACHE_VERSION && h.version != 1) ||
+	if (rc == 0 && (memcmp(h.magic, CACHE_MAGIC, 8) != 0 || h.version < 1 || h.version > CACHE_VERSION ||
 			h.entry_size != esize || h.count > (uint64_t)st.st_size / esize ||
 			h.strings > (uint64_t)st.st_size ||
 			(uint64_t)st.st_size != HEADER_SIZE + h.count * esize + h.strings))
@@ -215,6 +232,7 @@ int ds_cache_read(const char *path, struct cache_file **out)
 		c->nstrings = (size_t)h.strings;
 		c->strings_at = HEADER_SIZE + c->n * esize;
 		c->esize = (uint32_t)esize;
+		c->version = h.version;
 		rc = check_body(fd, c, h.checksum);
 	}
 	close(fd);

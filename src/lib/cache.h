@@ -12,14 +12,16 @@
 #include "internal.h"
 
 #define CACHE_MAGIC "DUPSCANH"
-#define CACHE_VERSION 2u
+#define CACHE_VERSION 3u     /* 3: full hashes seeded with the partial (ds_hash_seed()) */
 #define HEADER_SIZE 48u
 #define ENTRY_SIZE 80u
 #define V1_ENTRY_SIZE 64u
 #define F_FULL 1u
 #define F_PROVEN 2u
 #define LOG_NO_PATH UINT32_MAX /* an entry taken from the log: no path known */
-#define LOG_SEED 0x4c6e616370647564ull /* "dupscanL": seeds each log record's check */
+/* "dupscnL3": seeds each log record's check; a log of version 2 (seeded
+ * "dupscanL", its full hashes of the whole file) fails every check */
+#define LOG_SEED 0x334c6e6373707564ull
 
 struct cache_header {
 	char magic[8];
@@ -63,9 +65,14 @@ struct cache_file {
 	struct stat st;       /* the file as read: is it still the one on disk? */
 	uint64_t strings_at;  /* where the string table starts in the file */
 	uint32_t esize;       /* bytes an entry in the file (ENTRY_SIZE, or V1_ENTRY_SIZE) */
+	uint32_t version;     /* the file's: 1 and 2 give no full hash and no proof past a block */
 };
 /* Version 1's entries, n of them read raw into the front of e, widened in place. */
 void ds_cache_upgrade_v1(struct cache_entry *e, size_t n);
+/* Entries of versions 1 and 2: their full hashes are of the whole file, not
+ * this version's, so a file larger than a block keeps only its partial hash
+ * (its proof goes too: a proven entry carries a full hash). */
+void ds_cache_upgrade_v2(struct cache_entry *e, size_t n);
 
 /* The entries of a cache file's descriptor in their order, a chunk at a
  * time (version 1's widened; with x, the raw bytes hashed into it as read). */

@@ -327,7 +327,7 @@ static const char *old_path(struct oldcur *c)
 static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache_file *old, uint8_t *keep,
 		 const char *cwd, struct writer *w, bool paths)
 {
-	int changed = !old;
+	int changed = !old || old->version != CACHE_VERSION; /* an older version is replaced */
 	size_t i = 0;
 	const struct ds_hashed *h = run->noted;
 	struct oldcur oc;
@@ -461,7 +461,7 @@ static int same_file_meta(const char *path, const struct cache_file *loaded, str
 	if (!c)
 		return -ENOMEM;
 	*c = (struct cache_file){ (size_t)h.count, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
-				  (uint32_t)esize };
+				  (uint32_t)esize, h.version };
 	*out = c;
 	return 0;
 }

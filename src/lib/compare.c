@@ -85,7 +85,6 @@ struct lockstep {
 	uint32_t *count, *first_rep, *rep_next;
 	unsigned char **bufs, **pool;
 	size_t npool;
-	uint64_t hash_from;   /* bytes before this offset are in the hash states already */
 	/* members on two or more spinning disks: each turn reads every disk at
 	 * once, each member into its own buffer, then compares in memory */
 	struct spread {
@@ -133,7 +132,8 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 }
 
 /* Read [off, off + len) of every alive member and split each class by those
- * bytes; with h, feed the bytes past the first block to the members' hashes.
+ * bytes; with h, feed the bytes past the first block to the members' hashes
+ * (by member).
  * @return the number of members still in a class of two or more, or -ENOMEM. */
 static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hashes *h)
 {
@@ -157,9 +157,9 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 			drop_member(ls->c, &m[i], err);
 			continue;
 		}
-		if (h && off + len > ls->hash_from) {
-			size_t skip = off < ls->hash_from ? (size_t)(ls->hash_from - off) : 0;
-			ds_hash_update(h, m[i].hidx, buf + skip, len - skip);
+		if (h && off + len > DS_BLOCK) {
+			size_t skip = off < DS_BLOCK ? (size_t)(DS_BLOCK - off) : 0;
+			ds_hash_update(h, i, buf + skip, len - skip);
 		}
 		uint32_t old = m[i].cls, found = DS_NONE, *tail = &ls->first_rep[old];
 		for (uint32_t r = ls->first_rep[old]; r != DS_NONE; r = ls->rep_next[r]) {
@@ -356,11 +356,10 @@ static void lockstep_free(struct lockstep *ls)
 }
 
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len)
+		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len)
 {
 	dupscan_scan *s = c->s;
-	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start),
-			       .hash_from = hash_from };
+	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start) };
 	ls.count = malloc(n * sizeof(*ls.count));
 	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
 	ls.rep_next = malloc(n * sizeof(*ls.rep_next));

@@ -38,6 +38,19 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 	return 0;
 }
 
+int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
+		 uint64_t *full)
+{
+	uint64_t size = ds_rec(c->s, ri)->size;
+	*full = partial;
+	if (size <= DS_BLOCK)
+		return 0;
+	ds_hash_seed(h, 0, partial);
+	int rc = ds_hash_range(c, ri, h, 0, DS_BLOCK, size, buf);
+	*full = ds_hash_digest(h, 0);
+	return rc;
+}
+
 static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 {
 	const struct bucket *b = ctx;
@@ -51,14 +64,14 @@ static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 
 /* The full hashes of the members that may have a twin, into bh sorted by
  * hash: known ones, or read in rounds of growing length (64 KiB, 256 KiB,
- * ...), each file only until its hash so far is unlike every other's: files
- * that differ early are not read to their end. @return how many, or a
- * negative code. */
+ * ...) from the end of the first block, each file only until its hash so far
+ * is unlike every other's: files that differ early are not read to their
+ * end. @return how many, or a negative code. */
 static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keypos *bh)
 {
 	dupscan_scan *s = c->s;
 	size_t nb = 0;
-	if (b->full || !b->h) {
+	if (b->full || b->size <= DS_BLOCK) {
 		/* known, or a file within its first block, hashed already */
 		for (size_t x = 0; x < b->k; x++)
 			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
@@ -68,12 +81,15 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 	}
 	uint32_t *alive = malloc(b->k * sizeof(*alive));
 	unsigned char *buf = ds_big_alloc(s->opt.chunk);
-	int rc = alive && buf ? 0 : -ENOMEM;
+	struct ds_hashes *h = ds_hashes_new(b->k);
+	int rc = alive && buf && h ? 0 : -ENOMEM;
 	size_t na = 0;
-	for (size_t x = 0; rc == 0 && x < b->k; x++)
+	for (size_t x = 0; rc == 0 && x < b->k; x++) {
+		ds_hash_seed(h, x, b->partial);
 		if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
 			alive[na++] = (uint32_t)x;
-	uint64_t off = b->h_from, len = DS_FIRST_ROUND;
+	}
+	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
 	while (rc == 0 && na > 0 && off < b->size) {
 		uint64_t end = b->size - off <= len ? b->size : off + len;
 		/* one stream: in inode order, which on most filesystems follows the disk */
@@ -83,13 +99,13 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
 				rc = DUPSCAN_E_CANCELED;
 			else
-				rc = ds_hash_range(c, b->m[alive[i]].rec, b->h, b->m[alive[i]].hidx, off, end, buf);
+				rc = ds_hash_range(c, b->m[alive[i]].rec, h, alive[i], off, end, buf);
 		}
 		/* those whose bytes so far are like no other's are settled */
 		nb = 0;
 		for (size_t i = 0; rc == 0 && i < na; i++)
 			if (!(ds_rec(s, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
-				bh[nb++] = (struct ds_keypos){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+				bh[nb++] = (struct ds_keypos){ ds_hash_digest(h, alive[i]), alive[i] };
 		ds_sort_by_key(bh, nb);
 		na = 0;
 		for (size_t i = 0; rc == 0 && i < nb;) {
@@ -106,8 +122,9 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 	/* at the end, the states are the full hashes */
 	nb = 0;
 	for (size_t i = 0; rc == 0 && i < na; i++)
-		bh[nb++] = (struct ds_keypos){ ds_hash_digest(b->h, b->m[alive[i]].hidx), alive[i] };
+		bh[nb++] = (struct ds_keypos){ ds_hash_digest(h, alive[i]), alive[i] };
 	ds_sort_by_key(bh, nb);
+	ds_hashes_free(h);
 	ds_big_free(buf, s->opt.chunk);
 	free(alive);
 	return rc ? rc : (long)nb;
@@ -171,7 +188,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 				batch[0] = rep;
 				while (k < np && cnt < s->reading.max_open)
 					batch[cnt++] = pending[k++];
-				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, 0, b->blocks, b->blen);
+				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, b->blocks, b->blen);
 				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {
 					/* the file compared against failed: it leaves, and the
 					 * class goes on with a member proven equal to it, this

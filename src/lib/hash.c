@@ -32,9 +32,14 @@ void ds_hashes_free(struct ds_hashes *h)
 	free(h);
 }
 
-void ds_hash_copy(struct ds_hashes *dst, size_t di, const struct ds_hashes *src, size_t si)
+/* A file's full hash is not XXH64 of all of it but XXH64 of what follows
+ * its first block, seeded with the first block's hash: the same files meet
+ * in a bucket, and a file read up to its first block is described by that
+ * one hash (8 bytes) where a continued state would take 88 for every file
+ * of every bucket from the first read to the last. */
+void ds_hash_seed(struct ds_hashes *h, size_t i, uint64_t partial)
 {
-	XXH64_copyState(&dst->st[di], &src->st[si]);
+	XXH64_reset(&h->st[i], partial);
 }
 
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len)
@@ -52,6 +57,12 @@ uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i)
 uint64_t ds_hash_oneshot(const void *buf, size_t len)
 {
 	return XXH64(buf, len, 0);
+}
+
+uint64_t ds_hash_full_of(const void *buf, size_t len)
+{
+	uint64_t partial = XXH64(buf, len < DS_BLOCK ? len : DS_BLOCK, 0);
+	return len > DS_BLOCK ? XXH64((const unsigned char *)buf + DS_BLOCK, len - DS_BLOCK, partial) : partial;
 }
 
 DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *hash)

@@ -20,7 +20,6 @@ struct first_job {
 	const uint32_t *idx;
 	size_t n, blen;
 	unsigned char *blocks;  /* kept first blocks, or NULL */
-	struct ds_hashes *h;    /* streaming states, or NULL within one block */
 	int *fds;               /* files held open, or NULL */
 	struct ds_hashed *hv;   /* per file: its partial hash */
 	bool *got;              /* per file: read, partial set */
@@ -61,13 +60,7 @@ static void first_slice(void *arg, size_t sl)
 			ds_fail(&c, ri, err);
 			continue;
 		}
-		uint64_t partial;
-		if (j->h) {
-			ds_hash_update(j->h, i, dst, j->blen);
-			partial = ds_hash_digest(j->h, i);
-		} else {
-			partial = ds_hash_oneshot(dst, j->blen);
-		}
+		uint64_t partial = ds_hash_oneshot(dst, j->blen);
 		/* a file within its first block has its full hash too */
 		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec(s, ri)->size, false, partial, partial };
 		j->got[i] = true;
@@ -162,12 +155,11 @@ static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t
 }
 
 /* With DUPSCAN_OPT_CACHE_TRUST, a group the cache covers in part: the first
- * blocks of the files it does not hold, read now (states into *sh, by their
- * place among them, where stidx[i] says). @return 0 or a negative code. */
+ * blocks of the files it does not hold, read now (stidx[i]: DS_NONE for a
+ * file the cache holds). @return 0 or a negative code. */
 static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t blen, struct ds_hashed *hv,
-			 bool *got, struct ds_hashes **sh, uint32_t *stidx)
+			 bool *got, uint32_t *stidx)
 {
-	uint64_t size = ds_rec(c->s, idx[0])->size;
 	uint32_t *sub = malloc(n * sizeof(*sub));
 	struct ds_hashed *shv = malloc(n * sizeof(*shv));
 	bool *sgot = calloc(n, sizeof(*sgot));
@@ -180,10 +172,8 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 			sub[nsub++] = idx[i];
 		}
 	}
-	if (rc == 0 && size > DS_BLOCK && !(*sh = ds_hashes_new(nsub)))
-		rc = -ENOMEM;
 	if (rc == 0) {
-		struct first_job job = { c, sub, nsub, blen, NULL, *sh, NULL, shv, sgot, NULL };
+		struct first_job job = { c, sub, nsub, blen, NULL, NULL, shv, sgot, NULL };
 		rc = read_first_blocks(c, &job);
 	}
 	/* those that could not be read stay out (got false) */
@@ -199,12 +189,11 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 }
 
 /* The first blocks read ahead in disk order (s->reading.first_pass), as the group
- * would have read them: hashes, states continued (into h, by position in the
- * group), the blocks (into blocks, when every file's is kept and blocks is
- * given); a failure is reported now, at the group's turn. @return 0, -ENOMEM,
- * or 1 when blocks could not be filled (some were not kept). */
+ * would have read them: hashes, the blocks (into blocks, when every file's is
+ * kept and blocks is given); a failure is reported now, at the group's turn.
+ * @return 0, -ENOMEM, or 1 when blocks could not be filled (some were not kept). */
 static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got,
-			   struct ds_hashes *h, unsigned char *blocks, size_t blen)
+			   unsigned char *blocks, size_t blen)
 {
 	const struct ds_first_pass *fp = c->s->reading.first_pass;
 	size_t base = (size_t)(idx - fp->order);
@@ -220,8 +209,6 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		if (!got[i])
 			continue;
 		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, fp->partial[p], fp->partial[p] };
-		if (h)
-			ds_hash_copy(h, i, fp->h, p);
 		if (fp->slot[p] == DS_NONE)
 			all_kept = false;
 		else if (blocks)
@@ -245,18 +232,16 @@ static int read_heads(struct group *g)
 	 * read: one open and one fstat per file (not when read ahead) */
 	g->hold = !s->reading.first_pass && !s->opt.quick && !s->opt.partial_only && g->size > DS_BLOCK && n <= s->reading.max_open;
 	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
-	/* streaming states only where a full hash will continue them */
-	g->h = g->size > DS_BLOCK ? ds_hashes_new(n) : NULL;
 	g->fds = g->hold ? malloc(n * sizeof(*g->fds)) : NULL;
 	for (size_t i = 0; g->fds && i < n; i++)
 		g->fds[i] = -1;
-	if ((g->keep && !g->blocks) || (g->size > DS_BLOCK && !g->h) || (g->hold && !g->fds))
+	if ((g->keep && !g->blocks) || (g->hold && !g->fds))
 		return -ENOMEM;
 	if (!s->reading.first_pass) {
-		struct first_job job = { c, g->idx, n, blen, g->blocks, g->h, g->fds, g->hv, g->got, NULL };
+		struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, g->hv, g->got, NULL };
 		return read_first_blocks(c, &job);
 	}
-	int rc = from_first_pass(c, g->idx, n, g->hv, g->got, g->h, g->blocks, blen);
+	int rc = from_first_pass(c, g->idx, n, g->hv, g->got, g->blocks, blen);
 	if (rc == 1) {
 		/* some were not kept ahead: the blocks are read again where needed */
 		ds_big_free(g->blocks, n * blen);
@@ -288,7 +273,7 @@ int ds_gather_heads(struct group *g)
 		/* a bucket tells its files apart by stidx: read_uncached() sets it whole */
 		if (!(g->stidx = malloc(g->n * sizeof(*g->stidx))))
 			return -ENOMEM;
-		return read_uncached(c, g->idx, g->n, g->blen, g->hv, g->got, &g->sh, g->stidx);
+		return read_uncached(c, g->idx, g->n, g->blen, g->hv, g->got, g->stidx);
 	}
 	return g->cached ? 0 : read_heads(g);
 }

@@ -206,9 +206,14 @@ struct ds_hashes; /* an array of XXH64 streaming states */
 struct ds_hashes *ds_hashes_new(size_t n);
 void ds_hashes_free(struct ds_hashes *h);
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
-void ds_hash_copy(struct ds_hashes *dst, size_t di, const struct ds_hashes *src, size_t si);
+/* State i as it stands after the first block of a file whose first block
+ * hashes to partial: a full hash is XXH64 of the bytes past the first block
+ * seeded with that hash (the file's partial hash when it has no more). */
+void ds_hash_seed(struct ds_hashes *h, size_t i, uint64_t partial);
 uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
 uint64_t ds_hash_oneshot(const void *buf, size_t len);
+/* The full hash of the whole content buf[0..len) (as a scan takes it). */
+uint64_t ds_hash_full_of(const void *buf, size_t len);
 
 /* ---- the scan ---- */
 /* What the caller asked for (dupscan_set_option()); fixed once the run begins. */
@@ -623,14 +628,13 @@ int ds_open_rec(struct ds_ctx *c, uint32_t i);
 int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r);
 /* Partition members (all of one size) into classes of identical content by
  * reading them in lockstep from offset start. When h is given, the bytes read
- * from offset hash_from on are fed to state m[i].hidx of h (hash_from: where
- * the states stand, DS_BLOCK after a first-block read, 0 when fresh).
- * first_blocks (optional) holds each member's first min(size, DS_BLOCK) bytes
+ * past the first block are fed to state i of h (seeded by the caller:
+ * ds_hash_seed()). first_blocks (optional) holds each member's first min(size, DS_BLOCK) bytes
  * at m[i].hidx * block_len. On return each alive member's cls is a class label
  * (labels are member indexes); a member alone in its class is marked not
  * alive. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, uint64_t hash_from, const unsigned char *first_blocks, size_t block_len);
+		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
 
 /* storage.c: what holds a device's files */
 enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_STORE_MEMORY };
@@ -664,7 +668,7 @@ struct ds_first_pass {
 	                            * got set by the sweep); or NULL */
 	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
 	bool *got;
-	struct ds_hashes *h;       /* XXH64 states by position, continued past the first block */
+	bool big;                  /* some group's files are larger than a block */
 	uint32_t *slot;            /* by position: where its first block is kept (a byte offset in
 	                            * blocks), or DS_NONE */
 	uint32_t *rank;            /* by position: its place in the disk order read in */

@@ -112,10 +112,9 @@ static uint64_t known_hash(const struct group *g, size_t b)
 	return g->hv ? g->hv[g->bh[b].pos].full : g->bh[b].key;
 }
 
-/* The run bh[i..i+k) as the bucket's members: read this run, their states and
- * blocks by position in the group (in a group the cache holds in part, states
- * by stidx); from the cache, fresh states by position in the bucket.
- * @return how many came from the cache; *all_full: every full hash known. */
+/* The run bh[i..i+k) as the bucket's members, their blocks (when kept) by
+ * position in the group. @return how many came from the cache; *all_full:
+ * every full hash known. */
 static size_t take_members(struct group *g, size_t i, size_t k, bool *all_full)
 {
 	size_t from_cache_n = 0;
@@ -123,16 +122,14 @@ static size_t take_members(struct group *g, size_t i, size_t k, bool *all_full)
 	for (size_t x = 0; x < k; x++) {
 		uint32_t pos = g->bh[i + x].pos;
 		bool was_cached = g->cached || (g->mixed && g->stidx[pos] == DS_NONE);
-		g->m[x] = (struct ds_member){ g->idx[pos], g->hold ? g->fds[pos] : -1,
-					      was_cached ? (uint32_t)x : g->mixed ? g->stidx[pos] : pos, 0, true };
+		g->m[x] = (struct ds_member){ g->idx[pos], g->hold ? g->fds[pos] : -1, pos, 0, true };
 		if (g->hold)
 			g->fds[pos] = -1; /* the lockstep owns it now */
 		g->full[x] = known_hash(g, i + x);
 		*all_full = *all_full && known_whole(g, i + x);
 		from_cache_n += was_cached;
 		if (g->kn)
-			g->kn[x] = (struct known){ g->hv[pos].full, g->hv[pos].has_full, was_cached ? NULL : g->sh,
-						   was_cached ? 0 : g->stidx[pos] };
+			g->kn[x] = (struct known){ g->hv[pos].full, g->hv[pos].has_full };
 	}
 	return from_cache_n;
 }
@@ -186,37 +183,27 @@ static int settle_run(struct group *g, size_t i, size_t k)
 	bool all_full;
 	size_t from_cache_n = take_members(g, i, k, &all_full);
 	bool proofs = by_proofs(g, k, from_cache_n);
-	struct bucket b = { s, g->m, k, g->size, key, g->h, DS_BLOCK, g->blocks, g->blen, NULL, NULL, NULL, NULL };
-	if (g->mixed && from_cache_n == 0) {
-		/* all read this run, their states in sh */
-		b.h = g->sh;
-		b.blocks = NULL;
-	}
+	struct bucket b = { s, g->m, k, g->size, key, g->mixed ? NULL : g->blocks, g->blen, NULL, NULL, NULL, NULL };
 	if (swept_bucket(g, k)) {
 		b.full = g->full;
 		b.same = g->same;
 		b.err = g->serr;
 	}
 	if (proofs) {
-		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, NULL, 0, NULL, NULL, NULL, g->kn };
+		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, NULL, NULL, NULL, g->kn };
 	} else if (from_cache_n == k) {
 		/* known full hashes spare every read but the byte comparison;
 		 * without them (files that differed after their first block
-		 * last time), the bucket is read whole, hashing from byte 0 */
-		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, NULL, 0, all_full ? g->full : NULL, NULL, NULL,
-				     NULL };
-		if (!all_full && !(b.h = ds_hashes_new(k)))
-			return -ENOMEM;
+		 * last time), the bucket is read whole */
+		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, all_full ? g->full : NULL, NULL, NULL, NULL };
 	}
 	size_t first = c->res->nins;
 	int rc = ds_match_bucket(c, &b);
-	if (from_cache_n == k && !proofs)
-		ds_hashes_free(b.h);
 	/* trust: what a later run would read again is hashed whole now */
 	if (rc == 0 && g->finish && !proofs) {
 		for (size_t x = 0; x < k; x++)
 			g->known_full[x] = known_whole(g, i + x);
-		rc = ds_finish_hashes(c, g->m, k, g->known_full, g->size, key, first);
+		rc = ds_finish_hashes(c, g->m, k, g->known_full, key, first);
 	}
 	return rc;
 }
@@ -243,7 +230,6 @@ static void group_free(struct group *g)
 	free(g->kn);
 	free(g->known_full);
 	free(g->stidx);
-	ds_hashes_free(g->sh);
 	free(g->serr);
 	free(g->same);
 	free(g->full);
@@ -251,7 +237,6 @@ static void group_free(struct group *g)
 	free(g->bh);
 	free(g->got);
 	free(g->hv);
-	ds_hashes_free(g->h);
 	ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
 }
 
@@ -364,8 +349,8 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	bool sweep = !s->opt.quick && !s->opt.partial_only;
 	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->opt.sweep_budget : 0);
 	ds_progress_phase(s, DUPSCAN_PHASE_MATCH, files, bytes);
-	/* no file past a block (no states): the first pass read every byte, nothing to sweep */
-	if (rc == 0 && sweep && s->reading.first_pass->h)
+	/* no file past a block: the first pass read every byte, nothing to sweep */
+	if (rc == 0 && sweep && s->reading.first_pass->big)
 		rc = ds_sweep_run(s, left, nleft, s->opt.sweep_budget);
 	free(left);
 	return rc;

@@ -15,9 +15,7 @@ struct bucket {
 	const dupscan_scan *s;
 	struct ds_member *m;
 	size_t k;
-	uint64_t size, partial;
-	struct ds_hashes *h;          /* states by m[].hidx, standing at h_from; NULL within one block */
-	uint64_t h_from;              /* DS_BLOCK after a first-block read, 0 for fresh states */
+	uint64_t size, partial;       /* every member's first block hashes to partial */
 	const unsigned char *blocks;  /* first blocks by m[].hidx, or NULL */
 	size_t blen;
 	const uint64_t *full;         /* full hashes by member, known from the cache or the sweep, or NULL */
@@ -29,12 +27,10 @@ struct bucket {
 };
 
 /* A member of a bucket settled with proofs: its full hash when known (from the
- * cache, or within its first block), else where its hash state stands. */
+ * cache, or within its first block). */
 struct known {
 	uint64_t full;
 	bool has_full;
-	const struct ds_hashes *h;    /* its state after the first block (read this run), or NULL: from 0 */
-	size_t hidx;
 };
 
 /* One size group between its heads (first blocks read, or hashes from the
@@ -51,11 +47,9 @@ struct group {
 	size_t nb;
 	unsigned char *blocks;       /* first blocks by position, when kept */
 	bool keep, hold;             /* blocks kept; files held open in fds */
-	struct ds_hashes *h;         /* streaming states by position; NULL within one block */
 	int *fds;
 	bool trust, cached, mixed;   /* cache proofs trusted; all / some files' hashes from the cache */
-	struct ds_hashes *sh;        /* mixed: the states of the files read, */
-	uint32_t *stidx;             /* by stidx (DS_NONE: from the cache) */
+	uint32_t *stidx;             /* mixed: by position, DS_NONE for a file the cache holds */
 	struct ds_member *m;         /* the bucket's members */
 	uint64_t *full;
 	uint32_t *same;
@@ -80,6 +74,12 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
 /* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */
 int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hidx, uint64_t from,
 		  uint64_t to, unsigned char *buf);
+/* Record ri's full hash into *full: its first block's hash partial for a
+ * file within one block, else the rest read now (h: a state to use, buf:
+ * s->opt.chunk bytes). @return 0 (a file that fails is dropped and
+ * reported; *full is then meaningless) or -ENOMEM. */
+int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
+		 uint64_t *full);
 /* -Q: classes by full hash alone. */
 int ds_match_quick(struct ds_ctx *c, const struct bucket *b);
 /* By full hash, equal ones compared byte by byte. */
@@ -91,6 +91,6 @@ int ds_match_trusted(struct ds_ctx *c, const struct bucket *b);
 /* With trust: members that joined no class and whose full hash is unknown are
  * hashed whole and noted for the next run (inserts from first on name the classes). */
 int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, const bool *has_full,
-		     uint64_t size, uint64_t partial, size_t first);
+		     uint64_t partial, size_t first);
 
 #endif /* DUPSCAN_MATCH_H */

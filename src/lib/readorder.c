@@ -94,18 +94,13 @@ static size_t head_len(const struct ds_first_pass *fp, const struct ds_rec *r)
 }
 
 /* The head of position p was read into buf: the first block's hash, the
- * state that continues it, the first block kept while the budget lasts, and
- * the hash of the rest of the head. */
-static void took_head(struct ds_first_pass *fp, uint32_t p, const struct ds_rec *r, const unsigned char *buf,
+ * first block kept while the budget lasts, and the hash of the rest of the
+ * head. */
+static void took_head(struct ds_first_pass *fp, uint32_t p, const unsigned char *buf,
 		      size_t len, uint32_t rank)
 {
 	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
-	if (r->size > DS_BLOCK) {
-		ds_hash_update(fp->h, p, buf, blen);
-		fp->partial[p] = ds_hash_digest(fp->h, p);
-	} else {
-		fp->partial[p] = ds_hash_oneshot(buf, blen);
-	}
+	fp->partial[p] = ds_hash_oneshot(buf, blen);
 	if (fp->head)
 		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
 	fp->got[p] = true;
@@ -189,7 +184,7 @@ static void read_lane(void *job, size_t k)
 		if (err)
 			fp->err[p] = err;
 		else
-			took_head(fp, p, r, buf, len, rank);
+			took_head(fp, p, buf, len, rank);
 		ds_progress_settled(s, 1, len);
 	}
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
@@ -263,7 +258,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, r);
 	if (!(fp->direct && fp->direct[p]) && read_if_cached(pj->s, fd, buf, len)) {
-		took_head(fp, p, r, buf, len, atomic_fetch_add(&pj->nranked, 1));
+		took_head(fp, p, buf, len, atomic_fetch_add(&pj->nranked, 1));
 		ds_progress_settled(pj->s, 1, len);
 		*at = place(0, 0, false, 0, DS_NONE);
 	} else {
@@ -324,7 +319,6 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp->slot);
 	free(fp->rank);
 	ds_big_free(fp->blocks, fp->capbytes);
-	ds_hashes_free(fp->h);
 	free(fp);
 }
 
@@ -342,13 +336,9 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	fp->got = calloc(n ? n : 1, sizeof(*fp->got));
 	struct ds_keypos *pl = ds_big_alloc((n ? n : 1) * sizeof(*pl));
 	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
-	bool big = false;
 	for (size_t g = 0; g < ngroups; g++)
-		big = big || ds_rec(s, order[groups[2 * g]])->size > DS_BLOCK;
-	/* states only where a full hash will continue one: 88 bytes a file */
-	if (big)
-		fp->h = ds_hashes_new(n);
-	if (big && heads) {
+		fp->big = fp->big || ds_rec(s, order[groups[2 * g]])->size > DS_BLOCK;
+	if (fp->big && heads) {
 		fp->head = malloc(n * sizeof(*fp->head));
 		fp->direct = calloc(n, sizeof(*fp->direct));
 	}
@@ -364,8 +354,8 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
 	fp->blocks = want ? ds_big_alloc(want) : NULL;
 	fp->capbytes = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank && (!big || fp->h) &&
-			 (!big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
+	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank &&
+			 (!fp->big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		fp->slot[i] = DS_NONE;
 		fp->rank[i] = UINT32_MAX;

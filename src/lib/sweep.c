@@ -31,21 +31,24 @@ static int cmp_item(void *ctx, const void *pa, const void *pb)
 	return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-/* Hash the bytes buf[0..len) at off of position p into the lane's state:
- * the first pass (and a split) hashed what lies before b->from. */
-static void hash_read(struct reader *rd, struct sbucket *b, uint32_t p, const unsigned char *buf, uint64_t off,
-		      size_t len)
+_Static_assert(DS_MIN_CHUNK >= DS_BLOCK, "a sweep's first chunk holds the first block");
+
+/* Hash the bytes buf[0..len) at off of position p into the lane's state,
+ * which the first chunk (a block at least) starts with the first block's
+ * hash: the first pass's, or for a group it left unread, taken here as the
+ * first pass takes it. */
+static void hash_read(struct reader *rd, const struct sbucket *b, uint32_t p, const unsigned char *buf,
+		      uint64_t off, size_t len)
 {
-	if (off + len <= b->from)
-		return;
-	size_t skip = off < b->from ? (size_t)(b->from - off) : 0;
-	if (b->direct && off == 0) {
-		/* the first block's hash, as the first pass takes it */
-		size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
-		ds_hash_update(rd->h, 0, buf, blen);
-		rd->rn->fp->partial[p] = ds_hash_digest(rd->h, 0);
-		rd->rn->fp->got[p] = true;
-		skip = blen;
+	struct ds_first_pass *fp = rd->rn->fp;
+	size_t skip = 0;
+	if (off == 0) {
+		skip = len < DS_BLOCK ? len : DS_BLOCK;
+		if (b->direct) {
+			fp->partial[p] = ds_hash_oneshot(buf, skip);
+			fp->got[p] = true;
+		}
+		ds_hash_seed(rd->h, 0, fp->partial[p]);
 	}
 	ds_hash_update(rd->h, 0, buf + skip, len - skip);
 }
@@ -129,8 +132,8 @@ static int read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsign
 }
 
 /* Open the member in slot for a read from its start (or take it opened
- * ahead: *ahead), its hash state ready. */
-static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot, bool *ahead)
+ * ahead: *ahead). */
+static int open_member(struct reader *rd, uint32_t slot, bool *ahead)
 {
 	struct sweep_run *rn = rd->rn;
 	uint32_t p = rn->pos[slot];
@@ -140,12 +143,6 @@ static int open_member(struct reader *rd, struct sbucket *b, uint32_t slot, bool
 		rd->ahead_slot = DS_NONE;
 	else
 		fd = open_for_sweep(rn, p);
-	if (fd < 0)
-		return fd;
-	if (b->h)
-		ds_hash_copy(rd->h, 0, b->h, rn->hidx[slot]);
-	else
-		ds_hash_copy(rd->h, 0, rn->fp->h, p);
 	return fd;
 }
 
@@ -177,7 +174,7 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 	k->buf = buf;
 	ds_monitor_leave(rn->mon);
 	bool ahead;
-	int fd = open_member(rd, b, slot, &ahead);
+	int fd = open_member(rd, slot, &ahead);
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
@@ -258,7 +255,7 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 		nalike += alike[j];
 	}
 	bool ahead = false;
-	int fd = chunk ? open_member(rd, b, slot, &ahead) : -ENOMEM;
+	int fd = chunk ? open_member(rd, slot, &ahead) : -ENOMEM;
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
@@ -564,20 +561,20 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	sw->err = calloc(n, sizeof(*sw->err));
 	rn.mstate = calloc(n, sizeof(*rn.mstate));
 	rn.mon = ds_monitor_new();
-	size_t most = 1; /* a group's files at most: scratch for one, a direct group taking two rows */
+	size_t most = 1; /* a group's files at most: scratch for one */
 	for (size_t g = 0; g < ngroups; g++)
 		most = groups[2 * g + 1] > most ? groups[2 * g + 1] : most;
-	scratch = malloc(2 * most * sizeof(*scratch));
+	scratch = malloc(most * sizeof(*scratch));
 	if (!sw->swept || !sw->rep || !sw->full || !sw->err || !rn.mstate || !rn.mon ||
 	    !scratch || ds_lanes_make(&rn, groups, ngroups) != 0)
 		goto out;
 	rc = 0;
 	for (size_t i = 0; i < n; i++)
 		sw->rep[i] = DS_NONE;
-	if (fp->h)
+	if (fp->big)
 		rc = ds_sweep_tails(&rn, groups, ngroups, budget, scratch);
-	/* (no states: no file larger than a block, nothing to sweep) */
-	for (size_t g = 0; rc == 0 && fp->h && g < ngroups; g++) {
+	/* (no file larger than a block: nothing to sweep) */
+	for (size_t g = 0; rc == 0 && fp->big && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
 		uint64_t size = ds_rec(s, fp->order[first])->size;
 		/* within one block the first pass has read it all; a file larger
@@ -609,12 +606,8 @@ out:
 	ds_lanes_free(&rn);
 	ds_monitor_free(rn.mon);
 	free(rn.mstate);
-	free(rn.hidx);
 	free(rn.pos);
 	free(rn.b);
-	for (size_t i = 0; i < rn.nowned; i++)
-		ds_hashes_free(rn.owned[i]);
-	free(rn.owned);
 	free(rn.tail);
 	if (rc) {
 		ds_sweep_free(sw);

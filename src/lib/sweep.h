@@ -47,8 +47,6 @@ struct sbucket {
 	uint8_t nkept;
 	bool waits;          /* a member waits for the next sweep */
 	uint64_t size;
-	struct ds_hashes *h; /* members' XXH64 states by their hidx, or NULL: the first pass's by position */
-	uint64_t from;       /* where those states stand */
 	bool direct;         /* a group the first pass left unread (fp->direct) */
 	struct kept kept[SWEEP_MEMBERS];
 };
@@ -75,10 +73,7 @@ struct sweep_run {
 	struct sbucket *b;   /* grown as buckets are found: they are few beside the files */
 	size_t nb, capb;
 	uint32_t *pos;       /* members of each bucket (positions in order), by bucket */
-	uint32_t *hidx;      /* beside pos: each member's state in its bucket's h */
-	size_t cappos, caphidx; /* both grown with the buckets */
-	struct ds_hashes **owned; /* states of split buckets, freed at the end */
-	size_t nowned, capowned;
+	size_t cappos;
 	uint8_t *mstate;     /* by position in order */
 	uint32_t *lane;      /* by position: its device's lane */
 	struct reader *rd;   /* by lane */
@@ -112,7 +107,7 @@ unsigned char *ds_lane_chunk(struct reader *rd);
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups, size_t budget, uint32_t *scratch);
 /* Group first..first+n's buckets for the sweep (splitting those too large
- * for it in rounds). scratch: 2 * n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+ * for it in rounds). scratch: n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *scratch);
 
 #endif /* DUPSCAN_SWEEP_H */

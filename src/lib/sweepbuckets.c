@@ -40,21 +40,17 @@ static bool same_start(const struct sweep_run *rn, uint32_t a, uint32_t b)
 }
 
 
-/* Add a bucket of the k files at positions mem[], their states in h by
- * hidx[] (h NULL: the first pass's, standing after the first block).
- * @return 0 or -ENOMEM. */
-static int add_bucket(struct sweep_run *rn, const uint32_t *mem, const uint32_t *hidx, size_t k, uint64_t size,
-		      struct ds_hashes *h, uint64_t from)
+/* Add a bucket of the k files at positions mem[] (direct: a group the
+ * first pass left unread). @return 0 or -ENOMEM. */
+static int add_bucket(struct sweep_run *rn, const uint32_t *mem, size_t k, uint64_t size, bool direct)
 {
 	size_t npos = rn->nb ? rn->b[rn->nb - 1].first + rn->b[rn->nb - 1].n : 0;
-	if (DS_GROW(rn->b, rn->capb, rn->nb + 1) || DS_GROW(rn->pos, rn->cappos, npos + k) ||
-	    DS_GROW(rn->hidx, rn->caphidx, npos + k))
+	if (DS_GROW(rn->b, rn->capb, rn->nb + 1) || DS_GROW(rn->pos, rn->cappos, npos + k))
 		return -ENOMEM;
 	rn->b[rn->nb++] = (struct sbucket){ .first = (uint32_t)npos, .n = (uint32_t)k, .phase = B_WAIT,
-					    .size = size, .h = h, .from = from };
+					    .size = size, .direct = direct };
 	for (size_t x = 0; x < k; x++) {
-		rn->pos[npos] = mem[x];
-		rn->hidx[npos++] = hidx ? hidx[x] : 0;
+		rn->pos[npos++] = mem[x];
 		rn->mstate[mem[x]] = M_PENDING;
 	}
 	return 0;
@@ -124,23 +120,20 @@ static void round_read(struct reader *rdr, size_t i, void *arg)
 /* A bucket of more files than a sweep takes (mem[0..k), positions): hashed
  * in rounds of growing length, each round in disk order (every disk at once), each file only until
  * its bytes so far are like no other's, until the files still alike make runs
- * a sweep takes, or are read to their end; each run is a bucket then. */
+ * a sweep takes, or are read to their end; each run is a bucket then (whose
+ * sweep, reading its files whole, hashes them again: states kept from here
+ * to the sweep would cost 88 bytes a file). */
 static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t size)
 {
 	const struct ds_first_pass *fp = rn->fp;
 	struct ds_hashes *h = ds_hashes_new(k);
 	struct by_state *alive = malloc(k * sizeof(*alive));
-	uint32_t *run = malloc(k * sizeof(*run)), *ri = malloc(k * sizeof(*ri));
+	uint32_t *run = malloc(k * sizeof(*run));
 	int *err = malloc(k * sizeof(*err));
-	int rc = h && alive && run && ri && err && DS_GROW(rn->owned, rn->capowned, rn->nowned + 1) == 0 ? 0 : -ENOMEM;
-	if (rc) {
-		ds_hashes_free(h);
-		goto out;
-	}
-	rn->owned[rn->nowned++] = h;
+	int rc = h && alive && run && err ? 0 : -ENOMEM;
 	size_t na = k;
-	for (size_t x = 0; x < k; x++) {
-		ds_hash_copy(h, x, fp->h, mem[x]);
+	for (size_t x = 0; rc == 0 && x < k; x++) {
+		ds_hash_seed(h, x, fp->partial[mem[x]]);
 		alive[x] = (struct by_state){ 0, (uint32_t)x };
 	}
 	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
@@ -181,16 +174,13 @@ static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t 
 	/* runs of equal hashes so far (alive is sorted by them) */
 	for (size_t i = 0; rc == 0 && i < na;) {
 		size_t j = i, nrun = 0;
-		for (; j < na && alive[j].key == alive[i].key; j++) {
-			run[nrun] = mem[alive[j].x];
-			ri[nrun++] = alive[j].x;
-		}
-		rc = add_bucket(rn, run, ri, nrun, size, h, off);
+		for (; j < na && alive[j].key == alive[i].key; j++)
+			run[nrun++] = mem[alive[j].x];
+		rc = add_bucket(rn, run, nrun, size, false);
 		i = j;
 	}
-out:
+	ds_hashes_free(h);
 	free(err);
-	free(ri);
 	free(run);
 	free(alive);
 	return rc;
@@ -206,21 +196,11 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 	uint64_t size = ds_rec(rn->s, fp->order[first])->size;
 	if (fp->direct[first]) {
 		/* left unread by the first pass: one bucket, hashed from byte 0 */
-		struct ds_hashes *h = ds_hashes_new(n);
-		if (!h || DS_GROW(rn->owned, rn->capowned, rn->nowned + 1)) {
-			ds_hashes_free(h);
-			return -ENOMEM;
-		}
-		rn->owned[rn->nowned++] = h;
 		for (uint32_t x = 0; x < n; x++) {
 			scratch[x] = first + x;
-			scratch[n + x] = x;
 			rn->sw->swept[first + x] = true;
 		}
-		int rc = add_bucket(rn, scratch, scratch + n, n, size, h, 0);
-		if (rc == 0)
-			rn->b[rn->nb - 1].direct = true;
-		return rc;
+		return add_bucket(rn, scratch, n, size, true);
 	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
@@ -239,7 +219,7 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 		for (size_t x = i; j - i >= 2 && x < j; x++)
 			rn->sw->swept[scratch[x]] = true;
 		if (j - i >= 2 && j - i <= SWEEP_MEMBERS)
-			rc = add_bucket(rn, scratch + i, NULL, j - i, size, NULL, DS_BLOCK);
+			rc = add_bucket(rn, scratch + i, j - i, size, false);
 		else if (j - i > SWEEP_MEMBERS)
 			rc = split_bucket(rn, scratch + i, j - i, size);
 		i = j;

@@ -130,7 +130,7 @@ static int group_proven(const dupscan_scan *s, const struct bucket *b, struct pr
 static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct proven *p)
 {
 	dupscan_scan *s = c->s;
-	struct ds_hashes *hs = ds_hashes_new(p->nr);
+	struct ds_hashes *hs = ds_hashes_new(1);
 	unsigned char *buf = ds_big_alloc(s->opt.chunk);
 	int rc = hs && buf ? 0 : -ENOMEM;
 	for (size_t j = 0; rc == 0 && j < p->nr; j++) {
@@ -144,13 +144,7 @@ static int hash_representatives(struct ds_ctx *c, const struct bucket *b, struct
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
-		uint64_t from = 0;
-		if (kn->h) {
-			ds_hash_copy(hs, j, kn->h, kn->hidx);
-			from = DS_BLOCK;
-		}
-		rc = ds_hash_range(c, p->rm[j].rec, hs, j, from, b->size, buf);
-		p->rfull[j] = ds_hash_digest(hs, j);
+		rc = ds_hash_rest(c, p->rm[j].rec, b->partial, hs, buf, &p->rfull[j]);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
 			rc = ds_result_note(c, &(struct ds_hashed){ p->rm[j].rec, true, false, b->partial, p->rfull[j] });
 	}
@@ -225,7 +219,7 @@ int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
 	} else if (rc == 0) {
 		rc = hash_representatives(c, b, &p);
 		size_t first = c->res->nins;
-		struct bucket rb = { c->s, p.rm, p.nr, b->size, b->partial, NULL, 0, NULL, 0, p.rfull, NULL, NULL, NULL };
+		struct bucket rb = { c->s, p.rm, p.nr, b->size, b->partial, NULL, 0, p.rfull, NULL, NULL, NULL };
 		if (rc == 0)
 			rc = ds_match_by_full(c, &rb);
 		if (rc == 0)
@@ -239,15 +233,16 @@ int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
 
 /* With DUPSCAN_OPT_CACHE_TRUST: the members of a settled bucket that joined no
  * class and whose full hash is unknown (told apart before their end) are
- * hashed whole and noted, so a later trusted run need not read them. m[x] is
+ * read to their end and their full hashes noted, so a later trusted run need not read them. m[x] is
  * in a class when an insert from first on names it. @return 0 or a negative code. */
 int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, const bool *has_full,
-			 uint64_t size, uint64_t partial, size_t first)
+			 uint64_t partial, size_t first)
 {
 	dupscan_scan *s = c->s;
 	size_t nin = c->res->nins - first;
 	uint32_t *in = malloc((nin ? nin : 1) * sizeof(*in));
 	unsigned char *buf = NULL;
+	struct ds_hashes *h = NULL;
 	int rc = in ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nin; i++)
 		in[i] = c->res->ins[first + i].rec;
@@ -261,18 +256,17 @@ int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, cons
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
-		struct ds_hashes *h = ds_hashes_new(1);
-		if (!h || (!buf && !(buf = ds_big_alloc(s->opt.chunk)))) {
-			ds_hashes_free(h);
+		if ((!h && !(h = ds_hashes_new(1))) || (!buf && !(buf = ds_big_alloc(s->opt.chunk)))) {
 			rc = -ENOMEM;
 			break;
 		}
-		rc = ds_hash_range(c, m[x].rec, h, 0, 0, size, buf);
+		uint64_t full;
+		rc = ds_hash_rest(c, m[x].rec, partial, h, buf, &full);
 		if (rc == 0 && !(r->flags & DS_F_DROPPED))
-			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, false, partial, ds_hash_digest(h, 0) });
-		ds_hashes_free(h);
+			rc = ds_result_note(c, &(struct ds_hashed){ m[x].rec, true, false, partial, full });
 	}
-	ds_big_free(buf, buf ? s->opt.chunk : 0);
+	ds_hashes_free(h);
+	ds_big_free(buf, s->opt.chunk);
 	free(in);
 	return rc;
 }

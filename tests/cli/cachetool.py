@@ -24,7 +24,7 @@ _xxh.XXH64.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint64]
 def load(path):
     data = open(path, "rb").read()
     magic, version, esize, count, nstrings, _, _ = HEADER.unpack_from(data, 0)
-    assert magic == b"DUPSCANH" and version == 2 and esize == ENTRY.size, (magic, version, esize)
+    assert magic == b"DUPSCANH" and version == 3 and esize == ENTRY.size, (magic, version, esize)
     entries = [list(ENTRY.unpack_from(data, HEADER.size + i * esize)) for i in range(count)]
     strings = data[HEADER.size + count * esize:]
     assert len(strings) == nstrings
@@ -35,9 +35,9 @@ def path_of(strings, off):
     return strings[off:strings.index(b"\0", off)].decode("utf-8", "surrogateescape")
 
 
-def save(path, entries, strings, version=2):
-    ent = ENTRY if version == 2 else ENTRY_V1
-    if version == 2:
+def save(path, entries, strings, version=3):
+    ent = ENTRY if version >= 2 else ENTRY_V1
+    if version >= 2:
         body = b"".join(ent.pack(*e) for e in entries)
     else:  # no proof fields, the full-hash flag only
         body = b"".join(ent.pack(*(e[:7] + [e[9] & 1, e[10]])) for e in entries)

@@ -206,7 +206,7 @@ static void write_assembled(const uint8_t *p, size_t n, FILE *f, bool log)
 		char magic[8];
 		uint32_t version, entry_size;
 		uint64_t count, strings, checksum, reserved;
-	} h = { "DUPSCAN", 2, sizeof(struct entry), NFILES, ns, XXH64_digest(x), 0 };
+	} h = { "DUPSCAN", 3, sizeof(struct entry), NFILES, ns, XXH64_digest(x), 0 };
 	XXH64_freeState(x);
 	memcpy(h.magic, "DUPSCANH", 8);
 	fwrite(&h, sizeof(h), 1, f);
