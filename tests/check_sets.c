@@ -65,6 +65,46 @@ START_TEST(test_sort_stable)
 }
 END_TEST
 
+/* Large elements sorted by index, then moved: the order ds_sort() gives
+ * (stable), every element kept; sizes 0, 1, 2 and one of many cycles. */
+struct wide {
+	int key, seq;
+	char pad[40];
+};
+
+static int cmp_wide(void *ctx, const void *a, const void *b)
+{
+	(void)ctx;
+	return ((const struct wide *)a)->key - ((const struct wide *)b)->key;
+}
+
+START_TEST(test_sort_lean)
+{
+	enum { N = 2003 };
+	static struct wide v[N], w[N];
+	size_t counts[] = { 0, 1, 2, N };
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		size_t n = counts[c];
+		for (size_t i = 0; i < n; i++) {
+			v[i] = (struct wide){ (int)((i * 7919) % 17), (int)i, { 0 } };
+			snprintf(v[i].pad, sizeof(v[i].pad), "element %zu", i);
+			w[i] = v[i];
+		}
+		ck_assert_int_eq(ds_sort_lean(v, n, sizeof(v[0]), cmp_wide, NULL), 0);
+		ck_assert_int_eq(ds_sort(w, n, sizeof(w[0]), cmp_wide, NULL), 0);
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(v[i].key, w[i].key);
+			ck_assert_int_eq(v[i].seq, w[i].seq);
+			char want[40];
+			snprintf(want, sizeof(want), "element %d", v[i].seq);
+			ck_assert_str_eq(v[i].pad, want);
+		}
+		for (size_t i = 1; i < n; i++)
+			ck_assert(v[i - 1].key < v[i].key || (v[i - 1].key == v[i].key && v[i - 1].seq < v[i].seq));
+	}
+}
+END_TEST
+
 static void link_rel(const char *dir, const char *from, const char *to)
 {
 	char *a = tu_path(dir, from), *b = tu_path(dir, to);
@@ -442,6 +482,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_sort");
 	tcase_add_test(tc, test_sort_stable);
+	tcase_add_test(tc, test_sort_lean);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_build_sets");
 	tcase_set_timeout(tc, 60);

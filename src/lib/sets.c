@@ -289,6 +289,10 @@ int ds_build_sets(dupscan_scan *s)
 		rc = link_sets(s, &c);
 	if (rc == 0)
 		rc = fill_sets(s, &c);
+	/* given back before the sets are sorted: the largest moment of a run with many sets */
+	free(c.buf);
+	free(c.members);
+	free(c.set_of);
 	/* sets of one, after -I, are no sets */
 	size_t kept = 0;
 	for (uint32_t id = 0; rc == 0 && id < c.nsets; id++) {
@@ -298,11 +302,8 @@ int ds_build_sets(dupscan_scan *s)
 	}
 	if (rc == 0) {
 		s->nsets = kept;
-		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
+		rc = ds_sort_lean(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
 	}
-	free(c.buf);
-	free(c.members);
-	free(c.set_of);
 	return rc;
 }
 
@@ -349,7 +350,7 @@ int ds_build_uniques(dupscan_scan *s)
 	free(multi);
 	s->nuniques = n;
 	s->uniques_built = true;
-	return ds_sort(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
+	return ds_sort_lean(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
 }
 
 void ds_free_results(dupscan_scan *s)

@@ -43,6 +43,56 @@ int ds_sort(void *base, size_t n, size_t size,
 	return 0;
 }
 
+struct lean {
+	const unsigned char *base;
+	size_t size;
+	int (*cmp)(void *ctx, const void *a, const void *b);
+	void *ctx;
+};
+
+static int cmp_lean(void *ctx, const void *pa, const void *pb)
+{
+	const struct lean *l = ctx;
+	return l->cmp(l->ctx, l->base + *(const uint32_t *)pa * l->size, l->base + *(const uint32_t *)pb * l->size);
+}
+
+int ds_sort_lean(void *base, size_t n, size_t size,
+		 int (*cmp)(void *ctx, const void *a, const void *b), void *ctx)
+{
+	if (n < 2)
+		return 0;
+	if (n > UINT32_MAX)
+		return ds_sort(base, n, size, cmp, ctx);
+	uint32_t *from = malloc(n * sizeof(*from));
+	unsigned char *hold = malloc(size);
+	struct lean l = { base, size, cmp, ctx };
+	int rc = from && hold ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		from[i] = (uint32_t)i;
+	if (rc == 0)
+		rc = ds_sort(from, n, sizeof(*from), cmp_lean, &l);
+	/* place i takes element from[i]: each cycle of the permutation moved
+	 * through one held element, a place marked done once filled */
+	unsigned char *b = base;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (from[i] == i)
+			continue;
+		memcpy(hold, b + i * size, size);
+		size_t j = i;
+		while (from[j] != i) {
+			size_t k = from[j];
+			memcpy(b + j * size, b + k * size, size);
+			from[j] = (uint32_t)j;
+			j = k;
+		}
+		memcpy(b + j * size, hold, size);
+		from[j] = (uint32_t)j;
+	}
+	free(hold);
+	free(from);
+	return rc;
+}
+
 static int cmp_sortkey(const void *pa, const void *pb)
 {
 	const struct ds_sortkey *a = pa, *b = pb;

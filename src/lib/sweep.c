@@ -24,11 +24,12 @@
 /* By lane, then place in the disk order. */
 static int cmp_item(void *ctx, const void *pa, const void *pb)
 {
-	(void)ctx;
-	const struct item *a = pa, *b = pb;
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	return a->rank < b->rank ? -1 : a->rank > b->rank;
+	const struct sweep_run *rn = ctx;
+	const struct item *x = pa, *y = pb;
+	if (x->lane != y->lane)
+		return x->lane < y->lane ? -1 : 1;
+	uint32_t a = rn->pos[x->slot], b = rn->pos[y->slot];
+	return rn->fp->rank[a] < rn->fp->rank[b] ? -1 : rn->fp->rank[a] > rn->fp->rank[b];
 }
 
 _Static_assert(DS_MIN_CHUNK >= DS_BLOCK, "a sweep's first chunk holds the first block");
@@ -349,6 +350,8 @@ static void close_bucket(struct sweep_run *rn, struct sbucket *b)
 		if (k->held)
 			rn->used -= b->size;
 	}
+	free(b->kept);
+	b->kept = NULL;
 	b->nkept = 0;
 	b->waits = false;
 	log_classes(rn, b);
@@ -409,6 +412,11 @@ static int plan_visit(struct sweep_run *rn, struct sbucket *b, uint32_t p, unsig
 			}
 		}
 		return V_STREAM;
+	}
+	if (!b->kept && !(b->kept = malloc(SWEEP_MEMBERS * sizeof(*b->kept)))) {
+		b->active--;
+		atomic_store(&rn->rc, -ENOMEM);
+		return V_SKIP;
 	}
 	*k = b->nkept++;
 	b->kept[*k] = (struct kept){ .pos = p, .state = K_FILLING, .held = true };
@@ -513,14 +521,14 @@ static int sweep_once(struct sweep_run *rn, const struct item *it, size_t nit, b
 
 /* Files the sweep settled without reading them whole (alone in their
  * bucket after their heads or last blocks) leave the progress's bound. */
-static void settle_unread(const struct sweep_run *rn, const struct item *it, size_t nit)
+static void settle_unread(const struct sweep_run *rn)
 {
 	uint64_t swept = 0, read = 0;
 	for (size_t p = 0; p < rn->fp->n; p++)
 		if (rn->sw->swept[p])
 			swept += ds_rec(rn->s, rn->fp->order[p])->size;
-	for (size_t i = 0; i < nit; i++)
-		read += rn->b[it[i].bucket].size;
+	for (size_t i = 0; i < rn->nb; i++)
+		read += rn->b[i].size * rn->b[i].n;
 	if (swept > read)
 		ds_progress_settled(rn->s, 0, swept - read);
 }
@@ -583,24 +591,26 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 			rc = ds_sweep_group(&rn, first, cnt, scratch);
 	}
 	/* an item a bucket member: the buckets are known now */
-	size_t nit = 0, members = rn.nb ? rn.b[rn.nb - 1].first + rn.b[rn.nb - 1].n : 0;
-	if (rc == 0 && !(it = malloc((members ? members : 1) * sizeof(*it))))
+	size_t nit = rn.nb ? rn.b[rn.nb - 1].first + rn.b[rn.nb - 1].n : 0;
+	if (rc == 0 && !(it = malloc((nit ? nit : 1) * sizeof(*it))))
 		rc = -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < rn.nb; i++)
 		for (uint32_t x = rn.b[i].first; x < rn.b[i].first + rn.b[i].n; x++)
-			it[nit++] = (struct item){ rn.lane[rn.pos[x]], fp->rank[rn.pos[x]], x, (uint32_t)i };
+			it[x] = (struct item){ rn.lane[rn.pos[x]], x, (uint32_t)i };
 	if (rc == 0)
-		rc = ds_sort(it, nit, sizeof(*it), cmp_item, NULL);
+		rc = ds_sort(it, nit, sizeof(*it), cmp_item, &rn);
 	if (rc == 0)
-		settle_unread(&rn, it, nit);
+		settle_unread(&rn);
 	for (bool more = nit > 0; rc == 0 && more;) {
 		rc = sweep_once(&rn, it, nit, &more);
 		s->reading.sweeps++;
 	}
 out:
-	for (size_t i = 0; i < rn.nb; i++)
+	for (size_t i = 0; i < rn.nb; i++) {
 		for (size_t k = 0; k < rn.b[i].nkept; k++)
 			ds_big_free(rn.b[i].kept[k].buf, rn.b[i].size);
+		free(rn.b[i].kept);
+	}
 	free(scratch);
 	free(it);
 	ds_lanes_free(&rn);

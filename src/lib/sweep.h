@@ -48,11 +48,14 @@ struct sbucket {
 	bool waits;          /* a member waits for the next sweep */
 	uint64_t size;
 	bool direct;         /* a group the first pass left unread (fp->direct) */
-	struct kept kept[SWEEP_MEMBERS];
+	struct kept *kept;   /* SWEEP_MEMBERS of them while the bucket is open, else NULL:
+	                      * a tree of copies has a bucket for every two files */
 };
 
+/* A bucket member as the sweep visits it, in the order of its lane (its
+ * place in the disk order looked up: 12 bytes a member, not 16). */
 struct item {
-	uint32_t lane, rank, slot, bucket; /* slot: in run.pos */
+	uint32_t lane, slot, bucket; /* slot: in run.pos */
 };
 
 /* One lane's reading: a disk's files in its order. */
