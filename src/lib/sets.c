@@ -302,7 +302,7 @@ int ds_build_sets(dupscan_scan *s)
 	}
 	if (rc == 0) {
 		s->nsets = kept;
-		rc = ds_sort_lean(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
 	}
 	return rc;
 }
