@@ -478,14 +478,10 @@ char *ds_dir_part(const char *path);
 int ds_fsync_dir_of(const char *path);
 
 /* ---- sort.c ---- */
-/* Stable merge sort with a context argument (qsort has none). @return 0 or -ENOMEM. */
+/* Stable merge sort with a context argument (qsort has none), taking half
+ * the array's size beside it. @return 0 or -ENOMEM. */
 int ds_sort(void *base, size_t n, size_t size,
 	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
-/* ds_sort() for large elements: their indexes sorted (8 bytes an element
- * beside the array, not its size), then the elements moved into that order.
- * @return 0 or -ENOMEM. */
-int ds_sort_lean(void *base, size_t n, size_t size,
-		 int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
 /* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
  * place before the sort, the order is that of a stable sort on k; sorting
  * records by fields they hold this way spares a lookup per comparison. */

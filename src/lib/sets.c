@@ -350,7 +350,7 @@ int ds_build_uniques(dupscan_scan *s)
 	free(multi);
 	s->nuniques = n;
 	s->uniques_built = true;
-	return ds_sort_lean(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
+	return ds_sort(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
 }
 
 void ds_free_results(dupscan_scan *s)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sort.c: the sorts: a stable merge sort with a context, keys held inline
+/* sort.c: the sorts: a stable merge sort with a context (half the array
+ * beside it), keys held inline
  * sorted with qsort, and (key, position) pairs in place, which sort records
  * by a key beside them and files by a hash. */
 #include <errno.h>
@@ -8,89 +9,62 @@
 
 #include "internal.h"
 
+/* Insertion sort of a[0..n) (small runs), hold: room for one element. */
+static void insertion(unsigned char *a, size_t n, size_t size, int (*cmp)(void *, const void *, const void *),
+		      void *ctx, unsigned char *hold)
+{
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i;
+		if (cmp(ctx, a + (j - 1) * size, a + i * size) <= 0)
+			continue;
+		memcpy(hold, a + i * size, size);
+		while (j > 0 && cmp(ctx, a + (j - 1) * size, hold) > 0) {
+			memcpy(a + j * size, a + (j - 1) * size, size);
+			j--;
+		}
+		memcpy(a + j * size, hold, size);
+	}
+}
+
+/* Top-down merge sort of a[0..n) with tmp holding n / 2 elements: the left
+ * half is copied out and merged back with the right, which never overtakes
+ * what is still to be read. Ties go to the left: stable. */
+static void merge_sort(unsigned char *a, size_t n, size_t size, int (*cmp)(void *, const void *, const void *),
+		       void *ctx, unsigned char *tmp)
+{
+	if (n <= 16) {
+		insertion(a, n, size, cmp, ctx, tmp);
+		return;
+	}
+	size_t nl = n / 2;
+	merge_sort(a, nl, size, cmp, ctx, tmp);
+	merge_sort(a + nl * size, n - nl, size, cmp, ctx, tmp);
+	if (cmp(ctx, a + (nl - 1) * size, a + nl * size) <= 0)
+		return; /* in order already */
+	memcpy(tmp, a, nl * size);
+	size_t i = 0, j = nl, k = 0;
+	while (i < nl && j < n) {
+		if (cmp(ctx, a + j * size, tmp + i * size) < 0)
+			memcpy(a + size * k++, a + size * j++, size);
+		else
+			memcpy(a + size * k++, tmp + size * i++, size);
+	}
+	memcpy(a + k * size, tmp + i * size, (nl - i) * size);
+}
+
 int ds_sort(void *base, size_t n, size_t size,
 	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx)
 {
 	if (n < 2)
 		return 0;
-	unsigned char *tmp = malloc(n * size);
+	/* half the array beside it, not all of it: the sorts of sets and
+	 * members come at a run's largest moments */
+	unsigned char *tmp = malloc((n / 2 > 1 ? n / 2 : 1) * size);
 	if (!tmp)
 		return -ENOMEM;
-	unsigned char *src = base, *dst = tmp;
-	/* bottom-up merge sort: stable, no recursion */
-	for (size_t width = 1; width < n; width *= 2) {
-		for (size_t lo = 0; lo < n; lo += 2 * width) {
-			size_t mid = lo + width < n ? lo + width : n;
-			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-			size_t i = lo, j = mid, k = lo;
-			while (i < mid && j < hi) {
-				if (cmp(ctx, src + j * size, src + i * size) < 0)
-					memcpy(dst + size * k++, src + size * j++, size);
-				else
-					memcpy(dst + size * k++, src + size * i++, size);
-			}
-			memcpy(dst + size * k, src + size * i, (mid - i) * size);
-			k += mid - i;
-			memcpy(dst + size * k, src + size * j, (hi - j) * size);
-		}
-		unsigned char *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != base)
-		memcpy(base, src, n * size);
+	merge_sort(base, n, size, cmp, ctx, tmp);
 	free(tmp);
 	return 0;
-}
-
-struct lean {
-	const unsigned char *base;
-	size_t size;
-	int (*cmp)(void *ctx, const void *a, const void *b);
-	void *ctx;
-};
-
-static int cmp_lean(void *ctx, const void *pa, const void *pb)
-{
-	const struct lean *l = ctx;
-	return l->cmp(l->ctx, l->base + *(const uint32_t *)pa * l->size, l->base + *(const uint32_t *)pb * l->size);
-}
-
-int ds_sort_lean(void *base, size_t n, size_t size,
-		 int (*cmp)(void *ctx, const void *a, const void *b), void *ctx)
-{
-	if (n < 2)
-		return 0;
-	if (n > UINT32_MAX)
-		return ds_sort(base, n, size, cmp, ctx);
-	uint32_t *from = malloc(n * sizeof(*from));
-	unsigned char *hold = malloc(size);
-	struct lean l = { base, size, cmp, ctx };
-	int rc = from && hold ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		from[i] = (uint32_t)i;
-	if (rc == 0)
-		rc = ds_sort(from, n, sizeof(*from), cmp_lean, &l);
-	/* place i takes element from[i]: each cycle of the permutation moved
-	 * through one held element, a place marked done once filled */
-	unsigned char *b = base;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (from[i] == i)
-			continue;
-		memcpy(hold, b + i * size, size);
-		size_t j = i;
-		while (from[j] != i) {
-			size_t k = from[j];
-			memcpy(b + j * size, b + k * size, size);
-			from[j] = (uint32_t)j;
-			j = k;
-		}
-		memcpy(b + j * size, hold, size);
-		from[j] = (uint32_t)j;
-	}
-	free(hold);
-	free(from);
-	return rc;
 }
 
 static int cmp_sortkey(const void *pa, const void *pb)
