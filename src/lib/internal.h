@@ -615,7 +615,8 @@ bool ds_under_protected(const dupscan_scan *s, const char *path);
 struct ds_member {
 	uint32_t rec;
 	int fd;
-	uint32_t hidx;  /* index of its hash state and first block */
+	uint32_t hidx;  /* its position in its group: where its first block is kept, and its place in the
+	                 * first pass's arrays (hash states go by member: ds_lockstep()) */
 	uint32_t cls;   /* class label while partitioning */
 	bool alive;
 };
