@@ -94,8 +94,8 @@ START_TEST(test_first_pass_small)
 		ck_assert_int_eq(ds_pread_full(fd, text, 20, 0), 0);
 		close(fd);
 		free(path);
-		ck_assert_uint_ne(fp->slot[p], DS_NONE);
-		ck_assert(memcmp(fp->blocks + fp->slot[p], text, 20) == 0);
+		ck_assert_uint_ne(ds_fp_slot(fp, p), DS_NONE);
+		ck_assert(memcmp(fp->blocks + ds_fp_slot(fp, p), text, 20) == 0);
 	}
 	ds_first_pass_free(s->reading.first_pass);
 	s->reading.first_pass = NULL;
@@ -104,10 +104,38 @@ START_TEST(test_first_pass_small)
 }
 END_TEST
 
+/* The first position of positions [from, to) whose entry is not its file's
+ * head (got, its hash, its kept bytes; with ranked, a rank no other has),
+ * or DS_NONE. */
+static uint32_t bad_entry(dupscan_scan *s, const struct ds_first_pass *fp, const uint32_t *order, uint32_t from,
+			  uint32_t to, bool *ranked)
+{
+	char text[24];
+	for (uint32_t p = from; p < to; p++) {
+		char *path = ds_rec_path_alloc(s, order[p]);
+		int fd = open(path, O_RDONLY);
+		ssize_t len = fd < 0 ? -1 : read(fd, text, sizeof(text));
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		if (len <= 0 || !ds_fp_got(fp, p) || ds_fp_err(fp, p) != 0 ||
+		    ds_fp_partial(fp, p) != ds_hash_oneshot(text, (size_t)len) || ds_fp_slot(fp, p) == DS_NONE ||
+		    memcmp(fp->blocks + ds_fp_slot(fp, p), text, (size_t)len) != 0)
+			return p;
+		if (ranked && (fp->rank[p] >= to - from || ranked[fp->rank[p]]))
+			return p;
+		if (ranked)
+			ranked[fp->rank[p]] = true;
+	}
+	return DS_NONE;
+}
+
 /* Many candidates are placed in slices (4,096 positions each) on several
  * threads: each is read once, its hash and kept bytes its own, the ranks one
- * order of them all. Two slices, the second short. */
+ * order of them all. Two slices, the second short; the first positions in
+ * no group. Put back in position order, each keeps its head. */
 #define PLACE_SLICE_TEST 5000
+#define OUTSIDE 100
 START_TEST(test_first_pass_threads)
 {
 	enum { N = PLACE_SLICE_TEST };
@@ -126,29 +154,25 @@ START_TEST(test_first_pass_threads)
 	ck_assert_int_eq(ds_walk(s), 0);
 	ck_assert_uint_eq(s->tree.nrecs, N);
 	static uint32_t order[N];
-	uint32_t groups[2] = { 0, N };
+	uint32_t groups[2] = { OUTSIDE, N - OUTSIDE };
 	for (uint32_t i = 0; i < N; i++)
 		order[i] = N - 1 - i;
 	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 1, 0), 0);
-	const struct ds_first_pass *fp = s->reading.first_pass;
+	struct ds_first_pass *fp = s->reading.first_pass;
 	static bool ranked[N];
-	/* one assertion at the end: Check writes a line for each it makes */
-	uint32_t bad = DS_NONE;
-	for (uint32_t p = 0; p < N && bad == DS_NONE; p++) {
-		char *path = ds_rec_path_alloc(s, order[p]);
-		int fd = open(path, O_RDONLY);
-		ssize_t len = fd < 0 ? -1 : read(fd, text, sizeof(text));
-		if (fd >= 0)
-			close(fd);
-		free(path);
-		if (len <= 0 || !fp->got[p] || fp->err[p] != 0 || fp->partial[p] != ds_hash_oneshot(text, (size_t)len) ||
-		    fp->slot[p] == DS_NONE || memcmp(fp->blocks + fp->slot[p], text, (size_t)len) != 0 ||
-		    fp->rank[p] >= N || ranked[fp->rank[p]])
-			bad = p;
-		else
-			ranked[fp->rank[p]] = true;
-	}
+	/* one assertion a check: Check writes a line for each it makes */
+	uint32_t bad = bad_entry(s, fp, order, OUTSIDE, N, ranked);
 	ck_assert_msg(bad == DS_NONE, "position %u: not read once, or its hash, kept bytes or rank wrong", bad);
+	for (uint32_t p = 0; p < OUTSIDE && bad == DS_NONE; p++)
+		bad = fp->rank[p] == DS_NONE && !ds_fp_got(fp, p) && !ds_fp_err(fp, p) ? DS_NONE : p;
+	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet ranked or read", bad);
+	ds_first_pass_by_pos(fp);
+	ck_assert(fp->by_pos && !fp->rank);
+	bad = bad_entry(s, fp, order, OUTSIDE, N, NULL);
+	ck_assert_msg(bad == DS_NONE, "position %u: its head lost in position order", bad);
+	for (uint32_t p = 0; p < OUTSIDE && bad == DS_NONE; p++)
+		bad = !ds_fp_got(fp, p) && !ds_fp_err(fp, p) ? DS_NONE : p;
+	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet read in position order", bad);
 	ds_first_pass_free(s->reading.first_pass);
 	s->reading.first_pass = NULL;
 	dupscan_free(s);
@@ -165,8 +189,8 @@ START_TEST(test_first_pass)
 	bool ranked[16] = { false };
 	unsigned char block[DS_BLOCK];
 	for (size_t p = 0; p < w.n; p++) {
-		ck_assert(fp->got[p]);
-		ck_assert_int_eq(fp->err[p], 0);
+		ck_assert(ds_fp_got(fp, p));
+		ck_assert_int_eq(ds_fp_err(fp, p), 0);
 		/* the hash of the first block, which is kept (the budget holds five) */
 		char *path = ds_rec_path_alloc(w.s, w.order[p]);
 		int fd = open(path, O_RDONLY);
@@ -174,16 +198,16 @@ START_TEST(test_first_pass)
 		ck_assert_int_eq(ds_pread_full(fd, block, DS_BLOCK, 0), 0);
 		close(fd);
 		free(path);
-		ck_assert(fp->partial[p] == ds_hash_oneshot(block, DS_BLOCK));
-		ck_assert_uint_ne(fp->slot[p], DS_NONE);
-		ck_assert(memcmp(fp->blocks + fp->slot[p], block, DS_BLOCK) == 0); /* a byte offset */
+		ck_assert(ds_fp_partial(fp, p) == ds_hash_oneshot(block, DS_BLOCK));
+		ck_assert_uint_ne(ds_fp_slot(fp, p), DS_NONE);
+		ck_assert(memcmp(fp->blocks + ds_fp_slot(fp, p), block, DS_BLOCK) == 0); /* a byte offset */
 		/* one disk order: every file a distinct rank */
 		ck_assert_uint_lt(fp->rank[p], w.n);
 		ck_assert(!ranked[fp->rank[p]]);
 		ranked[fp->rank[p]] = true;
 	}
-	ck_assert(fp->partial[0] == fp->partial[1] && fp->partial[0] == fp->partial[3]);
-	ck_assert(fp->partial[0] != fp->partial[4]);
+	ck_assert(ds_fp_partial(fp, 0) == ds_fp_partial(fp, 1) && ds_fp_partial(fp, 0) == ds_fp_partial(fp, 3));
+	ck_assert(ds_fp_partial(fp, 0) != ds_fp_partial(fp, 4));
 	done(&w);
 }
 END_TEST
@@ -198,9 +222,14 @@ START_TEST(test_first_pass_failure)
 	free(c);
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
 	const struct ds_first_pass *fp = w.s->reading.first_pass;
-	ck_assert(!fp->got[2]);
-	ck_assert_int_eq(fp->err[2], -ENOENT);
-	ck_assert(fp->got[0] && fp->got[1] && fp->got[3] && fp->got[4]);
+	ck_assert(!ds_fp_got(fp, 2));
+	ck_assert_int_eq(ds_fp_err(fp, 2), -ENOENT);
+	ck_assert(ds_fp_got(fp, 0) && ds_fp_got(fp, 1) && ds_fp_got(fp, 3) && ds_fp_got(fp, 4));
+	uint64_t partial = ds_fp_partial(fp, 3);
+	ds_first_pass_by_pos(w.s->reading.first_pass);
+	ck_assert(!ds_fp_got(fp, 2));
+	ck_assert_int_eq(ds_fp_err(fp, 2), -ENOENT);
+	ck_assert(ds_fp_got(fp, 3) && ds_fp_partial(fp, 3) == partial);
 	done(&w);
 }
 END_TEST

@@ -201,18 +201,21 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 	for (size_t i = 0; i < n; i++) {
 		struct ds_rec *r = ds_rec(c->s, idx[i]);
 		size_t p = base + i;
-		if (fp->err[p]) {
-			ds_fail(c, idx[i], fp->err[p]);
+		int err = ds_fp_err(fp, p);
+		if (err) {
+			ds_fail(c, idx[i], err);
 			continue;
 		}
-		got[i] = fp->got[p];
+		got[i] = ds_fp_got(fp, p);
 		if (!got[i])
 			continue;
-		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, fp->partial[p], fp->partial[p] };
-		if (fp->slot[p] == DS_NONE)
+		uint64_t partial = ds_fp_partial(fp, p);
+		uint32_t slot = ds_fp_slot(fp, p);
+		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, partial, partial };
+		if (slot == DS_NONE)
 			all_kept = false;
 		else if (blocks)
-			memcpy(blocks + i * blen, fp->blocks + fp->slot[p], blen);
+			memcpy(blocks + i * blen, fp->blocks + slot, blen);
 	}
 	if (c->res->rc == -ENOMEM)
 		return -ENOMEM;

@@ -663,23 +663,54 @@ void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 struct ds_first_pass {
 	const uint32_t *order;     /* the candidates as ds_match grouped them */
 	size_t n;
-	uint64_t *partial;         /* by position in order */
+	/* One entry a candidate, 16 bytes: the pass's largest array is also its
+	 * result. While placing, by position, each one's place on its disk (or,
+	 * read from the page cache, its head); then in the order read, rank
+	 * first; once by_pos, by position again (ds_first_pass_by_pos()). A read
+	 * entry's key is the partial hash (failed: the negative errno), its pos
+	 * where its first block is kept (a byte offset in blocks, or DS_NONE) <<
+	 * 32 | its position. */
+	struct ds_keypos *ent;
+	uint32_t *rank;            /* by position: its entry (its place in the disk order read in),
+	                            * DS_NONE when in no group read; NULL once by_pos */
+	unsigned char *state;      /* by position: enum ds_fp_state bits */
 	uint64_t *head;            /* by position: XXH64 of the bytes past the first block up to
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
-	bool *direct;              /* by position: left to the sweep, not read here (partial and
-	                            * got set by the sweep); or NULL */
-	int *err;                  /* 0, or why it could not be read: reported at its group's turn */
-	bool *got;
 	bool big;                  /* some group's files are larger than a block */
-	uint32_t *slot;            /* by position: where its first block is kept (a byte offset in
-	                            * blocks), or DS_NONE */
-	uint32_t *rank;            /* by position: its place in the disk order read in */
+	bool by_pos;
 	unsigned char *blocks;     /* kept first blocks, each as long as it is (min(size,
 	                            * DS_BLOCK): a small file takes its own bytes, not a
 	                            * block's), up to a budget */
 	atomic_size_t used;        /* bytes of blocks taken (devices are read at once) */
 	size_t capbytes;
 };
+enum ds_fp_state {
+	DS_FP_GOT = 1,             /* read: its partial hash known */
+	DS_FP_FAILED = 2,          /* could not be read: reported at its group's turn */
+	DS_FP_DIRECT = 4,          /* left to the sweep, not read by the pass (the sweep sets GOT) */
+};
+static inline const struct ds_keypos *ds_fp_ent(const struct ds_first_pass *fp, size_t p)
+{
+	return &fp->ent[fp->by_pos ? p : fp->rank[p]];
+}
+static inline bool ds_fp_got(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_GOT; }
+static inline bool ds_fp_direct(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_DIRECT; }
+/* 0, or why position p could not be read */
+static inline int ds_fp_err(const struct ds_first_pass *fp, size_t p)
+{
+	return fp->state[p] & DS_FP_FAILED ? (int)(int64_t)ds_fp_ent(fp, p)->key : 0;
+}
+/* The partial hash of position p (got). */
+static inline uint64_t ds_fp_partial(const struct ds_first_pass *fp, size_t p) { return ds_fp_ent(fp, p)->key; }
+/* Where p's first block is kept in blocks, or DS_NONE. */
+static inline uint32_t ds_fp_slot(const struct ds_first_pass *fp, size_t p) { return (uint32_t)(ds_fp_ent(fp, p)->pos >> 32); }
+/* Position p was read (by the sweep): its partial hash, its block not kept. */
+void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);
+/* Position p failed with err (< 0). */
+void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err);
+/* The entries back in position order: for the groups, which need no disk
+ * order any more (rank is freed). */
+void ds_first_pass_by_pos(struct ds_first_pass *fp);
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
 /* With heads, the pass reads this much of each file: where a seek costs what
  * reading 1 MiB costs, files of one size alike in their first block but not
@@ -688,7 +719,7 @@ struct ds_first_pass {
 #define DS_HDD_HEAD (128u * 1024u)
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
  * order into s->reading.first_pass; with sweep (the sweep's budget, or 0: none), their
- * heads, except for groups the sweep reads whole (fp->direct). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+ * heads, except for groups the sweep reads whole (DS_FP_DIRECT). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      size_t sweep);
 void ds_first_pass_free(struct ds_first_pass *fp);

@@ -430,11 +430,9 @@ int ds_match(dupscan_scan *s)
 	uint64_t *key = NULL;
 	if (rc == 0 && s->reading.first_pass && !(key = disk_keys(s->reading.first_pass, groups, ngroups)))
 		rc = -ENOMEM;
-	if (s->reading.first_pass) {
-		/* the disk order is in the keys now */
-		free(s->reading.first_pass->rank);
-		s->reading.first_pass->rank = NULL;
-	}
+	/* the disk order is in the keys now */
+	if (s->reading.first_pass)
+		ds_first_pass_by_pos(s->reading.first_pass);
 	/* the index is filled as groups are committed: made here, after the
 	 * first pass's arrays of places are gone, it does not add to their peak */
 	if (rc == 0)

@@ -8,7 +8,9 @@
  * filesystems follows where they were allocated. The groups then take their
  * first-block hashes, and the XXH64 states that continue them, from here, in
  * their usual order; errors are reported at their group's turn, so output and
- * messages are the same as when groups read their own first blocks. */
+ * messages are the same as when groups read their own first blocks. The array
+ * of places, the pass's largest, holds its results too (fp->ent): 16 bytes a
+ * candidate and a rank of 4, where places beside arrays of results took 37. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -93,23 +95,63 @@ static size_t head_len(const struct ds_first_pass *fp, const struct ds_rec *r)
 	return r->size < len ? (size_t)r->size : len;
 }
 
-/* The head of position p was read into buf: the first block's hash, the
- * first block kept while the budget lasts, and the hash of the rest of the
- * head. */
-static void took_head(struct ds_first_pass *fp, uint32_t p, const unsigned char *buf,
-		      size_t len, uint32_t rank)
+/* The head of position p was read into buf: its entry e takes the first
+ * block's hash and where the first block is kept while the budget lasts; the
+ * hash of the rest of the head goes to fp->head. */
+static void took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
+		      size_t len)
 {
 	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
-	fp->partial[p] = ds_hash_oneshot(buf, blen);
 	if (fp->head)
 		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
-	fp->got[p] = true;
-	fp->rank[p] = rank;
+	uint32_t slot = DS_NONE;
 	size_t at = fp->capbytes ? atomic_fetch_add_explicit(&fp->used, blen, memory_order_relaxed) : 0;
 	if (fp->capbytes && at + blen <= fp->capbytes) {
 		memcpy(fp->blocks + at, buf, blen);
-		fp->slot[p] = (uint32_t)at;
+		slot = (uint32_t)at;
 	}
+	*e = (struct ds_keypos){ ds_hash_oneshot(buf, blen), (uint64_t)slot << 32 | p };
+	fp->state[p] |= DS_FP_GOT;
+}
+
+/* Entry e (position p) failed with err. */
+static void failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
+{
+	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, (uint64_t)DS_NONE << 32 | p };
+	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
+}
+
+static struct ds_keypos *entry(struct ds_first_pass *fp, size_t p)
+{
+	return &fp->ent[fp->by_pos ? p : fp->rank[p]];
+}
+
+void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial)
+{
+	*entry(fp, p) = (struct ds_keypos){ partial, (uint64_t)DS_NONE << 32 | p };
+	fp->state[p] |= DS_FP_GOT;
+}
+
+void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err)
+{
+	failed_at(fp, entry(fp, p), (uint32_t)p, err);
+}
+
+void ds_first_pass_by_pos(struct ds_first_pass *fp)
+{
+	/* each swap puts one entry at its position for good; the positions in
+	 * no group read keep what is left (entries of no position) */
+	struct ds_keypos *e = fp->ent;
+	for (size_t i = 0; !fp->by_pos && i < fp->n; i++) {
+		for (uint32_t q = (uint32_t)e[i].pos; q != DS_NONE && q != i; q = (uint32_t)e[i].pos) {
+			struct ds_keypos t = e[q];
+			e[q] = e[i];
+			e[i] = t;
+		}
+	}
+	free(fp->rank);
+	fp->rank = NULL;
+	fp->by_pos = true;
 }
 
 /* Read the head only if it is all in the page cache already: a cached
@@ -138,9 +180,8 @@ static int cmp_lane(void *ctx, const void *pa, const void *pb)
 struct heads {
 	dupscan_scan *s;
 	struct ds_first_pass *fp;
-	const struct ds_keypos *pl;
+	struct ds_keypos *pl;  /* the placed, sorted: each one's entry once read */
 	const struct lane *lane;
-	uint32_t base;       /* ranks taken before pl[0]: files found in the page cache */
 	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
 };
 
@@ -163,12 +204,9 @@ static void read_lane(void *job, size_t k)
 		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
 			break;
 		uint32_t p = place_pos(&hj->pl[i]);
-		uint32_t rank = hj->base + (uint32_t)i;
 		const struct ds_rec *r = ds_rec(s, fp->order[p]);
-		if (fp->direct && fp->direct[p]) {
-			fp->rank[p] = rank; /* its place in the sweep */
-			continue;
-		}
+		if (ds_fp_direct(fp, p))
+			continue; /* its rank is its place in the sweep */
 		size_t len = head_len(fp, r);
 		int fd = ds_open_scanned(s, fp->order[p]);
 		if (fd == -ENOMEM) {
@@ -182,9 +220,9 @@ static void read_lane(void *job, size_t k)
 		if (fd >= 0)
 			close(fd);
 		if (err)
-			fp->err[p] = err;
+			failed_at(fp, &hj->pl[i], p, err);
 		else
-			took_head(fp, p, buf, len, rank);
+			took_head(fp, &hj->pl[i], p, buf, len);
 		ds_progress_settled(s, 1, len);
 	}
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
@@ -197,7 +235,7 @@ static void read_lane(void *job, size_t k)
  * time: a scan of two disks takes as long as the slower one. A device that
  * is not a spinning disk (in auto mode, beside one) is read in slices by as
  * many threads as are free. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct ds_keypos *pl, size_t np, uint32_t base)
+static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, struct ds_keypos *pl, size_t np)
 {
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
@@ -217,7 +255,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct ds
 	/* the disks' lanes first: each is long, and must start at once */
 	if (rc == 0)
 		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
-	struct heads hj = { s, fp, pl, lane, base, 0 };
+	struct heads hj = { s, fp, pl, lane, 0 };
 	int helpers = s->opt.threads < (int)nlanes ? s->opt.threads - 1 : (int)nlanes - 1;
 	struct ds_pool *pool = ds_scan_pool(s);
 	if (rc == 0 && !pool)
@@ -231,13 +269,11 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, const struct ds
 	return rc ? rc : atomic_load(&hj.rc);
 }
 
-/* Placing the candidates: pl[] by position, filled with each one's disk;
+/* Placing the candidates: fp->ent by position, filled with each one's disk;
  * slices of positions on every thread. */
 struct placing {
 	dupscan_scan *s;
 	struct ds_first_pass *fp;
-	struct ds_keypos *pl;  /* by position; position DS_NONE once read from the page cache */
-	atomic_uint nranked;   /* files read from the page cache: they rank first */
 	atomic_int rc;         /* -ENOMEM or DUPSCAN_E_CANCELED from any slice */
 };
 #define PLACE_SLICE 4096u /* candidates a slice */
@@ -249,7 +285,7 @@ struct placing {
 static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 {
 	struct ds_first_pass *fp = pj->fp;
-	struct ds_keypos *at = &pj->pl[p];
+	struct ds_keypos *at = &fp->ent[p];
 	if (place_pos(at) == DS_NONE)
 		return 0;
 	const struct ds_rec *r = ds_rec(pj->s, fp->order[p]);
@@ -257,10 +293,9 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, r);
-	if (!(fp->direct && fp->direct[p]) && read_if_cached(pj->s, fd, buf, len)) {
-		took_head(fp, p, buf, len, atomic_fetch_add(&pj->nranked, 1));
+	if (!ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
+		took_head(fp, at, p, buf, len); /* ranked first, in rank_entries() */
 		ds_progress_settled(pj->s, 1, len);
-		*at = place(0, 0, false, 0, DS_NONE);
 	} else {
 		uint64_t where;
 		if (first_extent(fd, &where))
@@ -307,105 +342,136 @@ static int place_all(dupscan_scan *s, struct placing *pj, size_t n)
 	return atomic_load(&pj->rc);
 }
 
+/* The entries in the order read: those read from the page cache while
+ * placed first (in any order: they cost no seek), then the placed (sorted
+ * here by their places), then those of no group read; each position's rank.
+ * @return the number of placed, at fp->ent + *first. */
+static size_t rank_entries(struct ds_first_pass *fp, size_t *first)
+{
+	struct ds_keypos *e = fp->ent, t;
+	size_t got = 0;
+	for (size_t i = 0; i < fp->n; i++) {
+		uint32_t q = place_pos(&e[i]);
+		if (q != DS_NONE && ds_fp_got(fp, q)) {
+			t = e[got], e[got] = e[i], e[i] = t;
+			got++;
+		}
+	}
+	size_t end = got;
+	for (size_t i = got; i < fp->n; i++) {
+		if (place_pos(&e[i]) != DS_NONE) {
+			t = e[end], e[end] = e[i], e[i] = t;
+			end++;
+		}
+	}
+	ds_sort_by_key(e + got, end - got);
+	for (size_t i = 0; i < end; i++)
+		fp->rank[place_pos(&e[i])] = (uint32_t)i;
+	*first = got;
+	return end - got;
+}
+
 void ds_first_pass_free(struct ds_first_pass *fp)
 {
 	if (!fp)
 		return;
-	free(fp->partial);
-	free(fp->head);
-	free(fp->direct);
-	free(fp->err);
-	free(fp->got);
-	free(fp->slot);
+	ds_big_free(fp->ent, (fp->n ? fp->n : 1) * sizeof(*fp->ent));
 	free(fp->rank);
+	free(fp->state);
+	free(fp->head);
 	ds_big_free(fp->blocks, fp->capbytes);
 	free(fp);
 }
 
-int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
-		      size_t sweep)
+/* The pass's arrays, its kept blocks sized to what the groups' first blocks
+ * take, up to the budget. @return 0 or -ENOMEM. */
+static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, bool heads)
 {
-	bool heads = sweep > 0;
-	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
-	if (!fp)
-		return -ENOMEM;
-	fp->order = order;
-	fp->n = n;
-	fp->partial = malloc((n ? n : 1) * sizeof(*fp->partial));
-	fp->err = calloc(n ? n : 1, sizeof(*fp->err));
-	fp->got = calloc(n ? n : 1, sizeof(*fp->got));
-	struct ds_keypos *pl = ds_big_alloc((n ? n : 1) * sizeof(*pl));
-	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
+	size_t n = fp->n ? fp->n : 1;
+	fp->ent = ds_big_alloc(n * sizeof(*fp->ent));
+	fp->rank = malloc(n * sizeof(*fp->rank));
+	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
-		fp->big = fp->big || ds_rec(s, order[groups[2 * g]])->size > DS_BLOCK;
-	if (fp->big && heads) {
+		fp->big = fp->big || ds_rec(s, fp->order[groups[2 * g]])->size > DS_BLOCK;
+	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
-		fp->direct = calloc(n, sizeof(*fp->direct));
-	}
 	/* first blocks kept, in the order read, until the budget is spent: a
 	 * bucket whose blocks are all here compares them without reading them again */
-	fp->slot = malloc((n ? n : 1) * sizeof(*fp->slot));
-	fp->rank = malloc((n ? n : 1) * sizeof(*fp->rank));
 	size_t want = 0;
 	for (size_t g = 0; g < ngroups && want < DS_FIRST_PASS_BUDGET; g++) {
-		uint64_t size = ds_rec(s, order[groups[2 * g]])->size;
+		uint64_t size = ds_rec(s, fp->order[groups[2 * g]])->size;
 		want += groups[2 * g + 1] * (size_t)(size < DS_BLOCK ? size : DS_BLOCK);
 	}
 	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
 	fp->blocks = want ? ds_big_alloc(want) : NULL;
 	fp->capbytes = fp->blocks ? want : 0;
-	int rc = fp->partial && fp->err && fp->got && pl && dk.of && fp->slot && fp->rank &&
-			 (!fp->big || !heads || (fp->head && fp->direct)) ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		fp->slot[i] = DS_NONE;
-		fp->rank[i] = UINT32_MAX;
-		pl[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
+	if (!fp->ent || !fp->rank || !fp->state || (fp->big && heads && !fp->head))
+		return -ENOMEM;
+	for (size_t i = 0; i < fp->n; i++) {
+		fp->rank[i] = DS_NONE;
+		fp->ent[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
 	}
-	/* which disk each candidate is on, and the groups the sweep reads whole */
+	return 0;
+}
+
+/* Which disk each candidate of the groups is on (its place: its inode until
+ * place_all() finds its extent), and the groups the sweep reads whole.
+ * @return 0 or -ENOMEM. */
+static int pass_disks(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups,
+		      size_t sweep)
+{
+	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
+	int rc = dk.of ? 0 : -ENOMEM;
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		/* a few files of one size, more than a head each: most likely
 		 * copies, which the sweep reads whole; reading their heads first
 		 * would be a second visit (and a seek) for each */
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec(s, order[first])->size;
-		bool direct = fp->direct && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
+		uint64_t size = ds_rec(s, fp->order[first])->size;
+		bool direct = fp->head && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
 		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
-			const struct ds_rec *r = ds_rec(s, order[p]);
+			const struct ds_rec *r = ds_rec(s, fp->order[p]);
 			if (direct)
-				fp->direct[p] = true;
+				fp->state[p] |= DS_FP_DIRECT;
 			int disk = disk_number(s, &dk, ds_rec_devi(s, r));
 			if (disk < 0)
 				rc = disk;
 			else
-				pl[p] = place((unsigned)disk, ds_rec_devi(s, r), true, r->ino, p);
+				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s, r), true, r->ino, p);
 		}
 	}
+	free(dk.of);
+	free(dk.id);
+	return rc;
+}
+
+int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+		      size_t sweep)
+{
+	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
+	if (!fp)
+		return -ENOMEM;
+	fp->order = order;
+	fp->n = n;
+	int rc = pass_alloc(s, fp, groups, ngroups, sweep > 0);
+	if (rc == 0)
+		rc = pass_disks(s, fp, groups, ngroups, sweep);
 	/* one phase from the first open to the last head read */
 	uint64_t files = 0, bytes = 0;
 	for (size_t p = 0; rc == 0 && p < n; p++) {
-		if (place_pos(&pl[p]) != DS_NONE && !(fp->direct && fp->direct[p])) {
+		if (place_pos(&fp->ent[p]) != DS_NONE && !ds_fp_direct(fp, p)) {
 			files++;
 			bytes += head_len(fp, ds_rec(s, order[p]));
 		}
 	}
 	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
-	struct placing pj = { s, fp, pl, 0, 0 };
+	struct placing pj = { s, fp, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);
-	/* the places left, in position order, for the sort */
-	size_t np = 0;
-	for (size_t p = 0; rc == 0 && p < n; p++)
-		if (place_pos(&pl[p]) != DS_NONE)
-			pl[np++] = pl[p];
-	uint32_t nranked = atomic_load(&pj.nranked);
+	size_t first = 0, np = rc == 0 ? rank_entries(fp, &first) : 0;
 	if (rc == 0)
-		ds_sort_by_key(pl, np);
-	if (rc == 0)
-		rc = read_heads(s, fp, pl, np, nranked);
+		rc = read_heads(s, fp, fp->ent + first, np);
 	ds_progress_end(s);
-	ds_big_free(pl, (n ? n : 1) * sizeof(*pl));
-	free(dk.of);
-	free(dk.id);
 	if (rc) {
 		ds_first_pass_free(fp);
 		return rc;

@@ -45,11 +45,9 @@ static void hash_read(struct reader *rd, const struct sbucket *b, uint32_t p, co
 	size_t skip = 0;
 	if (off == 0) {
 		skip = len < DS_BLOCK ? len : DS_BLOCK;
-		if (b->direct) {
-			fp->partial[p] = ds_hash_oneshot(buf, skip);
-			fp->got[p] = true;
-		}
-		ds_hash_seed(rd->h, 0, fp->partial[p]);
+		if (b->direct)
+			ds_fp_took(fp, p, ds_hash_oneshot(buf, skip));
+		ds_hash_seed(rd->h, 0, ds_fp_partial(fp, p));
 	}
 	ds_hash_update(rd->h, 0, buf + skip, len - skip);
 }
@@ -312,8 +310,7 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 static void member_failed(struct sweep_run *rn, const struct sbucket *b, uint32_t p, int err)
 {
 	if (b->direct) {
-		rn->fp->err[p] = err;
-		rn->fp->got[p] = false;
+		ds_fp_failed(rn->fp, p, err);
 	} else {
 		rn->sw->err[p] = err;
 	}
@@ -328,7 +325,7 @@ static void log_classes(const struct sweep_run *rn, const struct sbucket *b)
 	for (uint32_t i = b->first; i < b->first + b->n; i++) {
 		uint32_t p = rn->pos[i], rep = rn->sw->rep[p];
 		if (rn->mstate[p] == M_DONE && rep != DS_NONE)
-			ds_cache_log_add(rn->s, rn->fp->order[p], rn->fp->partial[p], rn->sw->full[p], true,
+			ds_cache_log_add(rn->s, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true,
 					 rn->fp->order[rep]);
 	}
 }

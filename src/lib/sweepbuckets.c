@@ -24,8 +24,8 @@ static int cmp_partial(void *ctx, const void *pa, const void *pb)
 	const struct sweep_run *rn = ctx;
 	const struct ds_first_pass *fp = rn->fp;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	if (fp->partial[a] != fp->partial[b])
-		return fp->partial[a] < fp->partial[b] ? -1 : 1;
+	if (ds_fp_partial(fp, a) != ds_fp_partial(fp, b))
+		return ds_fp_partial(fp, a) < ds_fp_partial(fp, b) ? -1 : 1;
 	if (fp->head[a] != fp->head[b])
 		return fp->head[a] < fp->head[b] ? -1 : 1;
 	if (tail_of(rn, a) != tail_of(rn, b))
@@ -36,7 +36,7 @@ static int cmp_partial(void *ctx, const void *pa, const void *pb)
 static bool same_start(const struct sweep_run *rn, uint32_t a, uint32_t b)
 {
 	const struct ds_first_pass *fp = rn->fp;
-	return fp->partial[a] == fp->partial[b] && fp->head[a] == fp->head[b] && tail_of(rn, a) == tail_of(rn, b);
+	return ds_fp_partial(fp, a) == ds_fp_partial(fp, b) && fp->head[a] == fp->head[b] && tail_of(rn, a) == tail_of(rn, b);
 }
 
 
@@ -133,7 +133,7 @@ static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t 
 	int rc = h && alive && run && err ? 0 : -ENOMEM;
 	size_t na = k;
 	for (size_t x = 0; rc == 0 && x < k; x++) {
-		ds_hash_seed(h, x, fp->partial[mem[x]]);
+		ds_hash_seed(h, x, ds_fp_partial(fp, mem[x]));
 		alive[x] = (struct by_state){ 0, (uint32_t)x };
 	}
 	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
@@ -194,7 +194,7 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 {
 	const struct ds_first_pass *fp = rn->fp;
 	uint64_t size = ds_rec(rn->s, fp->order[first])->size;
-	if (fp->direct[first]) {
+	if (ds_fp_direct(fp, first)) {
 		/* left unread by the first pass: one bucket, hashed from byte 0 */
 		for (uint32_t x = 0; x < n; x++) {
 			scratch[x] = first + x;
@@ -204,15 +204,15 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
-		if (fp->got[p] && !fp->err[p] && !rn->sw->err[p])
+		if (ds_fp_got(fp, p) && !ds_fp_err(fp, p) && !rn->sw->err[p])
 			scratch[nr++] = p;
 	int rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 	for (size_t i = 0; rc == 0 && i < nr;) {
 		size_t j = i + 1;
 		while (j < nr && same_start(rn, scratch[j], scratch[i]))
 			j++;
-		if (j - i == 1 && ((i > 0 && fp->partial[scratch[i - 1]] == fp->partial[scratch[i]]) ||
-				   (j < nr && fp->partial[scratch[j]] == fp->partial[scratch[i]]))) {
+		if (j - i == 1 && ((i > 0 && ds_fp_partial(fp, scratch[i - 1]) == ds_fp_partial(fp, scratch[i])) ||
+				   (j < nr && ds_fp_partial(fp, scratch[j]) == ds_fp_partial(fp, scratch[i])))) {
 			rn->sw->swept[scratch[i]] = true; /* in a bucket, alone with its head */
 			settle_alone(rn, scratch[i], 0);
 		}
@@ -296,11 +296,11 @@ int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups,
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
 		uint64_t size = ds_rec(rn->s, fp->order[first])->size;
-		if (size < TAIL_MIN || size > budget / 2 || fp->direct[first])
+		if (size < TAIL_MIN || size > budget / 2 || ds_fp_direct(fp, first))
 			continue;
 		size_t nr = 0;
 		for (uint32_t p = first; p < first + cnt; p++)
-			if (fp->got[p] && !fp->err[p])
+			if (ds_fp_got(fp, p) && !ds_fp_err(fp, p))
 				scratch[nr++] = p;
 		rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 		/* only files whose head has a twin */
