@@ -86,7 +86,6 @@ START_TEST(test_first_pass_small)
 	ck_assert_int_eq(ds_first_pass_run(s, order, 40, groups, 1, 0), 0);
 	const struct ds_first_pass *fp = s->reading.first_pass;
 	ck_assert_uint_eq(fp->capbytes, 40 * 20);
-	ck_assert_uint_eq(atomic_load(&fp->used), 40 * 20);
 	for (uint32_t p = 0; p < 40; p++) {
 		char *path = ds_rec_path_alloc(s, order[p]);
 		int fd = open(path, O_RDONLY);
@@ -94,8 +93,8 @@ START_TEST(test_first_pass_small)
 		ck_assert_int_eq(ds_pread_full(fd, text, 20, 0), 0);
 		close(fd);
 		free(path);
-		ck_assert_uint_ne(ds_fp_slot(fp, p), DS_NONE);
-		ck_assert(memcmp(fp->blocks + ds_fp_slot(fp, p), text, 20) == 0);
+		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
+		ck_assert(memcmp(ds_fp_block(fp, p), text, 20) == 0);
 	}
 	ds_first_pass_free(s->reading.first_pass);
 	s->reading.first_pass = NULL;
@@ -119,8 +118,8 @@ static uint32_t bad_entry(dupscan_scan *s, const struct ds_first_pass *fp, const
 			close(fd);
 		free(path);
 		if (len <= 0 || !ds_fp_got(fp, p) || ds_fp_err(fp, p) != 0 ||
-		    ds_fp_partial(fp, p) != ds_hash_oneshot(text, (size_t)len) || ds_fp_slot(fp, p) == DS_NONE ||
-		    memcmp(fp->blocks + ds_fp_slot(fp, p), text, (size_t)len) != 0)
+		    ds_fp_partial(fp, p) != ds_hash_oneshot(text, (size_t)len) || !ds_fp_block(fp, p) ||
+		    memcmp(ds_fp_block(fp, p), text, (size_t)len) != 0)
 			return p;
 		if (ranked && (fp->rank[p] >= to - from || ranked[fp->rank[p]]))
 			return p;
@@ -199,8 +198,8 @@ START_TEST(test_first_pass)
 		close(fd);
 		free(path);
 		ck_assert(ds_fp_partial(fp, p) == ds_hash_oneshot(block, DS_BLOCK));
-		ck_assert_uint_ne(ds_fp_slot(fp, p), DS_NONE);
-		ck_assert(memcmp(fp->blocks + ds_fp_slot(fp, p), block, DS_BLOCK) == 0); /* a byte offset */
+		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
+		ck_assert(memcmp(ds_fp_block(fp, p), block, DS_BLOCK) == 0);
 		/* one disk order: every file a distinct rank */
 		ck_assert_uint_lt(fp->rank[p], w.n);
 		ck_assert(!ranked[fp->rank[p]]);
@@ -209,6 +208,68 @@ START_TEST(test_first_pass)
 	ck_assert(ds_fp_partial(fp, 0) == ds_fp_partial(fp, 1) && ds_fp_partial(fp, 0) == ds_fp_partial(fp, 3));
 	ck_assert(ds_fp_partial(fp, 0) != ds_fp_partial(fp, 4));
 	done(&w);
+}
+END_TEST
+
+/* First blocks are kept for whole groups: a group whose blocks would pass the
+ * budget keeps none (each would be read again anyway), a later group that
+ * fits keeps all of its own. One more block than the budget holds, in holes
+ * (tmpfs), then ten small files. */
+START_TEST(test_first_pass_whole_groups)
+{
+	enum { LARGE = DS_FIRST_PASS_BUDGET / DS_BLOCK + 1, SMALL = 10, N = LARGE + SMALL };
+	char *dir = tu_tmpdir_shm();
+	char name[16], text[24];
+	for (int i = 0; i < LARGE; i++) {
+		snprintf(name, sizeof(name), "L%05d", i);
+		char *path = tu_path(dir, name);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ftruncate(fd, 2 * DS_BLOCK), 0);
+		close(fd);
+		free(path);
+	}
+	for (int i = 0; i < SMALL; i++) {
+		snprintf(name, sizeof(name), "S%02d", i);
+		snprintf(text, sizeof(text), "small no. %02d", i);
+		tu_text(dir, name, text);
+	}
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_uint_eq(s->tree.nrecs, N);
+	/* the large group first, as groups come (by size) when it is smaller */
+	static uint32_t order[N];
+	uint32_t nl = 0, ns = LARGE;
+	for (uint32_t i = 0; i < N; i++)
+		order[ds_rec(s, i)->size == 2 * DS_BLOCK ? nl++ : ns++] = i;
+	ck_assert_uint_eq(nl, LARGE);
+	uint32_t groups[4] = { 0, LARGE, LARGE, SMALL };
+	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 2, 0), 0);
+	struct ds_first_pass *fp = s->reading.first_pass;
+	ck_assert_uint_eq(fp->capbytes, SMALL * 12);
+	uint32_t bad = DS_NONE;
+	for (uint32_t p = 0; p < LARGE && bad == DS_NONE; p++)
+		bad = ds_fp_got(fp, p) && !ds_fp_block(fp, p) ? DS_NONE : p;
+	ck_assert_msg(bad == DS_NONE, "position %u: not read, or a block kept of a group past the budget", bad);
+	ds_first_pass_by_pos(fp);
+	for (uint32_t p = LARGE; p < N; p++) {
+		char *path = ds_rec_path_alloc(s, order[p]);
+		int fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(ds_pread_full(fd, text, 12, 0), 0);
+		close(fd);
+		free(path);
+		ck_assert(ds_fp_got(fp, p) && ds_fp_partial(fp, p) == ds_hash_oneshot(text, 12));
+		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
+		ck_assert(memcmp(ds_fp_block(fp, p), text, 12) == 0);
+	}
+	ds_first_pass_free(s->reading.first_pass);
+	s->reading.first_pass = NULL;
+	dupscan_free(s);
+	tu_cleanup(dir);
 }
 END_TEST
 
@@ -267,6 +328,7 @@ int main(void)
 	tcase_add_test(tc, test_first_pass);
 	tcase_add_test(tc, test_first_pass_small);
 	tcase_add_test(tc, test_first_pass_threads);
+	tcase_add_test(tc, test_first_pass_whole_groups);
 	tcase_add_test(tc, test_first_pass_failure);
 	tcase_add_test(tc, test_sweep);
 	suite_add_tcase(s, tc);

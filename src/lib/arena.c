@@ -4,8 +4,9 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -103,6 +104,25 @@ void ds_big_free(void *p, size_t len)
 		free(p);
 	else
 		munmap(p, len);
+}
+
+void *ds_big_shrink(void *p, size_t *len, size_t keep)
+{
+	if (*len < BIG) {
+		void *q = realloc(p, keep ? keep : 1);
+		if (q)
+			*len = keep;
+		return q ? q : p;
+	}
+	if (keep < BIG)
+		return p; /* a mapping stays one: ds_big_free() tells them by length */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = (keep + page - 1) / page * page;
+	if (from < *len) {
+		munmap((char *)p + from, *len - from);
+		*len = from;
+	}
+	return p;
 }
 
 int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out)

@@ -210,12 +210,12 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		if (!got[i])
 			continue;
 		uint64_t partial = ds_fp_partial(fp, p);
-		uint32_t slot = ds_fp_slot(fp, p);
+		const unsigned char *kept = ds_fp_block(fp, p);
 		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, partial, partial };
-		if (slot == DS_NONE)
+		if (!kept)
 			all_kept = false;
 		else if (blocks)
-			memcpy(blocks + i * blen, fp->blocks + slot, blen);
+			memcpy(blocks + i * blen, kept, blen);
 	}
 	if (c->res->rc == -ENOMEM)
 		return -ENOMEM;

@@ -66,6 +66,10 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
  * a large free and then keeps such buffers resident). NULL on ENOMEM. */
 void *ds_big_alloc(size_t len);
 void ds_big_free(void *p, size_t len);
+/* Keep the first keep bytes of p, a ds_big_alloc() of *len bytes, giving the
+ * rest back where it can. @return p or where it moved; *len is then what
+ * ds_big_free() must be given. */
+void *ds_big_shrink(void *p, size_t *len, size_t keep);
 
 /* ---- records ---- */
 enum ds_rec_flag {
@@ -660,17 +664,24 @@ void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
+/* A group whose first blocks the first pass keeps: position first's at
+ * base in blocks, the next blen bytes on. */
+struct ds_fp_kept {
+	uint32_t first, n, blen;
+	size_t base;
+};
 struct ds_first_pass {
 	const uint32_t *order;     /* the candidates as ds_match grouped them */
 	size_t n;
 	/* One entry a candidate, 16 bytes: the pass's largest array is also its
 	 * result. While placing, by position, each one's place on its disk (or,
 	 * read from the page cache, its head); then in the order read, rank
-	 * first; once by_pos, by position again (ds_first_pass_by_pos()). A read
-	 * entry's key is the partial hash (failed: the negative errno), its pos
-	 * where its first block is kept (a byte offset in blocks, or DS_NONE) <<
-	 * 32 | its position. */
+	 * first. A read entry's key is the partial hash (failed: the negative
+	 * errno), its pos's low half its position. Once by_pos
+	 * (ds_first_pass_by_pos()), only the keys are left, by position, in key. */
 	struct ds_keypos *ent;
+	uint64_t *key;
+	size_t entbytes;           /* what ds_big_free() takes for ent */
 	uint32_t *rank;            /* by position: its entry (its place in the disk order read in),
 	                            * DS_NONE when in no group read; NULL once by_pos */
 	unsigned char *state;      /* by position: enum ds_fp_state bits */
@@ -678,10 +689,12 @@ struct ds_first_pass {
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
 	bool big;                  /* some group's files are larger than a block */
 	bool by_pos;
-	unsigned char *blocks;     /* kept first blocks, each as long as it is (min(size,
-	                            * DS_BLOCK): a small file takes its own bytes, not a
-	                            * block's), up to a budget */
-	atomic_size_t used;        /* bytes of blocks taken (devices are read at once) */
+	/* first blocks kept for whole groups (a group with one block not kept
+	 * reads them all again), each as long as it is (min(size, DS_BLOCK): a
+	 * small file takes its own bytes, not a block's), up to a budget */
+	struct ds_fp_kept *kept;   /* by first position */
+	size_t nkept;
+	unsigned char *blocks;
 	size_t capbytes;
 };
 enum ds_fp_state {
@@ -689,27 +702,27 @@ enum ds_fp_state {
 	DS_FP_FAILED = 2,          /* could not be read: reported at its group's turn */
 	DS_FP_DIRECT = 4,          /* left to the sweep, not read by the pass (the sweep sets GOT) */
 };
-static inline const struct ds_keypos *ds_fp_ent(const struct ds_first_pass *fp, size_t p)
+static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {
-	return &fp->ent[fp->by_pos ? p : fp->rank[p]];
+	return fp->by_pos ? fp->key[p] : fp->ent[fp->rank[p]].key;
 }
 static inline bool ds_fp_got(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_GOT; }
 static inline bool ds_fp_direct(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_DIRECT; }
 /* 0, or why position p could not be read */
 static inline int ds_fp_err(const struct ds_first_pass *fp, size_t p)
 {
-	return fp->state[p] & DS_FP_FAILED ? (int)(int64_t)ds_fp_ent(fp, p)->key : 0;
+	return fp->state[p] & DS_FP_FAILED ? (int)(int64_t)ds_fp_key(fp, p) : 0;
 }
 /* The partial hash of position p (got). */
-static inline uint64_t ds_fp_partial(const struct ds_first_pass *fp, size_t p) { return ds_fp_ent(fp, p)->key; }
-/* Where p's first block is kept in blocks, or DS_NONE. */
-static inline uint32_t ds_fp_slot(const struct ds_first_pass *fp, size_t p) { return (uint32_t)(ds_fp_ent(fp, p)->pos >> 32); }
+static inline uint64_t ds_fp_partial(const struct ds_first_pass *fp, size_t p) { return ds_fp_key(fp, p); }
+/* Where p's first block is kept (read when p is got), or NULL. */
+const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p);
 /* Position p was read (by the sweep): its partial hash, its block not kept. */
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);
 /* Position p failed with err (< 0). */
 void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err);
-/* The entries back in position order: for the groups, which need no disk
- * order any more (rank is freed). */
+/* The keys alone, by position: for the groups, which need no disk order any
+ * more (the rest of ent and rank are given back). */
 void ds_first_pass_by_pos(struct ds_first_pass *fp);
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
 /* With heads, the pass reads this much of each file: where a seek costs what

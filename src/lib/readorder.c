@@ -95,60 +95,93 @@ static size_t head_len(const struct ds_first_pass *fp, const struct ds_rec *r)
 	return r->size < len ? (size_t)r->size : len;
 }
 
+/* The kept group position p is in, or NULL. */
+static const struct ds_fp_kept *kept_group(const struct ds_first_pass *fp, size_t p)
+{
+	size_t lo = 0, hi = fp->nkept;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p < fp->kept[mid].first)
+			hi = mid;
+		else if (p >= (size_t)fp->kept[mid].first + fp->kept[mid].n)
+			lo = mid + 1;
+		else
+			return &fp->kept[mid];
+	}
+	return NULL;
+}
+
+const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p)
+{
+	const struct ds_fp_kept *k = kept_group(fp, p);
+	return k ? fp->blocks + k->base + (p - k->first) * k->blen : NULL;
+}
+
 /* The head of position p was read into buf: its entry e takes the first
- * block's hash and where the first block is kept while the budget lasts; the
- * hash of the rest of the head goes to fp->head. */
+ * block's hash, and its group's room the first block when kept; the hash of
+ * the rest of the head goes to fp->head. */
 static void took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
 		      size_t len)
 {
 	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
 	if (fp->head)
 		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
-	uint32_t slot = DS_NONE;
-	size_t at = fp->capbytes ? atomic_fetch_add_explicit(&fp->used, blen, memory_order_relaxed) : 0;
-	if (fp->capbytes && at + blen <= fp->capbytes) {
-		memcpy(fp->blocks + at, buf, blen);
-		slot = (uint32_t)at;
-	}
-	*e = (struct ds_keypos){ ds_hash_oneshot(buf, blen), (uint64_t)slot << 32 | p };
+	const unsigned char *at = ds_fp_block(fp, p);
+	if (at)
+		memcpy((unsigned char *)at, buf, blen);
+	*e = (struct ds_keypos){ ds_hash_oneshot(buf, blen), p };
 	fp->state[p] |= DS_FP_GOT;
 }
 
 /* Entry e (position p) failed with err. */
 static void failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
 {
-	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, (uint64_t)DS_NONE << 32 | p };
+	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, p };
 	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
 }
 
-static struct ds_keypos *entry(struct ds_first_pass *fp, size_t p)
+/* Set position p's key (its entry's, or once by_pos its own). */
+static void set_key(struct ds_first_pass *fp, size_t p, uint64_t key)
 {
-	return &fp->ent[fp->by_pos ? p : fp->rank[p]];
+	if (fp->by_pos)
+		fp->key[p] = key;
+	else
+		fp->ent[fp->rank[p]] = (struct ds_keypos){ key, p };
 }
 
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial)
 {
-	*entry(fp, p) = (struct ds_keypos){ partial, (uint64_t)DS_NONE << 32 | p };
+	set_key(fp, p, partial);
 	fp->state[p] |= DS_FP_GOT;
 }
 
 void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err)
 {
-	failed_at(fp, entry(fp, p), (uint32_t)p, err);
+	set_key(fp, p, (uint64_t)(int64_t)err);
+	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
 }
 
 void ds_first_pass_by_pos(struct ds_first_pass *fp)
 {
+	if (fp->by_pos)
+		return;
 	/* each swap puts one entry at its position for good; the positions in
 	 * no group read keep what is left (entries of no position) */
 	struct ds_keypos *e = fp->ent;
-	for (size_t i = 0; !fp->by_pos && i < fp->n; i++) {
+	for (size_t i = 0; i < fp->n; i++) {
 		for (uint32_t q = (uint32_t)e[i].pos; q != DS_NONE && q != i; q = (uint32_t)e[i].pos) {
 			struct ds_keypos t = e[q];
 			e[q] = e[i];
 			e[i] = t;
 		}
 	}
+	/* the keys packed at the front (key i is written where entry i / 2
+	 * was, read already), the rest given back */
+	uint64_t *key = (uint64_t *)(void *)e;
+	for (size_t i = 0; i < fp->n; i++)
+		key[i] = e[i].key;
+	fp->ent = ds_big_shrink(fp->ent, &fp->entbytes, (fp->n ? fp->n : 1) * sizeof(*key));
+	fp->key = (uint64_t *)(void *)fp->ent;
 	free(fp->rank);
 	fp->rank = NULL;
 	fp->by_pos = true;
@@ -375,42 +408,61 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 {
 	if (!fp)
 		return;
-	ds_big_free(fp->ent, (fp->n ? fp->n : 1) * sizeof(*fp->ent));
+	ds_big_free(fp->ent, fp->entbytes);
 	free(fp->rank);
+	free(fp->kept);
 	free(fp->state);
 	free(fp->head);
 	ds_big_free(fp->blocks, fp->capbytes);
 	free(fp);
 }
 
-/* The pass's arrays, its kept blocks sized to what the groups' first blocks
- * take, up to the budget. @return 0 or -ENOMEM. */
+/* The pass's arrays. @return 0 or -ENOMEM. */
 static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, bool heads)
 {
 	size_t n = fp->n ? fp->n : 1;
-	fp->ent = ds_big_alloc(n * sizeof(*fp->ent));
+	fp->entbytes = n * sizeof(*fp->ent);
+	fp->ent = ds_big_alloc(fp->entbytes);
 	fp->rank = malloc(n * sizeof(*fp->rank));
 	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
 		fp->big = fp->big || ds_rec(s, fp->order[groups[2 * g]])->size > DS_BLOCK;
 	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
-	/* first blocks kept, in the order read, until the budget is spent: a
-	 * bucket whose blocks are all here compares them without reading them again */
-	size_t want = 0;
-	for (size_t g = 0; g < ngroups && want < DS_FIRST_PASS_BUDGET; g++) {
-		uint64_t size = ds_rec(s, fp->order[groups[2 * g]])->size;
-		want += groups[2 * g + 1] * (size_t)(size < DS_BLOCK ? size : DS_BLOCK);
-	}
-	want = want < DS_FIRST_PASS_BUDGET ? want : DS_FIRST_PASS_BUDGET;
-	fp->blocks = want ? ds_big_alloc(want) : NULL;
-	fp->capbytes = fp->blocks ? want : 0;
 	if (!fp->ent || !fp->rank || !fp->state || (fp->big && heads && !fp->head))
 		return -ENOMEM;
 	for (size_t i = 0; i < fp->n; i++) {
 		fp->rank[i] = DS_NONE;
 		fp->ent[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
 	}
+	return 0;
+}
+
+/* First blocks kept, for whole groups (in their order: the smaller files
+ * first) while the budget lasts: a bucket whose blocks are all here compares
+ * them without reading them again; a group with one not kept would read them
+ * all again, so a block kept of it would be memory for nothing. @return 0 or
+ * -ENOMEM. */
+static int keep_groups(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
+{
+	size_t cap = 0, want = 0;
+	for (size_t g = 0; g < ngroups; g++) {
+		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
+		uint64_t size = ds_rec(s, fp->order[first])->size;
+		uint32_t blen = (uint32_t)(size < DS_BLOCK ? size : DS_BLOCK);
+		if (ds_fp_direct(fp, first) || (uint64_t)cnt * blen > DS_FIRST_PASS_BUDGET - want)
+			continue;
+		if (fp->nkept && first < fp->kept[fp->nkept - 1].first)
+			break; /* kept_group() looks them up by position */
+		if (DS_GROW(fp->kept, cap, fp->nkept + 1))
+			return -ENOMEM;
+		fp->kept[fp->nkept++] = (struct ds_fp_kept){ first, cnt, blen, want };
+		want += (size_t)cnt * blen;
+	}
+	fp->blocks = want ? ds_big_alloc(want) : NULL;
+	fp->capbytes = fp->blocks ? want : 0;
+	if (want && !fp->blocks)
+		fp->nkept = 0; /* not kept after all */
 	return 0;
 }
 
@@ -456,6 +508,8 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	int rc = pass_alloc(s, fp, groups, ngroups, sweep > 0);
 	if (rc == 0)
 		rc = pass_disks(s, fp, groups, ngroups, sweep);
+	if (rc == 0)
+		rc = keep_groups(s, fp, groups, ngroups);
 	/* one phase from the first open to the last head read */
 	uint64_t files = 0, bytes = 0;
 	for (size_t p = 0; rc == 0 && p < n; p++) {
