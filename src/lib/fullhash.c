@@ -154,7 +154,8 @@ int ds_match_quick(struct ds_ctx *c, const struct bucket *b)
  * equal full hashes confirmed against its first file in batches of files
  * that may be open at once: for buckets too large to read side by side, and
  * for full hashes known from the cache, so files unique by hash are never
- * opened. */
+ * opened. Members wait by their index in b->m (4 bytes, not a copy of 20:
+ * a bucket of a million copies of one file is this function's to hold). */
 int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 {
 	dupscan_scan *s = c->s;
@@ -162,10 +163,11 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 	int rc = 0;
 	struct ds_keypos *bh = malloc(n * sizeof(*bh));
 	struct ds_member *batch = malloc(s->reading.max_open * sizeof(*batch));
-	struct ds_member *pending = malloc(n * sizeof(*pending));
-	struct ds_member *joined = malloc(n * sizeof(*joined));
+	uint32_t *bi = malloc(s->reading.max_open * sizeof(*bi)); /* batch's members in b->m */
+	uint32_t *pending = malloc(n * sizeof(*pending));
+	uint32_t *joined = malloc(n * sizeof(*joined));
 	long hashed = 0;
-	if (!bh || !batch || !pending || !joined || (hashed = full_hashes(c, b, bh)) < 0) {
+	if (!bh || !batch || !bi || !pending || !joined || (hashed = full_hashes(c, b, bh)) < 0) {
 		rc = hashed < 0 ? (int)hashed : -ENOMEM;
 		goto out;
 	}
@@ -177,19 +179,26 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 			j++;
 		size_t np = 0;
 		for (size_t k = i; k < j; k++)
-			pending[np++] = b->m[bh[k].pos];
+			pending[np++] = (uint32_t)bh[k].pos;
 		while (rc == 0 && np >= 2) {
 			/* np members against pending[0], max_open at a time; those
 			 * proven equal to it wait in joined, to be indexed as one class */
-			struct ds_member rep = pending[0];
+			uint32_t rep = pending[0];
 			size_t left = 0, njoined = 0;
 			for (size_t k = 1; rc == 0 && k < np;) {
 				size_t cnt = 1, from = k;
-				batch[0] = rep;
-				while (k < np && cnt < s->reading.max_open)
-					batch[cnt++] = pending[k++];
+				batch[0] = b->m[rep];
+				bi[0] = rep;
+				while (k < np && cnt < s->reading.max_open) {
+					bi[cnt] = pending[k++];
+					batch[cnt] = b->m[bi[cnt]];
+					cnt++;
+				}
 				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, b->blocks, b->blen);
-				if (rc == 0 && (ds_rec(s, rep.rec)->flags & DS_F_DROPPED)) {
+				/* a descriptor a member brought is the lockstep's, closed now */
+				for (size_t q = 0; q < cnt; q++)
+					b->m[bi[q]].fd = batch[q].fd;
+				if (rc == 0 && (ds_rec(s, b->m[rep].rec)->flags & DS_F_DROPPED)) {
 					/* the file compared against failed: it leaves, and the
 					 * class goes on with a member proven equal to it, this
 					 * batch compared again; with none, the rest start over */
@@ -199,7 +208,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 						continue;
 					}
 					for (size_t x = from; x < np; x++)
-						if (!(ds_rec(s, pending[x].rec)->flags & DS_F_DROPPED))
+						if (!(ds_rec(s, b->m[pending[x]].rec)->flags & DS_F_DROPPED))
 							pending[left++] = pending[x];
 					break;
 				}
@@ -207,15 +216,15 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 					if (ds_rec(s, batch[q].rec)->flags & DS_F_DROPPED)
 						continue;
 					if (batch[q].alive && batch[q].cls == batch[0].cls)
-						joined[njoined++] = batch[q];
+						joined[njoined++] = bi[q];
 					else
-						pending[left++] = batch[q];
+						pending[left++] = bi[q];
 				}
 			}
 			for (size_t x = 0; rc == 0 && x < njoined; x++)
-				rc = ds_result_insert(c, joined[x].rec, rep.rec, b->partial, bh[i].key);
+				rc = ds_result_insert(c, b->m[joined[x]].rec, b->m[rep].rec, b->partial, bh[i].key);
 			if (rc == 0 && njoined > 0)
-				rc = ds_result_insert(c, rep.rec, rep.rec, b->partial, bh[i].key);
+				rc = ds_result_insert(c, b->m[rep].rec, b->m[rep].rec, b->partial, bh[i].key);
 			np = left;
 		}
 		i = j;
@@ -223,6 +232,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 out:
 	free(joined);
 	free(pending);
+	free(bi);
 	free(batch);
 	free(bh);
 	return rc;
