@@ -103,11 +103,29 @@ START_TEST(test_first_pass_small)
 }
 END_TEST
 
+/* Before ds_first_pass_by_pos(): one disk order of positions [from, to)
+ * (the entries read, each of them once and no other). @return a position
+ * out of place, or DS_NONE. */
+static uint32_t bad_order(const struct ds_first_pass *fp, uint32_t from, uint32_t to)
+{
+	static bool seen[1u << 16];
+	ck_assert_uint_le(fp->n, 1u << 16);
+	memset(seen, 0, sizeof(seen));
+	if (fp->nent != to - from)
+		return (uint32_t)fp->nent;
+	for (size_t i = 0; i < fp->nent; i++) {
+		uint32_t p = (uint32_t)fp->ent[i].pos;
+		if (p < from || p >= to || seen[p])
+			return p;
+		seen[p] = true;
+	}
+	return DS_NONE;
+}
+
 /* The first position of positions [from, to) whose entry is not its file's
- * head (got, its hash, its kept bytes; with ranked, a rank no other has),
- * or DS_NONE. */
+ * head (got, its hash, its kept bytes), or DS_NONE. */
 static uint32_t bad_entry(dupscan_scan *s, const struct ds_first_pass *fp, const uint32_t *order, uint32_t from,
-			  uint32_t to, bool *ranked)
+			  uint32_t to)
 {
 	char text[24];
 	for (uint32_t p = from; p < to; p++) {
@@ -121,10 +139,6 @@ static uint32_t bad_entry(dupscan_scan *s, const struct ds_first_pass *fp, const
 		    ds_fp_partial(fp, p) != ds_hash_oneshot(text, (size_t)len) || !ds_fp_block(fp, p) ||
 		    memcmp(ds_fp_block(fp, p), text, (size_t)len) != 0)
 			return p;
-		if (ranked && (fp->rank[p] >= to - from || ranked[fp->rank[p]]))
-			return p;
-		if (ranked)
-			ranked[fp->rank[p]] = true;
 	}
 	return DS_NONE;
 }
@@ -158,20 +172,20 @@ START_TEST(test_first_pass_threads)
 		order[i] = N - 1 - i;
 	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 1, 0), 0);
 	struct ds_first_pass *fp = s->reading.first_pass;
-	static bool ranked[N];
 	/* one assertion a check: Check writes a line for each it makes */
-	uint32_t bad = bad_entry(s, fp, order, OUTSIDE, N, ranked);
-	ck_assert_msg(bad == DS_NONE, "position %u: not read once, or its hash, kept bytes or rank wrong", bad);
-	for (uint32_t p = 0; p < OUTSIDE && bad == DS_NONE; p++)
-		bad = fp->rank[p] == DS_NONE && !ds_fp_got(fp, p) && !ds_fp_err(fp, p) ? DS_NONE : p;
-	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet ranked or read", bad);
-	ds_first_pass_by_pos(fp);
+	uint32_t bad = bad_order(fp, OUTSIDE, N);
+	ck_assert_msg(bad == DS_NONE, "position %u: not read once, or read outside its groups", bad);
+	/* the disk order of groups: none for one not read, the first rank for the other */
+	uint32_t both[4] = { 0, OUTSIDE, OUTSIDE, N - OUTSIDE };
+	uint64_t key[2];
+	ds_first_pass_by_pos(fp, both, 2, key);
 	ck_assert(fp->by_pos && !fp->rank);
-	bad = bad_entry(s, fp, order, OUTSIDE, N, NULL);
-	ck_assert_msg(bad == DS_NONE, "position %u: its head lost in position order", bad);
+	ck_assert(key[0] == UINT64_MAX && key[1] == 0);
+	bad = bad_entry(s, fp, order, OUTSIDE, N);
+	ck_assert_msg(bad == DS_NONE, "position %u: its hash or kept bytes wrong in position order", bad);
 	for (uint32_t p = 0; p < OUTSIDE && bad == DS_NONE; p++)
 		bad = !ds_fp_got(fp, p) && !ds_fp_err(fp, p) ? DS_NONE : p;
-	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet read in position order", bad);
+	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet read", bad);
 	ds_first_pass_free(s->reading.first_pass);
 	s->reading.first_pass = NULL;
 	dupscan_free(s);
@@ -184,8 +198,12 @@ START_TEST(test_first_pass)
 	struct walked w;
 	walk_group(&w);
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
-	const struct ds_first_pass *fp = w.s->reading.first_pass;
-	bool ranked[16] = { false };
+	struct ds_first_pass *fp = w.s->reading.first_pass;
+	/* one disk order: every file read once */
+	ck_assert_uint_eq(bad_order(fp, 0, (uint32_t)w.n), DS_NONE);
+	uint64_t key;
+	ds_first_pass_by_pos(fp, w.groups, 1, &key);
+	ck_assert_uint_eq(key, 0);
 	unsigned char block[DS_BLOCK];
 	for (size_t p = 0; p < w.n; p++) {
 		ck_assert(ds_fp_got(fp, p));
@@ -200,10 +218,6 @@ START_TEST(test_first_pass)
 		ck_assert(ds_fp_partial(fp, p) == ds_hash_oneshot(block, DS_BLOCK));
 		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
 		ck_assert(memcmp(ds_fp_block(fp, p), block, DS_BLOCK) == 0);
-		/* one disk order: every file a distinct rank */
-		ck_assert_uint_lt(fp->rank[p], w.n);
-		ck_assert(!ranked[fp->rank[p]]);
-		ranked[fp->rank[p]] = true;
 	}
 	ck_assert(ds_fp_partial(fp, 0) == ds_fp_partial(fp, 1) && ds_fp_partial(fp, 0) == ds_fp_partial(fp, 3));
 	ck_assert(ds_fp_partial(fp, 0) != ds_fp_partial(fp, 4));
@@ -250,11 +264,11 @@ START_TEST(test_first_pass_whole_groups)
 	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 2, 0), 0);
 	struct ds_first_pass *fp = s->reading.first_pass;
 	ck_assert_uint_eq(fp->capbytes, SMALL * 12);
+	ds_first_pass_by_pos(fp, groups, 2, NULL);
 	uint32_t bad = DS_NONE;
 	for (uint32_t p = 0; p < LARGE && bad == DS_NONE; p++)
 		bad = ds_fp_got(fp, p) && !ds_fp_block(fp, p) ? DS_NONE : p;
 	ck_assert_msg(bad == DS_NONE, "position %u: not read, or a block kept of a group past the budget", bad);
-	ds_first_pass_by_pos(fp);
 	for (uint32_t p = LARGE; p < N; p++) {
 		char *path = ds_rec_path_alloc(s, order[p]);
 		int fd = open(path, O_RDONLY);
@@ -282,15 +296,11 @@ START_TEST(test_first_pass_failure)
 	ck_assert_int_eq(unlink(c), 0);
 	free(c);
 	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
-	const struct ds_first_pass *fp = w.s->reading.first_pass;
+	struct ds_first_pass *fp = w.s->reading.first_pass;
+	ds_first_pass_by_pos(fp, w.groups, 1, NULL);
 	ck_assert(!ds_fp_got(fp, 2));
 	ck_assert_int_eq(ds_fp_err(fp, 2), -ENOENT);
 	ck_assert(ds_fp_got(fp, 0) && ds_fp_got(fp, 1) && ds_fp_got(fp, 3) && ds_fp_got(fp, 4));
-	uint64_t partial = ds_fp_partial(fp, 3);
-	ds_first_pass_by_pos(w.s->reading.first_pass);
-	ck_assert(!ds_fp_got(fp, 2));
-	ck_assert_int_eq(ds_fp_err(fp, 2), -ENOENT);
-	ck_assert(ds_fp_got(fp, 3) && ds_fp_partial(fp, 3) == partial);
 	done(&w);
 }
 END_TEST

@@ -676,14 +676,17 @@ struct ds_first_pass {
 	/* One entry a candidate, 16 bytes: the pass's largest array is also its
 	 * result. While placing, by position, each one's place on its disk (or,
 	 * read from the page cache, its head); then in the order read, rank
-	 * first. A read entry's key is the partial hash (failed: the negative
-	 * errno), its pos's low half its position. Once by_pos
-	 * (ds_first_pass_by_pos()), only the keys are left, by position, in key. */
+	 * first (the first nent). A read entry's key is the partial hash
+	 * (failed: the negative errno), its pos's low half its position. Once
+	 * by_pos (ds_first_pass_by_pos()), only the keys are left, by position,
+	 * in key. */
 	struct ds_keypos *ent;
+	size_t nent;
 	uint64_t *key;
 	size_t entbytes;           /* what ds_big_free() takes for ent */
 	uint32_t *rank;            /* by position: its entry (its place in the disk order read in),
-	                            * DS_NONE when in no group read; NULL once by_pos */
+	                            * DS_NONE when in no group read; only for the sweep (with
+	                            * head), until by_pos. Neither: the ds_fp_ accessors wait */
 	unsigned char *state;      /* by position: enum ds_fp_state bits */
 	uint64_t *head;            /* by position: XXH64 of the bytes past the first block up to
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
@@ -722,8 +725,10 @@ void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);
 /* Position p failed with err (< 0). */
 void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err);
 /* The keys alone, by position: for the groups, which need no disk order any
- * more (the rest of ent and rank are given back). */
-void ds_first_pass_by_pos(struct ds_first_pass *fp);
+ * more (the rest of ent and rank are given back); with key, the disk order
+ * of groups (positions, as for ds_first_pass_run()) into key[0..ngroups):
+ * the first rank of each, UINT64_MAX for one the pass did not read. */
+void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, uint64_t *key);
 #define DS_FIRST_PASS_BUDGET (64u * 1024u * 1024u) /* first blocks kept by the pass, at most */
 /* With heads, the pass reads this much of each file: where a seek costs what
  * reading 1 MiB costs, files of one size alike in their first block but not

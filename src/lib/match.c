@@ -313,18 +313,6 @@ static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_
 	return 0;
 }
 
-/* Where each group lies on the disk: its first file in the order read. */
-static uint64_t *disk_keys(const struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
-{
-	uint64_t *key = malloc((ngroups ? ngroups : 1) * sizeof(*key));
-	for (size_t g = 0; key && g < ngroups; g++) {
-		key[g] = UINT64_MAX;
-		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++)
-			key[g] = fp->rank[p] < key[g] ? fp->rank[p] : key[g];
-	}
-	return key;
-}
-
 /* Read ahead the first blocks of the groups the cache does not settle. */
 static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      uint64_t files, uint64_t bytes)
@@ -428,11 +416,11 @@ int ds_match(dupscan_scan *s)
 		ds_progress_phase(s, DUPSCAN_PHASE_MATCH, total, bytes);
 	/* one stream: groups in the order their files lie on the disk */
 	uint64_t *key = NULL;
-	if (rc == 0 && s->reading.first_pass && !(key = disk_keys(s->reading.first_pass, groups, ngroups)))
+	if (rc == 0 && s->reading.first_pass && !(key = malloc((ngroups ? ngroups : 1) * sizeof(*key))))
 		rc = -ENOMEM;
-	/* the disk order is in the keys now */
+	/* where each group lies on the disk: its first file in the order read */
 	if (s->reading.first_pass)
-		ds_first_pass_by_pos(s->reading.first_pass);
+		ds_first_pass_by_pos(s->reading.first_pass, groups, ngroups, key);
 	/* the index is filled as groups are committed: made here, after the
 	 * first pass's arrays of places are gone, it does not add to their peak */
 	if (rc == 0)

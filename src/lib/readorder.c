@@ -6,11 +6,12 @@
  * files: by the physical offset of each file's first extent (FIEMAP), else
  * (FUSE, NFS, tmpfs, files with no extent) by inode number, which on most
  * filesystems follows where they were allocated. The groups then take their
- * first-block hashes, and the XXH64 states that continue them, from here, in
- * their usual order; errors are reported at their group's turn, so output and
- * messages are the same as when groups read their own first blocks. The array
- * of places, the pass's largest, holds its results too (fp->ent): 16 bytes a
- * candidate and a rank of 4, where places beside arrays of results took 37. */
+ * first-block hashes (and kept first blocks) from here, in their usual order;
+ * errors are reported at their group's turn, so output and messages are the
+ * same as when groups read their own first blocks. The array of places, the
+ * pass's largest, holds its results too (fp->ent), in the order read: 16
+ * bytes a candidate and a state byte, where places beside arrays of results
+ * took 37. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -161,26 +162,42 @@ void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err)
 	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
 }
 
-void ds_first_pass_by_pos(struct ds_first_pass *fp)
+/* The ranks of the entries in their pos's high half (where a place kept
+ * where's low half), and the entries put at their positions: each swap puts
+ * one at its position for good; the positions in no group read keep what is
+ * left (entries of no position). */
+static void entries_by_pos(struct ds_first_pass *fp)
 {
-	if (fp->by_pos)
-		return;
-	/* each swap puts one entry at its position for good; the positions in
-	 * no group read keep what is left (entries of no position) */
 	struct ds_keypos *e = fp->ent;
+	for (size_t i = 0; i < fp->nent; i++)
+		e[i].pos = (uint64_t)i << 32 | place_pos(&e[i]);
 	for (size_t i = 0; i < fp->n; i++) {
-		for (uint32_t q = (uint32_t)e[i].pos; q != DS_NONE && q != i; q = (uint32_t)e[i].pos) {
+		for (uint32_t q = place_pos(&e[i]); q != DS_NONE && q != i; q = place_pos(&e[i])) {
 			struct ds_keypos t = e[q];
 			e[q] = e[i];
 			e[i] = t;
 		}
 	}
+}
+
+void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, uint64_t *key)
+{
+	if (fp->by_pos)
+		return;
+	entries_by_pos(fp);
+	struct ds_keypos *e = fp->ent;
+	for (size_t g = 0; key && g < ngroups; g++) {
+		key[g] = UINT64_MAX;
+		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++)
+			if (place_pos(&e[p]) == p && e[p].pos >> 32 < key[g])
+				key[g] = e[p].pos >> 32;
+	}
 	/* the keys packed at the front (key i is written where entry i / 2
 	 * was, read already), the rest given back */
-	uint64_t *key = (uint64_t *)(void *)e;
+	uint64_t *k = (uint64_t *)(void *)e;
 	for (size_t i = 0; i < fp->n; i++)
-		key[i] = e[i].key;
-	fp->ent = ds_big_shrink(fp->ent, &fp->entbytes, (fp->n ? fp->n : 1) * sizeof(*key));
+		k[i] = e[i].key;
+	fp->ent = ds_big_shrink(fp->ent, &fp->entbytes, (fp->n ? fp->n : 1) * sizeof(*k));
 	fp->key = (uint64_t *)(void *)fp->ent;
 	free(fp->rank);
 	fp->rank = NULL;
@@ -327,7 +344,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, r);
 	if (!ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
-		took_head(fp, at, p, buf, len); /* ranked first, in rank_entries() */
+		took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
 		ds_progress_settled(pj->s, 1, len);
 	} else {
 		uint64_t where;
@@ -377,9 +394,9 @@ static int place_all(dupscan_scan *s, struct placing *pj, size_t n)
 
 /* The entries in the order read: those read from the page cache while
  * placed first (in any order: they cost no seek), then the placed (sorted
- * here by their places), then those of no group read; each position's rank.
+ * here by their places), then those of no group read (fp->nent are not).
  * @return the number of placed, at fp->ent + *first. */
-static size_t rank_entries(struct ds_first_pass *fp, size_t *first)
+static size_t order_entries(struct ds_first_pass *fp, size_t *first)
 {
 	struct ds_keypos *e = fp->ent, t;
 	size_t got = 0;
@@ -398,10 +415,22 @@ static size_t rank_entries(struct ds_first_pass *fp, size_t *first)
 		}
 	}
 	ds_sort_by_key(e + got, end - got);
-	for (size_t i = 0; i < end; i++)
-		fp->rank[place_pos(&e[i])] = (uint32_t)i;
+	fp->nent = end;
 	*first = got;
 	return end - got;
+}
+
+/* Each position's rank, for the sweep (which reads by it, and looks its
+ * files' entries up while they are in the order read). @return 0 or -ENOMEM. */
+static int rank_entries(struct ds_first_pass *fp)
+{
+	if (!(fp->rank = malloc((fp->n ? fp->n : 1) * sizeof(*fp->rank))))
+		return -ENOMEM;
+	for (size_t i = 0; i < fp->n; i++)
+		fp->rank[i] = DS_NONE;
+	for (size_t i = 0; i < fp->nent; i++)
+		fp->rank[place_pos(&fp->ent[i])] = (uint32_t)i;
+	return 0;
 }
 
 void ds_first_pass_free(struct ds_first_pass *fp)
@@ -423,18 +452,15 @@ static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 	size_t n = fp->n ? fp->n : 1;
 	fp->entbytes = n * sizeof(*fp->ent);
 	fp->ent = ds_big_alloc(fp->entbytes);
-	fp->rank = malloc(n * sizeof(*fp->rank));
 	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
 		fp->big = fp->big || ds_rec(s, fp->order[groups[2 * g]])->size > DS_BLOCK;
 	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
-	if (!fp->ent || !fp->rank || !fp->state || (fp->big && heads && !fp->head))
+	if (!fp->ent || !fp->state || (fp->big && heads && !fp->head))
 		return -ENOMEM;
-	for (size_t i = 0; i < fp->n; i++) {
-		fp->rank[i] = DS_NONE;
+	for (size_t i = 0; i < fp->n; i++)
 		fp->ent[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
-	}
 	return 0;
 }
 
@@ -522,9 +548,11 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	struct placing pj = { s, fp, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);
-	size_t first = 0, np = rc == 0 ? rank_entries(fp, &first) : 0;
+	size_t first = 0, np = rc == 0 ? order_entries(fp, &first) : 0;
 	if (rc == 0)
 		rc = read_heads(s, fp, fp->ent + first, np);
+	if (rc == 0 && fp->head)
+		rc = rank_entries(fp);
 	ds_progress_end(s);
 	if (rc) {
 		ds_first_pass_free(fp);
