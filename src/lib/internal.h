@@ -533,6 +533,11 @@ struct ds_stage_event {
 	int stage;
 	uint32_t first, count; /* in recs[] */
 };
+/* Records recs[0..n), held by the caller until the result is committed. */
+struct ds_span {
+	const uint32_t *recs;
+	size_t n;
+};
 struct ds_result {
 	struct ds_insert *ins;
 	size_t nins, capins;
@@ -544,7 +549,7 @@ struct ds_result {
 	size_t nstg, capstg;
 	uint32_t *recs;
 	size_t nrecs, caprecs;
-	uint32_t *settled;   /* records of the groups matched to the end */
+	struct ds_span *settled; /* the groups matched to the end */
 	size_t nsettled, capsettled;
 	uint64_t files;      /* files of the group, for progress */
 	uint64_t bytes;      /* their bytes the matching phase may read (not those the sweep settles) */
@@ -558,7 +563,8 @@ struct ds_ctx {
 	struct ds_pool *pool; /* the threads matching runs on, or NULL */
 };
 void ds_result_clear(struct ds_result *r);
-/* The n records of a group matched to the end. @return 0 or -ENOMEM. */
+/* The n records of a group matched to the end (recs, not copied: a group
+ * of a million files would cost 4 MB here). @return 0 or -ENOMEM. */
 int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n);
 /* Move src's reports to the end of dst's, keeping their order. @return 0 or -ENOMEM. */
 int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);

@@ -140,11 +140,9 @@ out:
 
 int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (GROW(r->settled, r->nsettled, r->capsettled))
-			return -ENOMEM;
-		r->settled[r->nsettled++] = recs[i];
-	}
+	if (GROW(r->settled, r->nsettled, r->capsettled))
+		return -ENOMEM;
+	r->settled[r->nsettled++] = (struct ds_span){ recs, n };
 	return 0;
 }
 
@@ -171,7 +169,8 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
-		ds_rec(s, r->settled[i])->flags |= DS_F_SETTLED;
+		for (size_t x = 0; x < r->settled[i].n; x++)
+			ds_rec(s, r->settled[i].recs[x])->flags |= DS_F_SETTLED;
 	*done += r->files;
 	ds_progress_settled(s, r->files, r->bytes);
 	if (rc == 0 && s->cb.on_progress)
