@@ -515,6 +515,10 @@ void ds_report(dupscan_scan *s, const char *path, int code);
  * committed in group order, so output never depends on the thread count ---- */
 struct ds_insert {
 	uint32_t rec, cls;      /* cls: the record naming its class */
+	uint32_t pair;          /* its hashes, in the result's pairs: a class's members, a
+	                         * bucket's classes share theirs (12 bytes an insert, not 24) */
+};
+struct ds_hash_pair {
 	uint64_t partial, full;
 };
 /* What is known of a file's content before its bucket is settled: its hashes,
@@ -541,6 +545,8 @@ struct ds_span {
 struct ds_result {
 	struct ds_insert *ins;
 	size_t nins, capins;
+	struct ds_hash_pair *pairs;  /* the hashes of inserts, each pair once in a row */
+	size_t npairs, cappairs;
 	struct ds_hashed *notes;     /* hashes for the cache */
 	size_t nnotes, capnotes;
 	struct ds_error *err;

@@ -13,7 +13,7 @@ void ds_result_clear(struct ds_result *r)
 {
 	for (size_t i = 0; i < r->nerr; i++)
 		free(r->err[i].path);
-	r->nins = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
+	r->nins = r->npairs = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
 	r->files = 0;
 	r->bytes = 0;
 	r->rc = 0;
@@ -35,6 +35,7 @@ void ds_result_free(struct ds_result *r)
 {
 	ds_result_clear(r);
 	free(r->ins);
+	free(r->pairs);
 	free(r->notes);
 	free(r->err);
 	free(r->stg);
@@ -48,7 +49,12 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 	struct ds_result *r = c->res;
 	if (GROW(r->ins, r->nins, r->capins))
 		return -ENOMEM;
-	r->ins[r->nins++] = (struct ds_insert){ rec, cls, partial, full };
+	if (r->npairs == 0 || r->pairs[r->npairs - 1].partial != partial || r->pairs[r->npairs - 1].full != full) {
+		if (GROW(r->pairs, r->npairs, r->cappairs))
+			return -ENOMEM;
+		r->pairs[r->npairs++] = (struct ds_hash_pair){ partial, full };
+	}
+	r->ins[r->nins++] = (struct ds_insert){ rec, cls, (uint32_t)(r->npairs - 1) };
 	/* compared byte by byte into its class (not with -Q or -T: no log then) */
 	ds_cache_log_add(c->s, rec, partial, full, true, cls);
 	return 0;
@@ -157,14 +163,17 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	}
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
 		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
-	for (size_t i = 0; rc == 0 && i < r->nins; i++)
-		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, r->ins[i].partial, r->ins[i].full,
+	for (size_t i = 0; rc == 0 && i < r->nins; i++) {
+		const struct ds_hash_pair *hp = &r->pairs[r->ins[i].pair];
+		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, hp->partial, hp->full,
 				     ds_rec(s, r->ins[i].rec)->size);
+	}
 	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
 		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
-			struct ds_hashed h = { r->ins[i].rec, true, false, r->ins[i].partial, r->ins[i].full };
+			const struct ds_hash_pair *hp = &r->pairs[r->ins[i].pair];
+			struct ds_hashed h = { r->ins[i].rec, true, false, hp->partial, hp->full };
 			rc = ds_cache_note(s, &h);
 		}
 	}

@@ -170,7 +170,7 @@ static int join_proven(struct ds_ctx *c, const struct bucket *b, struct proven *
 			if (p->head[x] == h->x && x != h->x)
 				p->mem[n++] = (uint32_t)x;
 		ds_rec(c->s, in.rec)->flags |= DS_F_TRUSTED;
-		rc = insert_proven(c, b, p->mem, n, in.cls, in.full);
+		rc = insert_proven(c, b, p->mem, n, in.cls, c->res->pairs[in.pair].full);
 		p->placed[h->x] = true;
 	}
 	return rc;
