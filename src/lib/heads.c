@@ -189,15 +189,12 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 }
 
 /* The first blocks read ahead in disk order (s->reading.first_pass), as the group
- * would have read them: hashes, the blocks (into blocks, when every file's is
- * kept and blocks is given); a failure is reported now, at the group's turn.
- * @return 0, -ENOMEM, or 1 when blocks could not be filled (some were not kept). */
-static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got,
-			   unsigned char *blocks, size_t blen)
+ * would have read them: their hashes; a failure is reported now, at the
+ * group's turn. @return 0 or -ENOMEM. */
+static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
 {
 	const struct ds_first_pass *fp = c->s->reading.first_pass;
 	size_t base = (size_t)(idx - fp->order);
-	bool all_kept = true;
 	for (size_t i = 0; i < n; i++) {
 		struct ds_rec *r = ds_rec(c->s, idx[i]);
 		size_t p = base + i;
@@ -207,19 +204,11 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 			continue;
 		}
 		got[i] = ds_fp_got(fp, p);
-		if (!got[i])
-			continue;
-		uint64_t partial = ds_fp_partial(fp, p);
-		const unsigned char *kept = ds_fp_block(fp, p);
-		hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, partial, partial };
-		if (!kept)
-			all_kept = false;
-		else if (blocks)
-			memcpy(blocks + i * blen, kept, blen);
+		if (got[i])
+			hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, ds_fp_partial(fp, p),
+						    ds_fp_partial(fp, p) };
 	}
-	if (c->res->rc == -ENOMEM)
-		return -ENOMEM;
-	return blocks && !all_kept ? 1 : 0;
+	return c->res->rc == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* The first blocks of a group the cache does not hold, read now or taken from
@@ -229,30 +218,28 @@ static int read_heads(struct group *g)
 	struct ds_ctx *c = g->c;
 	const dupscan_scan *s = c->s;
 	size_t n = g->n, blen = g->blen;
+	bool compare = !s->opt.quick && !s->opt.partial_only;
+	if (s->reading.first_pass) {
+		/* a group the pass kept whole compares its first blocks where the
+		 * pass keeps them (no copy); else they are read again where needed */
+		const struct ds_first_pass *fp = s->reading.first_pass;
+		g->blocks = compare ? ds_fp_group_blocks(fp, (size_t)(g->idx - fp->order), n) : NULL;
+		g->keep = g->lent = g->blocks != NULL;
+		return from_first_pass(c, g->idx, n, g->hv, g->got);
+	}
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
-	g->keep = !s->opt.quick && !s->opt.partial_only && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
+	g->keep = compare && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 	/* a small group keeps its files open from the first read to the lockstep
-	 * read: one open and one fstat per file (not when read ahead) */
-	g->hold = !s->reading.first_pass && !s->opt.quick && !s->opt.partial_only && g->size > DS_BLOCK && n <= s->reading.max_open;
+	 * read: one open and one fstat per file */
+	g->hold = compare && g->size > DS_BLOCK && n <= s->reading.max_open;
 	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
 	g->fds = g->hold ? malloc(n * sizeof(*g->fds)) : NULL;
 	for (size_t i = 0; g->fds && i < n; i++)
 		g->fds[i] = -1;
 	if ((g->keep && !g->blocks) || (g->hold && !g->fds))
 		return -ENOMEM;
-	if (!s->reading.first_pass) {
-		struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, g->hv, g->got, NULL };
-		return read_first_blocks(c, &job);
-	}
-	int rc = from_first_pass(c, g->idx, n, g->hv, g->got, g->blocks, blen);
-	if (rc == 1) {
-		/* some were not kept ahead: the blocks are read again where needed */
-		ds_big_free(g->blocks, n * blen);
-		g->blocks = NULL;
-		g->keep = false;
-		rc = 0;
-	}
-	return rc;
+	struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, g->hv, g->got, NULL };
+	return read_first_blocks(c, &job);
 }
 
 /* Every file's first-block hash: from the cache when it holds the group (with

@@ -732,6 +732,9 @@ static inline int ds_fp_err(const struct ds_first_pass *fp, size_t p)
 static inline uint64_t ds_fp_partial(const struct ds_first_pass *fp, size_t p) { return ds_fp_key(fp, p); }
 /* Where p's first block is kept (read when p is got), or NULL. */
 const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p);
+/* The first blocks of the group of positions [first, first + n), by
+ * position, when the pass keeps them all; else NULL. */
+unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, size_t n);
 /* Position p was read (by the sweep): its partial hash, its block not kept. */
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);
 /* Position p failed with err (< 0). */

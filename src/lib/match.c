@@ -75,24 +75,35 @@ static int bucket_scratch(struct group *g, size_t most)
 static int sort_heads(struct group *g)
 {
 	int rc = 0;
+	/* files all read this run know no more than their first block's hash
+	 * (the whole file's within one block): the sort keys (16 bytes a file)
+	 * take the place of the per-file hashes (24), each written behind the
+	 * last read (memcpy: the two types share the bytes) */
+	bool in_place = !g->cached && !g->mixed;
+	if (!in_place && !(g->bh = malloc((g->n ? g->n : 1) * sizeof(*g->bh))))
+		return -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < g->n; i++) {
 		if (!g->got[i])
 			continue;
-		g->bh[g->nb++] = (struct ds_keypos){ g->hv[i].partial, (uint32_t)i };
-		rc = ds_result_note(g->c, &g->hv[i]);
+		struct ds_hashed h;
+		memcpy(&h, &g->hv[i], sizeof(h));
+		struct ds_keypos k = { h.partial, (uint32_t)i };
+		if (in_place)
+			memcpy((unsigned char *)g->hv + g->nb * sizeof(k), &k, sizeof(k));
+		else
+			g->bh[g->nb] = k;
+		g->nb++;
+		rc = ds_result_note(g->c, &h);
 	}
-	if (rc == 0)
-		ds_sort_by_key(g->bh, g->nb);
-	/* files all read this run know no more than their first block's hash
-	 * (the whole file's within one block): the sort keys hold it, and the
-	 * per-file hashes (24 bytes a file) are given back before the buckets
-	 * take their scratch */
-	if (!g->cached && !g->mixed) {
-		free(g->hv);
+	if (in_place) {
+		void *keys = realloc(g->hv, (g->nb ? g->nb : 1) * sizeof(*g->bh));
+		g->bh = keys ? keys : (void *)g->hv;
 		g->hv = NULL;
 		free(g->got);
 		g->got = NULL;
 	}
+	if (rc == 0)
+		ds_sort_by_key(g->bh, g->nb);
 	size_t most = 0;
 	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
 		j = run_end(g, i);
@@ -237,7 +248,8 @@ static void group_free(struct group *g)
 	free(g->bh);
 	free(g->got);
 	free(g->hv);
-	ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
+	if (!g->lent)
+		ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
 }
 
 /* How many of the group's files the sweep did not settle (their bytes
@@ -274,8 +286,7 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 				   .blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK };
 		g.hv = malloc(n * sizeof(*g.hv));
 		g.got = calloc(n, sizeof(*g.got));
-		g.bh = malloc(n * sizeof(*g.bh));
-		rc = g.hv && g.got && g.bh ? 0 : -ENOMEM;
+		rc = g.hv && g.got ? 0 : -ENOMEM;
 		if (rc == 0)
 			rc = ds_gather_heads(&g);
 		if (rc == 0)

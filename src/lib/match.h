@@ -47,6 +47,7 @@ struct group {
 	size_t nb;
 	unsigned char *blocks;       /* first blocks by position, when kept */
 	bool keep, hold;             /* blocks kept; files held open in fds */
+	bool lent;                   /* blocks are the first pass's (ds_fp_group_blocks()) */
 	int *fds;
 	bool trust, cached, mixed;   /* cache proofs trusted; all / some files' hashes from the cache */
 	uint32_t *stidx;             /* mixed: by position, DS_NONE for a file the cache holds */

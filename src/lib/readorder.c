@@ -118,6 +118,12 @@ const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p)
 	return k ? fp->blocks + k->base + (p - k->first) * k->blen : NULL;
 }
 
+unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, size_t n)
+{
+	const struct ds_fp_kept *k = kept_group(fp, first);
+	return k && k->first == first && k->n == n ? fp->blocks + k->base : NULL;
+}
+
 /* The head of position p was read into buf: its entry e takes the first
  * block's hash, and its group's room the first block when kept; the hash of
  * the rest of the head goes to fp->head. */
