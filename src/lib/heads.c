@@ -21,7 +21,8 @@ struct first_job {
 	size_t n, blen;
 	unsigned char *blocks;  /* kept first blocks, or NULL */
 	int *fds;               /* files held open, or NULL */
-	struct ds_hashed *hv;   /* per file: its partial hash */
+	struct ds_hashed *hv;   /* per file: its partial hash; or NULL, and */
+	struct ds_keypos *keys; /* per file: its partial hash and position (16 bytes, not 24) */
 	bool *got;              /* per file: read, partial set */
 	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
 };
@@ -62,7 +63,10 @@ static void first_slice(void *arg, size_t sl)
 		}
 		uint64_t partial = ds_hash_oneshot(dst, j->blen);
 		/* a file within its first block has its full hash too */
-		j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec(s, ri)->size, false, partial, partial };
+		if (j->keys)
+			j->keys[i] = (struct ds_keypos){ partial, i };
+		else
+			j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec(s, ri)->size, false, partial, partial };
 		j->got[i] = true;
 	}
 }
@@ -173,7 +177,7 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 		}
 	}
 	if (rc == 0) {
-		struct first_job job = { c, sub, nsub, blen, NULL, NULL, shv, sgot, NULL };
+		struct first_job job = { c, sub, nsub, blen, NULL, NULL, shv, NULL, sgot, NULL };
 		rc = read_first_blocks(c, &job);
 	}
 	/* those that could not be read stay out (got false) */
@@ -191,12 +195,11 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 /* The first blocks read ahead in disk order (s->reading.first_pass), as the group
  * would have read them: their hashes; a failure is reported now, at the
  * group's turn. @return 0 or -ENOMEM. */
-static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
+static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_keypos *keys, bool *got)
 {
 	const struct ds_first_pass *fp = c->s->reading.first_pass;
 	size_t base = (size_t)(idx - fp->order);
 	for (size_t i = 0; i < n; i++) {
-		struct ds_rec *r = ds_rec(c->s, idx[i]);
 		size_t p = base + i;
 		int err = ds_fp_err(fp, p);
 		if (err) {
@@ -205,8 +208,7 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		}
 		got[i] = ds_fp_got(fp, p);
 		if (got[i])
-			hv[i] = (struct ds_hashed){ idx[i], r->size <= DS_BLOCK, false, ds_fp_partial(fp, p),
-						    ds_fp_partial(fp, p) };
+			keys[i] = (struct ds_keypos){ ds_fp_partial(fp, p), i };
 	}
 	return c->res->rc == -ENOMEM ? -ENOMEM : 0;
 }
@@ -219,13 +221,19 @@ static int read_heads(struct group *g)
 	const dupscan_scan *s = c->s;
 	size_t n = g->n, blen = g->blen;
 	bool compare = !s->opt.quick && !s->opt.partial_only;
+	/* read this run, a file's first-block hash is all there is to know: its
+	 * sort key is written as it is read (sort_heads()) */
+	free(g->hv);
+	g->hv = NULL;
+	if (!(g->bh = malloc((n ? n : 1) * sizeof(*g->bh))))
+		return -ENOMEM;
 	if (s->reading.first_pass) {
 		/* a group the pass kept whole compares its first blocks where the
 		 * pass keeps them (no copy); else they are read again where needed */
 		const struct ds_first_pass *fp = s->reading.first_pass;
 		g->blocks = compare ? ds_fp_group_blocks(fp, (size_t)(g->idx - fp->order), n) : NULL;
 		g->keep = g->lent = g->blocks != NULL;
-		return from_first_pass(c, g->idx, n, g->hv, g->got);
+		return from_first_pass(c, g->idx, n, g->bh, g->got);
 	}
 	/* first blocks stay in memory when they fit, so comparing never re-reads them */
 	g->keep = compare && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
@@ -238,7 +246,7 @@ static int read_heads(struct group *g)
 		g->fds[i] = -1;
 	if ((g->keep && !g->blocks) || (g->hold && !g->fds))
 		return -ENOMEM;
-	struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, g->hv, g->got, NULL };
+	struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, NULL, g->bh, g->got, NULL };
 	return read_first_blocks(c, &job);
 }
 
@@ -249,12 +257,15 @@ int ds_gather_heads(struct group *g)
 	struct ds_ctx *c = g->c;
 	dupscan_scan *s = c->s;
 	g->trust = s->opt.cache_trust && ds_cache_usable(s);
+	/* the cache's hashes, when it may hold some */
+	if (ds_cache_usable(s) && !(g->hv = malloc(g->n * sizeof(*g->hv))))
+		return -ENOMEM;
 	if (g->trust) {
 		size_t ncached = from_cache_each(s, g->idx, g->n, g->hv, g->got);
 		g->cached = ncached == g->n;
 		g->mixed = ncached > 0 && !g->cached;
 	} else {
-		g->cached = from_cache(s, g->idx, g->n, g->hv, g->got) &&
+		g->cached = g->hv && from_cache(s, g->idx, g->n, g->hv, g->got) &&
 			    (s->reading.io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
 		for (size_t i = 0; !g->cached && i < g->n; i++)
 			g->got[i] = false;

@@ -75,30 +75,30 @@ static int bucket_scratch(struct group *g, size_t most)
 static int sort_heads(struct group *g)
 {
 	int rc = 0;
-	/* files all read this run know no more than their first block's hash
-	 * (the whole file's within one block): the sort keys (16 bytes a file)
-	 * take the place of the per-file hashes (24), each written behind the
-	 * last read (memcpy: the two types share the bytes) */
-	bool in_place = !g->cached && !g->mixed;
-	if (!in_place && !(g->bh = malloc((g->n ? g->n : 1) * sizeof(*g->bh))))
-		return -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < g->n; i++) {
-		if (!g->got[i])
-			continue;
-		struct ds_hashed h;
-		memcpy(&h, &g->hv[i], sizeof(h));
-		struct ds_keypos k = { h.partial, (uint32_t)i };
-		if (in_place)
-			memcpy((unsigned char *)g->hv + g->nb * sizeof(k), &k, sizeof(k));
-		else
-			g->bh[g->nb] = k;
-		g->nb++;
-		rc = ds_result_note(g->c, &h);
-	}
-	if (in_place) {
-		void *keys = realloc(g->hv, (g->nb ? g->nb : 1) * sizeof(*g->bh));
-		g->bh = keys ? keys : (void *)g->hv;
-		g->hv = NULL;
+	if (g->hv) {
+		/* hashes from the cache (kept: they know more than the keys) */
+		if (!(g->bh = malloc((g->n ? g->n : 1) * sizeof(*g->bh))))
+			return -ENOMEM;
+		for (size_t i = 0; rc == 0 && i < g->n; i++) {
+			if (!g->got[i])
+				continue;
+			g->bh[g->nb++] = (struct ds_keypos){ g->hv[i].partial, (uint32_t)i };
+			rc = ds_result_note(g->c, &g->hv[i]);
+		}
+	} else {
+		/* files all read this run know no more than their first block's
+		 * hash (the whole file's within one block): the keys, written as
+		 * read, hold it; those got, packed */
+		for (size_t i = 0; rc == 0 && i < g->n; i++) {
+			if (!g->got[i])
+				continue;
+			uint64_t partial = g->bh[i].key;
+			struct ds_hashed h = { g->idx[i], g->size <= DS_BLOCK, false, partial, partial };
+			g->bh[g->nb++] = g->bh[i];
+			rc = ds_result_note(g->c, &h);
+		}
+		struct ds_keypos *keys = realloc(g->bh, (g->nb ? g->nb : 1) * sizeof(*keys));
+		g->bh = keys ? keys : g->bh;
 		free(g->got);
 		g->got = NULL;
 	}
@@ -284,9 +284,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	} else if (rc == 0) {
 		struct group g = { .c = c, .idx = idx, .n = n, .size = size,
 				   .blen = size < DS_BLOCK ? (size_t)size : DS_BLOCK };
-		g.hv = malloc(n * sizeof(*g.hv));
 		g.got = calloc(n, sizeof(*g.got));
-		rc = g.hv && g.got ? 0 : -ENOMEM;
+		rc = g.got ? 0 : -ENOMEM;
 		if (rc == 0)
 			rc = ds_gather_heads(&g);
 		if (rc == 0)
