@@ -193,6 +193,36 @@ START_TEST(test_bucket_larger_than_open_files)
 }
 END_TEST
 
+/* Files within one block, more of one content than may be open at once:
+ * one run without keys to sort (their full hash is their first block's),
+ * confirmed in batches; the first vanishes before it is read. */
+START_TEST(test_small_bucket_larger_than_open_files)
+{
+	char *dir = tu_tmpdir();
+	char name[32];
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "same%02d", i);
+		tu_file(dir, name, 300, 7, -1);
+	}
+	tu_file(dir, "other", 300, 7, 299);
+	struct errlog log = { 0 };
+	struct setup narrow = { .max_open = 8, .io = IO };
+	char *got = sets_of(dir, &narrow, &log);
+	ck_assert_int_eq(log.count, 0);
+	ck_assert_str_eq(got, "same00 same01 same02 same03 same04 same05 same06 same07 same08 same09 same10 same11 "
+			      "same12 same13 same14 same15 same16 same17 same18 same19");
+	free(got);
+	narrow.vanish = "same00";
+	got = sets_of(dir, &narrow, &log);
+	ck_assert_int_eq(log.count, 1);
+	ck_assert_ptr_nonnull(strstr(log.last, "same00"));
+	ck_assert_str_eq(got, "same01 same02 same03 same04 same05 same06 same07 same08 same09 same10 same11 "
+			      "same12 same13 same14 same15 same16 same17 same18 same19");
+	free(got);
+	tu_cleanup(dir);
+}
+END_TEST
+
 /* A bucket too large to compare side by side is hashed in rounds of growing
  * length: files that differ early are not read to their end (300 camera RAW
  * files of one size, alike in their first 64 KiB, were read whole). */
@@ -614,6 +644,7 @@ int main(void)
 	TCase *tc = tcase_create("fresh");
 	tcase_add_loop_test(tc, test_classes_by_content, 0, 2);
 	tcase_add_loop_test(tc, test_bucket_larger_than_open_files, 0, 2);
+	tcase_add_loop_test(tc, test_small_bucket_larger_than_open_files, 0, 2);
 	tcase_add_loop_test(tc, test_vanished_member, 0, 2);
 	tcase_add_loop_test(tc, test_large_bucket_read_progressively, 0, 2);
 	tcase_add_loop_test(tc, test_partial_and_quick, 0, 2);

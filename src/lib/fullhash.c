@@ -150,90 +150,106 @@ int ds_match_quick(struct ds_ctx *c, const struct bucket *b)
 	return rc;
 }
 
+/* Scratch of ds_match_by_full(): members wait by their index in b->m (4
+ * bytes, not a copy of 20: a bucket of a million copies of one file is this
+ * function's to hold). */
+struct confirm {
+	struct ds_member *batch;  /* max_open members compared at once */
+	uint32_t *bi;             /* batch's members in b->m */
+	uint32_t *pending, *joined;
+};
+
+/* The np members pending[] of one full hash, each compared byte by byte
+ * against the first, max_open at a time; those proven equal to it are
+ * indexed as one class, the rest start over. @return 0 or a negative code. */
+static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm *cf, size_t np, uint64_t full)
+{
+	dupscan_scan *s = c->s;
+	uint64_t start = b->blocks ? DS_BLOCK : 0;
+	int rc = 0;
+	while (rc == 0 && np >= 2) {
+		uint32_t rep = cf->pending[0];
+		size_t left = 0, njoined = 0;
+		for (size_t k = 1; rc == 0 && k < np;) {
+			size_t cnt = 1, from = k;
+			cf->batch[0] = b->m[rep];
+			cf->bi[0] = rep;
+			while (k < np && cnt < s->reading.max_open) {
+				cf->bi[cnt] = cf->pending[k++];
+				cf->batch[cnt] = b->m[cf->bi[cnt]];
+				cnt++;
+			}
+			rc = ds_lockstep(c, cf->batch, cnt, b->size, start, NULL, b->blocks, b->blen);
+			/* a descriptor a member brought is the lockstep's, closed now */
+			for (size_t q = 0; q < cnt; q++)
+				b->m[cf->bi[q]].fd = cf->batch[q].fd;
+			if (rc == 0 && (ds_rec(s, b->m[rep].rec)->flags & DS_F_DROPPED)) {
+				/* the file compared against failed: it leaves, and the
+				 * class goes on with a member proven equal to it, this
+				 * batch compared again; with none, the rest start over */
+				if (njoined > 0) {
+					rep = cf->joined[--njoined];
+					k = from;
+					continue;
+				}
+				for (size_t x = from; x < np; x++)
+					if (!(ds_rec(s, b->m[cf->pending[x]].rec)->flags & DS_F_DROPPED))
+						cf->pending[left++] = cf->pending[x];
+				break;
+			}
+			for (size_t q = 1; rc == 0 && q < cnt; q++) {
+				if (ds_rec(s, cf->batch[q].rec)->flags & DS_F_DROPPED)
+					continue;
+				if (cf->batch[q].alive && cf->batch[q].cls == cf->batch[0].cls)
+					cf->joined[njoined++] = cf->bi[q];
+				else
+					cf->pending[left++] = cf->bi[q];
+			}
+		}
+		for (size_t x = 0; rc == 0 && x < njoined; x++)
+			rc = ds_result_insert(c, b->m[cf->joined[x]].rec, b->m[rep].rec, b->partial, full);
+		if (rc == 0 && njoined > 0)
+			rc = ds_result_insert(c, b->m[rep].rec, b->m[rep].rec, b->partial, full);
+		np = left;
+	}
+	return rc;
+}
+
 /* By full hash first (known, or each file hashed alone), then each run of
  * equal full hashes confirmed against its first file in batches of files
  * that may be open at once: for buckets too large to read side by side, and
  * for full hashes known from the cache, so files unique by hash are never
- * opened. Members wait by their index in b->m (4 bytes, not a copy of 20:
- * a bucket of a million copies of one file is this function's to hold). */
+ * opened. Files within one block, no full hash known, are one run already
+ * (their full hash is the bucket's partial one): no keys to sort. */
 int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 {
 	dupscan_scan *s = c->s;
 	size_t n = b->k;
-	int rc = 0;
-	struct ds_keypos *bh = malloc(n * sizeof(*bh));
-	struct ds_member *batch = malloc(s->reading.max_open * sizeof(*batch));
-	uint32_t *bi = malloc(s->reading.max_open * sizeof(*bi)); /* batch's members in b->m */
-	uint32_t *pending = malloc(n * sizeof(*pending));
-	uint32_t *joined = malloc(n * sizeof(*joined));
-	long hashed = 0;
-	if (!bh || !batch || !bi || !pending || !joined || (hashed = full_hashes(c, b, bh)) < 0) {
-		rc = hashed < 0 ? (int)hashed : -ENOMEM;
-		goto out;
-	}
-	size_t nb = (size_t)hashed;
-	uint64_t start = b->blocks ? DS_BLOCK : 0;
-	for (size_t i = 0; rc == 0 && i < nb;) {
-		size_t j = i + 1;
-		while (j < nb && bh[j].key == bh[i].key)
-			j++;
+	bool one_run = !b->full && b->size <= DS_BLOCK;
+	struct confirm cf = { malloc(s->reading.max_open * sizeof(*cf.batch)), malloc(s->reading.max_open * sizeof(*cf.bi)),
+			      malloc(n * sizeof(*cf.pending)), malloc(n * sizeof(*cf.joined)) };
+	struct ds_keypos *bh = one_run ? NULL : malloc(n * sizeof(*bh));
+	int rc = cf.batch && cf.bi && cf.pending && cf.joined && (one_run || bh) ? 0 : -ENOMEM;
+	if (rc == 0 && one_run) {
 		size_t np = 0;
-		for (size_t k = i; k < j; k++)
-			pending[np++] = (uint32_t)bh[k].pos;
-		while (rc == 0 && np >= 2) {
-			/* np members against pending[0], max_open at a time; those
-			 * proven equal to it wait in joined, to be indexed as one class */
-			uint32_t rep = pending[0];
-			size_t left = 0, njoined = 0;
-			for (size_t k = 1; rc == 0 && k < np;) {
-				size_t cnt = 1, from = k;
-				batch[0] = b->m[rep];
-				bi[0] = rep;
-				while (k < np && cnt < s->reading.max_open) {
-					bi[cnt] = pending[k++];
-					batch[cnt] = b->m[bi[cnt]];
-					cnt++;
-				}
-				rc = ds_lockstep(c, batch, cnt, b->size, start, NULL, b->blocks, b->blen);
-				/* a descriptor a member brought is the lockstep's, closed now */
-				for (size_t q = 0; q < cnt; q++)
-					b->m[bi[q]].fd = batch[q].fd;
-				if (rc == 0 && (ds_rec(s, b->m[rep].rec)->flags & DS_F_DROPPED)) {
-					/* the file compared against failed: it leaves, and the
-					 * class goes on with a member proven equal to it, this
-					 * batch compared again; with none, the rest start over */
-					if (njoined > 0) {
-						rep = joined[--njoined];
-						k = from;
-						continue;
-					}
-					for (size_t x = from; x < np; x++)
-						if (!(ds_rec(s, b->m[pending[x]].rec)->flags & DS_F_DROPPED))
-							pending[left++] = pending[x];
-					break;
-				}
-				for (size_t q = 1; rc == 0 && q < cnt; q++) {
-					if (ds_rec(s, batch[q].rec)->flags & DS_F_DROPPED)
-						continue;
-					if (batch[q].alive && batch[q].cls == batch[0].cls)
-						joined[njoined++] = bi[q];
-					else
-						pending[left++] = bi[q];
-				}
-			}
-			for (size_t x = 0; rc == 0 && x < njoined; x++)
-				rc = ds_result_insert(c, b->m[joined[x]].rec, b->m[rep].rec, b->partial, bh[i].key);
-			if (rc == 0 && njoined > 0)
-				rc = ds_result_insert(c, b->m[rep].rec, b->m[rep].rec, b->partial, bh[i].key);
-			np = left;
-		}
-		i = j;
+		for (size_t x = 0; x < n; x++)
+			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+				cf.pending[np++] = (uint32_t)x;
+		rc = confirm_run(c, b, &cf, np, b->partial);
 	}
-out:
-	free(joined);
-	free(pending);
-	free(bi);
-	free(batch);
+	long nb = rc == 0 && !one_run ? full_hashes(c, b, bh) : 0;
+	if (nb < 0)
+		rc = (int)nb;
+	for (size_t i = 0, j; rc == 0 && i < (size_t)nb; i = j) {
+		size_t np = 0;
+		for (j = i; j < (size_t)nb && bh[j].key == bh[i].key; j++)
+			cf.pending[np++] = (uint32_t)bh[j].pos;
+		rc = confirm_run(c, b, &cf, np, bh[i].key);
+	}
 	free(bh);
+	free(cf.joined);
+	free(cf.pending);
+	free(cf.bi);
+	free(cf.batch);
 	return rc;
 }

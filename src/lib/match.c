@@ -61,7 +61,11 @@ static int bucket_scratch(struct group *g, size_t most)
 	const dupscan_scan *s = g->c->s;
 	/* a trusting run keeps full hashes for the next, even without a cache file yet */
 	g->finish = s->opt.cache_trust && s->cache.run && !s->opt.quick && !s->opt.partial_only;
-	bool ok = (g->m = malloc(most * sizeof(*g->m))) && (g->full = malloc(most * sizeof(*g->full)));
+	bool ok = (g->m = malloc(most * sizeof(*g->m))) != NULL;
+	/* full hashes come from the sweep or the cache; a file read this run
+	 * knows its first block's */
+	if (ok && (s->reading.sweep || g->hv))
+		ok = (g->full = malloc(most * sizeof(*g->full))) != NULL;
 	if (ok && s->reading.sweep)
 		ok = (g->same = malloc(most * sizeof(*g->same))) && (g->serr = malloc(most * sizeof(*g->serr)));
 	if (ok && (g->cached || g->mixed) && g->trust)
@@ -136,7 +140,8 @@ static size_t take_members(struct group *g, size_t i, size_t k, bool *all_full)
 		g->m[x] = (struct ds_member){ g->idx[pos], g->hold ? g->fds[pos] : -1, pos, 0, true };
 		if (g->hold)
 			g->fds[pos] = -1; /* the lockstep owns it now */
-		g->full[x] = known_hash(g, i + x);
+		if (g->full)
+			g->full[x] = known_hash(g, i + x);
 		*all_full = *all_full && known_whole(g, i + x);
 		from_cache_n += was_cached;
 		if (g->kn)
@@ -206,7 +211,7 @@ static int settle_run(struct group *g, size_t i, size_t k)
 		/* known full hashes spare every read but the byte comparison;
 		 * without them (files that differed after their first block
 		 * last time), the bucket is read whole */
-		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, all_full ? g->full : NULL, NULL, NULL, NULL };
+		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, all_full && g->full ? g->full : NULL, NULL, NULL, NULL };
 	}
 	size_t first = c->res->nins;
 	int rc = ds_match_bucket(c, &b);
