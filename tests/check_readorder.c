@@ -63,6 +63,40 @@ static void done(struct walked *w)
 	tu_cleanup(w->dir);
 }
 
+/* dir walked in hdd mode (threads: 0 for the default), n files found. */
+static dupscan_scan *walk_hdd(const char *dir, int threads, uint32_t n)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	if (threads)
+		ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, threads), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_uint_eq(s->tree.nrecs, n);
+	return s;
+}
+
+/* The first len bytes of record rec's file into buf. */
+static void read_start(dupscan_scan *s, uint32_t rec, void *buf, size_t len)
+{
+	char *path = ds_rec_path_alloc(s, rec);
+	int fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ds_pread_full(fd, buf, len, 0), 0);
+	close(fd);
+	free(path);
+}
+
+/* The end of a test that ran a first pass on its own scan. */
+static void pass_done(dupscan_scan *s, char *dir)
+{
+	ds_first_pass_free(s->reading.first_pass);
+	s->reading.first_pass = NULL;
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+
 /* Small files keep their first blocks in their own length: 40 files of
  * 20 bytes take 800 bytes of the pass's memory, not 40 blocks. */
 START_TEST(test_first_pass_small)
@@ -74,12 +108,7 @@ START_TEST(test_first_pass_small)
 		snprintf(text, sizeof(text), "twenty bytes, no. %02d", i % 20);
 		tu_text(dir, name, text);
 	}
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
-	ck_assert_uint_eq(s->tree.nrecs, 40);
+	dupscan_scan *s = walk_hdd(dir, 0, 40);
 	uint32_t order[40], groups[2] = { 0, 40 };
 	for (uint32_t i = 0; i < 40; i++)
 		order[i] = i;
@@ -87,19 +116,11 @@ START_TEST(test_first_pass_small)
 	const struct ds_first_pass *fp = s->reading.first_pass;
 	ck_assert_uint_eq(fp->capbytes, 40 * 20);
 	for (uint32_t p = 0; p < 40; p++) {
-		char *path = ds_rec_path_alloc(s, order[p]);
-		int fd = open(path, O_RDONLY);
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(ds_pread_full(fd, text, 20, 0), 0);
-		close(fd);
-		free(path);
+		read_start(s, order[p], text, 20);
 		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
 		ck_assert(memcmp(ds_fp_block(fp, p), text, 20) == 0);
 	}
-	ds_first_pass_free(s->reading.first_pass);
-	s->reading.first_pass = NULL;
-	dupscan_free(s);
-	tu_cleanup(dir);
+	pass_done(s, dir);
 }
 END_TEST
 
@@ -159,13 +180,7 @@ START_TEST(test_first_pass_threads)
 		snprintf(text, sizeof(text), "file %05d", i % (N / 2)); /* one size: one group */
 		tu_text(dir, name, text);
 	}
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
-	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 4), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
-	ck_assert_uint_eq(s->tree.nrecs, N);
+	dupscan_scan *s = walk_hdd(dir, 4, N);
 	static uint32_t order[N];
 	uint32_t groups[2] = { OUTSIDE, N - OUTSIDE };
 	for (uint32_t i = 0; i < N; i++)
@@ -186,10 +201,7 @@ START_TEST(test_first_pass_threads)
 	for (uint32_t p = 0; p < OUTSIDE && bad == DS_NONE; p++)
 		bad = !ds_fp_got(fp, p) && !ds_fp_err(fp, p) ? DS_NONE : p;
 	ck_assert_msg(bad == DS_NONE, "position %u is in no group, yet read", bad);
-	ds_first_pass_free(s->reading.first_pass);
-	s->reading.first_pass = NULL;
-	dupscan_free(s);
-	tu_cleanup(dir);
+	pass_done(s, dir);
 }
 END_TEST
 
@@ -209,12 +221,7 @@ START_TEST(test_first_pass)
 		ck_assert(ds_fp_got(fp, p));
 		ck_assert_int_eq(ds_fp_err(fp, p), 0);
 		/* the hash of the first block, which is kept (the budget holds five) */
-		char *path = ds_rec_path_alloc(w.s, w.order[p]);
-		int fd = open(path, O_RDONLY);
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(ds_pread_full(fd, block, DS_BLOCK, 0), 0);
-		close(fd);
-		free(path);
+		read_start(w.s, w.order[p], block, DS_BLOCK);
 		ck_assert(ds_fp_partial(fp, p) == ds_hash_oneshot(block, DS_BLOCK));
 		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
 		ck_assert(memcmp(ds_fp_block(fp, p), block, DS_BLOCK) == 0);
@@ -248,12 +255,7 @@ START_TEST(test_first_pass_whole_groups)
 		snprintf(text, sizeof(text), "small no. %02d", i);
 		tu_text(dir, name, text);
 	}
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
-	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
-	ck_assert_uint_eq(s->tree.nrecs, N);
+	dupscan_scan *s = walk_hdd(dir, 0, N);
 	/* the large group first, as groups come (by size) when it is smaller */
 	static uint32_t order[N];
 	uint32_t nl = 0, ns = LARGE;
@@ -270,20 +272,12 @@ START_TEST(test_first_pass_whole_groups)
 		bad = ds_fp_got(fp, p) && !ds_fp_block(fp, p) ? DS_NONE : p;
 	ck_assert_msg(bad == DS_NONE, "position %u: not read, or a block kept of a group past the budget", bad);
 	for (uint32_t p = LARGE; p < N; p++) {
-		char *path = ds_rec_path_alloc(s, order[p]);
-		int fd = open(path, O_RDONLY);
-		ck_assert_int_ge(fd, 0);
-		ck_assert_int_eq(ds_pread_full(fd, text, 12, 0), 0);
-		close(fd);
-		free(path);
+		read_start(s, order[p], text, 12);
 		ck_assert(ds_fp_got(fp, p) && ds_fp_partial(fp, p) == ds_hash_oneshot(text, 12));
 		ck_assert_ptr_nonnull(ds_fp_block(fp, p));
 		ck_assert(memcmp(ds_fp_block(fp, p), text, 12) == 0);
 	}
-	ds_first_pass_free(s->reading.first_pass);
-	s->reading.first_pass = NULL;
-	dupscan_free(s);
-	tu_cleanup(dir);
+	pass_done(s, dir);
 }
 END_TEST
 
