@@ -470,32 +470,50 @@ static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 	return 0;
 }
 
-/* First blocks kept, for whole groups (in their order: the smaller files
- * first) while the budget lasts: a bucket whose blocks are all here compares
- * them without reading them again; a group with one not kept would read them
- * all again, so a block kept of it would be memory for nothing. @return 0 or
- * -ENOMEM. */
+static int cmp_kept(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct ds_fp_kept *a = pa, *b = pb;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* First blocks kept, for whole groups, the groups of fewest bytes first,
+ * while the budget lasts: a bucket whose blocks are all here compares them
+ * without reading them again; a group with one not kept would read them all
+ * again, so a block kept of it would be memory for nothing. Many small
+ * groups before one large: a group of a rare size is most often copies.
+ * @return 0 or -ENOMEM. */
 static int keep_groups(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
 {
-	size_t cap = 0, want = 0;
+	struct ds_keypos *by = malloc((ngroups ? ngroups : 1) * sizeof(*by));
+	if (!by)
+		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
-		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec(s, fp->order[first])->size;
-		uint32_t blen = (uint32_t)(size < DS_BLOCK ? size : DS_BLOCK);
-		if (ds_fp_direct(fp, first) || (uint64_t)cnt * blen > DS_FIRST_PASS_BUDGET - want)
-			continue;
-		if (fp->nkept && first < fp->kept[fp->nkept - 1].first)
-			break; /* kept_group() looks them up by position */
-		if (DS_GROW(fp->kept, cap, fp->nkept + 1))
-			return -ENOMEM;
-		fp->kept[fp->nkept++] = (struct ds_fp_kept){ first, cnt, blen, want };
-		want += (size_t)cnt * blen;
+		uint64_t size = ds_rec(s, fp->order[groups[2 * g]])->size;
+		by[g] = (struct ds_keypos){ groups[2 * g + 1] * (size < DS_BLOCK ? size : DS_BLOCK), g };
 	}
-	fp->blocks = want ? ds_big_alloc(want) : NULL;
+	ds_sort_by_key(by, ngroups);
+	size_t cap = 0, want = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < ngroups && by[i].key <= DS_FIRST_PASS_BUDGET - want; i++) {
+		uint32_t first = groups[2 * by[i].pos], cnt = groups[2 * by[i].pos + 1];
+		if (ds_fp_direct(fp, first))
+			continue;
+		if (DS_GROW(fp->kept, cap, fp->nkept + 1))
+			rc = -ENOMEM;
+		else
+			fp->kept[fp->nkept++] = (struct ds_fp_kept){ first, cnt, (uint32_t)(by[i].key / cnt), want };
+		want += (size_t)by[i].key;
+	}
+	free(by);
+	/* kept_group() looks them up by position */
+	if (rc == 0)
+		rc = ds_sort(fp->kept, fp->nkept, sizeof(*fp->kept), cmp_kept, NULL);
+	fp->blocks = rc == 0 && want ? ds_big_alloc(want) : NULL;
 	fp->capbytes = fp->blocks ? want : 0;
-	if (want && !fp->blocks)
-		fp->nkept = 0; /* not kept after all */
-	return 0;
+	if (!fp->blocks)
+		fp->nkept = 0; /* none kept after all */
+	return rc;
 }
 
 /* Which disk each candidate of the groups is on (its place: its inode until
