@@ -154,16 +154,23 @@ START_TEST(test_classes_by_content)
 }
 END_TEST
 
+/* same00 to same19: one content of size bytes. */
+static void twenty_copies(const char *dir, uint64_t size)
+{
+	char name[32];
+	for (int i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "same%02d", i);
+		tu_file(dir, name, size, 7, -1);
+	}
+}
+
 /* More files of one content than may be open at once: the same classes, by
  * full hash and batches against one member. Two members fail on the way. */
 START_TEST(test_bucket_larger_than_open_files)
 {
 	char *dir = tu_tmpdir();
 	char name[32];
-	for (int i = 0; i < 20; i++) {
-		snprintf(name, sizeof(name), "same%02d", i);
-		tu_file(dir, name, 100000, 7, -1);
-	}
+	twenty_copies(dir, 100000);
 	for (int i = 0; i < 5; i++) { /* same first block, each its own end */
 		snprintf(name, sizeof(name), "other%d", i);
 		tu_file(dir, name, 100000, 7, 50000 + i);
@@ -199,11 +206,7 @@ END_TEST
 START_TEST(test_small_bucket_larger_than_open_files)
 {
 	char *dir = tu_tmpdir();
-	char name[32];
-	for (int i = 0; i < 20; i++) {
-		snprintf(name, sizeof(name), "same%02d", i);
-		tu_file(dir, name, 300, 7, -1);
-	}
+	twenty_copies(dir, 300);
 	tu_file(dir, "other", 300, 7, 299);
 	struct errlog log = { 0 };
 	struct setup narrow = { .max_open = 8, .io = IO };

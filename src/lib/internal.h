@@ -721,6 +721,7 @@ static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {
 	return fp->by_pos ? fp->key[p] : fp->ent[fp->rank[p]].key;
 }
+/* Read, its partial hash known (never with DS_FP_FAILED: a failure clears it). */
 static inline bool ds_fp_got(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_GOT; }
 static inline bool ds_fp_direct(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_DIRECT; }
 /* 0, or why position p could not be read */

@@ -24,8 +24,9 @@ static int cmp_partial(void *ctx, const void *pa, const void *pb)
 	const struct sweep_run *rn = ctx;
 	const struct ds_first_pass *fp = rn->fp;
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	if (ds_fp_partial(fp, a) != ds_fp_partial(fp, b))
-		return ds_fp_partial(fp, a) < ds_fp_partial(fp, b) ? -1 : 1;
+	uint64_t ka = ds_fp_partial(fp, a), kb = ds_fp_partial(fp, b); /* each through its rank */
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
 	if (fp->head[a] != fp->head[b])
 		return fp->head[a] < fp->head[b] ? -1 : 1;
 	if (tail_of(rn, a) != tail_of(rn, b))
@@ -204,15 +205,16 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 	}
 	size_t nr = 0;
 	for (uint32_t p = first; p < first + n; p++)
-		if (ds_fp_got(fp, p) && !ds_fp_err(fp, p) && !rn->sw->err[p])
+		if (ds_fp_got(fp, p) && !rn->sw->err[p])
 			scratch[nr++] = p;
 	int rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 	for (size_t i = 0; rc == 0 && i < nr;) {
 		size_t j = i + 1;
 		while (j < nr && same_start(rn, scratch[j], scratch[i]))
 			j++;
-		if (j - i == 1 && ((i > 0 && ds_fp_partial(fp, scratch[i - 1]) == ds_fp_partial(fp, scratch[i])) ||
-				   (j < nr && ds_fp_partial(fp, scratch[j]) == ds_fp_partial(fp, scratch[i])))) {
+		uint64_t key = ds_fp_partial(fp, scratch[i]);
+		if (j - i == 1 && ((i > 0 && ds_fp_partial(fp, scratch[i - 1]) == key) ||
+				   (j < nr && ds_fp_partial(fp, scratch[j]) == key))) {
 			rn->sw->swept[scratch[i]] = true; /* in a bucket, alone with its head */
 			settle_alone(rn, scratch[i], 0);
 		}
@@ -300,7 +302,7 @@ int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups,
 			continue;
 		size_t nr = 0;
 		for (uint32_t p = first; p < first + cnt; p++)
-			if (ds_fp_got(fp, p) && !ds_fp_err(fp, p))
+			if (ds_fp_got(fp, p))
 				scratch[nr++] = p;
 		rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 		/* only files whose head has a twin */
