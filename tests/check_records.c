@@ -147,6 +147,64 @@ START_TEST(test_shared_values)
 }
 END_TEST
 
+/* Records sorted by a key and a minor, ties by index: a few sizes over many
+ * devices, so most keys tie. */
+static uint64_t size_dev_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+{
+	*minor = ds_rec_devi(s, r);
+	return r->size;
+}
+
+static const dupscan_scan *sort_scan; /* for qsort's comparison */
+
+static int cmp_size_dev(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb, ma, mb;
+	uint64_t ka = size_dev_key(sort_scan, ds_rec(sort_scan, a), &ma);
+	uint64_t kb = size_dev_key(sort_scan, ds_rec(sort_scan, b), &mb);
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (ma != mb)
+		return ma < mb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Sorted in runs and merged (the sort of a scan past DS_SORT_RUN records),
+ * the order is the one sort's, whatever the run's length and the order the
+ * records came in. */
+START_TEST(test_sort_recs_runs)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t root;
+	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	enum { N = 5003 };
+	uint64_t seed = 0x9E3779B97F4A7C15ull;
+	for (uint32_t i = 0; i < N; i++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		struct stat f = fake(seed % 5, i + 1, (off_t)(seed >> 8) % 7);
+		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+	}
+	static uint32_t want[N], got[N];
+	for (uint32_t i = 0; i < N; i++)
+		want[i] = (i * 2654435761u) % N; /* N is prime: a shuffle */
+	uint32_t shuffled[N];
+	memcpy(shuffled, want, sizeof(want));
+	sort_scan = s;
+	qsort(want, N, sizeof(want[0]), cmp_size_dev);
+	static const size_t runs[] = { 1, 2, 7, 100, 1024, N - 1, N, N + 1, 0 };
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		memcpy(got, shuffled, sizeof(got));
+		ck_assert_int_eq(ds_sort_recs_runs(s, got, N, size_dev_key, runs[r]), 0);
+		ck_assert_msg(memcmp(got, want, sizeof(got)) == 0, "runs of %zu", runs[r]);
+	}
+	ck_assert_int_eq(ds_sort_recs_runs(s, got, 0, size_dev_key, 3), 0);
+	dupscan_free(s);
+}
+END_TEST
+
 /* Each field alone makes a file not the one recorded. */
 START_TEST(test_same_file)
 {
@@ -193,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, test_protected);
 	tcase_add_test(tc, test_same_file);
 	tcase_add_test(tc, test_shared_values);
+	tcase_add_test(tc, test_sort_recs_runs);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

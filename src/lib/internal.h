@@ -502,11 +502,16 @@ struct ds_keypos {
 };
 void ds_sort_by_key(struct ds_keypos *a, size_t n);
 /* order[0..n) (record indexes) sorted by key() and then by the 32 bits it
- * puts in *minor, ties by record index: 16 bytes a record beside them,
- * sorted in place (the sort of every record a scan holds: its memory is the
- * run's peak). @return 0 or -ENOMEM. */
-int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n,
-		 uint64_t (*key)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor));
+ * puts in *minor, ties by record index. The sort of every record a scan
+ * holds, so its memory can be the run's peak: 16 bytes a record beside at
+ * most DS_SORT_RUN of them at a time, sorted in place; past that, the sorted
+ * runs are merged through 4 bytes a record, each key taken once more.
+ * @return 0 or -ENOMEM (order is then some permutation of itself). */
+typedef uint64_t (*ds_rec_key_fn)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor);
+#define DS_SORT_RUN ((size_t)1 << 20)
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key);
+/* The same with runs of run records (tests: the merge on a small scan). */
+int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, size_t run);
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);
