@@ -216,9 +216,9 @@ START_TEST(test_proof_fields)
 	/* (each change joined again: the join is where an entry meets its file) */
 	for (size_t i = 0; i < 2; i++) {
 		if (i == 0)
-			r->ino += 1000003;
+			r->ino_lo += 1000003;
 		else
-			r->size += 1000003;
+			r->size_lo += 1000003;
 		tu_cache_join(s);
 		ck_assert_msg(!ds_cache_proof(s, a1, &cls2, &at), "key field %zu changed alone", i);
 		*r = saved;

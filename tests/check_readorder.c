@@ -260,7 +260,7 @@ START_TEST(test_first_pass_whole_groups)
 	static uint32_t order[N];
 	uint32_t nl = 0, ns = LARGE;
 	for (uint32_t i = 0; i < N; i++)
-		order[ds_rec(s, i)->size == 2 * DS_BLOCK ? nl++ : ns++] = i;
+		order[ds_rec_size(s, ds_rec(s, i)) == 2 * DS_BLOCK ? nl++ : ns++] = i;
 	ck_assert_uint_eq(nl, LARGE);
 	uint32_t groups[4] = { 0, LARGE, LARGE, SMALL };
 	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 2, 0), 0);

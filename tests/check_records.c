@@ -58,7 +58,7 @@ START_TEST(test_paths)
 	free(p);
 	/* below the argument: after "top/arg/" */
 	ck_assert_uint_eq(ds_rel_offset(s, deep), strlen("top/arg/"));
-	ck_assert_uint_eq(r->size, 5);
+	ck_assert_uint_eq(ds_rec_size(s, r), 5);
 	ck_assert_uint_eq(ds_rec_rep(s, 0), 0); /* its inode's only name */
 	dupscan_free(s);
 }
@@ -109,7 +109,7 @@ START_TEST(test_shared_values)
 {
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_uint_le(sizeof(struct ds_rec), 48);
+	ck_assert_uint_le(sizeof(struct ds_rec), 32);
 	struct stat st = fake(1, 10, 0);
 	st.st_mode = S_IFDIR | 0755;
 	uint32_t root;
@@ -147,12 +147,44 @@ START_TEST(test_shared_values)
 }
 END_TEST
 
+/* A record keeps the low halves of its size and inode number, its kind the
+ * high ones: each value comes back whole, past 4 GiB and 2^32 alike, and
+ * files of one device and mode share a kind while those halves agree. */
+START_TEST(test_wide_values)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_uint_eq(sizeof(struct ds_rec), 32);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t root;
+	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	static const uint64_t v[] = { 0, 1, 0xFFFFFFFFull, 0x100000000ull, 0x1234567890ull,
+				      0x7FFFFFFFFFFFFFFFull, 0xFFFFFFFF00000001ull };
+	enum { NV = sizeof(v) / sizeof(v[0]) };
+	for (uint32_t i = 0; i < NV * NV; i++) {
+		struct stat f = fake(7, v[i % NV], (off_t)(v[i / NV] & 0x7FFFFFFFFFFFFFFFull));
+		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+	}
+	for (uint32_t i = 0; i < NV * NV; i++) {
+		const struct ds_rec *r = ds_rec(s, i);
+		ck_assert_uint_eq(ds_rec_ino(s, r), v[i % NV]);
+		ck_assert_uint_eq(ds_rec_size(s, r), v[i / NV] & 0x7FFFFFFFFFFFFFFFull);
+		ck_assert_uint_eq(ds_rec_dev(s, r), 7);
+		ck_assert_uint_eq(ds_rec_mode(s, r), S_IFREG | 0644u);
+	}
+	/* the high halves: 0, 1, 0x12, 0x7FFFFFFF, 0xFFFFFFFF of the inode (5) by 0, 1, 0x12, 0x7FFFFFFF, 0x7FFFFFFF of the size (4) */
+	ck_assert_uint_eq(s->tree.kinds.n, 5 * 4);
+	dupscan_free(s);
+}
+END_TEST
+
 /* Records sorted by a key and a minor, ties by index: a few sizes over many
  * devices, so most keys tie. */
 static uint64_t size_dev_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = ds_rec_devi(s, r);
-	return r->size;
+	return ds_rec_size(s, r);
 }
 
 static const dupscan_scan *sort_scan; /* for qsort's comparison */
@@ -252,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, test_same_file);
 	tcase_add_test(tc, test_shared_values);
 	tcase_add_test(tc, test_sort_recs_runs);
+	tcase_add_test(tc, test_wide_values);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

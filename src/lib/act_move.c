@@ -166,7 +166,7 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 		ds_act_own_change(dup, d.fd);
 		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino ||
 		    (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
-		     ((uint64_t)st.st_size != dup->rec->size || ds_ns(st.st_mtim) != dup->rec->mtime_ns)))
+		     ((uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec) || ds_ns(st.st_mtim) != dup->rec->mtime_ns)))
 			rc = DUPSCAN_E_CHANGED;
 		if (rc == 0)
 			rc = ds_act_kept_holds(keep, &k, flags);

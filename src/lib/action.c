@@ -30,7 +30,7 @@ void ds_act_own_change(const dupscan_file *f, int fd)
 {
 	struct stat st;
 	struct ds_rec *inode = ds_file_inode(f);
-	if (inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == f->rec->ino)
+	if (inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == ds_rec_ino(f->scan, f->rec))
 		inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
@@ -357,7 +357,7 @@ int ds_act_tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned
 		return DUPSCAN_E_CHANGED;
 	if (d->fd < 0 || (flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
 		return 0;
-	return (uint64_t)st.st_size == dup->rec->size && ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
+	return (uint64_t)st.st_size == ds_rec_size(dup->scan, dup->rec) && ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
 											 : DUPSCAN_E_CHANGED;
 }
 

@@ -313,10 +313,10 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 	size_t j = 0;
 	for (uint32_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, order[i]);
-		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s, r), r->ino);
+		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s, r), ds_rec_ino(s, r));
 		c->at[order[i]] = DS_NONE;
 		/* only an entry whose key is the file's as walked is kept */
-		if (!e || e->size != r->size || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+		if (!e || e->size != ds_rec_size(s, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
 			continue;
 		if (DS_GROW(c->hits, c->caphits, c->nhits + 1)) {
 			rc = -ENOMEM;
@@ -355,7 +355,7 @@ uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named)
 	struct {
 		uint64_t salt, dev, ino;
 		int64_t start;
-	} key = { s->cache.run->salt, ds_rec_dev(s, named), named->ino, s->cache.start_ns };
+	} key = { s->cache.run->salt, ds_rec_dev(s, named), ds_rec_ino(s, named), s->cache.start_ns };
 	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
 	return id ? id : 1; /* 0: no class */
 }

@@ -203,7 +203,7 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 		return;
 	const struct ds_rec *r = ds_rec(s, rec);
 	bool proven = has_full && cls != DS_NONE;
-	struct log_record x = { .e = { ds_rec_dev(s, r), r->ino, r->size, r->mtime_ns, r->ctime_ns, partial, full,
+	struct log_record x = { .e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
 				       proven ? ds_cache_fresh_class(s, ds_rec(s, cls)) : 0, s->cache.start_ns,
 				       (has_full ? F_FULL : 0) | (proven ? F_PROVEN : 0), LOG_NO_PATH } };
 	x.check = record_check(&x.e);

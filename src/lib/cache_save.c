@@ -116,7 +116,7 @@ static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, run->noted[i].rec);
 		size_t d = devrank[ds_rec_devi(s, r)];
-		kp[at[d]++] = (struct ds_keypos){ r->ino, (uint64_t)!run->noted[i].has_full << 32 | i };
+		kp[at[d]++] = (struct ds_keypos){ ds_rec_ino(s, r), (uint64_t)!run->noted[i].has_full << 32 | i };
 	}
 	/* at[d] is now where device d's run ends */
 	for (size_t d = 0, from = 0; rc == 0 && d < ndev; from = at[d++])
@@ -214,7 +214,7 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	int rc = run->proofs && m && ids ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, h[i].rec);
-		if (i > 0 && ds_rec_devi(s, ds_rec(s, h[i - 1].rec)) == ds_rec_devi(s, r) && ds_rec(s, h[i - 1].rec)->ino == r->ino)
+		if (i > 0 && ds_rec_devi(s, ds_rec(s, h[i - 1].rec)) == ds_rec_devi(s, r) && ds_rec_ino(s, ds_rec(s, h[i - 1].rec)) == ds_rec_ino(s, r))
 			continue;
 		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
 		if (!ds_cache_proof(s, h[i].rec, &x.old, &x.at))
@@ -337,7 +337,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		if (oc.rc || (i >= run->nnoted && !o))
 			break;
 		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
-		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s, r), r->ino);
+		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s, r), ds_rec_ino(s, r));
 		if (order > 0) {
 			/* a hash the log kept for a file this run did not see: no
 			 * path to keep it by */
@@ -353,7 +353,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 			continue;
 		}
 		const struct proof *pf = &run->proofs[i];
-		struct cache_entry e = { ds_rec_dev(s, r), r->ino, r->size, r->mtime_ns, r->ctime_ns, h[i].partial,
+		struct cache_entry e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
 		const char *was = order == 0 && same_entry(&e, o) ? old_path(&oc) : NULL;
@@ -373,8 +373,8 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 				emit(w, paths, &e, buf);
 			}
 		}
-		uint64_t dev = ds_rec_dev(s, r), ino = r->ino;
-		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec(s, h[i].rec)->ino == ino)
+		uint64_t dev = ds_rec_dev(s, r), ino = ds_rec_ino(s, r);
+		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec_ino(s, ds_rec(s, h[i].rec)) == ino)
 			i++;
 		while ((o = old_entry(&oc)) != NULL && ds_cache_cmp_key(o, dev, ino) == 0)
 			oc.es.index++;

@@ -111,7 +111,7 @@ static uint32_t file_class(const dupscan_scan *s, uint32_t i)
 {
 	uint32_t rep = ds_rec_rep(s, i);
 	const struct ds_rec *r = ds_rec(s, rep);
-	if (r->size == 0)
+	if (ds_rec_size(s, r) == 0)
 		return EMPTY_CLASS;
 	uint32_t cls = ds_index_class(&s->index, rep);
 	return cls != DS_NONE ? cls : rep;
@@ -166,9 +166,9 @@ static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, st
 	if (!r)
 		return -ENOMEM;
 	/* named as d's entry "": its path is d's, its argument d's */
-	*r = (struct ds_rec){ .size = di[d].bytes, .ino = dir->ino,
-			      .flags = dir->prot ? DS_F_PROTECTED : 0, .name = DS_NAME_EMPTY };
-	struct stat st = { .st_dev = (dev_t)dir->dev, .st_mode = S_IFDIR };
+	*r = (struct ds_rec){ .flags = dir->prot ? DS_F_PROTECTED : 0, .name = DS_NAME_EMPTY };
+	struct stat st = { .st_dev = (dev_t)dir->dev, .st_ino = (ino_t)dir->ino, .st_size = (off_t)di[d].bytes,
+			   .st_mode = S_IFDIR };
 	int rc = ds_rec_identity(s, r, &st);
 	if (rc)
 		return rc;
@@ -258,7 +258,7 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 			/* a file that could not be read is unknown, so is its directory */
 			known = !((r->flags | ds_rec(s, ds_rec_rep(s, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
 			t->list[n++] = file_class(s, t->files[x->file_off + k]);
-			x->bytes += r->size;
+			x->bytes += ds_rec_size(s, r);
 		}
 		for (uint32_t k = 0; known && k < x->nsubs; k++) {
 			const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];

@@ -30,7 +30,7 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 			ds_hash_update(h, hidx, buf, len);
 		off += len;
 	}
-	if (err == 0 && to == r->size)
+	if (err == 0 && to == ds_rec_size(c->s, r))
 		err = ds_check_unchanged(s, fd, r);
 	close(fd);
 	if (err < 0)
@@ -41,7 +41,7 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
 		 uint64_t *full)
 {
-	uint64_t size = ds_rec(c->s, ri)->size;
+	uint64_t size = ds_rec_size(c->s, ds_rec(c->s, ri));
 	*full = partial;
 	if (size <= DS_BLOCK)
 		return 0;
@@ -59,7 +59,8 @@ static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 	uint64_t dx = ds_rec_dev(b->s, x), dy = ds_rec_dev(b->s, y);
 	if (dx != dy)
 		return dx < dy ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+	uint64_t ix = ds_rec_ino(b->s, x), iy = ds_rec_ino(b->s, y);
+	return ix < iy ? -1 : ix > iy;
 }
 
 /* The full hashes of the members that may have a twin, into bh sorted by

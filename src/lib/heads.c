@@ -66,7 +66,7 @@ static void first_slice(void *arg, size_t sl)
 		if (j->keys)
 			j->keys[i] = (struct ds_keypos){ partial, i };
 		else
-			j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec(s, ri)->size, false, partial, partial };
+			j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec_size(s, ds_rec(s, ri)), false, partial, partial };
 		j->got[i] = true;
 	}
 }

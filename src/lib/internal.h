@@ -83,26 +83,29 @@ enum ds_rec_flag {
 	DS_F_LINKED = 1u << 6   /* another record of its inode stands for it (ds_rec_rep()) */
 };
 
-/* One per path reached: 40 bytes, fixed-size, the most numerous thing a scan
+/* One per path reached: 32 bytes, fixed-size, the most numerous thing a scan
  * keeps. The name is a handle into the scan's table of file names; the
  * directory, which holds the rest of the path and the argument it was
  * reached from, is found by the record's index (ds_rec_dir(): a directory's
  * records are added together, so one entry a directory says whose they
- * are); the device with the mode, owner and group is one index into a table
- * of the pairs the scan met (records.c: ds_rec_dev(), ds_rec_mode(), ...), and
- * hashes live only in the index, for the few files that get that far. The
- * kind and the flags share a word: a record is written by one thread at a
- * time (its group's). Which record stands for an inode of several names is
- * kept apart too (ds_rec_rep()): hard links are few. */
+ * are); the device with the mode, owner and group, and the high halves of
+ * the size and the inode number, are one index into a table of the kinds
+ * the scan met (records.c: ds_rec_size(), ds_rec_ino(), ds_rec_dev(),
+ * ds_rec_mode(), ...): a file of 4 GiB or more, or an inode number past
+ * 2^32, is rare, and the few values their high halves take are shared like
+ * owners. Hashes live only in the index, for the few files that get that
+ * far. The kind and the flags share a word: a record is written by one
+ * thread at a time (its group's). Which record stands for an inode of
+ * several names is kept apart too (ds_rec_rep()): hard links are few. */
 struct ds_rec {
-	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
+	uint32_t size_lo, ino_lo; /* the low halves; all of them: ds_rec_size(), ds_rec_ino() */
 	uint32_t name;           /* handle into scan->tree.fnames (ds_rec_name()) */
-	uint32_t kind : 24;      /* index into scan->tree.kinds: device index, attributes index */
+	uint32_t kind : 24;      /* index into scan->tree.kinds (ds_rec_identity()) */
 	uint32_t flags : 8;      /* enum ds_rec_flag */
 };
 #define DS_KINDS_MAX (1u << 24)
-_Static_assert(sizeof(struct ds_rec) == 40, "a record is 40 bytes");
+_Static_assert(sizeof(struct ds_rec) == 32, "a record is 32 bytes");
 
 /* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
  * bits, the offset in the low 18 (a little under 4 GiB of names). */
@@ -393,6 +396,8 @@ static inline const char *ds_rec_name(const dupscan_scan *s, const struct ds_rec
 {
 	return ds_names_get(&s->tree.fnames, r->name);
 }
+/* A kind is (high half of the inode number << 16 | device index, high half
+ * of the size << 32 | attributes index): ds_rec_identity(). */
 /* The record's device as an index into s->tree.devs (at most 65,536). */
 static inline uint16_t ds_rec_devi(const dupscan_scan *s, const struct ds_rec *r)
 {
@@ -402,6 +407,14 @@ static inline uint16_t ds_rec_devi(const dupscan_scan *s, const struct ds_rec *r
 static inline uint32_t ds_rec_attr(const dupscan_scan *s, const struct ds_rec *r)
 {
 	return (uint32_t)s->tree.kinds.key[2 * (size_t)r->kind + 1];
+}
+static inline uint64_t ds_rec_size(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.kinds.key[2 * (size_t)r->kind + 1] >> 32 << 32 | r->size_lo;
+}
+static inline uint64_t ds_rec_ino(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.kinds.key[2 * (size_t)r->kind] >> 16 << 32 | r->ino_lo;
 }
 static inline uint64_t ds_rec_dev(const dupscan_scan *s, const struct ds_rec *r)
 {
@@ -423,8 +436,9 @@ uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
 uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
 /* The index of the added path record i was reached from. */
 uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i);
-/* A record's device and attributes as indexes (new values added to the
- * tables). @return 0, -ENOMEM or -EOVERFLOW. */
+/* A record's size and inode number from st, its device and attributes as
+ * indexes (new values added to the tables) and with the high halves of the
+ * size and inode number its kind. @return 0, -ENOMEM or -EOVERFLOW. */
 int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
 
 /* The handle of record r, reached by path p (rel: where its part below the

@@ -11,7 +11,7 @@
 
 static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	return a->ino == b->ino && ds_rec_devi(s, a) == ds_rec_devi(s, b);
+	return ds_rec_ino(s, a) == ds_rec_ino(s, b) && ds_rec_devi(s, a) == ds_rec_devi(s, b);
 }
 
 static bool same_place(const dupscan_scan *s, uint32_t a, uint32_t b)
@@ -72,7 +72,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *
 static uint64_t inode_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = ds_rec_devi(s, r);
-	return r->ino;
+	return ds_rec_ino(s, r);
 }
 
 static int cmp_link(void *ctx, const void *pa, const void *pb)

@@ -14,7 +14,7 @@
  * owner and group (one attrs index). */
 static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	return a->size == b->size && (!s->opt.one_fs || ds_rec_devi(s, a) == ds_rec_devi(s, b)) &&
+	return ds_rec_size(s, a) == ds_rec_size(s, b) && (!s->opt.one_fs || ds_rec_devi(s, a) == ds_rec_devi(s, b)) &&
 	       (!s->opt.permissions || ds_rec_attr(s, a) == ds_rec_attr(s, b));
 }
 
@@ -22,7 +22,7 @@ static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const stru
 static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = s->opt.permissions ? ds_rec_attr(s, r) : s->opt.one_fs ? ds_rec_devi(s, r) : 0;
-	return r->size;
+	return ds_rec_size(s, r);
 }
 
 static uint64_t device_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
@@ -38,7 +38,7 @@ static int group_order(const dupscan_scan *s, uint32_t *order, size_t n)
 	int rc = ds_sort_recs(s, order, n, group_key);
 	for (size_t i = 0, j; rc == 0 && s->opt.one_fs && s->opt.permissions && i < n; i = j) {
 		const struct ds_rec *a = ds_rec(s, order[i]);
-		for (j = i + 1; j < n && ds_rec(s, order[j])->size == a->size && ds_rec_attr(s, ds_rec(s, order[j])) == ds_rec_attr(s, a);)
+		for (j = i + 1; j < n && ds_rec_size(s, ds_rec(s, order[j])) == ds_rec_size(s, a) && ds_rec_attr(s, ds_rec(s, order[j])) == ds_rec_attr(s, a);)
 			j++;
 		if (j - i > 1)
 			rc = ds_sort_recs(s, order + i, j - i, device_key);
@@ -277,7 +277,7 @@ static size_t unswept(const dupscan_scan *s, const uint32_t *idx, size_t n)
  * it ended. The pool calls it (ds_group_fn). */
 static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
-	uint64_t size = ds_rec(c->s, idx[0])->size;
+	uint64_t size = ds_rec_size(c->s, ds_rec(c->s, idx[0]));
 	c->res->files += n;
 	c->res->bytes += unswept(c->s, idx, n) * size;
 	int rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
@@ -340,7 +340,7 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		/* groups the cache settles need no pass: with trust, every group it
 		 * holds, whole or in part (only their other files are read) */
 		const uint32_t *idx = order + groups[2 * g];
-		if (ds_rec(s, idx[0])->size == 0 ||
+		if (ds_rec_size(s, ds_rec(s, idx[0])) == 0 ||
 		    (s->opt.cache_trust ? ds_cache_any(s, idx, groups[2 * g + 1])
 				    : ds_cache_covers(s, idx, groups[2 * g + 1]) && ds_settled_by_cache(s, idx, groups[2 * g + 1])))
 			continue;
@@ -378,7 +378,7 @@ int ds_match(dupscan_scan *s)
 		struct ds_rec *r = ds_rec(s, i);
 		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)))
 			continue;
-		if (r->size == 0 && !s->opt.zero_match) {
+		if (ds_rec_size(s, r) == 0 && !s->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;
 			continue;
 		}
@@ -409,7 +409,7 @@ int ds_match(dupscan_scan *s)
 			groups[2 * ngroups + 1] = j - i;
 			ngroups++;
 			total += j - i;
-			bytes += (j - i) * ds_rec(s, order[i])->size;
+			bytes += (j - i) * ds_rec_size(s, ds_rec(s, order[i]));
 		}
 		i = j;
 	}

@@ -90,10 +90,10 @@ static bool first_extent(int fd, uint64_t *physical)
 /* How much of a file the pass reads: its first block, and on to
  * DS_HDD_HEAD when something is swept after it (what the head reads on
  * costs little beside the seek that brought it there). */
-static size_t head_len(const struct ds_first_pass *fp, const struct ds_rec *r)
+static size_t head_len(const struct ds_first_pass *fp, uint64_t size)
 {
 	size_t len = fp->head ? DS_HDD_HEAD : DS_BLOCK;
-	return r->size < len ? (size_t)r->size : len;
+	return size < len ? (size_t)size : len;
 }
 
 /* The kept group position p is in, or NULL. */
@@ -260,10 +260,9 @@ static void read_lane(void *job, size_t k)
 		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
 			break;
 		uint32_t p = place_pos(&hj->pl[i]);
-		const struct ds_rec *r = ds_rec(s, fp->order[p]);
 		if (ds_fp_direct(fp, p))
 			continue; /* its rank is its place in the sweep */
-		size_t len = head_len(fp, r);
+		size_t len = head_len(fp, ds_rec_size(s, ds_rec(s, fp->order[p])));
 		int fd = ds_open_scanned(s, fp->order[p]);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);
@@ -344,11 +343,11 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
 	struct ds_keypos *at = &fp->ent[p];
 	if (place_pos(at) == DS_NONE)
 		return 0;
-	const struct ds_rec *r = ds_rec(pj->s, fp->order[p]);
+	uint64_t size = ds_rec_size(pj->s, ds_rec(pj->s, fp->order[p]));
 	int fd = ds_open_scanned(pj->s, fp->order[p]);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
-	size_t len = head_len(fp, r);
+	size_t len = head_len(fp, size);
 	if (!ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
 		took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
 		ds_progress_settled(pj->s, 1, len);
@@ -460,7 +459,7 @@ static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 	fp->ent = ds_big_alloc(fp->entbytes);
 	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
-		fp->big = fp->big || ds_rec(s, fp->order[groups[2 * g]])->size > DS_BLOCK;
+		fp->big = fp->big || ds_rec_size(s, ds_rec(s, fp->order[groups[2 * g]])) > DS_BLOCK;
 	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
 	if (!fp->ent || !fp->state || (fp->big && heads && !fp->head))
@@ -489,7 +488,7 @@ static int keep_groups(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t
 	if (!by)
 		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
-		uint64_t size = ds_rec(s, fp->order[groups[2 * g]])->size;
+		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[groups[2 * g]]));
 		by[g] = (struct ds_keypos){ groups[2 * g + 1] * (size < DS_BLOCK ? size : DS_BLOCK), g };
 	}
 	ds_sort_by_key(by, ngroups);
@@ -529,7 +528,7 @@ static int pass_disks(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 		 * copies, which the sweep reads whole; reading their heads first
 		 * would be a second visit (and a seek) for each */
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec(s, fp->order[first])->size;
+		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[first]));
 		bool direct = fp->head && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
 		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
 			const struct ds_rec *r = ds_rec(s, fp->order[p]);
@@ -539,7 +538,7 @@ static int pass_disks(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 			if (disk < 0)
 				rc = disk;
 			else
-				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s, r), true, r->ino, p);
+				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s, r), true, ds_rec_ino(s, r), p);
 		}
 	}
 	free(dk.of);
@@ -565,7 +564,7 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	for (size_t p = 0; rc == 0 && p < n; p++) {
 		if (place_pos(&fp->ent[p]) != DS_NONE && !ds_fp_direct(fp, p)) {
 			files++;
-			bytes += head_len(fp, ds_rec(s, order[p]));
+			bytes += head_len(fp, ds_rec_size(s, ds_rec(s, order[p])));
 		}
 	}
 	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);

@@ -129,8 +129,8 @@ char *ds_rec_path_dup(dupscan_scan *s, uint32_t i)
 
 bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
 {
-	return S_ISREG(st->st_mode) && st->st_dev == ds_rec_dev(s, r) && st->st_ino == r->ino &&
-	       (uint64_t)st->st_size == r->size && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
+	return S_ISREG(st->st_mode) && st->st_dev == ds_rec_dev(s, r) && st->st_ino == ds_rec_ino(s, r) &&
+	       (uint64_t)st->st_size == ds_rec_size(s, r) && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
 }
 
 char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i)
@@ -296,15 +296,19 @@ void ds_intern_free(struct ds_intern *t)
 
 int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
 {
+	uint64_t size = (uint64_t)st->st_size, ino = (uint64_t)st->st_ino;
 	uint32_t dev, attr, kind;
 	int rc = ds_intern(&s->tree.devs, (uint64_t)st->st_dev, 0, &dev);
 	if (rc == 0)
 		rc = ds_intern(&s->tree.attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
 	if (rc == 0)
-		rc = ds_intern(&s->tree.kinds, dev, attr, &kind);
-	if (rc == 0)
-		r->kind = kind & (DS_KINDS_MAX - 1);
-	return rc;
+		rc = ds_intern(&s->tree.kinds, ino >> 32 << 16 | dev, size >> 32 << 32 | attr, &kind);
+	if (rc)
+		return rc;
+	r->size_lo = (uint32_t)size;
+	r->ino_lo = (uint32_t)ino;
+	r->kind = kind & (DS_KINDS_MAX - 1);
+	return 0;
 }
 
 /* ---- tables ---- */
@@ -363,15 +367,13 @@ static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, c
 int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, const struct stat *st)
 {
 	struct ds_rec tmp = {
-		.size = (uint64_t)st->st_size,
-		.ino = st->st_ino,
 		.mtime_ns = ds_ns(st->st_mtim),
 		.ctime_ns = ds_ns(st->st_ctim),
 	};
 	int rc = ds_rec_identity(s, &tmp, st);
 	if (rc)
 		return rc;
-	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, st->st_dev, tmp.ino)))
+	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, st->st_dev, st->st_ino)))
 		tmp.flags |= DS_F_PROTECTED;
 	if (s->cb.filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);
@@ -401,7 +403,7 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		s->tree.runs[s->tree.nruns++] = (struct ds_run){ s->tree.nrecs, dir };
 	*ds_rec(s, s->tree.nrecs) = tmp;
 	s->tree.nrecs++;
-	ds_progress_found(s, tmp.size);
+	ds_progress_found(s, (uint64_t)st->st_size);
 	if (s->cb.on_progress && (s->tree.nrecs & 1023) == 0)
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, 0);
 	return 0;

@@ -159,7 +159,7 @@ int ds_report_build(dupscan_scan *s)
 		if (first[set] == DS_NONE)
 			first[set] = i;
 		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;
-		rc = ds_index_insert(&s->index, i, first[set], scramble(set), set, r->size);
+		rc = ds_index_insert(&s->index, i, first[set], scramble(set), set, ds_rec_size(s, r));
 	}
 	free(first);
 	free(order);

@@ -71,7 +71,7 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	/* a full hash that cost more than the first block (smaller files are
 	 * read again for less than a record costs; those in a class are logged
 	 * with their proof when inserted) */
-	if (h->has_full && !h->cached && ds_rec(c->s, h->rec)->size > DS_BLOCK)
+	if (h->has_full && !h->cached && ds_rec_size(c->s, ds_rec(c->s, h->rec)) > DS_BLOCK)
 		ds_cache_log_add(c->s, h->rec, h->partial, h->full, true, DS_NONE);
 	return 0;
 }
@@ -166,7 +166,7 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nins; i++) {
 		const struct ds_hash_pair *hp = &r->pairs[r->ins[i].pair];
 		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, hp->partial, hp->full,
-				     ds_rec(s, r->ins[i].rec)->size);
+				     ds_rec_size(s, ds_rec(s, r->ins[i].rec)));
 	}
 	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)

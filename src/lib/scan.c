@@ -377,9 +377,9 @@ DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *s, size_
 }
 
 DUPSCAN_API const char *dupscan_file_path(const dupscan_file *f) { return f ? f->path : NULL; }
-DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *f) { return f ? f->rec->size : 0; }
+DUPSCAN_API uint64_t dupscan_file_size(const dupscan_file *f) { return f ? ds_rec_size(f->scan, f->rec) : 0; }
 DUPSCAN_API uint64_t dupscan_file_dev(const dupscan_file *f) { return f ? ds_rec_dev(f->scan, f->rec) : 0; }
-DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? f->rec->ino : 0; }
+DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *f) { return f ? ds_rec_ino(f->scan, f->rec) : 0; }
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *f) { return f ? f->rec->mtime_ns : 0; }
 DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *f) { return f ? f->rec->ctime_ns : 0; }
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? ds_rec_mode(f->scan, f->rec) : 0; }

@@ -523,7 +523,7 @@ static void settle_unread(const struct sweep_run *rn)
 	uint64_t swept = 0, read = 0;
 	for (size_t p = 0; p < rn->fp->n; p++)
 		if (rn->sw->swept[p])
-			swept += ds_rec(rn->s, rn->fp->order[p])->size;
+			swept += ds_rec_size(rn->s, ds_rec(rn->s, rn->fp->order[p]));
 	for (size_t i = 0; i < rn->nb; i++)
 		read += rn->b[i].size * rn->b[i].n;
 	if (swept > read)
@@ -581,7 +581,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	/* (no file larger than a block: nothing to sweep) */
 	for (size_t g = 0; rc == 0 && fp->big && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec(s, fp->order[first])->size;
+		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[first]));
 		/* within one block the first pass has read it all; a file larger
 		 * than half the budget could not be kept beside another */
 		if (size > DS_BLOCK && size <= budget / 2)

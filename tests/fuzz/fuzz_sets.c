@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t first = i;
 		for (uint32_t j = 0; j < i; j++) {
 			struct ds_rec *q = ds_rec(s, j);
-			if (ds_rec_rep(s, j) == j && !(q->flags & DS_F_ALIAS) && q->size == r->size && cls_of[j] == cls_of[i]) {
+			if (ds_rec_rep(s, j) == j && !(q->flags & DS_F_ALIAS) && ds_rec_size(s, q) == ds_rec_size(s, r) && cls_of[j] == cls_of[i]) {
 				first = j;
 				break;
 			}
