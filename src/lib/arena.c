@@ -136,9 +136,7 @@ int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out
 			return -EOVERFLOW;
 		if (DS_GROW(t->chunk, t->cap, t->n + 1))
 			return -ENOMEM;
-		/* from the heap, like the arena's chunks: after the walk they
-		 * take the room its listings gave back */
-		if (!(t->chunk[t->n] = malloc(chunk)))
+		if (!(t->chunk[t->n] = ds_big_alloc(chunk)))
 			return -ENOMEM;
 		t->n++;
 		t->used = 0;
@@ -154,7 +152,7 @@ int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out
 void ds_names_free(struct ds_names *t)
 {
 	for (uint32_t i = 0; i < t->n; i++)
-		free(t->chunk[i]);
+		ds_big_free(t->chunk[i], (size_t)1 << DS_NAME_SHIFT);
 	free(t->chunk);
 	memset(t, 0, sizeof(*t));
 }

@@ -391,7 +391,7 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		if (!blocks)
 			return -ENOMEM;
 		s->tree.rec_blocks = blocks;
-		blocks[s->tree.nblocks] = malloc(DS_REC_BLOCK * sizeof(struct ds_rec));
+		blocks[s->tree.nblocks] = ds_big_alloc(DS_REC_BLOCK * sizeof(struct ds_rec));
 		if (!blocks[s->tree.nblocks])
 			return -ENOMEM;
 		s->tree.nblocks++;

@@ -77,7 +77,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	free(s->tree.args);
 	free(s->tree.dirs);
 	for (uint32_t i = 0; i < s->tree.nblocks; i++)
-		free(s->tree.rec_blocks[i]);
+		ds_big_free(s->tree.rec_blocks[i], DS_REC_BLOCK * sizeof(struct ds_rec));
 	free(s->tree.rec_blocks);
 	free(s->tree.links);
 	free(s->tree.runs);
