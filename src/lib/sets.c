@@ -117,12 +117,54 @@ static int cmp_report_set(void *ctx, const void *pa, const void *pb)
 
 struct collect {
 	dupscan_scan *s;
-	uint32_t *set_of;      /* per record: its set while building, DS_NONE when none */
+	/* the records in a set, (record << 32 | set), sorted once all are in:
+	 * a few of a scan's records, not 4 bytes for each (set_of()) */
+	uint64_t *of;
+	size_t nof, capof;
 	uint32_t *members;     /* per set: number of inodes */
 	uint32_t nsets, cap;
 	uint32_t *buf;
 	size_t nbuf, capbuf;
 };
+
+static int set_add(struct collect *c, uint32_t rec, uint32_t id)
+{
+	if (DS_GROW(c->of, c->capof, c->nof + 1))
+		return -ENOMEM;
+	c->of[c->nof++] = (uint64_t)rec << 32 | id;
+	return 0;
+}
+
+static int cmp_u32(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_u64(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Record rec's set, or DS_NONE (c->of sorted). */
+static uint32_t set_of(const struct collect *c, uint32_t rec)
+{
+	size_t lo = 0, hi = c->nof;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t r = (uint32_t)(c->of[mid] >> 32);
+		if (r == rec)
+			return (uint32_t)c->of[mid];
+		if (r < rec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return DS_NONE;
+}
 
 static int new_set(struct collect *c, uint32_t *out)
 {
@@ -170,7 +212,7 @@ static int visit_node(void *user, const struct ds_node *node)
 			uint32_t id;
 			rc = new_set(c, &id);
 			for (size_t k = i; rc == 0 && k < j; k++)
-				c->set_of[mem[c->buf[k]].rec] = id;
+				rc = set_add(c, mem[c->buf[k]].rec, id);
 			if (rc == 0)
 				c->members[id] = (uint32_t)(j - i);
 		}
@@ -184,23 +226,37 @@ static bool listed(const struct ds_rec *r)
 	return !(r->flags & (DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED));
 }
 
-/* -H: an inode reached by two paths is a set of its own. */
+/* -H: an inode reached by two paths is a set of its own (c->of sorted,
+ * and sorted again after). */
 static int link_sets(dupscan_scan *s, struct collect *c)
 {
+	size_t nreps = 0, cap = 0;
+	uint32_t *reps = NULL;
 	int rc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs && rc == 0; i++) {
 		const struct ds_rec *r = ds_rec(s, i);
 		uint32_t rep = ds_rec_rep(s, i);
-		if (rep == i || !listed(r) || !listed(ds_rec(s, rep)) || c->set_of[rep] != DS_NONE)
+		if (rep == i || !listed(r) || !listed(ds_rec(s, rep)) || set_of(c, rep) != DS_NONE)
 			continue;
-		uint32_t id;
-		rc = new_set(c, &id);
-		if (rc == 0) {
-			c->set_of[rep] = id;
-			c->members[id] = 1;
-		}
+		rc = DS_GROW(reps, cap, nreps + 1);
+		if (rc == 0)
+			reps[nreps++] = rep;
 	}
-	return rc;
+	/* an inode's names after its first name the same inode: one set */
+	if (rc == 0)
+		rc = ds_sort(reps, nreps, sizeof(*reps), cmp_u32, NULL);
+	for (size_t k = 0; rc == 0 && k < nreps; k++) {
+		uint32_t id;
+		if (k > 0 && reps[k] == reps[k - 1])
+			continue;
+		rc = new_set(c, &id);
+		if (rc == 0)
+			rc = set_add(c, reps[k], id);
+		if (rc == 0)
+			c->members[id] = 1;
+	}
+	free(reps);
+	return rc ? rc : ds_sort(c->of, c->nof, sizeof(*c->of), cmp_u64, NULL);
 }
 
 /* Is record i listed in a set (its set's id in *id)? Representatives only, or
@@ -208,8 +264,11 @@ static int link_sets(dupscan_scan *s, struct collect *c)
 static bool member(const dupscan_scan *s, const struct collect *c, uint32_t i, uint32_t *id)
 {
 	uint32_t rep = ds_rec_rep(s, i);
-	*id = c->set_of[rep];
-	return *id != DS_NONE && listed(ds_rec(s, i)) && (s->opt.hard_links || rep == i);
+	if (!(s->opt.hard_links || rep == i) || !listed(ds_rec(s, i)))
+		return false;
+	/* only a member of the index is in a set, but for -H's sets of links */
+	*id = ds_index_has(&s->index, rep) || s->opt.hard_links ? set_of(c, rep) : DS_NONE;
+	return *id != DS_NONE;
 }
 
 /* The sets' files: each member's path, in the result arena. */
@@ -278,13 +337,10 @@ int ds_build_sets(dupscan_scan *s)
 	struct collect c = { .s = s };
 	/* matching is over: from here on classes are looked up by record */
 	int rc = ds_index_seal(&s->index);
-	c.set_of = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*c.set_of));
-	if (rc == 0 && !c.set_of)
-		rc = -ENOMEM;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
-		c.set_of[i] = DS_NONE;
 	if (rc == 0)
 		rc = ds_index_walk(&s->index, visit_node, &c);
+	if (rc == 0)
+		rc = ds_sort(c.of, c.nof, sizeof(*c.of), cmp_u64, NULL);
 	if (rc == 0 && s->opt.hard_links)
 		rc = link_sets(s, &c);
 	if (rc == 0)
@@ -292,7 +348,7 @@ int ds_build_sets(dupscan_scan *s)
 	/* given back before the sets are sorted: the largest moment of a run with many sets */
 	free(c.buf);
 	free(c.members);
-	free(c.set_of);
+	free(c.of);
 	/* sets of one, after -I, are no sets */
 	size_t kept = 0;
 	for (uint32_t id = 0; rc == 0 && id < c.nsets; id++) {
