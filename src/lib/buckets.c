@@ -30,7 +30,8 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 	uint32_t *ri = malloc(n * sizeof(*ri));
 	int rc = ins && ri ? 0 : -ENOMEM;
 	if (rc == 0) {
-		memcpy(ins, c->res->ins + first, n * sizeof(*ins));
+		for (size_t i = 0; i < n; i++)
+			ins[i] = ds_result_ins(c->res, first + i);
 		rc = ds_sort(ins, n, sizeof(*ins), cmp_insert_cls, NULL);
 	}
 	for (size_t i = 0; rc == 0 && i < n;) {

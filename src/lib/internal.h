@@ -534,8 +534,14 @@ void ds_report(dupscan_scan *s, const char *path, int code);
  * committed in group order, so output never depends on the thread count ---- */
 struct ds_insert {
 	uint32_t rec, cls;      /* cls: the record naming its class */
-	uint32_t pair;          /* its hashes, in the result's pairs: a class's members, a
-	                         * bucket's classes share theirs (12 bytes an insert, not 24) */
+	uint32_t pair;          /* its hashes, in the result's pairs */
+};
+/* Inserts in a row of one class and pair: a class's members come together,
+ * so an insert costs its record (4 bytes) and a class 12 more, not 12 bytes
+ * each (a class of a million copies). */
+struct ds_ins_run {
+	uint32_t first;         /* its first insert */
+	uint32_t cls, pair;
 };
 struct ds_hash_pair {
 	uint64_t partial, full;
@@ -562,8 +568,10 @@ struct ds_span {
 	size_t n;
 };
 struct ds_result {
-	struct ds_insert *ins;
+	uint32_t *ins;               /* inserted records (ds_result_ins()) */
 	size_t nins, capins;
+	struct ds_ins_run *runs;     /* each insert's class and pair */
+	size_t nruns, capruns;
 	struct ds_hash_pair *pairs;  /* the hashes of inserts, each pair once in a row */
 	size_t npairs, cappairs;
 	struct ds_hashed *notes;     /* hashes for the cache */
@@ -595,6 +603,8 @@ int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n);
 int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);
 void ds_result_free(struct ds_result *r);
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
+/* Insert i (< r->nins) whole. */
+struct ds_insert ds_result_ins(const struct ds_result *r, size_t i);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);

@@ -13,7 +13,7 @@ void ds_result_clear(struct ds_result *r)
 {
 	for (size_t i = 0; i < r->nerr; i++)
 		free(r->err[i].path);
-	r->nins = r->npairs = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
+	r->nins = r->nruns = r->npairs = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
 	r->files = 0;
 	r->bytes = 0;
 	r->rc = 0;
@@ -35,6 +35,7 @@ void ds_result_free(struct ds_result *r)
 {
 	ds_result_clear(r);
 	free(r->ins);
+	free(r->runs);
 	free(r->pairs);
 	free(r->notes);
 	free(r->err);
@@ -49,15 +50,34 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 	struct ds_result *r = c->res;
 	if (GROW(r->ins, r->nins, r->capins))
 		return -ENOMEM;
-	if (r->npairs == 0 || r->pairs[r->npairs - 1].partial != partial || r->pairs[r->npairs - 1].full != full) {
+	bool new_pair = r->npairs == 0 || r->pairs[r->npairs - 1].partial != partial || r->pairs[r->npairs - 1].full != full;
+	if (new_pair) {
 		if (GROW(r->pairs, r->npairs, r->cappairs))
 			return -ENOMEM;
 		r->pairs[r->npairs++] = (struct ds_hash_pair){ partial, full };
 	}
-	r->ins[r->nins++] = (struct ds_insert){ rec, cls, (uint32_t)(r->npairs - 1) };
+	if (new_pair || r->nruns == 0 || r->runs[r->nruns - 1].cls != cls) {
+		if (GROW(r->runs, r->nruns, r->capruns))
+			return -ENOMEM;
+		r->runs[r->nruns++] = (struct ds_ins_run){ (uint32_t)r->nins, cls, (uint32_t)(r->npairs - 1) };
+	}
+	r->ins[r->nins++] = rec;
 	/* compared byte by byte into its class (not with -Q or -T: no log then) */
 	ds_cache_log_add(c->s, rec, partial, full, true, cls);
 	return 0;
+}
+
+struct ds_insert ds_result_ins(const struct ds_result *r, size_t i)
+{
+	size_t lo = 0, hi = r->nruns; /* the last run starting at or before i */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (struct ds_insert){ r->ins[i], r->runs[lo].cls, r->runs[lo].pair };
 }
 
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
@@ -163,17 +183,20 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	}
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
 		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
-	for (size_t i = 0; rc == 0 && i < r->nins; i++) {
-		const struct ds_hash_pair *hp = &r->pairs[r->ins[i].pair];
-		rc = ds_index_insert(&s->index, r->ins[i].rec, r->ins[i].cls, hp->partial, hp->full,
-				     ds_rec_size(s, ds_rec(s, r->ins[i].rec)));
+	for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
+		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
+		size_t end = k + 1 < r->nruns ? r->runs[k + 1].first : r->nins;
+		for (size_t i = r->runs[k].first; rc == 0 && i < end; i++)
+			rc = ds_index_insert(&s->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
+					     ds_rec_size(s, ds_rec(s, r->ins[i])));
 	}
 	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
 		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
-			const struct ds_hash_pair *hp = &r->pairs[r->ins[i].pair];
-			struct ds_hashed h = { r->ins[i].rec, true, false, hp->partial, hp->full };
+			struct ds_insert in = ds_result_ins(r, i);
+			const struct ds_hash_pair *hp = &r->pairs[in.pair];
+			struct ds_hashed h = { in.rec, true, false, hp->partial, hp->full };
 			rc = ds_cache_note(s, &h);
 		}
 	}

@@ -159,7 +159,7 @@ static int join_proven(struct ds_ctx *c, const struct bucket *b, struct proven *
 {
 	int rc = ds_sort(p->heads, p->nheads, sizeof(*p->heads), cmp_by_rec, NULL);
 	for (size_t i = first; rc == 0 && i < end; i++) {
-		struct ds_insert in = c->res->ins[i];
+		struct ds_insert in = ds_result_ins(c->res, i);
 		struct by_rec key = { in.rec, 0 };
 		const struct by_rec *h = bsearch(&key, p->heads, p->nheads, sizeof(*p->heads), cmp_by_rec_plain);
 		if (!h)
@@ -245,7 +245,7 @@ int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, cons
 	struct ds_hashes *h = NULL;
 	int rc = in ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < nin; i++)
-		in[i] = c->res->ins[first + i].rec;
+		in[i] = c->res->ins[first + i];
 	if (rc == 0)
 		rc = ds_sort(in, nin, sizeof(*in), cmp_u32, NULL);
 	for (size_t x = 0; rc == 0 && x < k; x++) {
