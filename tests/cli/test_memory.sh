@@ -18,8 +18,9 @@ export MALLOC_PERTURB_=165
 # held fixed, the peak is what dupscan asks for, not that luck
 export MALLOC_MMAP_THRESHOLD_=131072
 N=${MEMORY_FILES:-200000}
-# bytes a file at most, above the small scan: measured 24-25 (ssd) and 66-70
-# (hdd) with 40-byte records (a record's directory and its inode's
+# bytes a file at most, above the small scan: measured 17-23 (ssd) and 44-45
+# (hdd) with 32-byte records, record blocks and names from mmap, records
+# sorted in runs (36cb2e4..1bd7f95); 24-25 and 66-70 with 40-byte records (a record's directory and its inode's
 # representative kept apart); 31-36 and 75-82 with 48-byte records, once
 # the walk's lookahead was held to 16,384 entries (de8ab95) and a group's
 # hashes given back after their sort (f1a5ef7); before, ssd mode
@@ -27,8 +28,8 @@ N=${MEMORY_FILES:-200000}
 # entries ahead (12 MB at that moment); 47 and 86 with 8 bytes of index a
 # record, 55 and 87 with 56-byte records, 66 and 108 on 2db6b66; the aim is
 # 64 and 80 at ten million files
-SSD_BOUND=${SSD_BOUND:-34}
-HDD_BOUND=${HDD_BOUND:-80}
+SSD_BOUND=${SSD_BOUND:-28}
+HDD_BOUND=${HDD_BOUND:-56}
 
 python3 - "$N" <<'PY'
 import os, sys
@@ -113,12 +114,13 @@ for tree, n in (("c1", m), ("c2", 2 * m)):
             os.close(fd)
 PY
 # bytes a file at most (the slope; every file in a set of two), one thread:
-# measured 69-73 in ssd mode and 142-143 in hdd mode at e4dd8c9 (72 and 148
+# measured 58-61 in ssd mode and 135-138 in hdd mode with 32-byte records
+# and 16-byte bucket members (1a1e6d7, 08474e3); 69-73 in ssd mode and 142-143 in hdd mode at e4dd8c9 (72 and 148
 # at f43952b); 96 and 314 at 25a1e3c, before the full hash was seeded and
 # the sweep's buckets made lean. With eight threads the ssd slope moved
 # from 93 to 119 run to run, with the groups in flight at the peak.
-COPIES_SSD_BOUND=${COPIES_SSD_BOUND:-85}
-COPIES_HDD_BOUND=${COPIES_HDD_BOUND:-190}
+COPIES_SSD_BOUND=${COPIES_SSD_BOUND:-66}
+COPIES_HDD_BOUND=${COPIES_HDD_BOUND:-160}
 # one thread: what grows with the files, not what the threads hold at the
 # moment of the peak
 for io in ssd hdd; do
