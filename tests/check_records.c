@@ -26,6 +26,17 @@ static struct stat fake(uint64_t dev, uint64_t ino, off_t size)
 	return st;
 }
 
+/* A scan with one directory "d", reached from argument arg. */
+static dupscan_scan *scan_with_root(uint32_t arg, uint32_t *root)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct stat st = fake(1, 10, 0);
+	st.st_mode = S_IFDIR | 0755;
+	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, arg, &st, root), 0);
+	return s;
+}
+
 START_TEST(test_paths)
 {
 	dupscan_scan *s = NULL;
@@ -107,13 +118,9 @@ END_TEST
  * 65,537th device refused (the record's field holds 65,536). */
 START_TEST(test_shared_values)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_uint_le(sizeof(struct ds_rec), 32);
-	struct stat st = fake(1, 10, 0);
-	st.st_mode = S_IFDIR | 0755;
 	uint32_t root;
-	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 7, &st, &root), 0);
+	dupscan_scan *s = scan_with_root(7, &root);
+	ck_assert_uint_le(sizeof(struct ds_rec), 32);
 	for (uint32_t i = 0; i < 3000; i++) {
 		struct stat f = fake(0xFFFF000000000000ull + i % 1000, i + 1, 1);
 		f.st_uid = 1000 + i % 3;
@@ -152,13 +159,9 @@ END_TEST
  * files of one device and mode share a kind while those halves agree. */
 START_TEST(test_wide_values)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_uint_eq(sizeof(struct ds_rec), 32);
-	struct stat st = fake(1, 10, 0);
-	st.st_mode = S_IFDIR | 0755;
 	uint32_t root;
-	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	dupscan_scan *s = scan_with_root(0, &root);
+	ck_assert_uint_eq(sizeof(struct ds_rec), 32);
 	static const uint64_t v[] = { 0, 1, 0xFFFFFFFFull, 0x100000000ull, 0x1234567890ull,
 				      0x7FFFFFFFFFFFFFFFull, 0xFFFFFFFF00000001ull };
 	enum { NV = sizeof(v) / sizeof(v[0]) };
@@ -206,12 +209,8 @@ static int cmp_size_dev(const void *pa, const void *pb)
  * records came in. */
 START_TEST(test_sort_recs_runs)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	struct stat st = fake(1, 10, 0);
-	st.st_mode = S_IFDIR | 0755;
 	uint32_t root;
-	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	dupscan_scan *s = scan_with_root(0, &root);
 	enum { N = 5003 };
 	uint64_t seed = 0x9E3779B97F4A7C15ull;
 	for (uint32_t i = 0; i < N; i++) {
@@ -240,12 +239,8 @@ END_TEST
 /* Each field alone makes a file not the one recorded. */
 START_TEST(test_same_file)
 {
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	struct stat st = fake(1, 10, 0);
-	st.st_mode = S_IFDIR | 0755;
 	uint32_t root;
-	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, 0, &st, &root), 0);
+	dupscan_scan *s = scan_with_root(0, &root);
 	struct stat fst = fake(3, 30, 100);
 	ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &fst), 0);
 	const struct ds_rec *r = ds_rec(s, 0);
