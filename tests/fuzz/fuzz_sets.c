@@ -63,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
 			const struct ds_rec *q = ds_rec(s, j);
 			if (ds_rec_dir(s, j) == d && strcmp(ds_rec_name(s, q), name) == 0) {
-				st.st_size = (off_t)q->size;
-				st.st_ino = q->ino;
+				st.st_size = (off_t)ds_rec_size(s, q);
+				st.st_ino = (ino_t)ds_rec_ino(s, q);
 				st.st_mtim.tv_sec = q->mtime_ns / 1000000000;
 				cls = cls_of[j];
 				break;
@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 		}
-		if (ds_index_insert(&s->index, i, first, cls_of[i], cls_of[i], r->size) != 0)
+		if (ds_index_insert(&s->index, i, first, cls_of[i], cls_of[i], ds_rec_size(s, r)) != 0)
 			abort();
 	}
 	s->ran = true;
