@@ -522,7 +522,7 @@ void ds_sort_by_key(struct ds_keypos *a, size_t n);
  * runs are merged through 4 bytes a record, each key taken once more.
  * @return 0 or -ENOMEM (order is then some permutation of itself). */
 typedef uint64_t (*ds_rec_key_fn)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor);
-#define DS_SORT_RUN ((size_t)1 << 20)
+#define DS_SORT_RUN ((size_t)1 << 18)
 int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key);
 /* The same with runs of run records (tests: the merge on a small scan). */
 int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, size_t run);
