@@ -96,6 +96,14 @@ void *ds_big_alloc(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+void *ds_big_alloc_filled(size_t len)
+{
+	if (len < BIG)
+		return malloc(len ? len : 1);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void ds_big_free(void *p, size_t len)
 {
 	if (!p)

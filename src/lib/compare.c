@@ -105,7 +105,7 @@ static void read_disk(void *job, size_t d)
 	for (size_t i = 0; i < ls->n; i++) {
 		if (!ls->m[i].alive || sp->disk[i] != d)
 			continue;
-		if (!sp->own[i] && !(sp->own[i] = ds_big_alloc(ls->chunk))) {
+		if (!sp->own[i] && !(sp->own[i] = ds_big_alloc_filled(ls->chunk))) {
 			sp->err[i] = -ENOMEM;
 			continue;
 		}
@@ -122,7 +122,7 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 		return ls->spread->err[i];
 	}
 	if (ls->npool == 0) {
-		ls->pool[0] = ds_big_alloc(ls->chunk);
+		ls->pool[0] = ds_big_alloc_filled(ls->chunk);
 		if (!ls->pool[0])
 			return -ENOMEM;
 		ls->npool = 1;
