@@ -66,7 +66,9 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
  * a large free and then keeps such buffers resident). NULL on ENOMEM. */
 void *ds_big_alloc(size_t len);
 /* The same for a buffer about to be written whole: from 128 KiB on its pages
- * are mapped at once (MAP_POPULATE), not faulted in one at a time. */
+ * are mapped at once (MAP_POPULATE), not faulted in one at a time. Not for
+ * a read whose disk waits on it: the pages are cleared before the read is
+ * asked (the sweep's kept contents on two simulated disks took 2% longer). */
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
 /* Keep the first keep bytes of p, a ds_big_alloc() of *len bytes, giving the

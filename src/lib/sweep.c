@@ -166,7 +166,7 @@ static int close_member(struct reader *rd, uint32_t slot, int fd, int err)
 static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct kept *k)
 {
 	struct sweep_run *rn = rd->rn;
-	unsigned char *buf = ds_big_alloc_filled(b->size);
+	unsigned char *buf = ds_big_alloc(b->size);
 	if (!buf)
 		return -ENOMEM;
 	ds_monitor_enter(rn->mon);
