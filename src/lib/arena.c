@@ -88,21 +88,16 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len)
 
 #define BIG (128u * 1024u)
 
-void *ds_big_alloc(size_t len)
+static void *big_map(size_t len, int flags)
 {
 	if (len < BIG)
 		return malloc(len ? len : 1);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void *ds_big_alloc_filled(size_t len)
-{
-	if (len < BIG)
-		return malloc(len ? len : 1);
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
+void *ds_big_alloc(size_t len) { return big_map(len, 0); }
+void *ds_big_alloc_filled(size_t len) { return big_map(len, MAP_POPULATE); }
 
 void ds_big_free(void *p, size_t len)
 {

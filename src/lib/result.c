@@ -67,6 +67,12 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 	return 0;
 }
 
+/* Past run k's last insert. */
+static size_t run_end(const struct ds_result *r, size_t k)
+{
+	return k + 1 < r->nruns ? r->runs[k + 1].first : r->nins;
+}
+
 struct ds_insert ds_result_ins(const struct ds_result *r, size_t i)
 {
 	size_t lo = 0, hi = r->nruns; /* the last run starting at or before i */
@@ -185,19 +191,19 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
 	for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
 		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
-		size_t end = k + 1 < r->nruns ? r->runs[k + 1].first : r->nins;
-		for (size_t i = r->runs[k].first; rc == 0 && i < end; i++)
+		for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++)
 			rc = ds_index_insert(&s->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
 					     ds_rec_size(s, ds_rec(s, r->ins[i])));
 	}
 	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
-		for (size_t i = 0; rc == 0 && i < r->nins; i++) {
-			struct ds_insert in = ds_result_ins(r, i);
-			const struct ds_hash_pair *hp = &r->pairs[in.pair];
-			struct ds_hashed h = { in.rec, true, false, hp->partial, hp->full };
-			rc = ds_cache_note(s, &h);
+		for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
+			const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
+			for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++) {
+				struct ds_hashed h = { r->ins[i], true, false, hp->partial, hp->full };
+				rc = ds_cache_note(s, &h);
+			}
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
