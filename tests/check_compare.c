@@ -246,6 +246,85 @@ START_TEST(test_changed_during_scan)
 }
 END_TEST
 
+/* Record index of the file named name (the walk's order is its own). */
+static uint32_t rec_named(const dupscan_scan *scan, const char *name)
+{
+	for (uint32_t i = 0; i < scan->tree.nrecs; i++)
+		if (!strcmp(ds_rec_name(scan, ds_rec(scan, i)), name))
+			return i;
+	ck_abort_msg("no record named %s", name);
+	return 0;
+}
+
+/* Its bytes through the cursor, or the code it failed with. */
+static int read_in(const dupscan_scan *scan, const char *name, struct ds_dirfd *dc, char *buf, size_t cap)
+{
+	int fd = ds_open_scanned_in(scan, rec_named(scan, name), dc);
+	if (fd < 0)
+		return fd;
+	ssize_t n = pread(fd, buf, cap - 1, 0);
+	close(fd);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	return 0;
+}
+
+START_TEST(test_open_in_dir)
+{
+	char *dir = tu_tmpdir();
+	tu_text(dir, "t/d1/a", "first a");
+	tu_text(dir, "t/d1/b", "then b");
+	tu_text(dir, "t/d2/c", "and c");
+	tu_text(dir, "t/d3/e", "gone e");
+	tu_text(dir, "bare", "an argument");
+	char *d1 = tu_path(dir, "t/d1"), *moved = tu_path(dir, "t/d1-moved"), *c = tu_path(dir, "t/d2/c");
+	char *d3 = tu_path(dir, "t/d3"), *e = tu_path(dir, "t/d3/e"), *t = tu_path(dir, "t");
+	char cwd[4096];
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_int_eq(chdir(dir), 0);
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_ge(dupscan_add_path(scan, t, 1), 0);
+	ck_assert_int_ge(dupscan_add_path(scan, "bare", 0), 0);
+	ck_assert_int_eq(ds_walk(scan), 0);
+	struct ds_dirfd dc = DS_DIRFD_INIT;
+	char buf[64];
+	ck_assert_int_eq(read_in(scan, "a", &dc, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "first a");
+	ck_assert_int_ge(dc.fd, 0);
+	int held = dc.fd;
+	/* held, d1 moves: b is still the file the walk saw, read from the same descriptor */
+	ck_assert_int_eq(rename(d1, moved), 0);
+	ck_assert_int_eq(read_in(scan, "b", &dc, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "then b");
+	ck_assert_int_eq(dc.fd, held);
+	/* another file under c's name: not the one the walk saw */
+	ck_assert_int_eq(unlink(c), 0);
+	tu_text(dir, "t/d2/c", "new c");
+	ck_assert_int_eq(read_in(scan, "c", &dc, buf, sizeof(buf)), DUPSCAN_E_CHANGED);
+	/* a directory that no longer opens: its file goes by path, which names the error */
+	ck_assert_int_eq(unlink(e), 0);
+	ck_assert_int_eq(rmdir(d3), 0);
+	ck_assert_int_eq(read_in(scan, "e", &dc, buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(dc.fd, -1);
+	/* a bare file name given as an argument has no directory to hold */
+	ck_assert_int_eq(read_in(scan, "bare", &dc, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "an argument");
+	ck_assert_int_eq(dc.fd, -1);
+	ds_dirfd_close(&dc);
+	ck_assert_uint_eq(dc.dir, DS_NONE);
+	ck_assert_int_eq(chdir(cwd), 0);
+	dupscan_free(scan);
+	free(d1);
+	free(moved);
+	free(c);
+	free(d3);
+	free(e);
+	free(t);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -258,6 +337,9 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_pread_full");
 	tcase_add_test(tc, test_pread_short);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_open_scanned_in");
+	tcase_add_test(tc, test_open_in_dir);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_check_unchanged");
 	tcase_add_loop_test(tc, test_changed_during_scan, TRUNCATE, REWRITE_MTIME_KEPT + 1);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* compare.c: open scanned files safely, read them, and partition same-size files
  * into classes of identical content by reading them side by side. */
+#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +31,50 @@ int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
 	if (path != stackbuf)
 		free(path);
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	return rc < 0 ? rc : fd;
+}
+
+void ds_dirfd_close(struct ds_dirfd *dc)
+{
+	if (dc->fd >= 0)
+		close(dc->fd);
+	*dc = (struct ds_dirfd)DS_DIRFD_INIT;
+}
+
+/* Hold dir open in dc. @return 0 or -ENOMEM (dc->fd is -1 when dir did not
+ * open: an argument's bare file name, a directory gone; its files go by
+ * path, which names the error). */
+static int hold_dir(const dupscan_scan *s, uint32_t dir, struct ds_dirfd *dc)
+{
+	if (dc->dir == dir)
+		return 0;
+	ds_dirfd_close(dc);
+	char stackbuf[4096];
+	char *path = ds_path_in(s, dir, "", stackbuf, sizeof(stackbuf));
+	if (!path)
+		return -ENOMEM;
+	dc->dir = dir;
+	if (*path)
+		dc->fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (path != stackbuf)
+		free(path);
+	return 0;
+}
+
+int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
+{
+	const struct ds_rec *r = ds_rec(s, i);
+	const char *name = ds_rec_name(s, r);
+	int rc = hold_dir(s, ds_rec_dir(s, i), dc);
+	if (rc)
+		return rc;
+	if (dc->fd < 0 || strchr(name, '/'))
+		return ds_open_scanned(s, i);
+	/* the directory may have moved since: what opens is checked all the same */
+	int fd = openat(dc->fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
 	if (rc < 0 && fd >= 0)
 		close(fd);
 	return rc < 0 ? rc : fd;

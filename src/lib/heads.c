@@ -38,19 +38,22 @@ static void first_slice(void *arg, size_t sl)
 		begin = sl * FIRST_SLICE;
 		end = begin + FIRST_SLICE < j->n ? begin + FIRST_SLICE : j->n;
 	}
+	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t i = begin; i < end; i++) {
 		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
 			c.res->rc = DUPSCAN_E_CANCELED;
-			return;
+			break;
 		}
 		uint32_t ri = j->idx[i];
-		int fd = ds_open_rec(&c, ri);
+		int fd = ds_open_scanned_in(s, ri, &dc);
 		if (fd == -ENOMEM) {
 			c.res->rc = fd;
-			return;
+			break;
 		}
-		if (fd < 0)
+		if (fd < 0) {
+			ds_fail(&c, ri, fd);
 			continue;
+		}
 		unsigned char *dst = j->blocks ? j->blocks + i * j->blen : one;
 		int err = ds_read(s, fd, dst, j->blen, 0);
 		if (err < 0 || !j->fds)
@@ -69,6 +72,7 @@ static void first_slice(void *arg, size_t sl)
 			j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec_size(s, ds_rec(s, ri)), false, partial, partial };
 		j->got[i] = true;
 	}
+	ds_dirfd_close(&dc);
 }
 
 /* Read the first block of every file of a group (fj set up by the caller). */

@@ -674,6 +674,18 @@ _Static_assert(sizeof(struct ds_member) == 16, "a member is 16 bytes");
 /* Open record i for reading and check it is the file that was scanned.
  * @return an fd, or a negative code. */
 int ds_open_scanned(const dupscan_scan *s, uint32_t i);
+/* A directory held open while its files are opened one after another (a
+ * lane of the first pass goes in walk or disk order: mostly a directory's
+ * files together). Opened by name from it, a file costs the kernel one
+ * component's lookup, not one for each of its path's. */
+struct ds_dirfd {
+	uint32_t dir; /* DS_NONE: none held */
+	int fd;       /* -1: dir could not be opened (its files go by path) */
+};
+#define DS_DIRFD_INIT { DS_NONE, -1 }
+/* ds_open_scanned(), through the directory dc holds (taking record i's). */
+int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc);
+void ds_dirfd_close(struct ds_dirfd *dc);
 /* ds_open_scanned(), a failure reported through c (but -ENOMEM, returned). */
 int ds_open_rec(struct ds_ctx *c, uint32_t i);
 /* Check an open file is still the one its record holds (ds_same_file()).

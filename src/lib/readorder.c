@@ -252,6 +252,7 @@ static void read_lane(void *job, size_t k)
 		atomic_store(&hj->rc, -ENOMEM);
 		return;
 	}
+	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t i = hj->lane[k].from; i < hj->lane[k].to; i++) {
 		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
 			atomic_store(&hj->rc, DUPSCAN_E_CANCELED);
@@ -263,7 +264,7 @@ static void read_lane(void *job, size_t k)
 		if (ds_fp_direct(fp, p))
 			continue; /* its rank is its place in the sweep */
 		size_t len = head_len(fp, ds_rec_size(s, ds_rec(s, fp->order[p])));
-		int fd = ds_open_scanned(s, fp->order[p]);
+		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);
 			break;
@@ -280,6 +281,7 @@ static void read_lane(void *job, size_t k)
 			took_head(fp, &hj->pl[i], p, buf, len);
 		ds_progress_settled(s, 1, len);
 	}
+	ds_dirfd_close(&dc);
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
 }
 
@@ -337,14 +339,14 @@ struct placing {
  * What is cached already is read at once (its place taken). A file that
  * fails is tried again when read: its error is that one's. @return 0 or
  * -ENOMEM. */
-static int place_one(struct placing *pj, uint32_t p, unsigned char *buf)
+static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct ds_dirfd *dc)
 {
 	struct ds_first_pass *fp = pj->fp;
 	struct ds_keypos *at = &fp->ent[p];
 	if (place_pos(at) == DS_NONE)
 		return 0;
 	uint64_t size = ds_rec_size(pj->s, ds_rec(pj->s, fp->order[p]));
-	int fd = ds_open_scanned(pj->s, fp->order[p]);
+	int fd = ds_open_scanned_in(pj->s, fp->order[p], dc);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, size);
@@ -366,14 +368,16 @@ static void place_slice(void *job, size_t k)
 	size_t from = k * PLACE_SLICE, to = from + PLACE_SLICE < pj->fp->n ? from + PLACE_SLICE : pj->fp->n;
 	unsigned char *buf = ds_big_alloc(pj->fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	int rc = buf ? 0 : -ENOMEM;
+	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t p = from; rc == 0 && p < to; p++) {
 		if (atomic_load_explicit(&pj->rc, memory_order_relaxed))
 			break;
 		if (atomic_load_explicit(&pj->s->canceled, memory_order_relaxed))
 			rc = DUPSCAN_E_CANCELED;
 		else
-			rc = place_one(pj, (uint32_t)p, buf);
+			rc = place_one(pj, (uint32_t)p, buf, &dc);
 	}
+	ds_dirfd_close(&dc);
 	if (rc)
 		atomic_store(&pj->rc, rc);
 	ds_big_free(buf, pj->fp->head ? DS_HDD_HEAD : DS_BLOCK);

@@ -139,6 +139,17 @@ static const char *path_of(int fd)
 #define FSTATAT64_SYMBOL "fstatat64"
 #endif
 
+/* dirfd's path joined with name, in buf; or name when it stands alone */
+static const char *at_path(int dirfd, const char *name, char *buf, size_t cap)
+{
+	const char *dir = path_of(dirfd);
+	if (name[0] == '/' || dirfd == AT_FDCWD || !dir)
+		return name;
+	size_t dl = strlen(dir);
+	snprintf(buf, cap, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", name);
+	return buf;
+}
+
 int open64(const char *path, int flags, ...)
 {
 	REAL(open64);
@@ -168,12 +179,14 @@ int openat64(int dirfd, const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	if (hit("openat64", path)) {
+	char buf[8192];
+	const char *full = at_path(dirfd, path, buf, sizeof(buf));
+	if (hit("openat64", full)) {
 		errno = err_code();
 		return -1;
 	}
 	int fd = real(dirfd, path, flags, mode);
-	remember(fd, path);
+	remember(fd, full);
 	return fd;
 }
 
@@ -266,16 +279,6 @@ struct dirent64 *readdir64(DIR *d)
 		return NULL;
 	}
 	return real(d);
-}
-
-/* dirfd's path joined with name, in buf; or name when it stands alone */
-static const char *at_path(int dirfd, const char *name, char *buf, size_t cap)
-{
-	const char *dir = path_of(dirfd);
-	if (name[0] == '/' || dirfd == AT_FDCWD || !dir)
-		return name;
-	snprintf(buf, cap, "%s/%s", dir, name);
-	return buf;
 }
 
 int linkat(int olddir, const char *old, int newdir, const char *new_, int flags)
