@@ -325,6 +325,53 @@ START_TEST(test_open_in_dir)
 }
 END_TEST
 
+START_TEST(test_chunks_kept)
+{
+	const size_t big = 256 * 1024, other = 200 * 1024;
+	struct ds_chunks *cs = ds_chunks_new();
+	ck_assert_ptr_nonnull(cs);
+	/* two lent at once are two chunks; given back, the same length comes back */
+	unsigned char *a = ds_chunk_take(cs, big), *b = ds_chunk_take(cs, big);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(a, b);
+	memset(a, 'a', big);
+	memset(b, 'b', big);
+	ds_chunk_give(cs, a, big);
+	ds_chunk_give(cs, b, big);
+	unsigned char *c = ds_chunk_take(cs, big), *d = ds_chunk_take(cs, big);
+	ck_assert(c == a || c == b);
+	ck_assert(d == a || d == b);
+	ck_assert_ptr_ne(c, d);
+	/* another length is not served by a kept chunk */
+	ds_chunk_give(cs, c, big);
+	unsigned char *e = ds_chunk_take(cs, other);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_ptr_ne(e, c);
+	ck_assert_ptr_ne(e, d);
+	memset(e, 'e', other);
+	ck_assert_uint_eq(d[big - 1], d == a ? 'a' : 'b'); /* d untouched by e */
+	ds_chunk_give(cs, d, big);
+	ds_chunk_give(cs, e, other);
+	/* more given than kept: the rest are freed (ASan and valgrind see leaks) */
+	unsigned char *many[40];
+	for (size_t i = 0; i < 40; i++) {
+		many[i] = ds_chunk_take(cs, big);
+		ck_assert_ptr_nonnull(many[i]);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_ptr_ne(many[i], many[j]);
+	}
+	for (size_t i = 0; i < 40; i++)
+		ds_chunk_give(cs, many[i], big);
+	ds_chunks_free(cs);
+	/* without a keeper: plain allocations */
+	unsigned char *f = ds_chunk_take(NULL, big);
+	ck_assert_ptr_nonnull(f);
+	f[0] = 1;
+	ds_chunk_give(NULL, f, big);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -337,6 +384,9 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_pread_full");
 	tcase_add_test(tc, test_pread_short);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ds_chunk_take");
+	tcase_add_test(tc, test_chunks_kept);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_open_scanned_in");
 	tcase_add_test(tc, test_open_in_dir);

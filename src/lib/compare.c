@@ -150,7 +150,7 @@ static void read_disk(void *job, size_t d)
 	for (size_t i = 0; i < ls->n; i++) {
 		if (!ls->m[i].alive || sp->disk[i] != d)
 			continue;
-		if (!sp->own[i] && !(sp->own[i] = ds_big_alloc_filled(ls->chunk))) {
+		if (!sp->own[i] && !(sp->own[i] = ds_chunk_take(ls->c->s->reading.chunks, ls->chunk))) {
 			sp->err[i] = -ENOMEM;
 			continue;
 		}
@@ -167,7 +167,7 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 		return ls->spread->err[i];
 	}
 	if (ls->npool == 0) {
-		ls->pool[0] = ds_big_alloc_filled(ls->chunk);
+		ls->pool[0] = ds_chunk_take(ls->c->s->reading.chunks, ls->chunk);
 		if (!ls->pool[0])
 			return -ENOMEM;
 		ls->npool = 1;
@@ -376,8 +376,9 @@ static int spread_members(struct lockstep *ls)
 static void lockstep_free(struct lockstep *ls)
 {
 	struct spread *sp = ls->spread;
+	struct ds_chunks *cs = ls->c->s->reading.chunks;
 	for (size_t i = 0; sp && sp->own && i < ls->n; i++)
-		ds_big_free(sp->own[i], ls->chunk);
+		ds_chunk_give(cs, sp->own[i], ls->chunk);
 	if (sp) {
 		free(sp->own);
 		free(sp->err);
@@ -390,9 +391,10 @@ static void lockstep_free(struct lockstep *ls)
 		ls->m[i].fd = -1;
 	}
 	for (size_t i = 0; ls->pool && i < ls->npool; i++)
-		ds_big_free(ls->pool[i], ls->chunk);
-	for (size_t i = 0; ls->bufs && i < ls->n; i++)
-		ds_big_free(ls->bufs[i], ls->chunk);
+		ds_chunk_give(cs, ls->pool[i], ls->chunk);
+	/* spread, a member's class bytes are its own chunk, given back above */
+	for (size_t i = 0; !sp && ls->bufs && i < ls->n; i++)
+		ds_chunk_give(cs, ls->bufs[i], ls->chunk);
 	free(ls->pool);
 	free(ls->bufs);
 	free(ls->rep_next);

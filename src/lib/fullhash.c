@@ -81,7 +81,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 		return (long)nb;
 	}
 	uint32_t *alive = malloc(b->k * sizeof(*alive));
-	unsigned char *buf = ds_big_alloc(s->opt.chunk);
+	unsigned char *buf = ds_chunk_take(s->reading.chunks, s->opt.chunk);
 	struct ds_hashes *h = ds_hashes_new(b->k);
 	int rc = alive && buf && h ? 0 : -ENOMEM;
 	size_t na = 0;
@@ -126,7 +126,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 		bh[nb++] = (struct ds_keypos){ ds_hash_digest(h, alive[i]), alive[i] };
 	ds_sort_by_key(bh, nb);
 	ds_hashes_free(h);
-	ds_big_free(buf, s->opt.chunk);
+	ds_chunk_give(s->reading.chunks, buf, s->opt.chunk);
 	free(alive);
 	return rc ? rc : (long)nb;
 }

@@ -71,6 +71,15 @@ void *ds_big_alloc(size_t len);
  * asked (the sweep's kept contents on two simulated disks took 2% longer). */
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
+/* chunks.c: read chunks kept between comparisons (s->reading.chunks, while
+ * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL
+ * or keeps none of len bytes; ds_chunk_give() takes back what it lent (len:
+ * as taken), and frees it when cs is NULL or full. */
+struct ds_chunks;
+struct ds_chunks *ds_chunks_new(void);
+void ds_chunks_free(struct ds_chunks *cs);
+void *ds_chunk_take(struct ds_chunks *cs, size_t len);
+void ds_chunk_give(struct ds_chunks *cs, void *p, size_t len);
 /* Keep the first keep bytes of p, a ds_big_alloc() of *len bytes, giving the
  * rest back where it can. @return p or where it moved; *len is then what
  * ds_big_free() must be given. */
@@ -289,6 +298,7 @@ struct ds_reading {
 	                              * memory: DS_MEMORY_STAT_NS (tests under load raise it) */
 	/* the run's threads: started once by dupscan_run(), each phase on them */
 	struct ds_pool *pool;
+	struct ds_chunks *chunks;    /* matching's read chunks, kept between comparisons */
 };
 
 /* Values many records share, each kept once and named by an index (records.c):

@@ -440,12 +440,16 @@ int ds_match(dupscan_scan *s)
 	 * first pass's arrays of places are gone, it does not add to their peak */
 	if (rc == 0)
 		rc = ds_index_reserve(&s->index, s->tree.nrecs);
+	if (rc == 0 && !(s->reading.chunks = ds_chunks_new()))
+		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
 				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : s->opt.threads, key);
 	if (rc == 0)
 		ds_progress_end(s);
 	free(key);
+	ds_chunks_free(s->reading.chunks);
+	s->reading.chunks = NULL;
 	ds_sweep_free(s->reading.sweep);
 	s->reading.sweep = NULL;
 	ds_first_pass_free(s->reading.first_pass);
