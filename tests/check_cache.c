@@ -50,15 +50,6 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 	return s;
 }
 
-static uint32_t rec_named(const dupscan_scan *s, const char *name)
-{
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (strcmp(ds_rec_name(s, ds_rec(s, i)), name) == 0)
-			return i;
-	ck_abort_msg("no record %s", name);
-	return DS_NONE;
-}
-
 /* The XXH64 of the first min(size, DS_BLOCK) bytes of dir/rel: the partial hash. */
 static uint64_t first_block_hash(const char *dir, const char *rel)
 {
@@ -105,7 +96,7 @@ START_TEST(test_round_trip)
 	const char *names[] = { "a1", "a2", "b1", "s1", "s2" };
 	for (size_t i = 0; i < 5; i++) {
 		struct ds_hashed h = { 0 };
-		ck_assert_msg(ds_cache_get(second, rec_named(second, names[i]), &h), "%s not in the cache", names[i]);
+		ck_assert_msg(ds_cache_get(second, tu_rec_named(second, names[i]), &h), "%s not in the cache", names[i]);
 		ck_assert_uint_eq(h.partial, first_block_hash(dir, names[i]));
 		if (i < 2 || i > 2) /* b1 alone by its first block is never read further */
 			ck_assert(h.has_full);
@@ -132,9 +123,9 @@ START_TEST(test_key_fields)
 	ck_assert_int_eq(chmod(a2, 0640), 0);                  /* ctime only */
 	dupscan_scan *s = loaded(dir, cache, &errs);
 	struct ds_hashed h;
-	ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &h));
-	ck_assert(!ds_cache_get(s, rec_named(s, "a2"), &h));
-	ck_assert(ds_cache_get(s, rec_named(s, "b1"), &h));
+	ck_assert(!ds_cache_get(s, tu_rec_named(s, "a1"), &h));
+	ck_assert(!ds_cache_get(s, tu_rec_named(s, "a2"), &h));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "b1"), &h));
 	ck_assert_int_eq(errs, 0);
 	dupscan_free(s);
 	free(a1);
@@ -167,7 +158,7 @@ START_TEST(test_damage_ignored)
 		s = loaded(dir, cache, &errs);
 		ck_assert_msg(errs == 1, "damage at %ld reported %d times", (long)at, errs);
 		struct ds_hashed h;
-		ck_assert(!ds_cache_get(s, rec_named(s, "a1"), &h));
+		ck_assert(!ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 		dupscan_free(s);
 		errs = 0;
 		s = scan_with_cache(dir, cache, &errs);
@@ -200,16 +191,16 @@ START_TEST(test_proof_fields)
 	uint64_t cls, cls2;
 	int64_t at;
 	/* files written just now are racy under the real margin */
-	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
 	s->cache.racy_ns = -60LL * 1000000000; /* as if the proof came a minute later */
-	ck_assert(ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
 	ck_assert_int_eq(at, proved);
-	ck_assert(ds_cache_proof(s, rec_named(s, "a2"), &cls2, &at));
+	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a2"), &cls2, &at));
 	ck_assert_uint_eq(cls, cls2);
-	ck_assert(ds_cache_proof(s, rec_named(s, "s1"), &cls2, &at));
+	ck_assert(ds_cache_proof(s, tu_rec_named(s, "s1"), &cls2, &at));
 	ck_assert_uint_ne(cls, cls2); /* another class */
-	ck_assert(!ds_cache_proof(s, rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
-	uint32_t a1 = rec_named(s, "a1");
+	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
+	uint32_t a1 = tu_rec_named(s, "a1");
 	struct ds_rec *r = ds_rec(s, a1);
 	struct ds_rec saved = *r;
 	/* moved far: the next inode number may well be another file's, with its own proof */
@@ -343,15 +334,15 @@ START_TEST(test_version1_read)
 	dupscan_scan *s = loaded(dir, cache, &errs);
 	ck_assert_int_eq(errs, 0);
 	struct ds_hashed h;
-	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
 	ck_assert(!h.has_full); /* a full hash of another definition, past a block */
-	ck_assert(ds_cache_get(s, rec_named(s, "s1"), &h));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "s1"), &h));
 	ck_assert(h.has_full && h.full == h.partial);
 	uint64_t cls;
 	int64_t at;
 	s->cache.racy_ns = -60LL * 1000000000;
-	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
+	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
 	dupscan_free(s);
 	dupscan_free(scan_with_cache(dir, cache, &errs));
 	ck_assert_int_eq(errs, 0);
@@ -389,13 +380,13 @@ START_TEST(test_version2_read)
 	struct ds_hashed h;
 	uint64_t cls;
 	int64_t at;
-	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
 	ck_assert(!h.has_full);
-	ck_assert(!ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
-	ck_assert(ds_cache_get(s, rec_named(s, "s1"), &h));
+	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "s1"), &h));
 	ck_assert(h.has_full && h.full == h.partial);
-	ck_assert(ds_cache_proof(s, rec_named(s, "s1"), &cls, &at));
+	ck_assert(ds_cache_proof(s, tu_rec_named(s, "s1"), &cls, &at));
 	dupscan_free(s);
 	dupscan_scan *again = scan_with_cache(dir, cache, &errs);
 	ck_assert_int_eq(errs, 0);
@@ -408,9 +399,9 @@ START_TEST(test_version2_read)
 	ck_assert_uint_eq(version, 3);
 	s = loaded(dir, cache, &errs);
 	s->cache.racy_ns = -60LL * 1000000000;
-	ck_assert(ds_cache_get(s, rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 	ck_assert(h.has_full);
-	ck_assert(ds_cache_proof(s, rec_named(s, "a1"), &cls, &at));
+	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
 	dupscan_free(s);
 	free(sets2);
 	free(sets);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "testinternal.h"
 #include "testutil.h"
 
 static const struct { uint64_t size; int64_t flip; } cases[] = {
@@ -246,20 +247,10 @@ START_TEST(test_changed_during_scan)
 }
 END_TEST
 
-/* Record index of the file named name (the walk's order is its own). */
-static uint32_t rec_named(const dupscan_scan *scan, const char *name)
-{
-	for (uint32_t i = 0; i < scan->tree.nrecs; i++)
-		if (!strcmp(ds_rec_name(scan, ds_rec(scan, i)), name))
-			return i;
-	ck_abort_msg("no record named %s", name);
-	return 0;
-}
-
 /* Its bytes through the cursor, or the code it failed with. */
 static int read_in(const dupscan_scan *scan, const char *name, struct ds_dirfd *dc, char *buf, size_t cap)
 {
-	int fd = ds_open_scanned_in(scan, rec_named(scan, name), dc);
+	int fd = ds_open_scanned_in(scan, tu_rec_named(scan, name), dc);
 	if (fd < 0)
 		return fd;
 	ssize_t n = pread(fd, buf, cap - 1, 0);

@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -20,6 +21,16 @@ static inline void tu_cache_join(dupscan_scan *s)
 	ck_assert_int_eq(ds_collapse_links(s, order), 0);
 	ck_assert_int_eq(ds_cache_join(s, order, s->tree.nrecs), 0);
 	free(order);
+}
+
+/* The record of the file named name (the walk's order is its own). */
+static inline uint32_t tu_rec_named(const dupscan_scan *s, const char *name)
+{
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
+		if (strcmp(ds_rec_name(s, ds_rec(s, i)), name) == 0)
+			return i;
+	ck_abort_msg("no record %s", name);
+	return DS_NONE;
 }
 
 #endif
