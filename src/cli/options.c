@@ -20,7 +20,7 @@ static const char help_text[] =
 " -A --no-hidden       skip hidden files and directories (names starting with '.')\n"
 " -B --dedupe          ask the filesystem to share the data of duplicates\n"
 "                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
-" -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 262144)\n"
+" -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 131072)\n"
 "    --cache[=FILE]    keep hashes between runs (default file under\n"
 "                      $XDG_CACHE_HOME/dupscan/); files are still compared\n"
 "    --cache-clear     delete the hash cache (alone: then exit)\n"

@@ -17,7 +17,7 @@
 #define DS_NONE UINT32_MAX
 #define DS_MIN_THREADS 8                  /* default threads, at least; see scan.c */
 #define DS_BLOCK 4096u                    /* first block: the partial hash covers this */
-#define DS_DEFAULT_CHUNK (256u * 1024u)   /* read size; see README "Performance" */
+#define DS_DEFAULT_CHUNK (128u * 1024u)   /* read size; see README "Performance" */
 #define DS_MIN_CHUNK 4096u
 #define DS_MAX_CHUNK (16u * 1024u * 1024u)
 #define DS_BLOCK_BUDGET (32u * 1024u * 1024u) /* first blocks kept in memory per size group */
