@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* chunks.c: read chunks kept from one comparison for the next. Mapped fresh
- * for each lockstep, a pair of 256 KiB chunks had its pages faulted in and
- * cleared, then unmapped (with threads, an unmap stops the other CPUs to
+ * for each lockstep, a pair of chunks (256 KiB each then) had its pages
+ * faulted in and cleared, then unmapped (with threads, an unmap stops the other CPUs to
  * flush their TLBs): on a photo archive, 1,162 times for 4,050 files. Kept
  * here, a chunk is cleared once. A miss gives back a kept chunk of another
  * length before mapping one, so what is kept and lent together stays within
