@@ -86,11 +86,9 @@ char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len)
 	return p;
 }
 
-#define BIG (128u * 1024u)
-
 static void *big_map(size_t len, int flags)
 {
-	if (len < BIG)
+	if (len < DS_BIG_MAP)
 		return malloc(len ? len : 1);
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
@@ -103,7 +101,7 @@ void ds_big_free(void *p, size_t len)
 {
 	if (!p)
 		return;
-	if (len < BIG)
+	if (len < DS_BIG_MAP)
 		free(p);
 	else
 		munmap(p, len);
@@ -111,13 +109,13 @@ void ds_big_free(void *p, size_t len)
 
 void *ds_big_shrink(void *p, size_t *len, size_t keep)
 {
-	if (*len < BIG) {
+	if (*len < DS_BIG_MAP) {
 		void *q = realloc(p, keep ? keep : 1);
 		if (q)
 			*len = keep;
 		return q ? q : p;
 	}
-	if (keep < BIG)
+	if (keep < DS_BIG_MAP)
 		return p; /* a mapping stays one: ds_big_free() tells them by length */
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t from = (keep + page - 1) / page * page;

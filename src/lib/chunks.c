@@ -3,14 +3,15 @@
  * for each lockstep, a pair of chunks (256 KiB each then) had its pages
  * faulted in and cleared, then unmapped (with threads, an unmap stops the other CPUs to
  * flush their TLBs): on a photo archive, 1,162 times for 4,050 files. Kept
- * here, a chunk is cleared once. A miss gives back a kept chunk of another
+ * here, a chunk is cleared once. Smaller buffers come from malloc, which
+ * reuses them as it is: they pass through. A miss gives back a kept chunk of another
  * length before mapping one, so what is kept and lent together stays within
  * what was lent at once before. */
 #include <stdlib.h>
 
 #include "internal.h"
 
-#define KEPT 16 /* chunks kept at most: matching's threads, two each, and a spare */
+#define KEPT 16 /* chunks kept at most: matching's eight default threads, two each */
 
 struct ds_chunks {
 	struct ds_monitor *mon;
@@ -43,7 +44,7 @@ void ds_chunks_free(struct ds_chunks *cs)
 
 void *ds_chunk_take(struct ds_chunks *cs, size_t len)
 {
-	if (!cs)
+	if (!cs || len < DS_BIG_MAP)
 		return ds_big_alloc_filled(len);
 	struct kept other = { NULL, 0 };
 	void *p = NULL;
@@ -66,7 +67,7 @@ void ds_chunk_give(struct ds_chunks *cs, void *p, size_t len)
 	if (!p)
 		return;
 	bool kept = false;
-	if (cs) {
+	if (cs && len >= DS_BIG_MAP) {
 		ds_monitor_enter(cs->mon);
 		if ((kept = cs->n < KEPT))
 			cs->kept[cs->n++] = (struct kept){ p, len };

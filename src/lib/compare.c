@@ -19,6 +19,19 @@ int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
 	return ds_same_file(s, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
 }
 
+/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
+#define SCANNED_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+
+/* fd (or -1, errno set), just opened as r: kept if it is still r's file.
+ * @return fd, or a negative code (fd closed). */
+static int opened_as(const dupscan_scan *s, int fd, const struct ds_rec *r)
+{
+	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	return rc < 0 ? rc : fd;
+}
+
 int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 {
 	const struct ds_rec *r = ds_rec(s, i);
@@ -26,14 +39,10 @@ int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 	char *path = ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
-	int fd = ds_open_path(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
+	int fd = opened_as(s, ds_open_path(path, SCANNED_FLAGS), r);
 	if (path != stackbuf)
 		free(path);
-	if (rc < 0 && fd >= 0)
-		close(fd);
-	return rc < 0 ? rc : fd;
+	return fd;
 }
 
 void ds_dirfd_close(struct ds_dirfd *dc)
@@ -73,11 +82,7 @@ int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
 	if (dc->fd < 0 || strchr(name, '/'))
 		return ds_open_scanned(s, i);
 	/* the directory may have moved since: what opens is checked all the same */
-	int fd = openat(dc->fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
-	if (rc < 0 && fd >= 0)
-		close(fd);
-	return rc < 0 ? rc : fd;
+	return opened_as(s, openat(dc->fd, name, SCANNED_FLAGS), r);
 }
 
 int ds_open_rec(struct ds_ctx *c, uint32_t i)

@@ -61,6 +61,7 @@ void ds_arena_init(struct ds_arena *a);
 void ds_arena_free(struct ds_arena *a);
 void *ds_arena_alloc(struct ds_arena *a, size_t len);
 char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
+#define DS_BIG_MAP (128u * 1024u) /* ds_big_alloc() maps from this size on */
 /* Read buffers and first-block arrays: from 128 KiB on straight from mmap, so
  * they go back to the system when freed (glibc raises its mmap threshold after
  * a large free and then keeps such buffers resident). NULL on ENOMEM. */
@@ -72,9 +73,10 @@ void *ds_big_alloc(size_t len);
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
 /* chunks.c: read chunks kept between comparisons (s->reading.chunks, while
- * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL
- * or keeps none of len bytes; ds_chunk_give() takes back what it lent (len:
- * as taken), and frees it when cs is NULL or full. */
+ * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL,
+ * len is under DS_BIG_MAP (malloc reuses those already) or none of len bytes
+ * is kept; ds_chunk_give() takes back what it lent (len: as taken), and
+ * frees it in the same cases or when full. */
 struct ds_chunks;
 struct ds_chunks *ds_chunks_new(void);
 void ds_chunks_free(struct ds_chunks *cs);
