@@ -82,7 +82,13 @@ enum dupscan_error {
 	DUPSCAN_E_DIFFERS = -1008, /* the contents differ (a comparison, or the filesystem, found it) */
 	DUPSCAN_E_LEFTOVER = -1009, /* a ".dupscan-tmp-*" name left by an interrupted action; not scanned */
 	DUPSCAN_E_PROTECTED = -1010, /* the file is under a protected path: never changed */
-	DUPSCAN_E_CACHE = -1011     /* the hash cache file is damaged or of another version: ignored */
+	DUPSCAN_E_CACHE = -1011,    /* the hash cache file is damaged or of another version: ignored */
+	DUPSCAN_E_PROTOCOL = -1012, /* a remote peer sent what the protocol does not allow, or speaks
+	                             * another version of it (since 0.8) */
+	DUPSCAN_E_REMOTE = -1013,   /* a remote peer went away, fell silent past the timeout, or
+	                             * failed (since 0.8) */
+	DUPSCAN_E_REMOTE_FILE = -1014 /* the file is on another host: only local files are changed,
+	                               * and links need both files on one (since 0.8) */
 };
 
 /* Flags for the action functions. */
@@ -121,10 +127,12 @@ enum dupscan_option {
 	DUPSCAN_OPT_CACHE_TRUST,     /* 1: with a cache (dupscan_set_cache()), list sets proven by
 	                              * earlier runs without reading them; see dupscan_set_proof();
 	                              * since 0.5 */
-	DUPSCAN_OPT_MAX_DEPTH        /* N >= 0: directories deeper than N levels below a recursed
+	DUPSCAN_OPT_MAX_DEPTH,       /* N >= 0: directories deeper than N levels below a recursed
 	                              * path are not entered (0: its own entries only; like its
 	                              * other unentered directories, no duplicate directory of
 	                              * DUPSCAN_OPT_DIRS); -1 (default): no limit; since 0.7 */
+	DUPSCAN_OPT_REMOTE_TIMEOUT   /* seconds a remote side (dupscan_add_remote()) may stay
+	                              * silent before the run fails, 1..86400; default 120; since 0.8 */
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in
@@ -239,6 +247,47 @@ DUPSCAN_API void dupscan_free(dupscan_scan *scan);
  *         DUPSCAN_E_STATE after dupscan_run(). A path that does not exist is
  *         reported by dupscan_run() through the error callback, not here. */
 DUPSCAN_API int dupscan_add_path(dupscan_scan *scan, const char *path, int recurse);
+
+/* Add a path scanned on another host, before dupscan_run(): a
+ * dupscan_serve() at the other end of read_fd and write_fd (two ends of a
+ * pipe to "ssh HOST dupscan --server", a socket: any transport; both stay
+ * the caller's to close, after dupscan_free()) scans path there with its
+ * own reading while this host scans its paths, and sends back its sets and
+ * the sizes of its other files. For files of one size on two hosts it then
+ * sends first-block hashes, whole hashes where those agree, and the bytes
+ * where those agree, compared here before a file joins a set. Its files are
+ * listed as "LABEL:PATH" (dupscan_file_host() gives the label) and are
+ * never changed: the action functions refuse them as dup
+ * (DUPSCAN_E_REMOTE_FILE), and as keep the other side re-checks them
+ * (dupscan_remove_duplicate(), dupscan_move_duplicate()) or they are
+ * refused (links, dedupe). A side that breaks the protocol, goes away or
+ * stays silent past DUPSCAN_OPT_REMOTE_TIMEOUT fails dupscan_run()
+ * (DUPSCAN_E_PROTOCOL, DUPSCAN_E_REMOTE, the error callback naming the side
+ * and why). Not with DUPSCAN_OPT_PERMISSIONS or DUPSCAN_OPT_DIRS
+ * (dupscan_run() fails with DUPSCAN_E_OPTION).
+ * @param label the host as it should be shown (copied)
+ * @return the path's index among the added paths (>= 0), -EINVAL, -ENOMEM,
+ *         or DUPSCAN_E_STATE after dupscan_run(). Since 0.8. */
+DUPSCAN_API int dupscan_add_remote(dupscan_scan *scan, const char *label, int read_fd, int write_fd,
+				   const char *path, int recurse);
+
+/* The other side of dupscan_add_remote(), for a program run as its server:
+ * scan, configured by the caller (threads, reading, filters: this host's
+ * choices) and fresh (no path added, not run), takes the options that decide
+ * which files match and the one path to scan from the client, runs, sends
+ * its results and then answers the client's requests until it says it is
+ * done. It only reads: no file is written, and it reads only files its scan
+ * found, by the numbers it gave them. The error callback is not called: the
+ * files it could not read are sent to the client. A malformed or unexpected
+ * frame ends it (the client told why when it can still hear).
+ * @return 0 when the client said it was done, DUPSCAN_E_PROTOCOL,
+ *         DUPSCAN_E_REMOTE (the client went away or fell silent), -EINVAL,
+ *         -ENOMEM or DUPSCAN_E_STATE. Since 0.8. */
+DUPSCAN_API int dupscan_serve(dupscan_scan *scan, int read_fd, int write_fd);
+
+/* Bytes received from and sent to the remote sides of the scan so far (all
+ * frames counted). Since 0.8. */
+DUPSCAN_API void dupscan_remote_bytes(const dupscan_scan *scan, uint64_t *received, uint64_t *sent);
 
 /* Set an option (enum dupscan_option) before dupscan_run().
  * @return 0, DUPSCAN_E_OPTION for an unknown option or a value out of range,
@@ -387,6 +436,10 @@ DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which ad
 DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *file);
 /* @return 1 when the file is under a path given to dupscan_protect_path(). */
 DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *file);
+/* @return the label of the host the file is on (dupscan_add_remote()), or
+ * NULL for a file of this host. Its path is then "LABEL:PATH" there. Lives
+ * as long as the scan. Since 0.8. */
+DUPSCAN_API const char *dupscan_file_host(const dupscan_file *file);
 
 /* Stop a running dupscan_run() soon; safe to call from a signal handler or
  * another thread. dupscan_run() then returns DUPSCAN_E_CANCELED with the sets

@@ -53,6 +53,13 @@ struct cli_opts {
 	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;
 	int npaths;
+	bool server;            /* --server: the remote side of a HOST:PATH */
+	const char *rsh;        /* --rsh, NULL: $DUPSCAN_RSH or ssh */
+	const char *remote_dupscan; /* --remote-dupscan, NULL: dupscan */
+	long remote_timeout;    /* --remote-timeout seconds, 0: the library's */
+	const char **forward;   /* options the server takes too (-X, --exclude, --include) */
+	int nforward;
+	int nremote;            /* HOST:PATH arguments */
 };
 
 /* options.c: @return 0 to go on, or an exit status (after --help, -v or a usage error). */

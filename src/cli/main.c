@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fromreport.h"
 #include "journal.h"
+#include "remote.h"
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
@@ -230,6 +231,28 @@ static void one_malloc_arena(void)
 #endif
 }
 
+/* --server: the remote side of a client's HOST:PATH, on stdin and stdout.
+ * This host's reading and the client's filters (forwarded as options). */
+static int serve_main(struct cli_opts *o)
+{
+	dupscan_scan *scan = NULL;
+	int rc = dupscan_create(&scan);
+	if (rc == 0)
+		rc = set_options(scan, o);
+	if (rc == 0) {
+		if (o->filters.n || o->exclude.n || o->include.n)
+			dupscan_set_filter(scan, on_filter, o);
+		if (o->exclude.n)
+			dupscan_set_dir_filter(scan, on_dir_filter, o);
+		rc = dupscan_serve(scan, 0, 1);
+	}
+	dupscan_free(scan);
+	if (rc < 0 && rc != DUPSCAN_E_REMOTE)
+		fprintf(stderr, "dupscan --server: %s\n", dupscan_strerror(rc));
+	cli_opts_free(o);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	one_malloc_arena();
@@ -242,6 +265,8 @@ int main(int argc, char **argv)
 		cli_opts_free(&o);
 		return status;
 	}
+	if (o.server)
+		return serve_main(&o);
 	char *cache = (o.cache || o.cache_clear) ? cache_path(&o) : NULL;
 	if ((o.cache || o.cache_clear) && !cache) {
 		fprintf(stderr, "dupscan: --cache: no place for the cache (set XDG_CACHE_HOME or HOME, or give --cache=FILE)\n");
@@ -271,8 +296,18 @@ int main(int argc, char **argv)
 	int rc = dupscan_create(&scan);
 	if (rc == 0)
 		rc = set_options(scan, &o);
-	for (int i = 0; rc >= 0 && i < o.npaths; i++)
-		rc = dupscan_add_path(scan, o.paths[i].path, o.recurse || o.paths[i].recurse_after);
+	struct remote_procs procs = { 0 };
+	if (rc >= 0 && o.remote_timeout)
+		rc = dupscan_set_option(scan, DUPSCAN_OPT_REMOTE_TIMEOUT, o.remote_timeout);
+	for (int i = 0; rc >= 0 && i < o.npaths; i++) {
+		bool recurse = o.recurse || o.paths[i].recurse_after;
+		if (o.nremote && remote_arg(o.paths[i].path)) {
+			if ((status = remote_add(scan, &o, o.paths[i].path, recurse, &procs)) != 0)
+				goto out;
+		} else {
+			rc = dupscan_add_path(scan, o.paths[i].path, recurse);
+		}
+	}
 	if (rc >= 0 && o.from_report) {
 		/* a report that does not hold is refused whole, before anything is done */
 		struct report rep;
@@ -363,6 +398,7 @@ int main(int argc, char **argv)
 		status = 1;
 out:
 	dupscan_free(scan);
+	remote_wait(&procs);
 	cli_progress_free(ectx.progress);
 	free(cache);
 	cli_opts_free(&o);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "remote.h"
 #include "dupscan_config.h"
 
 static const char help_text[] =
@@ -107,7 +108,8 @@ static const char help_text2[] =
 enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
-	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH, OPT_FORMAT
+	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH, OPT_FORMAT,
+	OPT_SERVER, OPT_RSH, OPT_REMOTE_DUPSCAN, OPT_REMOTE_TIMEOUT
 };
 
 static const struct option long_opts[] = {
@@ -141,6 +143,10 @@ static const struct option long_opts[] = {
 	{ "io", required_argument, NULL, OPT_IO },
 	{ "io-memory", required_argument, NULL, OPT_IO_MEMORY },
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+	{ "server", no_argument, NULL, OPT_SERVER },
+	{ "rsh", required_argument, NULL, OPT_RSH },
+	{ "remote-dupscan", required_argument, NULL, OPT_REMOTE_DUPSCAN },
+	{ "remote-timeout", required_argument, NULL, OPT_REMOTE_TIMEOUT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
@@ -211,6 +217,20 @@ static int add_path(struct cli_opts *o, const char *path, bool after_R)
 	return 0;
 }
 
+/* An option the server of a HOST:PATH takes too: it chooses files there. */
+static int forward(struct cli_opts *o, const char *opt, const char *arg)
+{
+	const char **f = realloc(o->forward, (size_t)(o->nforward + 2) * sizeof(*f));
+	if (!f) {
+		fprintf(stderr, "dupscan: out of memory\n");
+		return 1;
+	}
+	o->forward = f;
+	f[o->nforward++] = opt;
+	f[o->nforward++] = arg;
+	return 0;
+}
+
 static const char *action_name(int c)
 {
 	switch (c) {
@@ -220,6 +240,19 @@ static const char *action_name(int c)
 	case 'L': return "-L";
 	default: return "--move-to";
 	}
+}
+
+/* What a scan across hosts does not do (yet, or ever: a remote file is
+ * never changed, and a link needs both files on one host). */
+static int remote_refusals(const struct cli_opts *o)
+{
+	if (o->action == 'L' || o->action == 'l' || o->action == 'B')
+		return usage_error("%s with a HOST:PATH argument: links and dedupe need both files on this host "
+				   "(-d and --move-to change local files only)", action_name(o->action));
+	if (o->permissions || o->dirs || o->cache_trust)
+		return usage_error("%s is not available with a HOST:PATH argument",
+				   o->permissions ? "-p/--permissions" : o->dirs ? "--dirs" : "--cache-trust");
+	return 0;
 }
 
 /* --files-from: the whole list in one buffer, split in place (paths point into it). */
@@ -333,6 +366,7 @@ void cli_opts_free(struct cli_opts *o)
 	free(o->protect);
 	free(o->files_from_buf);
 	free(o->paths);
+	free(o->forward);
 }
 
 int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
@@ -393,6 +427,23 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			if (glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, optarg) != 0)
 				return usage_error("invalid pattern '%s' for --%s", optarg,
 						   c == OPT_EXCLUDE ? "exclude" : "include");
+			if ((rc = forward(o, c == OPT_EXCLUDE ? "--exclude" : "--include", optarg)))
+				return rc;
+			break;
+		case OPT_SERVER: o->server = true; break;
+		case OPT_RSH:
+			if (!optarg[0])
+				return usage_error("%s", "--rsh needs a command");
+			o->rsh = optarg;
+			break;
+		case OPT_REMOTE_DUPSCAN:
+			if (!optarg[0])
+				return usage_error("%s", "--remote-dupscan needs a path");
+			o->remote_dupscan = optarg;
+			break;
+		case OPT_REMOTE_TIMEOUT:
+			if (!parse_long(optarg, 1, 86400, &o->remote_timeout))
+				return usage_error("invalid value '%s' for --remote-timeout (1 to 86400 seconds)", optarg);
 			break;
 		case OPT_FILES_FROM: o->files_from = optarg; break;
 		case OPT_JOURNAL:
@@ -504,6 +555,8 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			}
 			if (xf_add(&o->filters, optarg, err, sizeof(err)) != 0)
 				return usage_error("%s", err);
+			if ((rc = forward(o, "-X", optarg)))
+				return rc;
 			break;
 		}
 		case 'z': o->zero_match = true; break;
@@ -531,6 +584,15 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		return 0;
 	}
 	if (o->files_from && (rc = read_files_from(o)))
+		return rc;
+	if (o->server) {
+		if (o->npaths || o->action || o->from_report || o->files_from)
+			return usage_error("%s", "--server scans what its client asks: it takes no paths and no action");
+		return 0;
+	}
+	for (int i = 0; i < o->npaths; i++)
+		o->nremote += remote_arg(o->paths[i].path);
+	if (o->nremote && (rc = remote_refusals(o)))
 		return rc;
 	if (o->cache_clear && o->npaths == 0 && !o->files_from)
 		return 0; /* main clears it and stops */

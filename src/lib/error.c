@@ -33,6 +33,9 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_DIFFERS: return "The contents differ";
 	case DUPSCAN_E_CACHE: return "Hash cache damaged or of another version: ignored, and rewritten";
 	case DUPSCAN_E_PROTECTED: return "Under a protected path: left as it is";
+	case DUPSCAN_E_PROTOCOL: return "The remote side broke the protocol or speaks another version of it";
+	case DUPSCAN_E_REMOTE: return "The remote side went away, fell silent or failed";
+	case DUPSCAN_E_REMOTE_FILE: return "On another host: only local files are changed";
 	case DUPSCAN_E_LEFTOVER: return "Temporary name left by an interrupted dupscan action (check it, then remove it)";
 	default: break;
 	}

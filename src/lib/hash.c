@@ -101,3 +101,28 @@ DUPSCAN_API unsigned dupscan_xxhash_version(void)
 {
 	return XXH_versionNumber();
 }
+
+int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap)
+{
+	size_t first = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
+	int rc = ds_pread_full(fd, buf, first, 0);
+	if (rc)
+		return rc;
+	*partial = *full = XXH64(buf, first, 0);
+	if (!whole || size <= DS_BLOCK)
+		return 0;
+	XXH64_state_t *st = XXH64_createState();
+	if (!st)
+		return -ENOMEM;
+	XXH64_reset(st, *partial);
+	for (uint64_t off = DS_BLOCK; rc == 0 && off < size;) {
+		size_t n = size - off < cap ? (size_t)(size - off) : cap;
+		rc = ds_pread_full(fd, buf, n, off);
+		if (rc == 0)
+			XXH64_update(st, buf, n);
+		off += n;
+	}
+	*full = XXH64_digest(st);
+	XXH64_freeState(st);
+	return rc;
+}

@@ -96,7 +96,8 @@ enum ds_rec_flag {
 	DS_F_SETTLED = 1u << 4, /* its group was matched to the end: unique if in no class */
 	DS_F_TRUSTED = 1u << 5, /* in its class by a proof from the cache or by a report, not
 	                         * compared this run: actions compare it first */
-	DS_F_LINKED = 1u << 6   /* another record of its inode stands for it (ds_rec_rep()) */
+	DS_F_LINKED = 1u << 6,  /* another record of its inode stands for it (ds_rec_rep()) */
+	DS_F_ACROSS = 1u << 7   /* unique here, in a set with files of another host (remote.c) */
 };
 
 /* One per path reached: 32 bytes, fixed-size, the most numerous thing a scan
@@ -158,6 +159,7 @@ struct ds_dir {
 struct ds_arg {
 	const char *path;
 	bool recurse;
+	bool remote;        /* scanned on another host (remote.c): never walked here */
 };
 
 /* A file as the caller sees it: 32 bytes, one per member of a set. Its
@@ -237,6 +239,10 @@ uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
 uint64_t ds_hash_oneshot(const void *buf, size_t len);
 /* The full hash of the whole content buf[0..len) (as a scan takes it). */
 uint64_t ds_hash_full_of(const void *buf, size_t len);
+/* The first block's hash of the size bytes open at fd, and with whole the
+ * full hash (ds_hash_full_of()'s), read through buf (cap bytes, at least
+ * DS_BLOCK). @return 0, -ENOMEM, -errno or DUPSCAN_E_SHORT. */
+int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap);
 
 /* ---- the scan ---- */
 /* What the caller asked for (dupscan_set_option()); fixed once the run begins. */
@@ -397,6 +403,12 @@ struct dupscan_scan {
 	struct dupscan_file *uniques;
 	size_t nuniques;
 	bool uniques_built;
+
+	struct ds_remote **remotes;  /* dupscan_add_remote() (remote.c) */
+	size_t nremotes;
+	int remote_timeout_ms;       /* DUPSCAN_OPT_REMOTE_TIMEOUT */
+	bool remote_uniques;         /* the remote sides' unique files still to be fetched for the uniques */
+	struct ds_remote *mirror_of; /* this scan holds that remote's files, or NULL */
 
 	/* actions: one inotify instance for all of them (closing one waits for
 	 * a grace period, milliseconds each); -1 until the first action. Apart
@@ -920,6 +932,9 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);
+/* s->sets[0..nsets) made final: each in the chosen order, -I applied, sets
+ * of one dropped, the sets sorted. @return 0 or -ENOMEM. */
+int ds_finish_sets(dupscan_scan *s);
 /* cache.c */
 struct ds_cache;
 /* Begin the run's cache, s->cache.run, from the file s->cache.path (a damaged

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "remote.h"
 
 /* One per online CPU, at least DS_MIN_THREADS: reads from a cold cache wait
  * on the device, not the CPU, and an SSD (or a virtual disk) serves several
@@ -56,6 +57,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->reading.mountinfo = "/proc/self/mountinfo";
 	s->reading.memory_stat_ns = DS_MEMORY_STAT_NS;
 	s->opt.sweep_budget = sweep_budget();
+	s->remote_timeout_ms = DS_WIRE_TIMEOUT_MS;
 	s->cache.racy_ns = DS_RACY_NS;
 	ds_arena_init(&s->tree.names);
 	s->tree.devs.limit = UINT16_MAX + 1u; /* the kinds' field */
@@ -97,6 +99,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		close(*s->act_watch);
 	free(s->act_watch);
 	ds_pool_stop(s->reading.pool);
+	ds_remote_free(s);
 	free(s);
 }
 
@@ -119,7 +122,7 @@ DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	s->tree.args[s->tree.nargs] = (struct ds_arg){ copy, recurse != 0 };
+	s->tree.args[s->tree.nargs] = (struct ds_arg){ copy, recurse != 0, false };
 	return (int)s->tree.nargs++;
 }
 
@@ -170,6 +173,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value < -1 || value > UINT32_MAX - 1)
 			return DUPSCAN_E_OPTION;
 		s->opt.max_depth = value;
+		return 0;
+	case DUPSCAN_OPT_REMOTE_TIMEOUT:
+		if (value < 1 || value > 86400)
+			return DUPSCAN_E_OPTION;
+		s->remote_timeout_ms = (int)value * 1000;
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
@@ -231,6 +239,9 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
 		return -EINVAL;
 	if (s->ran)
 		return DUPSCAN_E_STATE;
+	int rr = ds_remote_protect(s, path);
+	if (rr <= 0)
+		return rr;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return -errno;
@@ -284,6 +295,9 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		if (rc == 0)
 			rc = ds_cache_log_start(s);
 		ds_progress_phase(s, DUPSCAN_PHASE_WALK, 0, 0);
+		/* the other hosts scan while this one does */
+		if (rc == 0 && s->nremotes)
+			rc = s->opt.permissions || s->opt.dir_sets ? DUPSCAN_E_OPTION : ds_remote_start(s);
 		if (rc == 0)
 			rc = ds_walk(s);
 		if (rc == 0)
@@ -293,7 +307,18 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	s->reading.pool = NULL;
 	/* canceled: the classes confirmed so far are still whole sets */
 	bool folded = false;
-	if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
+	if (s->nremotes && rc == 0) {
+		/* -I once the sets across hosts are joined: a set of one argument
+		 * here may join files of another there */
+		bool isolate = s->opt.isolate;
+		s->opt.isolate = false;
+		rc = ds_build_sets(s);
+		s->opt.isolate = isolate;
+		if (rc == 0)
+			rc = ds_remote_finish(s);
+		if (rc == 0 && s->cache.path && !s->opt.quick && !s->opt.partial_only)
+			rc = ds_cache_save(s, &folded);
+	} else if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
 		if (built == 0 && s->opt.dir_sets && rc == 0)
 			built = ds_build_dir_sets(s);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "remote.h"
 
 /* ---- ordering ---- */
 
@@ -349,9 +350,18 @@ int ds_build_sets(dupscan_scan *s)
 	free(c.buf);
 	free(c.members);
 	free(c.of);
+	if (rc)
+		return rc;
+	s->nsets = c.nsets;
+	return ds_finish_sets(s);
+}
+
+int ds_finish_sets(dupscan_scan *s)
+{
 	/* sets of one, after -I, are no sets */
 	size_t kept = 0;
-	for (uint32_t id = 0; rc == 0 && id < c.nsets; id++) {
+	int rc = 0;
+	for (size_t id = 0; rc == 0 && id < s->nsets; id++) {
 		rc = finish_set(s, &s->sets[id]);
 		if (s->sets[id].count >= 2)
 			s->sets[kept++] = s->sets[id];
@@ -366,7 +376,7 @@ int ds_build_sets(dupscan_scan *s)
 int ds_build_uniques(dupscan_scan *s)
 {
 	if (s->uniques_built)
-		return 0;
+		return s->remote_uniques ? ds_remote_uniques(s) : 0;
 	/* a file is unique when its inode belongs to no class and it is no -H set,
 	 * and its group was matched to the end (not after a cancel) */
 	size_t n = 0;

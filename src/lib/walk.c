@@ -427,7 +427,7 @@ static void arg_devices_io(dupscan_scan *s)
 	size_t n = 0;
 	for (uint32_t a = 0; a < s->tree.nargs && n < 64; a++) {
 		struct stat st;
-		if (stat(s->tree.args[a].path, &st) == 0)
+		if (!s->tree.args[a].remote && stat(s->tree.args[a].path, &st) == 0)
 			devs[n++] = (uint64_t)st.st_dev;
 	}
 	ds_choose_io(s, devs, n);
@@ -465,6 +465,8 @@ int ds_walk(dupscan_scan *s)
 		}
 		if (warms && warms[a])
 			atomic_store(&warms[a]->stop, true); /* the walk is there */
+		if (s->tree.args[a].remote)
+			continue;
 		const char *path = s->tree.args[a].path;
 		struct stat st;
 		/* an argument is followed even without -s, like find -H */

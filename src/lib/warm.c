@@ -127,7 +127,7 @@ int ds_warm_args(dupscan_scan *s, struct ds_warm **warms, int kind)
 	for (uint32_t a = 0; a < s->tree.nargs; a++) {
 		struct stat st;
 		warms[a] = NULL;
-		if (stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (s->tree.args[a].remote || stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
 		uint64_t disk = ds_disk(s, (uint64_t)st.st_dev);
 		size_t d = 0;

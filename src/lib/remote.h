@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* remote.h: the client side of a scan across hosts (remote.c); never installed. */
+#ifndef DUPSCAN_REMOTE_H
+#define DUPSCAN_REMOTE_H
+
+#include "internal.h"
+#include "wire.h"
+
+/* A path scanned on another host through a dupscan_serve() at the other end
+ * of a channel. Its files the scan lists live as records of mirror, a scan
+ * of its own that never walks: their handles point there, so a file's path,
+ * size and times read the same way as a local one's. */
+struct ds_remote {
+	char *label;             /* the host as the caller named it */
+	char *path;              /* the path asked for there */
+	char *shown;             /* label ":" path, for messages */
+	uint32_t arg;            /* its place among the scan's added paths */
+	bool recurse;
+	struct ds_chan ch;
+	dupscan_scan *mirror;
+	uint32_t *wdir;          /* by wire directory number: the mirror's directory */
+	size_t nwdir, capwdir;
+	uint32_t *rec_of;        /* by file number: its mirror record, DS_NONE until named */
+	uint64_t *id_of;         /* by mirror record: its file number */
+	size_t capid;
+	uint64_t nset, nuniq;    /* files 0..nset are the sets', then the unique ones */
+	uint64_t *usize;         /* the unique ones' sizes */
+	size_t capu, capset;
+	struct ds_rset { uint64_t first, n; } *sets; /* the sets it found, by file numbers */
+	size_t nsets, capsets;
+	uint8_t *matched;        /* by unique file: in a set across hosts */
+	char **protect;          /* HOST:PATH given to dupscan_protect_path() */
+	size_t nprotect;
+	bool started, done;
+};
+
+/* Greet every remote side and ask for its scan, before the local walk: they
+ * scan while this host does. @return 0 or -ENOMEM (a side that cannot be
+ * reached fails in ds_remote_finish()). */
+int ds_remote_start(dupscan_scan *s);
+/* After the local sets: each side's results, the files of one size on two
+ * hosts matched (hashes, then bytes through the channel), and the sets
+ * joined. @return 0, -ENOMEM, DUPSCAN_E_REMOTE or DUPSCAN_E_PROTOCOL. */
+int ds_remote_finish(dupscan_scan *s);
+/* The remote sides' unique files joined to s->uniques (dupscan_unique_count()). */
+int ds_remote_uniques(dupscan_scan *s);
+/* dupscan_protect_path() of a remote's HOST:PATH. @return 0, -ENOMEM, or
+ * 1: no remote's. */
+int ds_remote_protect(dupscan_scan *s, const char *path);
+/* Send BYE and free what the scan's remotes hold. */
+void ds_remote_free(dupscan_scan *s);
+/* The remote f is on, or NULL for a local file. */
+struct ds_remote *ds_remote_of(const dupscan_file *f);
+/* Is the remote kept file keep still the one scanned (its server holds it
+ * open from the first check on)? @return 0, DUPSCAN_E_CHANGED, or the channel's code. */
+int ds_remote_check(const dupscan_file *keep);
+
+#endif /* DUPSCAN_REMOTE_H */

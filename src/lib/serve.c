@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/* serve.c: the remote side of a scan across hosts (dupscan_serve()): scan
+ * the path the client names with this host's reading, send back the sets
+ * found here and the sizes of the files left unique, then answer for files
+ * by number only: their first block's or whole hash, their bytes, whether a
+ * kept file is still the one scanned. Never writes a file; never opens one
+ * the scan did not find. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "wire.h"
+
+#define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
+#define READ_MAX (64u << 20)       /* bytes one READ asks for, at most */
+#define HELD_MAX 64                /* kept files held open for CHECK, at most */
+
+struct held {
+	uint64_t id;
+	int fd;
+};
+
+struct serve {
+	dupscan_scan *s;
+	struct ds_chan ch;
+	struct ds_wr w, dirs;
+	const dupscan_file **files;  /* by id: the sets' files, then the unique ones */
+	size_t nfiles, nset;
+	uint32_t *wire_dir;          /* by directory: its number on the wire, DS_NONE: not sent */
+	uint32_t ndirs_sent;
+	struct serve_err { char *path; int code; } *errs;
+	size_t nerr, caperr;
+	int64_t last_alive, alive_ns;
+	int fd;                      /* the file READ reads, id fd_id */
+	uint64_t fd_id;
+	struct held held[HELD_MAX];
+	size_t nheld;
+	unsigned char *buf;
+};
+
+static int64_t zigzag_dec(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* ---- while scanning ---- */
+
+static void on_error(void *user, const char *path, int code)
+{
+	struct serve *v = user;
+	/* kept for after the scan: this may be any of the scan's threads'
+	 * moments, and only the progress callback writes meanwhile */
+	if (DS_GROW(v->errs, v->caperr, v->nerr + 1) != 0)
+		return;
+	char *p = strdup(path);
+	if (p)
+		v->errs[v->nerr++] = (struct serve_err){ p, code };
+}
+
+static void on_bytes(void *user, const struct dupscan_progress *p)
+{
+	(void)p;
+	struct serve *v = user;
+	int64_t now = ds_mono_ns();
+	if (now - v->last_alive < v->alive_ns)
+		return;
+	v->last_alive = now;
+	struct ds_wr w = { 0 };
+	ds_wr_begin(&w, DS_W_ALIVE);
+	/* the client gone: nobody wants the rest */
+	if (ds_chan_send(&v->ch, &w) != 0)
+		dupscan_cancel(v->s);
+	ds_wr_free(&w);
+}
+
+/* The options a client may set: what decides which files match; how this
+ * host reads is its own. */
+static bool client_option(uint64_t opt)
+{
+	switch (opt) {
+	case DUPSCAN_OPT_ZERO_MATCH: case DUPSCAN_OPT_HARD_LINKS: case DUPSCAN_OPT_FOLLOW_SYMLINKS:
+	case DUPSCAN_OPT_NO_HIDDEN: case DUPSCAN_OPT_ONE_FILE_SYSTEM: case DUPSCAN_OPT_PERMISSIONS:
+	case DUPSCAN_OPT_QUICK: case DUPSCAN_OPT_PARTIAL_ONLY: case DUPSCAN_OPT_MAX_DEPTH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* SCAN: options, the path, recurse, the client's patience. */
+static int take_scan(struct serve *v, struct ds_rd *r)
+{
+	uint64_t n = ds_rd_max(r, 64);
+	for (uint64_t i = 0; i < n && !r->bad; i++) {
+		uint64_t opt = ds_rd_u64(r);
+		int64_t val = zigzag_dec(ds_rd_u64(r));
+		/* one this side does not know, or not the client's to set: dropped */
+		if (!r->bad && client_option(opt) && dupscan_set_option(v->s, (int)opt, val) != 0) {
+			ds_chan_fail(&v->ch, "option %llu: value %lld refused", (unsigned long long)opt, (long long)val);
+			return DUPSCAN_E_PROTOCOL;
+		}
+	}
+	size_t plen;
+	const char *path = ds_rd_str(r, &plen);
+	uint64_t recurse = ds_rd_max(r, 1);
+	uint64_t ms = ds_rd_max(r, 86400000);
+	if (r->bad || plen == 0 || plen > 65536 || ms < 100) {
+		ds_chan_fail(&v->ch, "malformed scan request");
+		return DUPSCAN_E_PROTOCOL;
+	}
+	/* ALIVE well within the client's patience */
+	v->alive_ns = (int64_t)ms * 1000000 / 4;
+	char *p = strndup(path, plen);
+	if (!p)
+		return -ENOMEM;
+	int rc = dupscan_add_path(v->s, p, (int)recurse);
+	free(p);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- results ---- */
+
+static int flush(struct serve *v, struct ds_wr *w, size_t header)
+{
+	if (ds_wr_size(w) <= header)
+		return 0;
+	int rc = ds_chan_send(&v->ch, w);
+	w->len = header;
+	return rc;
+}
+
+/* Directory d on the wire (its parents first), in the pending DIR frame. */
+static int send_dir(struct serve *v, uint32_t d)
+{
+	if (v->wire_dir[d] != DS_NONE)
+		return 0;
+	const struct ds_dir *dir = &v->s->tree.dirs[d];
+	if (dir->parent != DS_NONE) {
+		int rc = send_dir(v, dir->parent); /* as deep as the tree: bounded by the walk's own depth */
+		if (rc)
+			return rc;
+	}
+	if (ds_wr_size(&v->dirs) > FLUSH_AT) {
+		int rc = flush(v, &v->dirs, 5);
+		if (rc)
+			return rc;
+	}
+	v->wire_dir[d] = v->ndirs_sent++;
+	ds_wr_u64(&v->dirs, dir->parent == DS_NONE ? 0 : (uint64_t)v->wire_dir[dir->parent] + 1);
+	ds_wr_str(&v->dirs, dir->name, strlen(dir->name));
+	return v->dirs.oom ? -ENOMEM : 0;
+}
+
+/* File f's entry, its directory sent first. */
+static int put_file(struct serve *v, struct ds_wr *w, const dupscan_file *f)
+{
+	uint32_t d = ds_file_dir(f);
+	int rc = send_dir(v, d);
+	if (rc == 0)
+		rc = flush(v, &v->dirs, 5);
+	if (rc)
+		return rc;
+	const dupscan_scan *s = f->scan;
+	const char *name = ds_rec_name(s, f->rec);
+	if (!*name) /* a file given as the path: its name is its path's last part */
+		name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
+	ds_wr_u64(w, v->wire_dir[d]);
+	ds_wr_str(w, name, strlen(name));
+	ds_wr_u64(w, dupscan_file_size(f));
+	ds_wr_u64(w, dupscan_file_dev(f));
+	ds_wr_u64(w, dupscan_file_ino(f));
+	ds_wr_u64(w, dupscan_file_mode(f));
+	uint64_t owner = ds_rec_owner(s, f->rec);
+	ds_wr_u64(w, owner >> 32);
+	ds_wr_u64(w, owner & 0xffffffffu);
+	ds_wr_u64(w, zigzag(f->rec->mtime_ns));
+	ds_wr_u64(w, zigzag(f->rec->ctime_ns));
+	return w->oom ? -ENOMEM : 0;
+}
+
+static int send_sets(struct serve *v)
+{
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < dupscan_set_count(v->s); i++) {
+		const dupscan_set *set = dupscan_get_set(v->s, i);
+		ds_wr_begin(&v->w, DS_W_SET);
+		ds_wr_u64(&v->w, 1); /* a new set; 0: the last one goes on */
+		for (size_t k = 0; rc == 0 && k < dupscan_set_file_count(set); k++) {
+			if (ds_wr_size(&v->w) > FLUSH_AT && (rc = flush(v, &v->w, 5)) == 0)
+				ds_wr_u64(&v->w, 0);
+			if (rc == 0)
+				rc = put_file(v, &v->w, dupscan_set_file(set, k));
+		}
+		if (rc == 0)
+			rc = flush(v, &v->w, 6);
+	}
+	return rc;
+}
+
+static int send_uniques(struct serve *v)
+{
+	int rc = 0;
+	for (size_t id = v->nset; rc == 0 && id < v->nfiles;) {
+		ds_wr_begin(&v->w, DS_W_UNIQ);
+		ds_wr_u64(&v->w, id);
+		for (; id < v->nfiles && ds_wr_size(&v->w) < FLUSH_AT; id++)
+			ds_wr_u64(&v->w, dupscan_file_size(v->files[id]));
+		rc = v->w.oom ? -ENOMEM : ds_chan_send(&v->ch, &v->w);
+	}
+	for (size_t i = 0; rc == 0 && i < v->nerr; i++) {
+		ds_wr_begin(&v->w, DS_W_ERR);
+		ds_wr_str(&v->w, v->errs[i].path, strlen(v->errs[i].path));
+		ds_wr_u64(&v->w, (uint64_t)-(int64_t)v->errs[i].code);
+		rc = ds_chan_send(&v->ch, &v->w);
+	}
+	if (rc == 0) {
+		ds_wr_begin(&v->w, DS_W_DONE);
+		ds_wr_u64(&v->w, v->nset);
+		ds_wr_u64(&v->w, v->nfiles - v->nset);
+		ds_wr_u64(&v->w, dupscan_set_count(v->s));
+		ds_wr_u64(&v->w, v->nerr);
+		rc = ds_chan_send(&v->ch, &v->w);
+	}
+	return rc;
+}
+
+/* Number every file the client may ask about. */
+static int number_files(struct serve *v)
+{
+	size_t n = 0, nu = dupscan_unique_count(v->s);
+	for (size_t i = 0; i < dupscan_set_count(v->s); i++)
+		n += dupscan_set_file_count(dupscan_get_set(v->s, i));
+	v->files = malloc((n + nu ? n + nu : 1) * sizeof(*v->files));
+	v->wire_dir = malloc((v->s->tree.ndirs ? v->s->tree.ndirs : 1) * sizeof(*v->wire_dir));
+	if (!v->files || !v->wire_dir)
+		return -ENOMEM;
+	for (uint32_t d = 0; d < v->s->tree.ndirs; d++)
+		v->wire_dir[d] = DS_NONE;
+	for (size_t i = 0; i < dupscan_set_count(v->s); i++) {
+		const dupscan_set *set = dupscan_get_set(v->s, i);
+		for (size_t k = 0; k < dupscan_set_file_count(set); k++)
+			v->files[v->nfiles++] = dupscan_set_file(set, k);
+	}
+	v->nset = v->nfiles;
+	for (size_t i = 0; i < nu; i++)
+		v->files[v->nfiles++] = dupscan_unique_file(v->s, i);
+	return 0;
+}
+
+/* ---- requests ---- */
+
+/* A file by the number the client gave, opened and checked against the scan.
+ * @return an fd or a negative code. */
+static int open_id(struct serve *v, uint64_t id)
+{
+	const dupscan_file *f = v->files[id];
+	return f->idx & DS_OUTSIDE ? DUPSCAN_E_NOTREG : ds_open_scanned(v->s, f->idx);
+}
+
+/* Ids of a request, each below nfiles. @return how many, or 0 when bad. */
+static size_t take_ids(struct serve *v, struct ds_rd *r, uint64_t *ids)
+{
+	size_t n = 0;
+	while (ds_rd_more(r) && n < DS_WIRE_BATCH)
+		ids[n++] = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0);
+	return r->bad || ds_rd_more(r) || v->nfiles == 0 ? 0 : n;
+}
+
+static int answer_hash(struct serve *v, struct ds_rd *r)
+{
+	uint64_t whole = ds_rd_max(r, 1), ids[DS_WIRE_BATCH];
+	size_t n = take_ids(v, r, ids);
+	if (n == 0)
+		return DUPSCAN_E_PROTOCOL;
+	ds_wr_begin(&v->w, DS_W_HASH);
+	for (size_t i = 0; i < n; i++) {
+		const dupscan_file *f = v->files[ids[i]];
+		uint64_t partial = 0, full = 0;
+		int fd = open_id(v, ids[i]), rc = fd;
+		if (fd >= 0) {
+			rc = ds_hash_fd(fd, dupscan_file_size(f), whole, &partial, &full, v->buf, DS_COPY_BUF);
+			/* written while read: the hash is of no file that was */
+			if (rc == 0)
+				rc = ds_check_unchanged(v->s, fd, f->rec);
+			close(fd);
+		}
+		ds_wr_u64(&v->w, rc < 0 ? (uint64_t)-(int64_t)rc : 0);
+		ds_wr_u64(&v->w, whole ? full : partial);
+	}
+	return ds_chan_send(&v->ch, &v->w);
+}
+
+static int answer_names(struct serve *v, struct ds_rd *r)
+{
+	uint64_t ids[DS_WIRE_BATCH];
+	size_t n = take_ids(v, r, ids);
+	if (n == 0)
+		return DUPSCAN_E_PROTOCOL;
+	ds_wr_begin(&v->w, DS_W_NAMES);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (ds_wr_size(&v->w) > FLUSH_AT)
+			rc = flush(v, &v->w, 5);
+		ds_wr_u64(&v->w, ids[i]);
+		if (rc == 0)
+			rc = put_file(v, &v->w, v->files[ids[i]]);
+	}
+	if (rc == 0)
+		rc = flush(v, &v->w, 5);
+	if (rc == 0) {
+		ds_wr_begin(&v->w, DS_W_END);
+		ds_wr_u64(&v->w, 0);
+		rc = ds_chan_send(&v->ch, &v->w);
+	}
+	return rc;
+}
+
+static int send_end(struct serve *v, int code)
+{
+	ds_wr_begin(&v->w, DS_W_END);
+	ds_wr_u64(&v->w, code < 0 ? (uint64_t)-(int64_t)code : 0);
+	return ds_chan_send(&v->ch, &v->w);
+}
+
+/* READ: len bytes from off, in DATA frames, then END; the file stays open
+ * for the next READ of it (a comparison asks in rounds). */
+static int answer_read(struct serve *v, struct ds_rd *r)
+{
+	uint64_t id = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0), off = ds_rd_u64(r), len = ds_rd_max(r, READ_MAX);
+	if (r->bad || ds_rd_more(r) || v->nfiles == 0 || off > dupscan_file_size(v->files[id]) ||
+	    len > dupscan_file_size(v->files[id]) - off)
+		return DUPSCAN_E_PROTOCOL;
+	if (v->fd < 0 || v->fd_id != id) {
+		if (v->fd >= 0)
+			close(v->fd);
+		v->fd = open_id(v, id);
+		v->fd_id = id;
+		if (v->fd < 0)
+			return send_end(v, v->fd);
+	}
+	int rc = 0;
+	for (uint64_t at = off; rc == 0 && at < off + len;) {
+		size_t k = off + len - at < DS_WIRE_DATA ? (size_t)(off + len - at) : DS_WIRE_DATA;
+		ds_wr_begin(&v->w, DS_W_DATA);
+		uint8_t *to = ds_wr_take(&v->w, k);
+		if (!to)
+			return -ENOMEM;
+		rc = ds_pread_full(v->fd, to, k, at);
+		if (rc)
+			return send_end(v, rc);
+		rc = ds_chan_send(&v->ch, &v->w);
+		at += k;
+	}
+	/* the bytes sent are the scanned file's only if it is unchanged now */
+	return rc ? rc : send_end(v, ds_check_unchanged(v->s, v->fd, v->files[id]->rec));
+}
+
+/* CHECK: a kept file, held open from its first check on, still the one
+ * scanned, and still at its path. */
+static int answer_check(struct serve *v, struct ds_rd *r)
+{
+	uint64_t id = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0);
+	if (r->bad || ds_rd_more(r) || v->nfiles == 0)
+		return DUPSCAN_E_PROTOCOL;
+	size_t h = 0;
+	while (h < v->nheld && v->held[h].id != id)
+		h++;
+	if (h == v->nheld) {
+		int fd = open_id(v, id);
+		if (fd < 0 || v->nheld == HELD_MAX) {
+			if (fd >= 0)
+				close(fd);
+			return send_end(v, fd < 0 ? fd : -EMFILE);
+		}
+		v->held[v->nheld++] = (struct held){ id, fd };
+	}
+	const dupscan_file *f = v->files[id];
+	struct stat st;
+	int rc = ds_check_unchanged(v->s, v->held[h].fd, f->rec);
+	if (rc == 0 && stat(f->path, &st) != 0)
+		rc = DUPSCAN_E_CHANGED;
+	if (rc == 0 && !ds_same_file(v->s, &st, f->rec, f->rec->ctime_ns))
+		rc = DUPSCAN_E_CHANGED;
+	return send_end(v, rc);
+}
+
+static int serve_requests(struct serve *v)
+{
+	for (;;) {
+		int type;
+		struct ds_rd r;
+		int rc = ds_chan_recv(&v->ch, &type, &r);
+		if (rc)
+			return rc;
+		switch (type) {
+		case DS_W_HASH: rc = answer_hash(v, &r); break;
+		case DS_W_NAMES: rc = answer_names(v, &r); break;
+		case DS_W_READ: rc = answer_read(v, &r); break;
+		case DS_W_CHECK: rc = answer_check(v, &r); break;
+		case DS_W_BYE: return 0;
+		default: rc = DUPSCAN_E_PROTOCOL; break;
+		}
+		if (rc == DUPSCAN_E_PROTOCOL)
+			ds_chan_fail(&v->ch, "malformed request (frame type %d)", type);
+		if (rc)
+			return rc;
+	}
+}
+
+/* The client's HELLO and SCAN, ours in between. */
+static int greet(struct serve *v)
+{
+	int type;
+	struct ds_rd r;
+	ds_wire_hello(&v->w);
+	int rc = ds_chan_send(&v->ch, &v->w);
+	if (rc == 0)
+		rc = ds_chan_recv(&v->ch, &type, &r);
+	if (rc == 0 && type != DS_W_HELLO) {
+		ds_chan_fail(&v->ch, "expected a greeting, got frame type %d", type);
+		rc = DUPSCAN_E_PROTOCOL;
+	}
+	if (rc == 0)
+		rc = ds_wire_hello_check(&v->ch, &r);
+	if (rc == 0)
+		rc = ds_chan_recv(&v->ch, &type, &r);
+	if (rc == 0 && type != DS_W_SCAN) {
+		ds_chan_fail(&v->ch, "expected a scan request, got frame type %d", type);
+		rc = DUPSCAN_E_PROTOCOL;
+	}
+	return rc ? rc : take_scan(v, &r);
+}
+
+DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
+{
+	if (!s || read_fd < 0 || write_fd < 0)
+		return -EINVAL;
+	if (s->ran || s->tree.nargs)
+		return DUPSCAN_E_STATE;
+	struct serve v = { .s = s, .fd = -1 };
+	ds_chan_init(&v.ch, read_fd, write_fd, "client", DS_WIRE_TIMEOUT_MS);
+	int rc = (v.buf = malloc(DS_COPY_BUF)) ? greet(&v) : -ENOMEM;
+	if (rc == 0) {
+		v.last_alive = ds_mono_ns();
+		dupscan_set_error_callback(s, on_error, &v);
+		dupscan_set_progress_bytes_callback(s, on_bytes, &v);
+		rc = dupscan_run(s);
+		dupscan_set_progress_bytes_callback(s, NULL, NULL);
+		if (rc == 0 && v.ch.dead)
+			rc = DUPSCAN_E_REMOTE;
+	}
+	if (rc == 0)
+		rc = number_files(&v);
+	ds_wr_begin(&v.dirs, DS_W_DIR);
+	if (rc == 0)
+		rc = send_sets(&v);
+	if (rc == 0)
+		rc = send_uniques(&v);
+	if (rc == 0)
+		rc = serve_requests(&v);
+	if (rc && rc != DUPSCAN_E_REMOTE) {
+		/* tell the client why, when it can still hear */
+		const char *why = v.ch.dead ? v.ch.why : dupscan_strerror(rc);
+		struct ds_wr w = { 0 };
+		ds_wr_begin(&w, DS_W_FAIL);
+		ds_wr_str(&w, why, strlen(why));
+		v.ch.dead = false;
+		ds_chan_send(&v.ch, &w);
+		ds_wr_free(&w);
+	}
+	if (v.fd >= 0)
+		close(v.fd);
+	for (size_t i = 0; i < v.nheld; i++)
+		close(v.held[i].fd);
+	for (size_t i = 0; i < v.nerr; i++)
+		free(v.errs[i].path);
+	free(v.errs);
+	free(v.files);
+	free(v.wire_dir);
+	free(v.buf);
+	ds_wr_free(&v.w);
+	ds_wr_free(&v.dirs);
+	ds_chan_free(&v.ch);
+	return rc;
+}
