@@ -33,8 +33,18 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 				    .dest = dest, .hash = hash };
 	char target[PATH_MAX];
 	/* gone or unreadable since the scan: this file is skipped, the run goes on */
-	if (lstat(c.dup, &c.entry) != 0 || (!dest && stat(c.kept, &c.kept_st) != 0))
+	if (lstat(c.dup, &c.entry) != 0 || (!dest && !dupscan_file_host(keep) && stat(c.kept, &c.kept_st) != 0))
 		return DUPSCAN_E_CHANGED;
+	if (!dest && dupscan_file_host(keep)) {
+		/* kept on another host: recorded as its server checks it */
+		if (dupscan_check_unchanged(keep) != 0)
+			return DUPSCAN_E_CHANGED;
+		c.kept_st.st_size = (off_t)dupscan_file_size(keep);
+		c.kept_st.st_dev = (dev_t)dupscan_file_dev(keep);
+		c.kept_st.st_ino = (ino_t)dupscan_file_ino(keep);
+		c.kept_st.st_mtim.tv_sec = dupscan_file_mtime_ns(keep) / 1000000000;
+		c.kept_st.st_mtim.tv_nsec = dupscan_file_mtime_ns(keep) % 1000000000;
+	}
 	ssize_t n = !dest && S_ISLNK(c.entry.st_mode) ? readlink(c.dup, target, sizeof(target) - 1) : -1;
 	if (n >= 0) {
 		target[n] = '\0';
@@ -44,7 +54,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	 * one of them, so names that shared an inode share it again */
 	for (size_t k = 0; set && k < dupscan_set_file_count(set) && c.nsiblings < JOURNAL_MAX_SIBLINGS; k++) {
 		const dupscan_file *f = dupscan_set_file(set, k);
-		if (f != dup && dupscan_file_dev(f) == dupscan_file_dev(dup) &&
+		if (f != dup && !dupscan_file_host(f) && dupscan_file_dev(f) == dupscan_file_dev(dup) &&
 		    dupscan_file_ino(f) == dupscan_file_ino(dup))
 			c.siblings[c.nsiblings++] = dupscan_file_path(f);
 	}

@@ -100,8 +100,9 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 				kept = dupscan_set_file(set, k);
 		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			if (keep[k] || dupscan_file_is_protected(f)) {
-				line(out, "[+]", dupscan_file_path(f), keep[k] ? NULL : "protected");
+			if (keep[k] || dupscan_file_is_protected(f) || dupscan_file_host(f)) {
+				line(out, "[+]", dupscan_file_path(f),
+				     keep[k] ? NULL : dupscan_file_host(f) ? "on another host" : "protected");
 				continue;
 			}
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED

@@ -123,8 +123,9 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 		fputc('\n', a->out);
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			if (f == keep || dupscan_file_is_protected(f)) {
-				line(a->out, "[+]", dupscan_file_path(f), NULL, f == keep ? NULL : "protected");
+			if (f == keep || dupscan_file_is_protected(f) || dupscan_file_host(f)) {
+				line(a->out, "[+]", dupscan_file_path(f), NULL,
+				     f == keep ? NULL : dupscan_file_host(f) ? "on another host" : "protected");
 				continue;
 			}
 			/* another name of the kept inode holds no data of its own */

@@ -105,6 +105,11 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 			const dupscan_file *f = dupscan_set_file(set, act_listed(kept, k));
 			fprintf(out, "        { \"filePath\": ");
 			json_string(dupscan_file_path(f), out);
+			if (dupscan_file_host(f)) {
+				/* on another host: its path there is filePath after "HOST:" */
+				fprintf(out, ", \"host\": ");
+				json_string(dupscan_file_host(f), out);
+			}
 			fprintf(out, ", \"device\": %" PRIu64 ", \"inode\": %" PRIu64 ", \"mtimeNs\": %" PRId64
 				", \"ctimeNs\": %" PRId64 " }%s\n", dupscan_file_dev(f), dupscan_file_ino(f),
 				dupscan_file_mtime_ns(f), dupscan_file_ctime_ns(f), k + 1 < count ? "," : "");

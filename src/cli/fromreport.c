@@ -118,6 +118,10 @@ static int read_file_entry(struct load *l, size_t set, size_t k, struct report_f
 		int f = 0;
 		while (f < F_N && strcmp(j->s, file_keys[f]) != 0)
 			f++;
+		if (f == F_N && strcmp(j->s, "host") == 0)
+			/* a scan across hosts: its remote files are never acted on */
+			wrong(l, "set %zu, file %zu: on another host (\"host\"): a report's actions change files of this host only; "
+			      "drop the set or the file", set + 1, k + 1);
 		if (f == F_N) {
 			rc = jr_skip(j);
 			continue;

@@ -15,6 +15,7 @@
 
 #include "action.h"
 #include "internal.h"
+#include "remote.h"
 
 /* ioctl(2) with a request of the kernel's width: glibc declares it unsigned
  * long, musl int, where constants past INT_MAX (FS_IOC_FIEMAP, FIDEDUPERANGE)
@@ -56,6 +57,9 @@ out:
 
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
+	/* a link or shared extents need both files on this host */
+	if (ds_remote_of(keep) || ds_remote_of(dup))
+		return DUPSCAN_E_REMOTE_FILE;
 	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	struct file_dedupe_range *req = NULL;

@@ -12,6 +12,7 @@
 
 #include "action.h"
 #include "internal.h"
+#include "remote.h"
 
 struct link_src {
 	const struct kept *k;
@@ -149,6 +150,9 @@ static int swap_link_in(const dupscan_file *keep, const dupscan_file *dup, struc
 DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupscan_file *dup,
 					  int kind, unsigned flags)
 {
+	/* a link or shared extents need both files on this host */
+	if (ds_remote_of(keep) || ds_remote_of(dup))
+		return DUPSCAN_E_REMOTE_FILE;
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
 	struct kept k = KEPT_INIT;

@@ -15,6 +15,7 @@
 
 #include "action.h"
 #include "internal.h"
+#include "remote.h"
 
 /* The ctime f's inode must have: the scan's, or the one dupscan's own last
  * change of it left (a link, a rename or an unlink moves an inode's ctime). */
@@ -55,6 +56,8 @@ DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *f)
 	struct stat st;
 	if (!f)
 		return -EINVAL;
+	if (ds_remote_of(f))
+		return ds_remote_check(f);
 	if (stat(f->path, &st) != 0)
 		return -errno;
 	return ds_act_as_scanned(&st, f, 0);
@@ -127,6 +130,9 @@ int ds_act_kept_holds(const dupscan_file *keep, struct kept *k, unsigned flags)
 	struct stat now, st;
 	if (!(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) && written_since(k))
 		return DUPSCAN_E_CHANGED;
+	/* on another host: its server holds it open and checks it there */
+	if (ds_remote_of(keep))
+		return ds_remote_check(keep);
 	if (stat(keep->path, &now) != 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? DUPSCAN_E_SAME_ENTRY : -errno;
 	if (now.st_dev != k->st.st_dev || now.st_ino != k->st.st_ino)
@@ -255,25 +261,30 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 		return -EINVAL;
 	if (dup->rec->flags & DS_F_PROTECTED)
 		return DUPSCAN_E_PROTECTED;
-	int rc = pin_kept(keep, k);
+	/* only this host's files change; a kept file there is checked there */
+	bool remote = ds_remote_of(keep) != NULL;
+	if (ds_remote_of(dup) || (remote && by_proof(dup)))
+		return DUPSCAN_E_REMOTE_FILE;
+	int rc = remote ? 0 : pin_kept(keep, k);
 	if (rc == 0)
 		rc = open_slot(dup, d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
 		watch_begin(k, dup->scan->act_watch);
-		watch_fd(k, k->fd);
+		if (!remote)
+			watch_fd(k, k->fd);
 		watch_fd(k, d->fd);
 	}
 	/* looked at once the writes are watched: nothing after goes unseen */
-	if (rc == 0 && (fstat(k->fd, &k->st) != 0 || (d->fd >= 0 ? fstat(d->fd, &d->file)
-								  : fstatat(d->dirfd, d->name, &d->file, 0)) != 0))
+	if (rc == 0 && ((!remote && fstat(k->fd, &k->st) != 0) ||
+			(d->fd >= 0 ? fstat(d->fd, &d->file) : fstatat(d->dirfd, d->name, &d->file, 0)) != 0))
 		rc = ds_act_gone_or(errno);
 	/* the name must still hold what was opened */
 	if (rc == 0 && d->fd >= 0 && (d->file.st_dev != d->entry.st_dev || d->file.st_ino != d->entry.st_ino))
 		rc = DUPSCAN_E_CHANGED;
-	if (rc == 0 && same_entry(keep, d))
+	if (rc == 0 && !remote && same_entry(keep, d))
 		rc = DUPSCAN_E_SAME_ENTRY;
 	if (rc == 0)
-		rc = ds_act_as_scanned(&k->st, keep, flags);
+		rc = remote ? ds_remote_check(keep) : ds_act_as_scanned(&k->st, keep, flags);
 	if (rc == 0)
 		rc = ds_act_as_scanned(&d->file, dup, flags);
 	/* a pair the cache or a report vouched for is compared now: a forged
