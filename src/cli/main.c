@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 		status = 1;
 out:
 	dupscan_free(scan);
-	remote_wait(&procs);
+	remote_wait(&procs, status != 0 && status != EXIT_DUPE);
 	cli_progress_free(ectx.progress);
 	free(cache);
 	cli_opts_free(&o);

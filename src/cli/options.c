@@ -69,6 +69,15 @@ static const char help_text[] =
 " -N --no-prompt       with -d: keep the first file of each set, delete the rest\n"
 ;
 
+/* (split: a C99 compiler need not take a string of more than 4095 bytes) */
+static const char help_text_remote[] =
+"    --remote-dupscan=PATH  the dupscan a HOST:PATH argument runs there\n"
+"    --remote-timeout=SECONDS  a remote side silent this long fails the run (120)\n"
+"    --rsh=COMMAND     how a HOST:PATH argument is reached (default $DUPSCAN_RSH,\n"
+"                      else ssh): COMMAND HOST dupscan --server\n"
+"    --server          serve a client's HOST:PATH on stdin and stdout\n"
+;
+
 static const char help_text2[] =
 " -o --order=BY        order files by name (default) or time (modification time)\n"
 " -O --param-order     order by path argument first, then by -o\n"
@@ -504,6 +513,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'f': o->omit_first = true; break;
 		case 'h':
 			fputs(help_text, stdout);
+			fputs(help_text_remote, stdout);
 			fputs(help_text2, stdout);
 			*stop = true;
 			return 0;

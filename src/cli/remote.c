@@ -4,6 +4,7 @@
  * the library the two ends of its pipes; the protocol is the library's. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,13 +164,17 @@ int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bo
 	return 0;
 }
 
-void remote_wait(struct remote_procs *procs)
+void remote_wait(struct remote_procs *procs, bool failed)
 {
 	for (int i = 0; i < 2 * procs->n; i++)
 		close(procs->fd[i]);
-	for (int i = 0; i < procs->n; i++)
+	for (int i = 0; i < procs->n; i++) {
+		/* a side that failed may be stuck: it is not waited for */
+		if (failed)
+			kill(procs->pid[i], SIGTERM);
 		while (waitpid(procs->pid[i], NULL, 0) < 0 && errno == EINTR)
 			;
+	}
 	free(procs->pid);
 	free(procs->fd);
 	*procs = (struct remote_procs){ 0 };

@@ -25,8 +25,9 @@ struct remote_procs {
  * @return 0, or an exit status after a message. */
 int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bool recurse,
 	       struct remote_procs *procs);
-/* Close our ends (after dupscan_free()) and wait for every command. */
-void remote_wait(struct remote_procs *procs);
+/* Close our ends (after dupscan_free()) and wait for every command (with
+ * failed, each told to end first). */
+void remote_wait(struct remote_procs *procs, bool failed);
 
 
 #endif /* DUPSCAN_CLI_REMOTE_H */

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# HOST:PATH arguments through a fake remote shell that runs "dupscan --server"
+# here (the host dropped): the sets equal a local scan's, actions change local
+# files only, and a peer that is no server, another version, a dead or a
+# silent one fails the run, naming the host, before any action.
+. "$(dirname "$0")/lib.sh"
+
+cat > "$T/rsh" <<'SH'
+#!/bin/sh
+shift
+exec sh -c "$*"
+SH
+chmod +x "$T/rsh"
+R=(--rsh="$T/rsh" --remote-dupscan="$DUPSCAN")
+
+mk() {
+  rm -rf "$T/A" "$T/B" "$T/out"; mkdir -p "$T/A/sub" "$T/B/x" "$T/out"
+  head -c 300000 /dev/urandom > "$T/A/big"; cp "$T/A/big" "$T/A/sub/big2"; cp "$T/A/big" "$T/B/x/big3"
+  head -c 5000 /dev/urandom > "$T/B/r1"; cp "$T/B/r1" "$T/B/x/r2"
+  echo same > "$T/A/s"; echo same > "$T/B/s2"
+  head -c 70000 /dev/urandom > "$T/A/d1"; { head -c 69999 "$T/A/d1"; printf z; } > "$T/B/d2"   # differ at the end
+  head -c 4096 "$T/A/d1" > "$T/A/h1"; { head -c 4096 "$T/A/d1"; } > "$T/B/h2"                 # one block, equal
+  echo only > "$T/A/u"; echo other > "$T/B/v"
+  ln -s /etc/hostname "$T/B/out-link"; ln -s "$T/out" "$T/B/outdir"; echo same > "$T/out/s3"
+}
+# the sets, each sorted, as lines of space-joined paths, HOST: dropped
+sets() { python3 -c '
+import sys
+sets = [s for s in sys.stdin.read().split("\n\n") if s.strip()]
+out = sorted(" ".join(sorted(p.removeprefix("localhost:") for p in s.split("\n") if p)) for s in sets)
+print("\n".join(out))'; }
+
+mk
+run "$DUPSCAN" -rq "$T/A" "$T/B"; want=$(echo "$out" | sets)
+run "$DUPSCAN" -rq "${R[@]}" "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
+[ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && ok "sets over localhost:B equal a local scan of A B" ||
+  not_ok "sets across hosts" "rc $rc" "--- got" "$got" "--- want" "$want" "$err"
+grep -q "^localhost:$T/B/x/big3\$" <<< "$out" && ok "remote files print as HOST:PATH" || not_ok "HOST:PATH" "$out"
+! grep -q "out/s3\|hostname" <<< "$out" && ok "the server does not follow symlinks out of its root (no -s)" || not_ok "symlinks" "$out"
+run "$DUPSCAN" -rq "${R[@]}" "localhost:$T/B" "$T/A"; got=$(echo "$out" | sets)
+[ "$got" = "$want" ] && ok "remote argument first: the same sets" || not_ok "remote first" "$got"
+run "$DUPSCAN" -rq "${R[@]}" "localhost:$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
+[ "$got" = "$want" ] && ok "two remote sides at once: the same sets (compared through both channels)" || not_ok "two remotes" "$got" "$err"
+
+# -u: unique files of both hosts; -m; -S; -j's host field; -I
+run "$DUPSCAN" -rqu "${R[@]}" "$T/A" "localhost:$T/B"
+[ "$(echo "$out" | sort)" = "$(printf '%s\n' "$T/A/d1" "$T/A/u" "localhost:$T/B/d2" "localhost:$T/B/v" | sort)" ] &&
+  ok "-u lists the unique files of both hosts" || not_ok "-u" "$out" "$err"
+run "$DUPSCAN" -rqm "${R[@]}" "$T/A" "localhost:$T/B"
+[ "$out" = "5 duplicate files (in 4 sets), occupying 609 KB" ] && ok "-m across hosts" || not_ok "-m" "$out"
+run "$DUPSCAN" -rqS "${R[@]}" "$T/A" "localhost:$T/B"
+grep -q "^300000 bytes each:" <<< "$out" && ok "-S across hosts" || not_ok "-S" "$out"
+run "$DUPSCAN" -rqj "${R[@]}" "$T/A" "localhost:$T/B"
+grep -q "\"filePath\": \"localhost:$T/B/x/big3\", \"host\": \"localhost\"" <<< "$out" && ok "-j: a host field" || not_ok "-j" "$out"
+run "$DUPSCAN" -rqI "$T/A" "$T/B"; wantI=$(echo "$out" | sets)
+run "$DUPSCAN" -rqI "${R[@]}" "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
+[ -n "$got" ] && [ "$got" = "$wantI" ] && ! grep -q "sub/big2" <<< "$got" &&
+  ok "-I: sets across the arguments only" || not_ok "-I" "$got"
+run "$DUPSCAN" -rq "${R[@]}" -X size+:10000 "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
+[ "$got" = "$T/A/big $T/A/sub/big2 $T/B/x/big3" ] && ok "-X goes to the server too" || not_ok "-X" "$got" "$err"
+
+# actions change local files only; the remote kept file is re-checked by its server
+mk
+run "$DUPSCAN" -rq "${R[@]}" -dN --protect="localhost:$T/B" "$T/A" "localhost:$T/B"
+[ "$rc" = 0 ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/s" ] && [ -e "$T/A/d1" ] &&
+  [ -e "$T/B/x/big3" ] && [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && ok "-dN keeping the remote file deletes the local copies only" ||
+  not_ok "-dN remote kept" "rc $rc" "$out" "$err" "$(find "$T/A" "$T/B")"
+grep -q "\[+\] localhost:$T/B/x/r2 -- protected\|\[+\] localhost:$T/B/r1" <<< "$out" && ok "a set all on the other host stays whole" || not_ok "remote set" "$out"
+mk
+run "$DUPSCAN" -rq "${R[@]}" -dN "localhost:$T/B" "$T/A"
+[ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && [ -e "$T/B/x/big3" ] && [ -e "$T/A/big" ] && ok "remote files are never deleted" || not_ok "remote delete" "$out" "$err"
+grep -q "\[+\] localhost:$T/B/x/r2 -- on another host" <<< "$out" && ok "... shown as on another host" || not_ok "shown" "$out"
+for act in -L -B -l; do
+  run "$DUPSCAN" -rq "${R[@]}" $act "$T/A" "localhost:$T/B"
+  [ "$rc" = 2 ] && grep -q "links and dedupe need both files on this host" <<< "$err" && ok "$act across hosts refused" || not_ok "$act refused" "$rc" "$err"
+done
+run "$DUPSCAN" -rq "${R[@]}" -p "$T/A" "localhost:$T/B"
+[ "$rc" = 2 ] && ok "-p with HOST:PATH refused" || not_ok "-p" "$err"
+
+# peers that are not servers, or fail
+printf 'Welcome to the box\n' > "$T/motd"
+cat > "$T/rsh-chatty" <<SH
+#!/bin/sh
+cat "$T/motd"; shift; exec sh -c "\$*"
+SH
+cat > "$T/rsh-dead" <<'SH'
+#!/bin/sh
+exit 255
+SH
+# a server of another protocol: its greeting says protocol 99
+cat > "$T/rsh-other" <<'SH'
+#!/bin/sh
+python3 -c '
+import sys
+def s(b): return bytes([len(b)]) + b
+body = bytes([1]) + s(b"dupscan-wire") + bytes([99]) + s(b"9.9.9")
+sys.stdout.buffer.write(len(body).to_bytes(4, "little") + body); sys.stdout.flush()
+sys.stdin.buffer.read()'
+SH
+cat > "$T/rsh-silent" <<'SH'
+#!/bin/sh
+exec sleep 30
+SH
+# one that dies in the middle of its results
+cat > "$T/rsh-cut" <<SH
+#!/bin/sh
+shift; sh -c "\$*" | head -c 200
+SH
+chmod +x "$T"/rsh-*
+mk
+for c in "chatty:not a dupscan server, or a remote shell that prints" "dead:connection closed\|connection lost" \
+         "other:protocol version mismatch: the other side is dupscan 9.9.9 (protocol 99)" "silent:no answer for 1 s" \
+         "cut:truncated frame\|connection closed\|no answer for 1 s"; do
+  name=${c%%:*}; msg=${c#*:}
+  run timeout 20 "$DUPSCAN" -rq --rsh="$T/rsh-$name" --remote-dupscan="$DUPSCAN" --remote-timeout=1 -dN "$T/A" "localhost:$T/B"
+  [ "$rc" = 1 ] && grep -q "localhost:$T/B: .*\($msg\)" <<< "$err" && [ -e "$T/A/big" ] && [ -e "$T/A/sub/big2" ] &&
+    ok "a $name peer fails the run, naming the host, nothing changed" || not_ok "$name peer" "rc $rc" "$err" "$out"
+done
+
+# garbage from a client: the server says why and stops (status 1), never crashes
+for g in 'plain text' "$(printf '\xff\xff\xff\x7f')" "$(printf '\x05\x00\x00\x00\x01\x02')"; do
+  run timeout 20 "$DUPSCAN" --server <<< "$g"
+  [ "$rc" = 1 ] && ok "--server given garbage: status 1 ($err)" || not_ok "--server garbage" "rc $rc" "$err"
+done
+done_testing
