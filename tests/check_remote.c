@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* check_remote.c: the remote-scan channel's fields and frames (wire.c), and a
+ * scan across hosts with a real dupscan_serve() in a child process at the
+ * other end of a socket pair: its sets, a kept file there re-checked by it,
+ * its files never acted on, and a server that dies failing the run. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "testutil.h"
+#include "wire.h"
+
+static struct ds_rd rd_of(const uint8_t *p, size_t n)
+{
+	return (struct ds_rd){ p, p + n, false };
+}
+
+START_TEST(test_fields)
+{
+	struct ds_wr w = { 0 };
+	const uint64_t v[] = { 0, 1, 127, 128, 300, UINT32_MAX, UINT64_MAX };
+	ds_wr_begin(&w, DS_W_DIR);
+	for (size_t i = 0; i < 7; i++)
+		ds_wr_u64(&w, v[i]);
+	ds_wr_str(&w, "name", 4);
+	struct ds_rd r = rd_of(w.buf + 5, w.len - 5);
+	for (size_t i = 0; i < 7; i++)
+		ck_assert_uint_eq(ds_rd_u64(&r), v[i]);
+	size_t len;
+	const char *s = ds_rd_str(&r, &len);
+	ck_assert(!r.bad && len == 4 && memcmp(s, "name", 4) == 0 && !ds_rd_more(&r));
+	/* past the end, too long a number, a number over its limit, a NUL in a string */
+	ds_rd_u64(&r);
+	ck_assert(r.bad);
+	const uint8_t eleven[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	r = rd_of(eleven, sizeof(eleven));
+	ck_assert_uint_eq(ds_rd_u64(&r), 0);
+	ck_assert(r.bad);
+	const uint8_t big[] = { 0x80, 0x01 };
+	r = rd_of(big, 2);
+	ck_assert_uint_eq(ds_rd_max(&r, 127), 0);
+	ck_assert(r.bad);
+	const uint8_t nul[] = { 3, 'a', 0, 'b' }, longer[] = { 9, 'a' };
+	r = rd_of(nul, 4);
+	ds_rd_str(&r, &len);
+	ck_assert(r.bad && len == 0);
+	r = rd_of(longer, 2);
+	ds_rd_str(&r, &len);
+	ck_assert(r.bad);
+	ds_wr_free(&w);
+}
+END_TEST
+
+/* A channel on one end of a socket pair; raw bytes written to the other. */
+static void chan_pair(struct ds_chan *c, int sv[2], int timeout_ms)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ds_chan_init(c, sv[0], sv[0], "peer", timeout_ms);
+}
+
+static int recv_after(const void *bytes, size_t n, bool close_after, struct ds_chan *c)
+{
+	int sv[2], type;
+	chan_pair(c, sv, 300);
+	ck_assert(write(sv[1], bytes, n) == (ssize_t)n);
+	if (close_after)
+		close(sv[1]);
+	struct ds_rd r;
+	int rc = ds_chan_recv(c, &type, &r);
+	close(sv[0]);
+	if (!close_after)
+		close(sv[1]);
+	return rc;
+}
+
+START_TEST(test_frames)
+{
+	struct ds_chan c;
+	/* a shell's greeting instead of a frame */
+	ck_assert_int_eq(recv_after("Welcome!", 8, false, &c), DUPSCAN_E_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(c.why, "not a dupscan server"));
+	ds_chan_free(&c);
+	/* a frame cut short, then the end */
+	const uint8_t cut[] = { 10, 0, 0, 0, DS_W_DIR, 1 };
+	ck_assert_int_eq(recv_after(cut, sizeof(cut), true, &c), DUPSCAN_E_REMOTE);
+	ck_assert_ptr_nonnull(strstr(c.why, "truncated frame (2 of 10 bytes"));
+	ds_chan_free(&c);
+	/* the same cut short and silent: no hang past the timeout */
+	int64_t t0 = ds_mono_ns();
+	ck_assert_int_eq(recv_after(cut, sizeof(cut), false, &c), DUPSCAN_E_REMOTE);
+	ck_assert_int_lt(ds_mono_ns() - t0, 3000000000LL);
+	ds_chan_free(&c);
+	/* an unknown type; an empty frame */
+	const uint8_t unknown[] = { 1, 0, 0, 0, 99 }, empty[] = { 0, 0, 0, 0 };
+	ck_assert_int_eq(recv_after(unknown, sizeof(unknown), true, &c), DUPSCAN_E_PROTOCOL);
+	ds_chan_free(&c);
+	ck_assert_int_eq(recv_after(empty, sizeof(empty), true, &c), DUPSCAN_E_PROTOCOL);
+	ds_chan_free(&c);
+	/* the other side gives up, saying why */
+	const uint8_t fail[] = { 5, 0, 0, 0, DS_W_FAIL, 3, 'w', 'h', 'y' };
+	ck_assert_int_eq(recv_after(fail, sizeof(fail), true, &c), DUPSCAN_E_REMOTE);
+	ck_assert_str_eq(c.why, "the other side failed: why");
+	ds_chan_free(&c);
+}
+END_TEST
+
+START_TEST(test_hello)
+{
+	struct ds_wr w = { 0 };
+	ds_wire_hello(&w);
+	struct ds_chan c;
+	ds_chan_init(&c, -1, -1, "peer", 100);
+	struct ds_rd r = rd_of(w.buf + 5, w.len - 5);
+	ck_assert_int_eq(ds_wire_hello_check(&c, &r), 0);
+	/* another protocol: both versions named */
+	ds_wr_begin(&w, DS_W_HELLO);
+	ds_wr_str(&w, DS_WIRE_MAGIC, strlen(DS_WIRE_MAGIC));
+	ds_wr_u64(&w, DS_WIRE_PROTOCOL + 1);
+	ds_wr_str(&w, "9.1.2", 5);
+	r = rd_of(w.buf + 5, w.len - 5);
+	ck_assert_int_eq(ds_wire_hello_check(&c, &r), DUPSCAN_E_PROTOCOL);
+	ck_assert_ptr_nonnull(strstr(c.why, "dupscan 9.1.2"));
+	ck_assert_ptr_nonnull(strstr(c.why, "this side dupscan " DUPSCAN_VERSION_STRING));
+	ds_wr_free(&w);
+}
+END_TEST
+
+/* A server for dir/R in a child, on a socket: @return its pid; *fd our end. */
+static pid_t serve_child(int *fd)
+{
+	int sv[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		dupscan_scan *s = NULL;
+		int rc = dupscan_create(&s) == 0 ? dupscan_serve(s, sv[1], sv[1]) : -ENOMEM;
+		dupscan_free(s);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return pid;
+}
+
+static int wait_child(pid_t pid)
+{
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void tree(const char *dir)
+{
+	tu_file(dir, "L/a", 200000, 1, -1);
+	tu_file(dir, "L/b", 200000, 1, -1);
+	tu_file(dir, "L/c", 9000, 2, -1);
+	tu_file(dir, "L/d", 70000, 3, 69999); /* differs from R/d at its last byte */
+	tu_file(dir, "R/a2", 200000, 1, -1);
+	tu_file(dir, "R/c2", 9000, 2, -1);
+	tu_file(dir, "R/d", 70000, 3, -1);
+	tu_file(dir, "R/e", 5000, 4, -1);
+	tu_file(dir, "R/e2", 5000, 4, -1);
+}
+
+START_TEST(test_across)
+{
+	char *dir = tu_tmpdir();
+	tree(dir);
+	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
+	int fd;
+	pid_t pid = serve_child(&fd);
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
+	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	char *sets = tu_sets(s, dir), want[1024], wantu[512];
+	snprintf(want, sizeof(want), "L/a L/b peer:%s/R/a2|L/c peer:%s/R/c2|peer:%s/R/e peer:%s/R/e2", dir, dir, dir, dir);
+	ck_assert_str_eq(sets, want);
+	char *u = tu_uniques(s, dir);
+	snprintf(wantu, sizeof(wantu), "L/d peer:%s/R/d", dir);
+	ck_assert_str_eq(u, wantu);
+	const dupscan_set *set = dupscan_get_set(s, 0);
+	const dupscan_file *ra2 = dupscan_set_file(set, 2), *la = dupscan_set_file(set, 0);
+	ck_assert_str_eq(dupscan_file_host(ra2), "peer");
+	ck_assert_ptr_null(dupscan_file_host(la));
+	uint64_t in, out;
+	dupscan_remote_bytes(s, &in, &out);
+	/* R/a2's and R/c2's bytes came through, and little else */
+	ck_assert_uint_ge(in, 209000);
+	ck_assert_uint_lt(in, 209000 + 2000);
+	/* never acted on; links need both here */
+	ck_assert_int_eq(dupscan_remove_duplicate(la, ra2, 0), DUPSCAN_E_REMOTE_FILE);
+	ck_assert_int_eq(dupscan_replace_with_link(ra2, la, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_REMOTE_FILE);
+	/* kept there, changed since the scan: refused, the local copy stays */
+	ck_assert_int_eq(dupscan_check_unchanged(ra2), 0);
+	char *a2 = tu_path(dir, "R/a2"), *lb = tu_path(dir, "L/b");
+	tu_file(dir, "R/a2", 200000, 1, 5);
+	ck_assert_int_eq(dupscan_remove_duplicate(ra2, la, 0), DUPSCAN_E_CHANGED);
+	ck_assert_int_eq(access(la->path, F_OK), 0);
+	/* kept there and unchanged: the local copy goes */
+	const dupscan_set *set2 = dupscan_get_set(s, 1);
+	ck_assert_int_eq(dupscan_remove_duplicate(dupscan_set_file(set2, 1), dupscan_set_file(set2, 0), 0), 0);
+	ck_assert_int_eq(access(dupscan_set_file(set2, 0)->path, F_OK), -1);
+	dupscan_free(s);
+	ck_assert_int_eq(wait_child(pid), 0);
+	close(fd);
+	free(a2);
+	free(lb);
+	free(sets);
+	free(u);
+	free(L);
+	free(R);
+	tu_cleanup(dir);
+}
+END_TEST
+
+START_TEST(test_server_dies)
+{
+	char *dir = tu_tmpdir();
+	tree(dir);
+	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
+	int fd;
+	pid_t pid = serve_child(&fd);
+	kill(pid, SIGKILL);
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
+	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_REMOTE);
+	/* no half result: the local sets are not shown as the scan's either */
+	ck_assert_uint_eq(dupscan_set_count(s), 0);
+	ck_assert_uint_ge(dupscan_error_count(s), 1);
+	dupscan_free(s);
+	wait_child(pid);
+	close(fd);
+	free(L);
+	free(R);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_DFL); /* the library must not need it ignored */
+	Suite *s = suite_create("remote");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fields);
+	tcase_add_test(tc, test_frames);
+	tcase_add_test(tc, test_hello);
+	tcase_add_test(tc, test_across);
+	tcase_add_test(tc, test_server_dies);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
