@@ -653,7 +653,12 @@ static int fetch_names(struct ds_remote *r, struct ds_wr *w, const uint64_t *ids
 				}
 			}
 		} else if (type == DS_W_END) {
-			return ds_rd_max(&rd, 0) || rd.bad ? bad(r, "end of names") : 0;
+			if (ds_rd_max(&rd, 0) || rd.bad)
+				return bad(r, "end of names");
+			for (size_t i = 0; i < n; i++)
+				if (r->rec_of[ids[i]] == DS_NONE)
+					return bad(r, "names (a file asked for left out)");
+			return 0;
 		} else {
 			rc = bad(r, "answer to a names request");
 		}
