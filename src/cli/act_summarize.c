@@ -4,6 +4,15 @@
 
 #include "cli.h"
 
+/* With HOST:PATH arguments: what went through the channels. */
+static void channel_bytes(const dupscan_scan *scan, FILE *out)
+{
+	uint64_t in, sent;
+	dupscan_remote_bytes(scan, &in, &sent);
+	if (in || sent)
+		fprintf(out, "%" PRIu64 " bytes received from other hosts, %" PRIu64 " sent\n", in, sent);
+}
+
 void act_summarize(const dupscan_scan *scan, FILE *out)
 {
 	size_t sets = dupscan_set_count(scan);
@@ -18,6 +27,7 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		/* as jdupes: on stderr when not a single file was examined */
 		fflush(out);
 		fprintf(dupscan_unique_count(scan) == 0 ? stderr : out, "No duplicates found.\n");
+		channel_bytes(scan, out);
 		return;
 	}
 	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);
@@ -27,4 +37,5 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		fprintf(out, "%" PRIu64 " KB\n", bytes / 1000);
 	else
 		fprintf(out, "%" PRIu64 " MB\n", bytes / 1000000);
+	channel_bytes(scan, out);
 }
