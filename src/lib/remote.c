@@ -427,21 +427,47 @@ static int local_hash(struct xmatch *x, struct xitem *t, bool whole)
 	return 0;
 }
 
-/* One HASH request to r for the items idx[0..n). */
-static int remote_hash(struct xmatch *x, struct ds_remote *r, const size_t *idx, size_t n, bool whole)
+/* Items of one site whose hashes are asked for at once. */
+struct batch {
+	size_t idx[DS_WIRE_BATCH];
+	size_t n;
+	size_t next;  /* where the next batch's search starts */
+};
+
+static bool wants_hash(const struct xitem *t, uint32_t site, bool whole)
+{
+	/* within one block the whole hash is the first block's */
+	return t->live && t->site == site && !(whole && t->size <= DS_BLOCK);
+}
+
+/* The next batch of site's items: false when none is left. */
+static bool next_batch(const struct xmatch *x, struct batch *b, uint32_t site, bool whole)
+{
+	b->n = 0;
+	for (; b->next < x->n && b->n < DS_WIRE_BATCH; b->next++)
+		if (wants_hash(&x->it[b->next], site, whole))
+			b->idx[b->n++] = b->next;
+	return b->n > 0;
+}
+
+static int hash_ask(struct xmatch *x, struct ds_remote *r, const struct batch *b, bool whole)
 {
 	ds_wr_begin(&x->w, DS_W_HASH);
 	ds_wr_u64(&x->w, whole);
-	for (size_t i = 0; i < n; i++)
-		ds_wr_u64(&x->w, remote_id(x, &x->it[idx[i]]));
-	int type, rc = ds_chan_send(&r->ch, &x->w);
+	for (size_t i = 0; i < b->n; i++)
+		ds_wr_u64(&x->w, remote_id(x, &x->it[b->idx[i]]));
+	return ds_chan_send(&r->ch, &x->w);
+}
+
+static int hash_take(struct xmatch *x, struct ds_remote *r, const struct batch *b, bool whole)
+{
+	int type;
 	struct ds_rd rd;
-	if (rc == 0)
-		rc = ds_chan_recv(&r->ch, &type, &rd);
+	int rc = ds_chan_recv(&r->ch, &type, &rd);
 	if (rc == 0 && type != DS_W_HASH)
 		rc = bad(r, "answer to a hash request");
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct xitem *t = &x->it[idx[i]];
+	for (size_t i = 0; rc == 0 && i < b->n; i++) {
+		struct xitem *t = &x->it[b->idx[i]];
 		uint64_t status = ds_rd_max(&rd, 100000), h = ds_rd_u64(&rd);
 		if (rd.bad)
 			return bad(r, "answer to a hash request");
@@ -456,29 +482,28 @@ static int remote_hash(struct xmatch *x, struct ds_remote *r, const size_t *idx,
 }
 
 /* The first block's or the whole hash of every live item: read here, or
- * asked of its side in batches. */
+ * asked of its side in batches. Each side's first batch is asked before
+ * this host reads its own, so every host reads at once. */
 static int hash_live(struct xmatch *x, bool whole)
 {
-	int rc = 0;
-	size_t *idx = malloc(DS_WIRE_BATCH * sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
+	size_t nr = x->s->nremotes;
+	struct batch *b = calloc(nr ? nr : 1, sizeof(*b));
+	bool *asked = calloc(nr ? nr : 1, sizeof(*asked));
+	int rc = b && asked ? 0 : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < nr; k++)
+		if ((asked[k] = next_batch(x, &b[k], (uint32_t)k + 1, whole)))
+			rc = hash_ask(x, x->s->remotes[k], &b[k], whole);
 	for (size_t i = 0; rc == 0 && i < x->n; i++)
-		if (x->it[i].live && x->it[i].site == 0 && !(whole && x->it[i].size <= DS_BLOCK))
+		if (wants_hash(&x->it[i], 0, whole))
 			rc = local_hash(x, &x->it[i], whole);
-	for (uint32_t site = 1; rc == 0 && site <= x->s->nremotes; site++) {
-		size_t k = 0;
-		for (size_t i = 0; rc == 0 && i <= x->n; i++) {
-			bool take = i < x->n && x->it[i].live && x->it[i].site == site && !(whole && x->it[i].size <= DS_BLOCK);
-			if (take)
-				idx[k++] = i;
-			if (k && (k == DS_WIRE_BATCH || i == x->n)) {
-				rc = remote_hash(x, x->s->remotes[site - 1], idx, k, whole);
-				k = 0;
-			}
-		}
+	for (size_t k = 0; rc == 0 && k < nr; k++) {
+		struct ds_remote *r = x->s->remotes[k];
+		for (bool more = asked[k]; rc == 0 && more; more = next_batch(x, &b[k], (uint32_t)k + 1, whole) &&
+							       (rc = hash_ask(x, r, &b[k], whole)) == 0)
+			rc = hash_take(x, r, &b[k], whole);
 	}
-	free(idx);
+	free(b);
+	free(asked);
 	return rc;
 }
 
@@ -509,22 +534,33 @@ static int src_open(struct xmatch *x, struct xitem *t, struct src *c)
 	return c->fd < 0 ? c->fd : 0;
 }
 
-/* len bytes at off into buf. @return 0, the file's trouble, or a fatal code. */
-static int src_read(struct xmatch *x, struct src *c, unsigned char *buf, uint64_t off, size_t len)
+/* Ask a remote item's side for len bytes at off (a local item: nothing to
+ * ask). Asked before this host reads its own, so both read at once.
+ * @return 0 or a fatal code. */
+static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
 {
 	if (!c->r)
-		return ds_read(x->s, c->fd, buf, len, off);
+		return 0;
 	ds_wr_begin(&x->w, DS_W_READ);
 	ds_wr_u64(&x->w, c->id);
 	ds_wr_u64(&x->w, off);
 	ds_wr_u64(&x->w, len);
-	int rc = ds_chan_send(&c->r->ch, &x->w);
+	return ds_chan_send(&c->r->ch, &x->w);
+}
+
+/* The len bytes at off asked for, into buf. @return 0, the file's trouble,
+ * or a fatal code. */
+static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_t off, size_t len)
+{
+	if (!c->r)
+		return ds_read(x->s, c->fd, buf, len, off);
 	size_t got = 0;
-	while (rc == 0) {
+	for (;;) {
 		int type;
 		struct ds_rd rd;
-		if ((rc = ds_chan_recv(&c->r->ch, &type, &rd)) != 0)
-			break;
+		int rc = ds_chan_recv(&c->r->ch, &type, &rd);
+		if (rc)
+			return rc;
 		if (type == DS_W_DATA && (size_t)(rd.end - rd.p) <= len - got) {
 			memcpy(buf + got, rd.p, (size_t)(rd.end - rd.p));
 			got += (size_t)(rd.end - rd.p);
@@ -537,7 +573,6 @@ static int src_read(struct xmatch *x, struct src *c, unsigned char *buf, uint64_
 			return bad(c->r, "answer to a read");
 		}
 	}
-	return rc;
 }
 
 static int src_close(struct xmatch *x, struct src *c, int rc)
@@ -566,8 +601,12 @@ static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 	size_t round = DS_FIRST_ROUND;
 	for (uint64_t off = 0; ra == 0 && rb == 0 && off < a->size;) {
 		size_t k = a->size - off < round ? (size_t)(a->size - off) : round;
-		if ((ra = src_read(x, &ca, x->ba, off, k)) == 0 && (rb = src_read(x, &cb, x->bb, off, k)) == 0 &&
-		    memcmp(x->ba, x->bb, k) != 0)
+		/* both asked, then both taken: an answer asked for is always read whole */
+		if ((ra = src_ask(x, &ca, off, k)) == 0 && (rb = src_ask(x, &cb, off, k)) == 0) {
+			ra = src_take(x, &ca, x->ba, off, k);
+			rb = fatal(ra) && ca.r == cb.r ? ra : src_take(x, &cb, x->bb, off, k);
+		}
+		if (ra == 0 && rb == 0 && memcmp(x->ba, x->bb, k) != 0)
 			ra = DUPSCAN_E_DIFFERS;
 		if (ra == 0 && x->s->canceled)
 			ra = DUPSCAN_E_CANCELED;

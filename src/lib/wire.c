@@ -2,7 +2,7 @@
 /* wire.c: the remote-scan channel: frames, their fields, and reading and
  * writing them on a pair of descriptors with a limit on silence. */
 #include <errno.h>
-#include <limits.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -175,10 +175,12 @@ static int wait_fd(struct ds_chan *c, int fd, short events)
 	}
 }
 
-/* write(2) that neither raises SIGPIPE (the process' disposition is its
- * caller's: blocked in this thread for the call, a pending one of ours taken
- * back) nor blocks: at most PIPE_BUF once the descriptor is writable. */
-static ssize_t write_quiet(int fd, const void *p, size_t n)
+/* Write all of buf[0..n) to the channel, never raising SIGPIPE (the
+ * process' disposition is its caller's: blocked in this thread for the
+ * frame, a pending one of ours taken back) and never blocking past the
+ * silence: the descriptor is non-blocking while it is written, as it was
+ * after. @return 0 or DUPSCAN_E_REMOTE (why set). */
+static int write_frame(struct ds_chan *c, const uint8_t *buf, size_t n)
 {
 	sigset_t pipe, old, pending;
 	sigemptyset(&pipe);
@@ -186,15 +188,32 @@ static ssize_t write_quiet(int fd, const void *p, size_t n)
 	pthread_sigmask(SIG_BLOCK, &pipe, &old);
 	sigpending(&pending);
 	bool was = sigismember(&pending, SIGPIPE);
-	ssize_t k = write(fd, p, n > PIPE_BUF ? PIPE_BUF : n);
-	int err = errno;
-	if (k < 0 && err == EPIPE && !was) {
-		struct timespec zero = { 0, 0 };
-		sigtimedwait(&pipe, NULL, &zero);
+	int fl = fcntl(c->wfd, F_GETFL);
+	bool set_nb = fl >= 0 && !(fl & O_NONBLOCK);
+	if (set_nb)
+		fcntl(c->wfd, F_SETFL, fl | O_NONBLOCK);
+	int rc = 0;
+	for (size_t off = 0; rc == 0 && off < n;) {
+		ssize_t k = write(c->wfd, buf + off, n - off);
+		if (k > 0) {
+			off += (size_t)k;
+			c->bytes_out += (uint64_t)k;
+		} else if (k < 0 && errno == EAGAIN) {
+			rc = wait_fd(c, c->wfd, POLLOUT);
+		} else if (!(k < 0 && errno == EINTR)) {
+			int err = k < 0 ? errno : EIO;
+			if (err == EPIPE && !was) {
+				struct timespec zero = { 0, 0 };
+				sigtimedwait(&pipe, NULL, &zero);
+			}
+			ds_chan_fail(c, "connection lost (%s)", strerror(err));
+			rc = DUPSCAN_E_REMOTE;
+		}
 	}
+	if (set_nb)
+		fcntl(c->wfd, F_SETFL, fl);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = err;
-	return k;
+	return rc;
 }
 
 int ds_chan_send(struct ds_chan *c, struct ds_wr *w)
@@ -206,21 +225,7 @@ int ds_chan_send(struct ds_chan *c, struct ds_wr *w)
 	uint32_t n = (uint32_t)(w->len - 4);
 	for (int i = 0; i < 4; i++)
 		w->buf[i] = (uint8_t)(n >> (8 * i));
-	for (size_t off = 0; off < w->len;) {
-		int rc = wait_fd(c, c->wfd, POLLOUT);
-		if (rc)
-			return rc;
-		ssize_t k = write_quiet(c->wfd, w->buf + off, w->len - off);
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k <= 0) {
-			ds_chan_fail(c, "connection lost (%s)", k < 0 ? strerror(errno) : "write failed");
-			return DUPSCAN_E_REMOTE;
-		}
-		off += (size_t)k;
-		c->bytes_out += (uint64_t)k;
-	}
-	return 0;
+	return write_frame(c, w->buf, w->len);
 }
 
 /* Exactly n bytes into buf. @return 0, or DUPSCAN_E_REMOTE (why set; *got:
