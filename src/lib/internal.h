@@ -987,6 +987,10 @@ void ds_report_free(dupscan_scan *s);
  * they cover. @return 0 or -ENOMEM. */
 int ds_build_dir_sets(dupscan_scan *s);
 int ds_build_uniques(dupscan_scan *s);
+/* fn(user, rec) for every record the unique files are (ds_build_uniques()),
+ * in record order, without their paths; a nonzero return stops. @return it,
+ * or -ENOMEM. */
+int ds_each_unique(dupscan_scan *s, int (*fn)(void *user, uint32_t rec), void *user);
 void ds_free_results(dupscan_scan *s);
 /* Natural order: runs of digits compare as numbers. */
 int ds_natural_cmp(const char *a, const char *b);

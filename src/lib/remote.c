@@ -127,8 +127,13 @@ static int take_dirs(struct ds_remote *r, struct ds_rd *rd)
 		uint64_t parent = ds_rd_max(rd, r->nwdir);
 		size_t len;
 		const char *name = ds_rd_str(rd, &len);
-		if (rd->bad || (parent ? !good_name(name, len) : len == 0 || len > 65536))
+		if (rd->bad || (parent ? !good_name(name, len) : len > 65536))
 			return bad(r, "directory");
+		if (!parent && len == 0) {
+			/* a bare file name's directory there: its working directory */
+			name = ".";
+			len = 1;
+		}
 		if (DS_GROW(r->wdir, r->capwdir, r->nwdir + 1))
 			return -ENOMEM;
 		struct stat st = { 0 };
@@ -288,7 +293,7 @@ static int collect(dupscan_scan *s, struct ds_remote *r)
 enum { X_LSET, X_LUNIQ, X_RSET, X_RUNIQ };
 struct xitem {
 	uint64_t size, partial, full;
-	uint64_t ref;      /* s->sets or s->uniques index; the remote's set index or file number */
+	uint64_t ref;      /* s->sets index or record; the remote's set index or file number */
 	uint32_t site;     /* 0: this host; 1 + the remote's index */
 	uint32_t kind : 2;
 	uint32_t live : 1; /* still in play */
@@ -317,12 +322,79 @@ static uint64_t remote_id(const struct xmatch *x, const struct xitem *t)
 /* The local record an item's bytes are read by. */
 static uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
 {
-	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : x->s->uniques[t->ref].idx;
+	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
 }
 
-static int add_item(struct xmatch *x, size_t *cap, struct xitem t)
+/* The sizes each host has, sorted and each once: an item is in play only
+ * when another host has its size (most files are in none, and cost nothing). */
+struct sizes {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int add_size(struct sizes *z, uint64_t size)
 {
-	if (DS_GROW(x->it, *cap, x->n + 1))
+	if (DS_GROW(z->v, z->cap, z->n + 1))
+		return -ENOMEM;
+	z->v[z->n++] = size;
+	return 0;
+}
+
+static int cmp_u64(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int seal_sizes(struct sizes *z)
+{
+	int rc = ds_sort(z->v, z->n, sizeof(*z->v), cmp_u64, NULL);
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < z->n; i++)
+		if (n == 0 || z->v[n - 1] != z->v[i])
+			z->v[n++] = z->v[i];
+	z->n = rc ? z->n : n;
+	return rc;
+}
+
+static bool has_size(const struct sizes *z, uint64_t size)
+{
+	size_t lo = 0, hi = z->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (z->v[mid] < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < z->n && z->v[lo] == size;
+}
+
+struct gathering {
+	struct xmatch *x;
+	struct sizes *z;     /* by site */
+	size_t cap;
+	bool adding;         /* the second pass: items, not sizes */
+};
+
+/* Does a host other than site have this size? */
+static bool across(const struct gathering *g, uint32_t site, uint64_t size)
+{
+	for (uint32_t k = 0; k <= g->x->s->nremotes; k++)
+		if (k != site && has_size(&g->z[k], size))
+			return true;
+	return false;
+}
+
+static int consider(struct gathering *g, struct xitem t)
+{
+	if (!g->adding)
+		return add_size(&g->z[t.site], t.size);
+	if (!across(g, t.site, t.size))
+		return 0;
+	struct xmatch *x = g->x;
+	if (DS_GROW(x->it, g->cap, x->n + 1))
 		return -ENOMEM;
 	t.live = 1;
 	t.group = DS_NONE;
@@ -330,28 +402,50 @@ static int add_item(struct xmatch *x, size_t *cap, struct xitem t)
 	return 0;
 }
 
-static int gather(struct xmatch *x)
+static int consider_unique(void *user, uint32_t rec)
 {
-	dupscan_scan *s = x->s;
-	size_t cap = 0;
+	struct gathering *g = user;
+	const dupscan_scan *s = g->x->s;
+	return consider(g, (struct xitem){ .size = ds_rec_size(s, ds_rec(s, rec)), .ref = rec, .kind = X_LUNIQ });
+}
+
+/* Every host's sets and unique files, as sizes (first) or items (then). */
+static int each_item(struct gathering *g)
+{
+	dupscan_scan *s = g->x->s;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
 		if (!s->sets[i].dirs)
-			rc = add_item(x, &cap, (struct xitem){ .size = dupscan_file_size(&s->sets[i].files[0]), .ref = i,
-							       .kind = X_LSET });
-	for (size_t i = 0; rc == 0 && i < s->nuniques; i++)
-		rc = add_item(x, &cap, (struct xitem){ .size = dupscan_file_size(&s->uniques[i]), .ref = i, .kind = X_LUNIQ });
+			rc = consider(g, (struct xitem){ .size = dupscan_file_size(&s->sets[i].files[0]), .ref = i,
+							 .kind = X_LSET });
+	if (rc == 0)
+		rc = ds_each_unique(s, consider_unique, g);
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
 		for (size_t i = 0; rc == 0 && i < r->nsets; i++) {
 			const struct ds_rec *rec = ds_rec(r->mirror, r->rec_of[r->sets[i].first]);
-			rc = add_item(x, &cap, (struct xitem){ .size = ds_rec_size(r->mirror, rec), .ref = i,
-							       .site = (uint32_t)k + 1, .kind = X_RSET });
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(r->mirror, rec), .ref = i,
+							 .site = (uint32_t)k + 1, .kind = X_RSET });
 		}
 		for (uint64_t i = 0; rc == 0 && i < r->nuniq; i++)
-			rc = add_item(x, &cap, (struct xitem){ .size = r->usize[i], .ref = r->nset + i,
-							       .site = (uint32_t)k + 1, .kind = X_RUNIQ });
+			rc = consider(g, (struct xitem){ .size = r->usize[i], .ref = r->nset + i,
+							 .site = (uint32_t)k + 1, .kind = X_RUNIQ });
 	}
+	return rc;
+}
+
+static int gather(struct xmatch *x)
+{
+	struct gathering g = { x, calloc(x->s->nremotes + 1, sizeof(struct sizes)), 0, false };
+	int rc = g.z ? each_item(&g) : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k <= x->s->nremotes; k++)
+		rc = seal_sizes(&g.z[k]);
+	g.adding = true;
+	if (rc == 0)
+		rc = each_item(&g);
+	for (size_t k = 0; g.z && k <= x->s->nremotes; k++)
+		free(g.z[k].v);
+	free(g.z);
 	return rc;
 }
 
@@ -770,8 +864,13 @@ static int item_files(struct xmatch *x, const struct xitem *t, struct dupscan_fi
 		return 0;
 	case X_LUNIQ:
 		if (files) {
-			files[*n] = s->uniques[t->ref];
-			ds_rec(s, s->uniques[t->ref].idx)->flags |= DS_F_ACROSS;
+			uint32_t rec = (uint32_t)t->ref;
+			char *p = ds_rec_path_dup(s, rec);
+			if (!p)
+				return -ENOMEM;
+			files[*n] = ds_file_of(s, p, rec, ds_rel_offset(s, ds_rec_dir(s, rec)));
+			/* no longer unique here: ds_each_unique() leaves it out */
+			ds_rec(s, rec)->flags |= DS_F_ACROSS;
 		}
 		(*n)++;
 		return 0;
@@ -908,8 +1007,6 @@ int ds_remote_finish(dupscan_scan *s)
 		if (rc && rc != -ENOMEM && rc != DUPSCAN_E_CANCELED)
 			report_side(s, r, rc);
 	}
-	if (rc == 0)
-		rc = ds_build_uniques(s);
 	struct xmatch x = { .s = s };
 	if (rc == 0) {
 		x.ba = malloc(DS_COPY_BUF);
@@ -925,12 +1022,6 @@ int ds_remote_finish(dupscan_scan *s)
 			report_side(s, s->remotes[k], rc);
 	if (rc)
 		return rc;
-	/* the local files now in a set across hosts are no longer unique */
-	size_t n = 0;
-	for (size_t i = 0; i < s->nuniques; i++)
-		if (!(s->uniques[i].rec->flags & DS_F_ACROSS))
-			s->uniques[n++] = s->uniques[i];
-	s->nuniques = n;
 	s->remote_uniques = true;
 	return 0;
 }

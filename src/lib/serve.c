@@ -28,8 +28,8 @@ struct serve {
 	dupscan_scan *s;
 	struct ds_chan ch;
 	struct ds_wr w, dirs;
-	const dupscan_file **files;  /* by id: the sets' files, then the unique ones */
-	size_t nfiles, nset;
+	uint32_t *files;             /* by number: the records of the sets' files, then of the unique ones */
+	size_t nfiles, nset, capfiles;
 	uint32_t *wire_dir;          /* by directory: its number on the wire, DS_NONE: not sent */
 	uint32_t ndirs_sent;
 	struct serve_err { char *path; int code; } *errs;
@@ -160,45 +160,45 @@ static int send_dir(struct serve *v, uint32_t d)
 	return v->dirs.oom ? -ENOMEM : 0;
 }
 
-/* File f's entry, its directory sent first. */
-static int put_file(struct serve *v, struct ds_wr *w, const dupscan_file *f)
+/* Record rec's entry, its directory sent first. */
+static int put_file(struct serve *v, struct ds_wr *w, uint32_t rec)
 {
-	uint32_t d = ds_file_dir(f);
+	const dupscan_scan *s = v->s;
+	uint32_t d = ds_rec_dir(s, rec);
 	int rc = send_dir(v, d);
 	if (rc == 0)
 		rc = flush(v, &v->dirs, 5);
 	if (rc)
 		return rc;
-	const dupscan_scan *s = f->scan;
-	const char *name = ds_rec_name(s, f->rec);
-	if (!*name) /* a file given as the path: its name is its path's last part */
-		name = strrchr(f->path, '/') ? strrchr(f->path, '/') + 1 : f->path;
+	const struct ds_rec *r = ds_rec(s, rec);
+	const char *name = ds_rec_name(s, r);
 	ds_wr_u64(w, v->wire_dir[d]);
 	ds_wr_str(w, name, strlen(name));
-	ds_wr_u64(w, dupscan_file_size(f));
-	ds_wr_u64(w, dupscan_file_dev(f));
-	ds_wr_u64(w, dupscan_file_ino(f));
-	ds_wr_u64(w, dupscan_file_mode(f));
-	uint64_t owner = ds_rec_owner(s, f->rec);
+	ds_wr_u64(w, ds_rec_size(s, r));
+	ds_wr_u64(w, ds_rec_dev(s, r));
+	ds_wr_u64(w, ds_rec_ino(s, r));
+	ds_wr_u64(w, ds_rec_mode(s, r));
+	uint64_t owner = ds_rec_owner(s, r);
 	ds_wr_u64(w, owner >> 32);
 	ds_wr_u64(w, owner & 0xffffffffu);
-	ds_wr_u64(w, zigzag(f->rec->mtime_ns));
-	ds_wr_u64(w, zigzag(f->rec->ctime_ns));
+	ds_wr_u64(w, zigzag(r->mtime_ns));
+	ds_wr_u64(w, zigzag(r->ctime_ns));
 	return w->oom ? -ENOMEM : 0;
 }
 
 static int send_sets(struct serve *v)
 {
 	int rc = 0;
+	size_t id = 0;
 	for (size_t i = 0; rc == 0 && i < dupscan_set_count(v->s); i++) {
 		const dupscan_set *set = dupscan_get_set(v->s, i);
 		ds_wr_begin(&v->w, DS_W_SET);
 		ds_wr_u64(&v->w, 1); /* a new set; 0: the last one goes on */
-		for (size_t k = 0; rc == 0 && k < dupscan_set_file_count(set); k++) {
+		for (size_t k = 0; rc == 0 && k < dupscan_set_file_count(set); k++, id++) {
 			if (ds_wr_size(&v->w) > FLUSH_AT && (rc = flush(v, &v->w, 5)) == 0)
 				ds_wr_u64(&v->w, 0);
 			if (rc == 0)
-				rc = put_file(v, &v->w, dupscan_set_file(set, k));
+				rc = put_file(v, &v->w, v->files[id]);
 		}
 		if (rc == 0)
 			rc = flush(v, &v->w, 6);
@@ -213,7 +213,7 @@ static int send_uniques(struct serve *v)
 		ds_wr_begin(&v->w, DS_W_UNIQ);
 		ds_wr_u64(&v->w, id);
 		for (; id < v->nfiles && ds_wr_size(&v->w) < FLUSH_AT; id++)
-			ds_wr_u64(&v->w, dupscan_file_size(v->files[id]));
+			ds_wr_u64(&v->w, ds_rec_size(v->s, ds_rec(v->s, v->files[id])));
 		rc = v->w.oom ? -ENOMEM : ds_chan_send(&v->ch, &v->w);
 	}
 	for (size_t i = 0; rc == 0 && i < v->nerr; i++) {
@@ -233,27 +233,32 @@ static int send_uniques(struct serve *v)
 	return rc;
 }
 
-/* Number every file the client may ask about. */
+static int number_one(void *user, uint32_t rec)
+{
+	struct serve *v = user;
+	if (DS_GROW(v->files, v->capfiles, v->nfiles + 1))
+		return -ENOMEM;
+	v->files[v->nfiles++] = rec;
+	return 0;
+}
+
+/* Number every file the client may ask about: the sets' files in their
+ * order, then the unique ones by record (no path built for them). */
 static int number_files(struct serve *v)
 {
-	size_t n = 0, nu = dupscan_unique_count(v->s);
-	for (size_t i = 0; i < dupscan_set_count(v->s); i++)
-		n += dupscan_set_file_count(dupscan_get_set(v->s, i));
-	v->files = malloc((n + nu ? n + nu : 1) * sizeof(*v->files));
 	v->wire_dir = malloc((v->s->tree.ndirs ? v->s->tree.ndirs : 1) * sizeof(*v->wire_dir));
-	if (!v->files || !v->wire_dir)
+	if (!v->wire_dir)
 		return -ENOMEM;
 	for (uint32_t d = 0; d < v->s->tree.ndirs; d++)
 		v->wire_dir[d] = DS_NONE;
-	for (size_t i = 0; i < dupscan_set_count(v->s); i++) {
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < dupscan_set_count(v->s); i++) {
 		const dupscan_set *set = dupscan_get_set(v->s, i);
-		for (size_t k = 0; k < dupscan_set_file_count(set); k++)
-			v->files[v->nfiles++] = dupscan_set_file(set, k);
+		for (size_t k = 0; rc == 0 && k < dupscan_set_file_count(set); k++)
+			rc = set->dirs ? DUPSCAN_E_STATE : number_one(v, dupscan_set_file(set, k)->idx);
 	}
 	v->nset = v->nfiles;
-	for (size_t i = 0; i < nu; i++)
-		v->files[v->nfiles++] = dupscan_unique_file(v->s, i);
-	return 0;
+	return rc ? rc : ds_each_unique(v->s, number_one, v);
 }
 
 /* ---- requests ---- */
@@ -262,8 +267,12 @@ static int number_files(struct serve *v)
  * @return an fd or a negative code. */
 static int open_id(struct serve *v, uint64_t id)
 {
-	const dupscan_file *f = v->files[id];
-	return f->idx & DS_OUTSIDE ? DUPSCAN_E_NOTREG : ds_open_scanned(v->s, f->idx);
+	return ds_open_scanned(v->s, v->files[id]);
+}
+
+static const struct ds_rec *rec_of(const struct serve *v, uint64_t id)
+{
+	return ds_rec(v->s, v->files[id]);
 }
 
 /* Ids of a request, each below nfiles. @return how many, or 0 when bad. */
@@ -283,14 +292,14 @@ static int answer_hash(struct serve *v, struct ds_rd *r)
 		return DUPSCAN_E_PROTOCOL;
 	ds_wr_begin(&v->w, DS_W_HASH);
 	for (size_t i = 0; i < n; i++) {
-		const dupscan_file *f = v->files[ids[i]];
+		const struct ds_rec *rec = rec_of(v, ids[i]);
 		uint64_t partial = 0, full = 0;
 		int fd = open_id(v, ids[i]), rc = fd;
 		if (fd >= 0) {
-			rc = ds_hash_fd(fd, dupscan_file_size(f), whole, &partial, &full, v->buf, DS_COPY_BUF);
+			rc = ds_hash_fd(fd, ds_rec_size(v->s, rec), whole, &partial, &full, v->buf, DS_COPY_BUF);
 			/* written while read: the hash is of no file that was */
 			if (rc == 0)
-				rc = ds_check_unchanged(v->s, fd, f->rec);
+				rc = ds_check_unchanged(v->s, fd, rec);
 			close(fd);
 		}
 		ds_wr_u64(&v->w, rc < 0 ? (uint64_t)-(int64_t)rc : 0);
@@ -336,8 +345,8 @@ static int send_end(struct serve *v, int code)
 static int answer_read(struct serve *v, struct ds_rd *r)
 {
 	uint64_t id = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0), off = ds_rd_u64(r), len = ds_rd_max(r, READ_MAX);
-	if (r->bad || ds_rd_more(r) || v->nfiles == 0 || off > dupscan_file_size(v->files[id]) ||
-	    len > dupscan_file_size(v->files[id]) - off)
+	uint64_t size = v->nfiles ? ds_rec_size(v->s, rec_of(v, id)) : 0;
+	if (r->bad || ds_rd_more(r) || v->nfiles == 0 || off > size || len > size - off)
 		return DUPSCAN_E_PROTOCOL;
 	if (v->fd < 0 || v->fd_id != id) {
 		if (v->fd >= 0)
@@ -361,7 +370,7 @@ static int answer_read(struct serve *v, struct ds_rd *r)
 		at += k;
 	}
 	/* the bytes sent are the scanned file's only if it is unchanged now */
-	return rc ? rc : send_end(v, ds_check_unchanged(v->s, v->fd, v->files[id]->rec));
+	return rc ? rc : send_end(v, ds_check_unchanged(v->s, v->fd, rec_of(v, id)));
 }
 
 /* CHECK: a kept file, held open from its first check on, still the one
@@ -383,13 +392,16 @@ static int answer_check(struct serve *v, struct ds_rd *r)
 		}
 		v->held[v->nheld++] = (struct held){ id, fd };
 	}
-	const dupscan_file *f = v->files[id];
+	const struct ds_rec *rec = rec_of(v, id);
 	struct stat st;
-	int rc = ds_check_unchanged(v->s, v->held[h].fd, f->rec);
-	if (rc == 0 && stat(f->path, &st) != 0)
+	int rc = ds_check_unchanged(v->s, v->held[h].fd, rec);
+	char *path = rc == 0 ? ds_rec_path_alloc(v->s, v->files[id]) : NULL;
+	if (rc == 0 && !path)
+		return -ENOMEM;
+	/* and its name still reaches it */
+	if (rc == 0 && (stat(path, &st) != 0 || !ds_same_file(v->s, &st, rec, rec->ctime_ns)))
 		rc = DUPSCAN_E_CHANGED;
-	if (rc == 0 && !ds_same_file(v->s, &st, f->rec, f->rec->ctime_ns))
-		rc = DUPSCAN_E_CHANGED;
+	free(path);
 	return send_end(v, rc);
 }
 

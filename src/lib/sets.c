@@ -373,50 +373,68 @@ int ds_finish_sets(dupscan_scan *s)
 	return rc;
 }
 
-int ds_build_uniques(dupscan_scan *s)
+int ds_each_unique(dupscan_scan *s, int (*fn)(void *user, uint32_t rec), void *user)
 {
-	if (s->uniques_built)
-		return s->remote_uniques ? ds_remote_uniques(s) : 0;
 	/* a file is unique when its inode belongs to no class and it is no -H set,
-	 * and its group was matched to the end (not after a cancel) */
-	size_t n = 0;
+	 * its group was matched to the end (not after a cancel), and it joined
+	 * no set across hosts */
 	bool *multi = calloc(s->tree.nrecs ? s->tree.nrecs : 1, sizeof(*multi));
 	if (!multi)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
 		if (ds_rec_rep(s, i) != i && listed(ds_rec(s, i)))
 			multi[ds_rec_rep(s, i)] = true;
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-			const struct ds_rec *r = ds_rec(s, i);
-			uint32_t ri = ds_rec_rep(s, i);
-			const struct ds_rec *rep = ds_rec(s, ri);
-			if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || ds_index_has(&s->index, ri) ||
-			    (s->opt.hard_links && multi[ri]))
-				continue;
-			if (pass == 1) {
-				char *p = ds_rec_path_dup(s, i);
-				if (!p) {
-					free(multi);
-					return -ENOMEM;
-				}
-				s->uniques[n] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
-			}
-			n++;
-		}
-		if (pass == 0) {
-			s->uniques = malloc((n ? n : 1) * sizeof(*s->uniques));
-			if (!s->uniques) {
-				free(multi);
-				return -ENOMEM;
-			}
-			n = 0;
-		}
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
+		const struct ds_rec *r = ds_rec(s, i);
+		uint32_t ri = ds_rec_rep(s, i);
+		const struct ds_rec *rep = ds_rec(s, ri);
+		if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || (rep->flags & DS_F_ACROSS) ||
+		    ds_index_has(&s->index, ri) || (s->opt.hard_links && multi[ri]))
+			continue;
+		rc = fn(user, i);
 	}
 	free(multi);
-	s->nuniques = n;
+	return rc;
+}
+
+static int count_one(void *user, uint32_t rec)
+{
+	(void)rec;
+	++*(size_t *)user;
+	return 0;
+}
+
+static int list_one(void *user, uint32_t rec)
+{
+	dupscan_scan *s = user;
+	char *p = ds_rec_path_dup(s, rec);
+	if (!p)
+		return -ENOMEM;
+	s->uniques[s->nuniques++] = ds_file_of(s, p, rec, ds_rel_offset(s, ds_rec_dir(s, rec)));
+	return 0;
+}
+
+int ds_build_uniques(dupscan_scan *s)
+{
+	if (s->uniques_built)
+		return 0;
+	free(s->uniques); /* what a failed call left */
+	s->uniques = NULL;
+	size_t n = 0;
+	int rc = ds_each_unique(s, count_one, &n);
+	if (rc == 0 && !(s->uniques = malloc((n ? n : 1) * sizeof(*s->uniques))))
+		rc = -ENOMEM;
+	s->nuniques = 0;
+	if (rc == 0)
+		rc = ds_each_unique(s, list_one, s);
+	if (rc)
+		return rc;
 	s->uniques_built = true;
-	return ds_sort(s->uniques, n, sizeof(*s->uniques), ds_cmp_file, s);
+	/* the other hosts' unique files: asked for only now, most callers never want them */
+	if (s->remote_uniques)
+		return ds_remote_uniques(s);
+	return ds_sort(s->uniques, s->nuniques, sizeof(*s->uniques), ds_cmp_file, s);
 }
 
 void ds_free_results(dupscan_scan *s)

@@ -43,6 +43,10 @@ run "$DUPSCAN" -rq "${R[@]}" "localhost:$T/B" "$T/A"; got=$(echo "$out" | sets)
 run "$DUPSCAN" -rq "${R[@]}" "localhost:$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
 [ "$got" = "$want" ] && ok "two remote sides at once: the same sets (compared through both channels)" || not_ok "two remotes" "$got" "$err"
 
+# a file as the remote argument, by a bare name there (its working directory)
+run sh -c "cd '$T/B' && '$DUPSCAN' -q --rsh='$T/rsh' --remote-dupscan='$DUPSCAN' '$T/A/s' localhost:s2"
+[ "$out" = "$(printf '%s\n%s' "$T/A/s" "localhost:./s2")" ] && ok "a remote file argument, a bare name there" || not_ok "remote file arg" "$out" "$err"
+
 # -u: unique files of both hosts; -m; -S; -j's host field; -I
 run "$DUPSCAN" -rqu "${R[@]}" "$T/A" "localhost:$T/B"
 [ "$(echo "$out" | sort)" = "$(printf '%s\n' "$T/A/d1" "$T/A/u" "localhost:$T/B/d2" "localhost:$T/B/v" | sort)" ] &&
