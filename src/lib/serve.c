@@ -14,10 +14,14 @@
 
 #include "internal.h"
 #include "wire.h"
+#if DUPSCAN_THREADS
+#include <pthread.h>
+#endif
 
 #define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
 #define READ_MAX (64u << 20)       /* bytes one READ asks for, at most */
 #define HELD_MAX 64                /* kept files held open for CHECK, at most */
+#define HASH_THREADS 16            /* threads answering one HASH request, at most */
 
 struct held {
 	uint64_t id;
@@ -284,26 +288,94 @@ static size_t take_ids(struct serve *v, struct ds_rd *r, uint64_t *ids)
 	return r->bad || ds_rd_more(r) || v->nfiles == 0 ? 0 : n;
 }
 
+/* A slice of a HASH request, worked on by one thread. */
+struct hash_slice {
+	struct serve *v;
+	const uint64_t *ids;
+	size_t n;
+	bool whole;
+	uint64_t *status, *hash;
+	unsigned char *buf;
+};
+
+static void *hash_slice(void *arg)
+{
+	struct hash_slice *h = arg;
+	const dupscan_scan *s = h->v->s;
+	/* the numbers go in walk order: a directory's files together, each
+	 * opened from it */
+	struct ds_dirfd dc = DS_DIRFD_INIT;
+	for (size_t i = 0; i < h->n; i++) {
+		uint32_t rec = h->v->files[h->ids[i]];
+		const struct ds_rec *r = ds_rec(s, rec);
+		uint64_t partial = 0, full = 0;
+		int fd = ds_open_scanned_in(s, rec, &dc), rc = fd;
+		if (fd >= 0) {
+			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, h->buf, DS_COPY_BUF);
+			/* written while read: the hash is of no file that was */
+			if (rc == 0)
+				rc = ds_check_unchanged(s, fd, r);
+			close(fd);
+		}
+		h->status[i] = rc < 0 ? (uint64_t)-(int64_t)rc : 0;
+		h->hash[i] = h->whole ? full : partial;
+	}
+	ds_dirfd_close(&dc);
+	return NULL;
+}
+
+/* The slices on threads (this one's the first), each its own buffer. */
+static int hash_all(struct hash_slice *sl, size_t nt)
+{
+	int rc = 0;
+	for (size_t t = 0; t < nt; t++)
+		if (!(sl[t].buf = malloc(DS_COPY_BUF)))
+			rc = -ENOMEM;
+#if DUPSCAN_THREADS
+	pthread_t tid[HASH_THREADS];
+	bool started[HASH_THREADS] = { false };
+	for (size_t t = 1; rc == 0 && t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, hash_slice, &sl[t]) == 0;
+	if (rc == 0)
+		hash_slice(&sl[0]);
+	for (size_t t = 1; t < nt; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else if (rc == 0)
+			hash_slice(&sl[t]); /* no thread to be had: done here */
+	}
+#else
+	for (size_t t = 0; rc == 0 && t < nt; t++)
+		hash_slice(&sl[t]);
+#endif
+	for (size_t t = 0; t < nt; t++)
+		free(sl[t].buf);
+	return rc;
+}
+
 static int answer_hash(struct serve *v, struct ds_rd *r)
 {
-	uint64_t whole = ds_rd_max(r, 1), ids[DS_WIRE_BATCH];
+	uint64_t whole = ds_rd_max(r, 1), ids[DS_WIRE_BATCH], status[DS_WIRE_BATCH], hash[DS_WIRE_BATCH];
 	size_t n = take_ids(v, r, ids);
 	if (n == 0)
 		return DUPSCAN_E_PROTOCOL;
+	/* as many threads as the scan read with, each a run of the numbers */
+	size_t nt = (size_t)v->s->opt.threads;
+	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
+	nt = n / nt < 16 ? (n + 15) / 16 : nt;
+	struct hash_slice sl[HASH_THREADS];
+	for (size_t t = 0, at = 0; t < nt; t++) {
+		size_t k = n / nt + (t < n % nt);
+		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL };
+		at += k;
+	}
+	int rc = hash_all(sl, nt);
+	if (rc)
+		return rc;
 	ds_wr_begin(&v->w, DS_W_HASH);
 	for (size_t i = 0; i < n; i++) {
-		const struct ds_rec *rec = rec_of(v, ids[i]);
-		uint64_t partial = 0, full = 0;
-		int fd = open_id(v, ids[i]), rc = fd;
-		if (fd >= 0) {
-			rc = ds_hash_fd(fd, ds_rec_size(v->s, rec), whole, &partial, &full, v->buf, DS_COPY_BUF);
-			/* written while read: the hash is of no file that was */
-			if (rc == 0)
-				rc = ds_check_unchanged(v->s, fd, rec);
-			close(fd);
-		}
-		ds_wr_u64(&v->w, rc < 0 ? (uint64_t)-(int64_t)rc : 0);
-		ds_wr_u64(&v->w, whole ? full : partial);
+		ds_wr_u64(&v->w, status[i]);
+		ds_wr_u64(&v->w, hash[i]);
 	}
 	return ds_chan_send(&v->ch, &v->w);
 }
