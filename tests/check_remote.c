@@ -172,17 +172,30 @@ static void tree(const char *dir)
 	tu_file(dir, "R/e2", 5000, 4, -1);
 }
 
+/* A scan of dir/L here and dir/R through a server in a child (killed first
+ * with dead), not run yet. */
+static dupscan_scan *across(const char *dir, bool dead, int *fd, pid_t *pid)
+{
+	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
+	*pid = serve_child(fd);
+	if (dead)
+		kill(*pid, SIGKILL);
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
+	ck_assert_int_eq(dupscan_add_remote(s, "peer", *fd, *fd, R, 1), 1);
+	free(L);
+	free(R);
+	return s;
+}
+
 START_TEST(test_across)
 {
 	char *dir = tu_tmpdir();
 	tree(dir);
-	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
 	int fd;
-	pid_t pid = serve_child(&fd);
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
-	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	pid_t pid;
+	dupscan_scan *s = across(dir, false, &fd, &pid);
 	ck_assert_int_eq(dupscan_run(s), 0);
 	char *sets = tu_sets(s, dir), want[1024], wantu[512];
 	snprintf(want, sizeof(want), "L/a L/b peer:%s/R/a2|L/c peer:%s/R/c2|peer:%s/R/e peer:%s/R/e2", dir, dir, dir, dir);
@@ -219,8 +232,6 @@ START_TEST(test_across)
 	free(lb);
 	free(sets);
 	free(u);
-	free(L);
-	free(R);
 	tu_cleanup(dir);
 }
 END_TEST
@@ -229,14 +240,9 @@ START_TEST(test_server_dies)
 {
 	char *dir = tu_tmpdir();
 	tree(dir);
-	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
 	int fd;
-	pid_t pid = serve_child(&fd);
-	kill(pid, SIGKILL);
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
-	ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
-	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	pid_t pid;
+	dupscan_scan *s = across(dir, true, &fd, &pid);
 	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_REMOTE);
 	/* no half result: the local sets are not shown as the scan's either */
 	ck_assert_uint_eq(dupscan_set_count(s), 0);
@@ -244,8 +250,6 @@ START_TEST(test_server_dies)
 	dupscan_free(s);
 	wait_child(pid);
 	close(fd);
-	free(L);
-	free(R);
 	tu_cleanup(dir);
 }
 END_TEST

@@ -660,6 +660,12 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	       const struct stat *st, uint32_t *out);
 int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir,
 	       const struct stat *st);
+/* A scan's tables, empty; and all they hold given back. */
+void ds_tree_init(struct ds_tree *t);
+void ds_tree_free(struct ds_tree *t);
+/* An added path (remote: scanned on another host, never walked here).
+ * @return its index, or -ENOMEM. */
+int ds_add_arg(struct ds_tree *t, const char *path, bool recurse, bool remote);
 /* Where the part of a path below its argument starts, for paths built from dir. */
 uint32_t ds_rel_offset(const dupscan_scan *s, uint32_t dir);
 /* The path of dir/name: in buf when it fits cap, else malloc'ed (the caller

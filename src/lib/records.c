@@ -408,3 +408,50 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, 0);
 	return 0;
 }
+
+void ds_tree_init(struct ds_tree *t)
+{
+	ds_arena_init(&t->names);
+	t->devs.limit = UINT16_MAX + 1u; /* the kinds' field */
+	t->attrs.limit = DS_KINDS_MAX;
+	t->kinds.limit = DS_KINDS_MAX;   /* the record's field */
+}
+
+void ds_tree_free(struct ds_tree *t)
+{
+	for (uint32_t i = 0; i < t->nargs; i++)
+		free((char *)t->args[i].path);
+	free(t->args);
+	free(t->dirs);
+	for (uint32_t i = 0; i < t->nblocks; i++)
+		ds_big_free(t->rec_blocks[i], DS_REC_BLOCK * sizeof(struct ds_rec));
+	free(t->rec_blocks);
+	free(t->links);
+	free(t->runs);
+	free(t->seen);
+	free(t->protect);
+	ds_arena_free(&t->names);
+	ds_intern_free(&t->devs);
+	ds_intern_free(&t->attrs);
+	ds_intern_free(&t->kinds);
+	ds_names_free(&t->fnames);
+}
+
+int ds_add_arg(struct ds_tree *t, const char *path, bool recurse, bool remote)
+{
+	if (t->nargs == t->cap_args) {
+		uint32_t cap = t->cap_args ? t->cap_args * 2 : 16;
+		if (cap > (uint32_t)INT32_MAX)
+			return -ENOMEM;
+		struct ds_arg *a = realloc(t->args, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		t->args = a;
+		t->cap_args = cap;
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	t->args[t->nargs] = (struct ds_arg){ copy, recurse, remote };
+	return (int)t->nargs++;
+}

@@ -13,14 +13,39 @@
 
 #include "remote.h"
 
-static uint64_t zigzag(int64_t v)
+/* label ":" path[0..len), malloc'ed: how a remote path is shown. */
+static char *on_host(const char *label, const char *path, size_t len)
 {
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	size_t ll = strlen(label);
+	char *p = malloc(ll + len + 2);
+	if (p) {
+		memcpy(p, label, ll);
+		p[ll] = ':';
+		memcpy(p + ll + 1, path, len);
+		p[ll + 1 + len] = '\0';
+	}
+	return p;
 }
 
-static int64_t zigzag_dec(uint64_t v)
+/* A remote's files' tables: a scan that is never run (its records, names
+ * and paths; its handles' scan). */
+static dupscan_scan *mirror_new(void)
 {
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+	dupscan_scan *m = calloc(1, sizeof(*m));
+	if (m) {
+		ds_tree_init(&m->tree);
+		ds_arena_init(&m->out);
+	}
+	return m;
+}
+
+static void mirror_free(dupscan_scan *m)
+{
+	if (!m)
+		return;
+	ds_tree_free(&m->tree);
+	ds_arena_free(&m->out);
+	free(m);
 }
 
 DUPSCAN_API int dupscan_add_remote(dupscan_scan *s, const char *label, int read_fd, int write_fd,
@@ -38,19 +63,14 @@ DUPSCAN_API int dupscan_add_remote(dupscan_scan *s, const char *label, int read_
 	if (!r)
 		return -ENOMEM;
 	r->recurse = recurse != 0;
-	size_t ll = strlen(label), pl = strlen(path);
 	r->label = strdup(label);
 	r->path = strdup(path);
-	r->shown = malloc(ll + pl + 2);
-	if (!r->label || !r->path || !r->shown || dupscan_create(&r->mirror) != 0)
+	r->shown = on_host(label, path, strlen(path));
+	if (!r->label || !r->path || !r->shown || !(r->mirror = mirror_new()))
 		goto nomem;
-	memcpy(r->shown, label, ll);
-	r->shown[ll] = ':';
-	memcpy(r->shown + ll + 1, path, pl + 1);
-	int arg = dupscan_add_path(s, r->shown, recurse);
+	int arg = ds_add_arg(&s->tree, r->shown, recurse != 0, true);
 	if (arg < 0)
 		goto nomem;
-	s->tree.args[arg].remote = true;
 	r->arg = (uint32_t)arg;
 	ds_chan_init(&r->ch, read_fd, write_fd, r->shown, DS_WIRE_TIMEOUT_MS);
 	r->mirror->mirror_of = r;
@@ -60,7 +80,7 @@ nomem:
 	free(r->label);
 	free(r->path);
 	free(r->shown);
-	dupscan_free(r->mirror);
+	mirror_free(r->mirror);
 	free(r);
 	return -ENOMEM;
 }
@@ -77,7 +97,7 @@ static void put_options(const dupscan_scan *s, struct ds_wr *w)
 	ds_wr_u64(w, sizeof(o) / sizeof(o[0]));
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
 		ds_wr_u64(w, (uint64_t)o[i].opt);
-		ds_wr_u64(w, zigzag(o[i].val));
+		ds_wr_s64(w, o[i].val);
 	}
 }
 
@@ -141,15 +161,10 @@ static int take_dirs(struct ds_remote *r, struct ds_rd *rd)
 		int rc;
 		if (parent == 0) {
 			/* a root: shown as HOST:PATH */
-			size_t ll = strlen(r->label);
-			char *shown = malloc(ll + len + 2);
+			char *shown = on_host(r->label, name, len);
 			if (!shown)
 				return -ENOMEM;
-			memcpy(shown, r->label, ll);
-			shown[ll] = ':';
-			memcpy(shown + ll + 1, name, len);
-			shown[ll + 1 + len] = '\0';
-			rc = ds_add_dir(r->mirror, shown, ll + 1 + len, DS_NONE, r->arg, &st, &d);
+			rc = ds_add_dir(r->mirror, shown, strlen(shown), DS_NONE, r->arg, &st, &d);
 			free(shown);
 		} else {
 			rc = ds_add_dir(r->mirror, name, len, r->wdir[parent - 1], r->arg, &st, &d);
@@ -174,7 +189,7 @@ static int take_file(struct ds_remote *r, struct ds_rd *rd, uint32_t *rec)
 	st.st_mode = (mode_t)ds_rd_max(rd, UINT32_MAX);
 	st.st_uid = (uid_t)ds_rd_max(rd, UINT32_MAX);
 	st.st_gid = (gid_t)ds_rd_max(rd, UINT32_MAX);
-	int64_t mt = zigzag_dec(ds_rd_u64(rd)), ct = zigzag_dec(ds_rd_u64(rd));
+	int64_t mt = ds_rd_s64(rd), ct = ds_rd_s64(rd);
 	if (rd->bad || r->nwdir == 0 || !good_name(name, len) || !S_ISREG(st.st_mode))
 		return bad(r, "file entry");
 	st.st_mtim = (struct timespec){ mt / 1000000000, mt % 1000000000 };
@@ -231,14 +246,9 @@ static int take_error(dupscan_scan *s, struct ds_remote *r, struct ds_rd *rd)
 	uint64_t code = ds_rd_max(rd, 100000);
 	if (rd->bad || ds_rd_more(rd) || code == 0)
 		return bad(r, "error report");
-	size_t ll = strlen(r->label);
-	char *shown = malloc(ll + len + 2);
+	char *shown = on_host(r->label, path, len);
 	if (!shown)
 		return -ENOMEM;
-	memcpy(shown, r->label, ll);
-	shown[ll] = ':';
-	memcpy(shown + ll + 1, path, len);
-	shown[ll + 1 + len] = '\0';
 	ds_report(s, shown, -(int)code);
 	free(shown);
 	return 0;
@@ -416,7 +426,7 @@ static int each_item(struct gathering *g)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
 		if (!s->sets[i].dirs)
-			rc = consider(g, (struct xitem){ .size = dupscan_file_size(&s->sets[i].files[0]), .ref = i,
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(s, s->sets[i].files[0].rec), .ref = i,
 							 .kind = X_LSET });
 	if (rc == 0)
 		rc = ds_each_unique(s, consider_unique, g);
@@ -1084,7 +1094,7 @@ void ds_remote_free(dupscan_scan *s)
 			ds_chan_send(&r->ch, &w);
 		}
 		ds_chan_free(&r->ch);
-		dupscan_free(r->mirror);
+		mirror_free(r->mirror);
 		for (size_t i = 0; i < r->nprotect; i++)
 			free(r->protect[i]);
 		free(r->protect);

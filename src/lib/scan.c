@@ -59,10 +59,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->opt.sweep_budget = sweep_budget();
 	s->remote_timeout_ms = DS_WIRE_TIMEOUT_MS;
 	s->cache.racy_ns = DS_RACY_NS;
-	ds_arena_init(&s->tree.names);
-	s->tree.devs.limit = UINT16_MAX + 1u; /* the kinds' field */
-	s->tree.attrs.limit = DS_KINDS_MAX;
-	s->tree.kinds.limit = DS_KINDS_MAX;   /* the record's field */
+	ds_tree_init(&s->tree);
 	ds_arena_init(&s->out);
 	ds_index_init(&s->index);
 	return 0;
@@ -74,27 +71,12 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		return;
 	ds_free_results(s);
 	ds_index_free(&s->index);
-	for (uint32_t i = 0; i < s->tree.nargs; i++)
-		free((char *)s->tree.args[i].path);
-	free(s->tree.args);
-	free(s->tree.dirs);
-	for (uint32_t i = 0; i < s->tree.nblocks; i++)
-		ds_big_free(s->tree.rec_blocks[i], DS_REC_BLOCK * sizeof(struct ds_rec));
-	free(s->tree.rec_blocks);
-	free(s->tree.links);
-	free(s->tree.runs);
-	free(s->tree.seen);
-	free(s->tree.protect);
+	ds_tree_free(&s->tree);
 	free(s->reading.devkinds);
 	ds_report_free(s);
 	free(s->cache.path);
 	ds_cache_free(s->cache.run);
 	ds_cache_log_free(s->cache.log);
-	ds_arena_free(&s->tree.names);
-	ds_intern_free(&s->tree.devs);
-	ds_intern_free(&s->tree.attrs);
-	ds_intern_free(&s->tree.kinds);
-	ds_names_free(&s->tree.fnames);
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);
@@ -109,21 +91,7 @@ DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)
 		return -EINVAL;
 	if (s->ran)
 		return DUPSCAN_E_STATE;
-	if (s->tree.nargs == s->tree.cap_args) {
-		uint32_t cap = s->tree.cap_args ? s->tree.cap_args * 2 : 16;
-		if (cap > (uint32_t)INT32_MAX)
-			return -ENOMEM;
-		struct ds_arg *a = realloc(s->tree.args, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		s->tree.args = a;
-		s->tree.cap_args = cap;
-	}
-	char *copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	s->tree.args[s->tree.nargs] = (struct ds_arg){ copy, recurse != 0, false };
-	return (int)s->tree.nargs++;
+	return ds_add_arg(&s->tree, path, recurse != 0, false);
 }
 
 DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
@@ -388,8 +356,9 @@ DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *s)
 {
 	if (!s || !s->ran)
 		return 0;
-	/* built on first use: most callers never ask for unique files */
-	if (ds_build_uniques((dupscan_scan *)s) < 0)
+	/* built on first use: most callers never ask for unique files, and the
+	 * other hosts' are asked for only then */
+	if (ds_build_uniques((dupscan_scan *)s) < 0 || (s->remote_uniques && ds_remote_uniques((dupscan_scan *)s) < 0))
 		return 0;
 	return s->nuniques;
 }

@@ -46,16 +46,6 @@ struct serve {
 	unsigned char *buf;
 };
 
-static int64_t zigzag_dec(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 /* ---- while scanning ---- */
 
 static void on_error(void *user, const char *path, int code)
@@ -106,7 +96,7 @@ static int take_scan(struct serve *v, struct ds_rd *r)
 	uint64_t n = ds_rd_max(r, 64);
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
 		uint64_t opt = ds_rd_u64(r);
-		int64_t val = zigzag_dec(ds_rd_u64(r));
+		int64_t val = ds_rd_s64(r);
 		/* one this side does not know, or not the client's to set: dropped */
 		if (!r->bad && client_option(opt) && dupscan_set_option(v->s, (int)opt, val) != 0) {
 			ds_chan_fail(&v->ch, "option %llu: value %lld refused", (unsigned long long)opt, (long long)val);
@@ -185,8 +175,8 @@ static int put_file(struct serve *v, struct ds_wr *w, uint32_t rec)
 	uint64_t owner = ds_rec_owner(s, r);
 	ds_wr_u64(w, owner >> 32);
 	ds_wr_u64(w, owner & 0xffffffffu);
-	ds_wr_u64(w, zigzag(r->mtime_ns));
-	ds_wr_u64(w, zigzag(r->ctime_ns));
+	ds_wr_s64(w, r->mtime_ns);
+	ds_wr_s64(w, r->ctime_ns);
 	return w->oom ? -ENOMEM : 0;
 }
 

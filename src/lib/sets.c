@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "remote.h"
 
 /* ---- ordering ---- */
 
@@ -431,9 +430,6 @@ int ds_build_uniques(dupscan_scan *s)
 	if (rc)
 		return rc;
 	s->uniques_built = true;
-	/* the other hosts' unique files: asked for only now, most callers never want them */
-	if (s->remote_uniques)
-		return ds_remote_uniques(s);
 	return ds_sort(s->uniques, s->nuniques, sizeof(*s->uniques), ds_cmp_file, s);
 }
 

@@ -39,6 +39,12 @@ uint64_t ds_rd_u64(struct ds_rd *r)
 	return 0;
 }
 
+int64_t ds_rd_s64(struct ds_rd *r)
+{
+	uint64_t v = ds_rd_u64(r);
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 uint64_t ds_rd_max(struct ds_rd *r, uint64_t max)
 {
 	uint64_t v = ds_rd_u64(r);
@@ -98,6 +104,11 @@ void ds_wr_u64(struct ds_wr *w, uint64_t v)
 		v >>= 7;
 		w->buf[w->len++] = b | (v ? 0x80 : 0);
 	} while (v);
+}
+
+void ds_wr_s64(struct ds_wr *w, int64_t v)
+{
+	ds_wr_u64(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
 void ds_wr_bytes(struct ds_wr *w, const void *p, size_t len)
@@ -296,9 +307,11 @@ int ds_chan_recv(struct ds_chan *c, int *type, struct ds_rd *r)
 		c->incap = n;
 	}
 	if ((rc = read_exact(c, c->in, n, &got)) != 0) {
-		c->why[0] = '\0';
+		/* the read's reason, told as the frame's */
+		char then[sizeof(c->why)];
+		snprintf(then, sizeof(then), "%s", c->why);
 		c->dead = false;
-		ds_chan_fail(c, "truncated frame (%zu of %u bytes, then: connection closed or silent)", got, n);
+		ds_chan_fail(c, "truncated frame (%zu of %u bytes; then %s)", got, n, then);
 		return rc;
 	}
 	*type = c->in[0];

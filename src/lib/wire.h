@@ -48,6 +48,8 @@ struct ds_rd {
 	bool bad;
 };
 uint64_t ds_rd_u64(struct ds_rd *r);
+/* A signed number (zigzag: 0, -1, 1, -2, ... as 0, 1, 2, 3, ...). */
+int64_t ds_rd_s64(struct ds_rd *r);
 /* A number that must be at most max (bad, and 0, otherwise). */
 uint64_t ds_rd_max(struct ds_rd *r, uint64_t max);
 /* A string: its bytes in place (not NUL-terminated), *len set. */
@@ -66,6 +68,7 @@ struct ds_wr {
 };
 void ds_wr_begin(struct ds_wr *w, int type);
 void ds_wr_u64(struct ds_wr *w, uint64_t v);
+void ds_wr_s64(struct ds_wr *w, int64_t v);
 void ds_wr_str(struct ds_wr *w, const char *s, size_t len);
 void ds_wr_bytes(struct ds_wr *w, const void *p, size_t len);
 /* Room for len more bytes, counted as written: where to put them, or NULL (oom). */
