@@ -38,10 +38,24 @@ struct ds_remote {
  * scan while this host does. @return 0 or -ENOMEM (a side that cannot be
  * reached fails in ds_remote_finish()). */
 int ds_remote_start(dupscan_scan *s);
-/* After the local sets: each side's results, the files of one size on two
+/* (across.c) After the local sets: each side's results, the files of one size on two
  * hosts matched (hashes, then bytes through the channel), and the sets
  * joined. @return 0, -ENOMEM, DUPSCAN_E_REMOTE or DUPSCAN_E_PROTOCOL. */
 int ds_remote_finish(dupscan_scan *s);
+/* across.c */
+/* A side's greeting and results, its files numbered (the unique ones named
+ * only when asked for). @return 0, -ENOMEM, DUPSCAN_E_CANCELED, or the
+ * channel's code (the side named through the error callback). */
+int ds_remote_collect(dupscan_scan *s, struct ds_remote *r);
+/* The side sent what the protocol does not allow: what, in its reason.
+ * @return DUPSCAN_E_PROTOCOL. */
+int ds_remote_malformed(struct ds_remote *r, const char *what);
+/* Name the side's unique files that joined a set across hosts. */
+int ds_remote_name_matched(struct ds_remote *r, struct ds_wr *w);
+/* The handle of the side's file number id (named), in its mirror. */
+int ds_remote_file(struct ds_remote *r, uint64_t id, struct dupscan_file *f);
+/* Tell the caller why a side failed: HOST:PATH: reason. */
+void ds_remote_report(dupscan_scan *s, struct ds_remote *r, int rc);
 /* The remote sides' unique files joined to s->uniques (dupscan_unique_count()). */
 int ds_remote_uniques(dupscan_scan *s);
 /* dupscan_protect_path() of a remote's HOST:PATH. @return 0, -ENOMEM, or

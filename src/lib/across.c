@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: MIT */
+/* across.c: files of one size on two hosts matched (first-block hashes, then
+ * whole hashes where those agree, then the bytes, compared here, before
+ * anything joins), and the sets of every host joined into the scan's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "remote.h"
+
+/* Something that may match across hosts: a set found on one host (it
+ * stands for all its files: they are equal) or a file unique there. */
+enum { X_LSET, X_LUNIQ, X_RSET, X_RUNIQ };
+struct xitem {
+	uint64_t size, partial, full;
+	uint64_t ref;      /* s->sets index or record; the remote's set index or file number */
+	uint32_t site;     /* 0: this host; 1 + the remote's index */
+	uint32_t kind : 2;
+	uint32_t live : 1; /* still in play */
+	uint32_t group;    /* the first item of its set across hosts, or DS_NONE */
+};
+
+struct xmatch {
+	dupscan_scan *s;
+	struct xitem *it;
+	size_t n;
+	unsigned char *ba, *bb;  /* comparison buffers, DS_COPY_BUF each */
+	struct ds_wr w;
+};
+
+static struct ds_remote *site_remote(const struct xmatch *x, const struct xitem *t)
+{
+	return t->site ? x->s->remotes[t->site - 1] : NULL;
+}
+
+/* The remote file number an item's bytes are read by. */
+static uint64_t remote_id(const struct xmatch *x, const struct xitem *t)
+{
+	return t->kind == X_RSET ? site_remote(x, t)->sets[t->ref].first : t->ref;
+}
+
+/* The local record an item's bytes are read by. */
+static uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
+{
+	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
+}
+
+/* The sizes each host has, sorted and each once: an item is in play only
+ * when another host has its size (most files are in none, and cost nothing). */
+struct sizes {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int add_size(struct sizes *z, uint64_t size)
+{
+	if (DS_GROW(z->v, z->cap, z->n + 1))
+		return -ENOMEM;
+	z->v[z->n++] = size;
+	return 0;
+}
+
+static int cmp_u64(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+static int seal_sizes(struct sizes *z)
+{
+	int rc = ds_sort(z->v, z->n, sizeof(*z->v), cmp_u64, NULL);
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < z->n; i++)
+		if (n == 0 || z->v[n - 1] != z->v[i])
+			z->v[n++] = z->v[i];
+	z->n = rc ? z->n : n;
+	return rc;
+}
+
+static bool has_size(const struct sizes *z, uint64_t size)
+{
+	size_t lo = 0, hi = z->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (z->v[mid] < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < z->n && z->v[lo] == size;
+}
+
+struct gathering {
+	struct xmatch *x;
+	struct sizes *z;     /* by site */
+	size_t cap;
+	bool adding;         /* the second pass: items, not sizes */
+};
+
+/* Does a host other than site have this size? */
+static bool across(const struct gathering *g, uint32_t site, uint64_t size)
+{
+	for (uint32_t k = 0; k <= g->x->s->nremotes; k++)
+		if (k != site && has_size(&g->z[k], size))
+			return true;
+	return false;
+}
+
+static int consider(struct gathering *g, struct xitem t)
+{
+	if (!g->adding)
+		return add_size(&g->z[t.site], t.size);
+	if (!across(g, t.site, t.size))
+		return 0;
+	struct xmatch *x = g->x;
+	if (DS_GROW(x->it, g->cap, x->n + 1))
+		return -ENOMEM;
+	t.live = 1;
+	t.group = DS_NONE;
+	x->it[x->n++] = t;
+	return 0;
+}
+
+static int consider_unique(void *user, uint32_t rec)
+{
+	struct gathering *g = user;
+	const dupscan_scan *s = g->x->s;
+	return consider(g, (struct xitem){ .size = ds_rec_size(s, ds_rec(s, rec)), .ref = rec, .kind = X_LUNIQ });
+}
+
+/* Every host's sets and unique files, as sizes (first) or items (then). */
+static int each_item(struct gathering *g)
+{
+	dupscan_scan *s = g->x->s;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
+		if (!s->sets[i].dirs)
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(s, s->sets[i].files[0].rec), .ref = i,
+							 .kind = X_LSET });
+	if (rc == 0)
+		rc = ds_each_unique(s, consider_unique, g);
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
+		struct ds_remote *r = s->remotes[k];
+		for (size_t i = 0; rc == 0 && i < r->nsets; i++) {
+			const struct ds_rec *rec = ds_rec(r->mirror, r->rec_of[r->sets[i].first]);
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(r->mirror, rec), .ref = i,
+							 .site = (uint32_t)k + 1, .kind = X_RSET });
+		}
+		for (uint64_t i = 0; rc == 0 && i < r->nuniq; i++)
+			rc = consider(g, (struct xitem){ .size = r->usize[i], .ref = r->nset + i,
+							 .site = (uint32_t)k + 1, .kind = X_RUNIQ });
+	}
+	return rc;
+}
+
+static int gather(struct xmatch *x)
+{
+	struct gathering g = { x, calloc(x->s->nremotes + 1, sizeof(struct sizes)), 0, false };
+	int rc = g.z ? each_item(&g) : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k <= x->s->nremotes; k++)
+		rc = seal_sizes(&g.z[k]);
+	g.adding = true;
+	if (rc == 0)
+		rc = each_item(&g);
+	for (size_t k = 0; g.z && k <= x->s->nremotes; k++)
+		free(g.z[k].v);
+	free(g.z);
+	return rc;
+}
+
+/* Key order: size, then (with depth) the first block's hash, then the
+ * whole's; the site last, so a run's local items come first. */
+static int cmp_depth(void *ctx, const void *pa, const void *pb)
+{
+	int depth = *(const int *)ctx;
+	const struct xitem *a = pa, *b = pb;
+	uint64_t ka[4] = { a->size, depth > 0 ? a->partial : 0, depth > 1 ? a->full : 0, a->site };
+	uint64_t kb[4] = { b->size, depth > 0 ? b->partial : 0, depth > 1 ? b->full : 0, b->site };
+	for (int i = 0; i < 4; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return 0;
+}
+
+/* Keep live only the items whose key (to depth) another host's item shares;
+ * the rest go. @return 0 or -ENOMEM. */
+static int keep_shared(struct xmatch *x, int depth)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->it[i].live)
+			x->it[n++] = x->it[i];
+	x->n = n;
+	int rc = ds_sort(x->it, x->n, sizeof(*x->it), cmp_depth, &depth);
+	for (size_t i = 0, j; rc == 0 && i < x->n; i = j) {
+		bool across = false;
+		for (j = i + 1; j < x->n; j++) {
+			struct xitem a = x->it[i], b = x->it[j];
+			a.site = b.site = 0;
+			if (cmp_depth(&depth, &a, &b) != 0)
+				break;
+			across |= x->it[j].site != x->it[i].site;
+		}
+		for (size_t k = i; k < j; k++)
+			x->it[k].live = across;
+	}
+	return rc;
+}
+
+static void item_failed(struct xmatch *x, struct xitem *t, int code)
+{
+	t->live = 0;
+	if (t->site == 0) {
+		char *p = ds_rec_path_alloc(x->s, local_rec(x, t));
+		ds_report(x->s, p ? p : "(a file)", code);
+		free(p);
+	} else if (t->kind == X_RSET) {
+		struct ds_remote *r = site_remote(x, t);
+		char *p = ds_rec_path_alloc(r->mirror, r->rec_of[remote_id(x, t)]);
+		ds_report(x->s, p ? p : r->shown, code);
+		free(p);
+	} else {
+		ds_report(x->s, site_remote(x, t)->shown, code);
+	}
+}
+
+static int local_hash(struct xmatch *x, struct xitem *t, bool whole)
+{
+	uint32_t rec = local_rec(x, t);
+	int fd = ds_open_scanned(x->s, rec);
+	int rc = fd < 0 ? fd : ds_hash_fd(fd, t->size, whole, &t->partial, &t->full, x->ba, DS_COPY_BUF);
+	if (fd >= 0 && rc == 0)
+		rc = ds_check_unchanged(x->s, fd, ds_rec(x->s, rec));
+	if (fd >= 0)
+		close(fd);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		item_failed(x, t, rc);
+	return 0;
+}
+
+/* Items of one site whose hashes are asked for at once. */
+struct batch {
+	size_t idx[DS_WIRE_BATCH];
+	size_t n;
+	size_t next;  /* where the next batch's search starts */
+};
+
+static bool wants_hash(const struct xitem *t, uint32_t site, bool whole)
+{
+	/* within one block the whole hash is the first block's */
+	return t->live && t->site == site && !(whole && t->size <= DS_BLOCK);
+}
+
+/* The next batch of site's items: false when none is left. */
+static bool next_batch(const struct xmatch *x, struct batch *b, uint32_t site, bool whole)
+{
+	b->n = 0;
+	for (; b->next < x->n && b->n < DS_WIRE_BATCH; b->next++)
+		if (wants_hash(&x->it[b->next], site, whole))
+			b->idx[b->n++] = b->next;
+	return b->n > 0;
+}
+
+static int hash_ask(struct xmatch *x, struct ds_remote *r, const struct batch *b, bool whole)
+{
+	ds_wr_begin(&x->w, DS_W_HASH);
+	ds_wr_u64(&x->w, whole);
+	for (size_t i = 0; i < b->n; i++)
+		ds_wr_u64(&x->w, remote_id(x, &x->it[b->idx[i]]));
+	return ds_chan_send(&r->ch, &x->w);
+}
+
+static int hash_take(struct xmatch *x, struct ds_remote *r, const struct batch *b, bool whole)
+{
+	int type;
+	struct ds_rd rd;
+	int rc = ds_chan_recv(&r->ch, &type, &rd);
+	if (rc == 0 && type != DS_W_HASH)
+		rc = ds_remote_malformed(r, "answer to a hash request");
+	for (size_t i = 0; rc == 0 && i < b->n; i++) {
+		struct xitem *t = &x->it[b->idx[i]];
+		uint64_t status = ds_rd_max(&rd, 100000), h = ds_rd_u64(&rd);
+		if (rd.bad)
+			return ds_remote_malformed(r, "answer to a hash request");
+		if (status)
+			item_failed(x, t, -(int)status);
+		else if (whole)
+			t->full = h;
+		else
+			t->partial = t->full = h;
+	}
+	return rc == 0 && ds_rd_more(&rd) ? ds_remote_malformed(r, "answer to a hash request") : rc;
+}
+
+/* The first block's or the whole hash of every live item: read here, or
+ * asked of its side in batches. Each side's first batch is asked before
+ * this host reads its own, so every host reads at once. */
+static int hash_live(struct xmatch *x, bool whole)
+{
+	size_t nr = x->s->nremotes;
+	struct batch *b = calloc(nr ? nr : 1, sizeof(*b));
+	bool *asked = calloc(nr ? nr : 1, sizeof(*asked));
+	int rc = b && asked ? 0 : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < nr; k++)
+		if ((asked[k] = next_batch(x, &b[k], (uint32_t)k + 1, whole)))
+			rc = hash_ask(x, x->s->remotes[k], &b[k], whole);
+	for (size_t i = 0; rc == 0 && i < x->n; i++)
+		if (wants_hash(&x->it[i], 0, whole))
+			rc = local_hash(x, &x->it[i], whole);
+	for (size_t k = 0; rc == 0 && k < nr; k++) {
+		struct ds_remote *r = x->s->remotes[k];
+		for (bool more = asked[k]; rc == 0 && more; more = next_batch(x, &b[k], (uint32_t)k + 1, whole) &&
+							       (rc = hash_ask(x, r, &b[k], whole)) == 0)
+			rc = hash_take(x, r, &b[k], whole);
+	}
+	free(b);
+	free(asked);
+	return rc;
+}
+
+/* An item's bytes as a comparison reads them: from a local descriptor, or
+ * asked of its side range by range. */
+struct src {
+	struct xitem *t;
+	int fd;
+	uint32_t rec;
+	struct ds_remote *r;
+	uint64_t id;
+};
+
+static bool fatal(int rc)
+{
+	return rc == -ENOMEM || rc == DUPSCAN_E_REMOTE || rc == DUPSCAN_E_PROTOCOL || rc == DUPSCAN_E_CANCELED;
+}
+
+static int src_open(struct xmatch *x, struct xitem *t, struct src *c)
+{
+	*c = (struct src){ t, -1, 0, site_remote(x, t), 0 };
+	if (c->r) {
+		c->id = remote_id(x, t);
+		return 0;
+	}
+	c->rec = local_rec(x, t);
+	c->fd = ds_open_scanned(x->s, c->rec);
+	return c->fd < 0 ? c->fd : 0;
+}
+
+/* Ask a remote item's side for len bytes at off (a local item: nothing to
+ * ask). Asked before this host reads its own, so both read at once.
+ * @return 0 or a fatal code. */
+static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
+{
+	if (!c->r)
+		return 0;
+	ds_wr_begin(&x->w, DS_W_READ);
+	ds_wr_u64(&x->w, c->id);
+	ds_wr_u64(&x->w, off);
+	ds_wr_u64(&x->w, len);
+	return ds_chan_send(&c->r->ch, &x->w);
+}
+
+/* The len bytes at off asked for, into buf. @return 0, the file's trouble,
+ * or a fatal code. */
+static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_t off, size_t len)
+{
+	if (!c->r)
+		return ds_read(x->s, c->fd, buf, len, off);
+	size_t got = 0;
+	for (;;) {
+		int type;
+		struct ds_rd rd;
+		int rc = ds_chan_recv(&c->r->ch, &type, &rd);
+		if (rc)
+			return rc;
+		if (type == DS_W_DATA && (size_t)(rd.end - rd.p) <= len - got) {
+			memcpy(buf + got, rd.p, (size_t)(rd.end - rd.p));
+			got += (size_t)(rd.end - rd.p);
+		} else if (type == DS_W_END) {
+			uint64_t status = ds_rd_max(&rd, 100000);
+			if (rd.bad || ds_rd_more(&rd) || (status == 0 && got != len))
+				return ds_remote_malformed(c->r, "answer to a read");
+			return -(int)status;
+		} else {
+			return ds_remote_malformed(c->r, "answer to a read");
+		}
+	}
+}
+
+static int src_close(struct xmatch *x, struct src *c, int rc)
+{
+	if (c->fd >= 0) {
+		/* read as it was scanned, or the comparison says nothing */
+		if (rc == 0 || rc == DUPSCAN_E_DIFFERS) {
+			int ch = ds_check_unchanged(x->s, c->fd, ds_rec(x->s, c->rec));
+			rc = ch ? ch : rc;
+		}
+		close(c->fd);
+	}
+	return rc;
+}
+
+/* Are a's and b's bytes the same? Read side by side in rounds growing from
+ * 64 KiB, so a difference early costs little. @return 0, DUPSCAN_E_DIFFERS,
+ * or a fatal code; a file's own trouble is reported and counts as differing. */
+static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
+{
+	struct src ca, cb;
+	int ra = src_open(x, a, &ca), rb = 0;
+	bool b_open = ra == 0;
+	if (b_open)
+		rb = src_open(x, b, &cb);
+	size_t round = DS_FIRST_ROUND;
+	for (uint64_t off = 0; ra == 0 && rb == 0 && off < a->size;) {
+		size_t k = a->size - off < round ? (size_t)(a->size - off) : round;
+		/* both asked, then both taken: an answer asked for is always read whole */
+		if ((ra = src_ask(x, &ca, off, k)) == 0 && (rb = src_ask(x, &cb, off, k)) == 0) {
+			ra = src_take(x, &ca, x->ba, off, k);
+			rb = fatal(ra) && ca.r == cb.r ? ra : src_take(x, &cb, x->bb, off, k);
+		}
+		if (ra == 0 && rb == 0 && memcmp(x->ba, x->bb, k) != 0)
+			ra = DUPSCAN_E_DIFFERS;
+		if (ra == 0 && x->s->canceled)
+			ra = DUPSCAN_E_CANCELED;
+		off += k;
+		round = round * 4 > DS_COPY_BUF ? DS_COPY_BUF : round * 4;
+	}
+	if (b_open)
+		rb = src_close(x, &cb, rb);
+	ra = src_close(x, &ca, ra);
+	if (fatal(ra) || fatal(rb))
+		return fatal(ra) ? ra : rb;
+	if (ra && ra != DUPSCAN_E_DIFFERS) {
+		item_failed(x, a, ra);
+		return DUPSCAN_E_DIFFERS;
+	}
+	if (rb) {
+		if (rb != DUPSCAN_E_DIFFERS)
+			item_failed(x, b, rb);
+		return DUPSCAN_E_DIFFERS;
+	}
+	return ra;
+}
+
+/* In each run of one key across hosts: the first item still in play
+ * anchors a set; each item of another host whose bytes equal its joins.
+ * What stays out anchors the next try. */
+static int confirm(struct xmatch *x, int depth)
+{
+	for (size_t i = 0, j; i < x->n; i = j) {
+		for (j = i + 1; j < x->n; j++) {
+			struct xitem a = x->it[i], b = x->it[j];
+			a.site = b.site = 0;
+			if (cmp_depth(&depth, &a, &b) != 0)
+				break;
+		}
+		for (size_t a = i; a < j; a++) {
+			if (!x->it[a].live || x->it[a].group != DS_NONE)
+				continue;
+			for (size_t b = a + 1; b < j; b++) {
+				struct xitem *tb = &x->it[b];
+				if (!tb->live || tb->group != DS_NONE || tb->site == x->it[a].site)
+					continue;
+				/* -Q and -TT: the hashes are the user's word */
+				int rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : same_bytes(x, &x->it[a], tb);
+				if (fatal(rc))
+					return rc;
+				if (rc == 0 && x->it[a].live) {
+					tb->group = (uint32_t)a;
+					x->it[a].group = (uint32_t)a;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Files an item stands for, into files (NULL: only counted). */
+static int item_files(struct xmatch *x, const struct xitem *t, struct dupscan_file *files, size_t *n)
+{
+	dupscan_scan *s = x->s;
+	struct ds_remote *r = site_remote(x, t);
+	int rc = 0;
+	switch (t->kind) {
+	case X_LSET:
+		for (size_t k = 0; k < s->sets[t->ref].count; k++, (*n)++)
+			if (files)
+				files[*n] = s->sets[t->ref].files[k];
+		return 0;
+	case X_LUNIQ:
+		if (files) {
+			uint32_t rec = (uint32_t)t->ref;
+			char *p = ds_rec_path_dup(s, rec);
+			if (!p)
+				return -ENOMEM;
+			files[*n] = ds_file_of(s, p, rec, ds_rel_offset(s, ds_rec_dir(s, rec)));
+			/* no longer unique here: ds_each_unique() leaves it out */
+			ds_rec(s, rec)->flags |= DS_F_ACROSS;
+		}
+		(*n)++;
+		return 0;
+	case X_RSET:
+		for (uint64_t k = 0; rc == 0 && k < r->sets[t->ref].n; k++, (*n)++)
+			if (files)
+				rc = ds_remote_file(r, r->sets[t->ref].first + k, &files[*n]);
+		return rc;
+	default:
+		if (files)
+			rc = ds_remote_file(r, t->ref, &files[*n]);
+		(*n)++;
+		return rc;
+	}
+}
+
+/* A set of the items t[0..n) that are group's (all, for DS_NONE). */
+static int items_set(struct xmatch *x, const struct xitem *t, size_t n, uint32_t group, struct dupscan_set *set)
+{
+	size_t count = 0;
+	int rc = 0;
+	for (size_t b = 0; rc == 0 && b < n; b++)
+		if (group == DS_NONE || t[b].group == group)
+			rc = item_files(x, &t[b], NULL, &count);
+	struct dupscan_file *files = ds_arena_alloc(&x->s->out, count * sizeof(*files));
+	if (!files)
+		return -ENOMEM;
+	*set = (struct dupscan_set){ .files = files };
+	for (size_t b = 0; rc == 0 && b < n; b++)
+		if (group == DS_NONE || t[b].group == group)
+			rc = item_files(x, &t[b], files, &set->count);
+	return rc;
+}
+
+static int build(struct xmatch *x)
+{
+	dupscan_scan *s = x->s;
+	size_t total = s->nsets, n = 0;
+	for (size_t k = 0; k < s->nremotes; k++)
+		total += s->remotes[k]->nsets;
+	for (size_t i = 0; i < x->n; i++) {
+		struct xitem *t = &x->it[i];
+		total += t->group == i;
+		if (t->group != DS_NONE && t->kind == X_RUNIQ)
+			site_remote(x, t)->matched[t->ref - site_remote(x, t)->nset] = 1;
+	}
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+		rc = ds_remote_name_matched(s->remotes[k], &x->w);
+	struct dupscan_set *sets = malloc((total ? total : 1) * sizeof(*sets));
+	/* the sets of each side that joined one across hosts */
+	uint8_t *used = calloc(total ? total : 1, 1);
+	if (rc == 0 && (!sets || !used))
+		rc = -ENOMEM;
+	for (size_t i = 0, j; rc == 0 && i < x->n; i = j) {
+		for (j = i + 1; j < x->n && x->it[j].size == x->it[i].size && x->it[j].partial == x->it[i].partial &&
+				x->it[j].full == x->it[i].full; j++)
+			;
+		for (size_t a = i; rc == 0 && a < j; a++)
+			if (x->it[a].group == a)
+				rc = items_set(x, x->it + a, j - a, (uint32_t)a, &sets[n++]);
+		for (size_t a = i; a < j; a++) {
+			const struct xitem *t = &x->it[a];
+			if (t->group == DS_NONE || (t->kind != X_LSET && t->kind != X_RSET))
+				continue;
+			size_t at = t->ref;
+			for (uint32_t k = 1; k <= t->site; k++)
+				at += k == 1 ? s->nsets : s->remotes[k - 2]->nsets;
+			used[at] = 1;
+		}
+	}
+	size_t at = 0;
+	for (size_t i = 0; rc == 0 && i < s->nsets; i++, at++)
+		if (!used[at])
+			sets[n++] = s->sets[i];
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+		for (size_t i = 0; rc == 0 && i < s->remotes[k]->nsets; i++, at++) {
+			const struct xitem t = { .kind = X_RSET, .ref = i, .site = (uint32_t)k + 1 };
+			if (!used[at] && (rc = items_set(x, &t, 1, DS_NONE, &sets[n])) == 0)
+				n++;
+		}
+	free(used);
+	if (rc) {
+		free(sets);
+		return rc;
+	}
+	free(s->sets);
+	s->sets = sets;
+	s->nsets = n;
+	return ds_finish_sets(s);
+}
+
+static int match_across(struct xmatch *x)
+{
+	dupscan_scan *s = x->s;
+	int rc = gather(x);
+	/* -1: another host is another file system */
+	if (rc == 0 && s->opt.one_fs)
+		x->n = 0;
+	if (rc == 0)
+		rc = keep_shared(x, 0);
+	if (rc == 0)
+		rc = hash_live(x, false);
+	if (rc == 0)
+		rc = keep_shared(x, 1);
+	if (rc == 0 && !s->opt.partial_only) {
+		rc = hash_live(x, true);
+		if (rc == 0)
+			rc = keep_shared(x, 2);
+	}
+	if (rc == 0)
+		rc = confirm(x, s->opt.partial_only ? 1 : 2);
+	return rc ? rc : build(x);
+}
+
+int ds_remote_finish(dupscan_scan *s)
+{
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+		rc = ds_remote_collect(s, s->remotes[k]);
+	struct xmatch x = { .s = s };
+	if (rc == 0) {
+		x.ba = malloc(DS_COPY_BUF);
+		x.bb = malloc(DS_COPY_BUF);
+		rc = x.ba && x.bb ? match_across(&x) : -ENOMEM;
+	}
+	free(x.it);
+	free(x.ba);
+	free(x.bb);
+	ds_wr_free(&x.w);
+	/* a side that failed while matching is named */
+	for (size_t k = 0; rc != 0 && rc != -ENOMEM && rc != DUPSCAN_E_CANCELED && k < s->nremotes; k++)
+		if (s->remotes[k]->ch.dead && s->remotes[k]->done)
+			ds_remote_report(s, s->remotes[k], rc);
+	if (rc == 0)
+		s->remote_uniques = true;
+	return rc;
+}
