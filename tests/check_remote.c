@@ -159,6 +159,8 @@ static int wait_child(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+#define MANY 40u
+
 static void tree(const char *dir)
 {
 	tu_file(dir, "L/a", 200000, 1, -1);
@@ -170,6 +172,15 @@ static void tree(const char *dir)
 	tu_file(dir, "R/d", 70000, 3, -1);
 	tu_file(dir, "R/e", 5000, 4, -1);
 	tu_file(dir, "R/e2", 5000, 4, -1);
+	/* many of one size on both sides: a hash request the server answers on
+	 * several threads */
+	for (unsigned i = 0; i < MANY; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "L/m/%02u", i);
+		tu_file(dir, name, 300, 100 + i, -1);
+		snprintf(name, sizeof(name), "R/m/%02u", i);
+		tu_file(dir, name, 300, 100 + i, -1);
+	}
 }
 
 /* A server in a child (killed at once with dead), started before the test
@@ -204,8 +215,11 @@ START_TEST(test_across)
 	tree(dir);
 	dupscan_scan *s = across(dir, fd);
 	ck_assert_int_eq(dupscan_run(s), 0);
-	char *sets = tu_sets(s, dir), want[1024], wantu[512];
-	snprintf(want, sizeof(want), "L/a L/b peer:%s/R/a2|L/c peer:%s/R/c2|peer:%s/R/e peer:%s/R/e2", dir, dir, dir, dir);
+	char *sets = tu_sets(s, dir), want[16384], wantu[512];
+	size_t at = (size_t)snprintf(want, sizeof(want), "L/a L/b peer:%s/R/a2|L/c peer:%s/R/c2|", dir, dir);
+	for (unsigned i = 0; i < MANY; i++)
+		at += (size_t)snprintf(want + at, sizeof(want) - at, "L/m/%02u peer:%s/R/m/%02u|", i, dir, i);
+	snprintf(want + at, sizeof(want) - at, "peer:%s/R/e peer:%s/R/e2", dir, dir);
 	ck_assert_str_eq(sets, want);
 	char *u = tu_uniques(s, dir);
 	snprintf(wantu, sizeof(wantu), "L/d peer:%s/R/d", dir);
@@ -217,8 +231,8 @@ START_TEST(test_across)
 	uint64_t in, out;
 	dupscan_remote_bytes(s, &in, &out);
 	/* R/a2's and R/c2's bytes came through, and little else */
-	ck_assert_uint_ge(in, 209000);
-	ck_assert_uint_lt(in, 209000 + 2000);
+	ck_assert_uint_ge(in, 209000 + MANY * 300);
+	ck_assert_uint_lt(in, 209000 + MANY * 300 + 64 * (5 + MANY));
 	/* never acted on; links need both here */
 	ck_assert_int_eq(dupscan_remove_duplicate(la, ra2, 0), DUPSCAN_E_REMOTE_FILE);
 	ck_assert_int_eq(dupscan_replace_with_link(ra2, la, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_REMOTE_FILE);
@@ -229,7 +243,7 @@ START_TEST(test_across)
 	ck_assert_int_eq(dupscan_remove_duplicate(ra2, la, 0), DUPSCAN_E_CHANGED);
 	ck_assert_int_eq(access(la->path, F_OK), 0);
 	/* kept there and unchanged: the local copy goes */
-	const dupscan_set *set2 = dupscan_get_set(s, 1);
+	const dupscan_set *set2 = dupscan_get_set(s, 1); /* L/c and R/c2 */
 	ck_assert_int_eq(dupscan_remove_duplicate(dupscan_set_file(set2, 1), dupscan_set_file(set2, 0), 0), 0);
 	ck_assert_int_eq(access(dupscan_set_file(set2, 0)->path, F_OK), -1);
 	dupscan_free(s);
