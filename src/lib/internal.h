@@ -753,6 +753,9 @@ void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
+/* The physical offset of fd's first extent (FIEMAP). @return false when
+ * there is none to tell (no FIEMAP here, an empty or inline file). */
+bool ds_first_extent(int fd, uint64_t *physical);
 /* A group whose first blocks the first pass keeps: position first's at
  * base in blocks, the next blen bytes on. */
 struct ds_fp_kept {

@@ -69,7 +69,7 @@ static int disk_number(dupscan_scan *s, struct disks *d, uint16_t devi)
 
 /* The physical offset of fd's first extent. @return false when there is none
  * to tell (no FIEMAP here, an empty or inline file). */
-static bool first_extent(int fd, uint64_t *physical)
+bool ds_first_extent(int fd, uint64_t *physical)
 {
 	union {
 		struct fiemap map;
@@ -355,7 +355,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 		ds_progress_settled(pj->s, 1, len);
 	} else {
 		uint64_t where;
-		if (first_extent(fd, &where))
+		if (ds_first_extent(fd, &where))
 			*at = place(place_disk(at), place_devi(at), false, where, p);
 	}
 	close(fd);

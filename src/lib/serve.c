@@ -286,6 +286,7 @@ struct hash_slice {
 	bool whole;
 	uint64_t *status, *hash;
 	unsigned char *buf;
+	const struct ds_keypos *order; /* the files in disk order, or NULL: as asked */
 };
 
 static void *hash_slice(void *arg)
@@ -293,9 +294,10 @@ static void *hash_slice(void *arg)
 	struct hash_slice *h = arg;
 	const dupscan_scan *s = h->v->s;
 	/* the numbers go in walk order: a directory's files together, each
-	 * opened from it */
+	 * opened from it (on a spinning disk, in h->order) */
 	struct ds_dirfd dc = DS_DIRFD_INIT;
-	for (size_t i = 0; i < h->n; i++) {
+	for (size_t k = 0; k < h->n; k++) {
+		size_t i = h->order ? (size_t)h->order[k].pos : k;
 		uint32_t rec = h->v->files[h->ids[i]];
 		const struct ds_rec *r = ds_rec(s, rec);
 		uint64_t partial = 0, full = 0;
@@ -343,23 +345,50 @@ static int hash_all(struct hash_slice *sl, size_t nt)
 	return rc;
 }
 
+/* ids[0..n) in the order their disk holds them: by the first extent's
+ * place (each file opened once more to ask, as the first pass does), by
+ * inode number where the filesystem cannot tell, after those that can. */
+static void disk_order(struct serve *v, const uint64_t *ids, size_t n, struct ds_keypos *order)
+{
+	struct ds_dirfd dc = DS_DIRFD_INIT;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t where = 0;
+		int fd = ds_open_scanned_in(v->s, v->files[ids[i]], &dc);
+		bool placed = fd >= 0 && ds_first_extent(fd, &where);
+		if (fd >= 0)
+			close(fd);
+		/* the top bit keeps inode numbers after the places */
+		order[i] = (struct ds_keypos){ placed ? where >> 1 : 1ull << 63 | ds_rec_ino(v->s, rec_of(v, ids[i])), i };
+	}
+	ds_dirfd_close(&dc);
+	ds_sort_by_key(order, n);
+}
+
 static int answer_hash(struct serve *v, struct ds_rd *r)
 {
 	uint64_t whole = ds_rd_max(r, 1), ids[DS_WIRE_BATCH], status[DS_WIRE_BATCH], hash[DS_WIRE_BATCH];
 	size_t n = take_ids(v, r, ids);
 	if (n == 0)
 		return DUPSCAN_E_PROTOCOL;
-	/* as many threads as the scan read with, each a run of the numbers */
-	size_t nt = (size_t)v->s->opt.threads;
+	/* as many threads as the scan read with, each a run of the numbers; on
+	 * a spinning disk one, in the disk's order */
+	bool hdd = dupscan_io_mode(v->s) == DUPSCAN_IO_HDD;
+	size_t nt = hdd ? 1 : (size_t)v->s->opt.threads;
 	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
 	nt = n / nt < 16 ? (n + 15) / 16 : nt;
+	struct ds_keypos *order = hdd ? malloc(n * sizeof(*order)) : NULL;
+	if (hdd && !order)
+		return -ENOMEM;
+	if (order)
+		disk_order(v, ids, n, order);
 	struct hash_slice sl[HASH_THREADS];
 	for (size_t t = 0, at = 0; t < nt; t++) {
 		size_t k = n / nt + (t < n % nt);
-		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL };
+		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL, order };
 		at += k;
 	}
 	int rc = hash_all(sl, nt);
+	free(order);
 	if (rc)
 		return rc;
 	ds_wr_begin(&v->w, DS_W_HASH);
