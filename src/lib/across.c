@@ -231,7 +231,7 @@ static int local_hash(struct xmatch *x, struct xitem *t, bool whole)
 {
 	uint32_t rec = local_rec(x, t);
 	int fd = ds_open_scanned(x->s, rec);
-	int rc = fd < 0 ? fd : ds_hash_fd(fd, t->size, whole, &t->partial, &t->full, x->ba, DS_COPY_BUF);
+	int rc = fd < 0 ? fd : ds_hash_fd(fd, t->size, whole, &t->partial, &t->full, x->ba, DS_COPY_BUF, NULL, NULL);
 	if (fd >= 0 && rc == 0)
 		rc = ds_check_unchanged(x->s, fd, ds_rec(x->s, rec));
 	if (fd >= 0)
@@ -279,7 +279,7 @@ static int hash_take(struct xmatch *x, struct ds_remote *r, const struct batch *
 {
 	int type;
 	struct ds_rd rd;
-	int rc = ds_chan_recv(&r->ch, &type, &rd);
+	int rc = ds_remote_recv(r, &type, &rd);
 	if (rc == 0 && type != DS_W_HASH)
 		rc = ds_remote_malformed(r, "answer to a hash request");
 	for (size_t i = 0; rc == 0 && i < b->n; i++) {
@@ -374,7 +374,7 @@ static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_
 	for (;;) {
 		int type;
 		struct ds_rd rd;
-		int rc = ds_chan_recv(&c->r->ch, &type, &rd);
+		int rc = ds_remote_recv(c->r, &type, &rd);
 		if (rc)
 			return rc;
 		if (type == DS_W_DATA && (size_t)(rd.end - rd.p) <= len - got) {

@@ -102,7 +102,8 @@ DUPSCAN_API unsigned dupscan_xxhash_version(void)
 	return XXH_versionNumber();
 }
 
-int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap)
+int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap,
+	       void (*tick)(void *), void *user)
 {
 	size_t first = size < DS_BLOCK ? (size_t)size : DS_BLOCK;
 	int rc = ds_pread_full(fd, buf, first, 0);
@@ -121,6 +122,8 @@ int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *f
 		if (rc == 0)
 			XXH64_update(st, buf, n);
 		off += n;
+		if (tick)
+			tick(user);
 	}
 	*full = XXH64_digest(st);
 	XXH64_freeState(st);

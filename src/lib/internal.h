@@ -241,8 +241,10 @@ uint64_t ds_hash_oneshot(const void *buf, size_t len);
 uint64_t ds_hash_full_of(const void *buf, size_t len);
 /* The first block's hash of the size bytes open at fd, and with whole the
  * full hash (ds_hash_full_of()'s), read through buf (cap bytes, at least
- * DS_BLOCK). @return 0, -ENOMEM, -errno or DUPSCAN_E_SHORT. */
-int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap);
+ * DS_BLOCK); tick(user), when given, after each read past the first block
+ * (a long read's sign of life). @return 0, -ENOMEM, -errno or DUPSCAN_E_SHORT. */
+int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap,
+	       void (*tick)(void *), void *user);
 
 /* ---- the scan ---- */
 /* What the caller asked for (dupscan_set_option()); fixed once the run begins. */

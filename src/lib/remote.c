@@ -127,6 +127,15 @@ int ds_remote_start(dupscan_scan *s)
 
 /* ---- the results a side sends ---- */
 
+int ds_remote_recv(struct ds_remote *r, int *type, struct ds_rd *rd)
+{
+	int rc;
+	/* a server at long work says it is alive: that is all it says */
+	while ((rc = ds_chan_recv(&r->ch, type, rd)) == 0 && *type == DS_W_ALIVE)
+		;
+	return rc;
+}
+
 int ds_remote_malformed(struct ds_remote *r, const char *what)
 {
 	ds_chan_fail(&r->ch, "malformed %s", what);
@@ -314,7 +323,7 @@ static int fetch_names(struct ds_remote *r, struct ds_wr *w, const uint64_t *ids
 	while (rc == 0) {
 		int type;
 		struct ds_rd rd;
-		if ((rc = ds_chan_recv(&r->ch, &type, &rd)) != 0)
+		if ((rc = ds_remote_recv(r, &type, &rd)) != 0)
 			break;
 		if (type == DS_W_DIR) {
 			rc = take_dirs(r, &rd);
@@ -502,7 +511,7 @@ int ds_remote_check(const dupscan_file *keep)
 	ds_wr_free(&w);
 	struct ds_rd rd;
 	if (rc == 0)
-		rc = ds_chan_recv(&r->ch, &type, &rd);
+		rc = ds_remote_recv(r, &type, &rd);
 	if (rc == 0) {
 		uint64_t status = ds_rd_max(&rd, 100000);
 		if (type != DS_W_END || rd.bad || ds_rd_more(&rd))

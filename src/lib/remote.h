@@ -47,6 +47,8 @@ int ds_remote_finish(dupscan_scan *s);
  * only when asked for). @return 0, -ENOMEM, DUPSCAN_E_CANCELED, or the
  * channel's code (the side named through the error callback). */
 int ds_remote_collect(dupscan_scan *s, struct ds_remote *r);
+/* The side's next frame but ALIVE ones (an answer to a request). */
+int ds_remote_recv(struct ds_remote *r, int *type, struct ds_rd *rd);
 /* The side sent what the protocol does not allow: what, in its reason.
  * @return DUPSCAN_E_PROTOCOL. */
 int ds_remote_malformed(struct ds_remote *r, const char *what);

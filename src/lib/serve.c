@@ -60,9 +60,11 @@ static void on_error(void *user, const char *path, int code)
 		v->errs[v->nerr++] = (struct serve_err){ p, code };
 }
 
-static void on_bytes(void *user, const struct dupscan_progress *p)
+/* ALIVE when the last was a quarter of the client's patience ago: only
+ * ever from one thread at a time (the scan's progress reports, or the
+ * thread answering a request). */
+static void alive(void *user)
 {
-	(void)p;
 	struct serve *v = user;
 	int64_t now = ds_mono_ns();
 	if (now - v->last_alive < v->alive_ns)
@@ -74,6 +76,12 @@ static void on_bytes(void *user, const struct dupscan_progress *p)
 	if (ds_chan_send(&v->ch, &w) != 0)
 		dupscan_cancel(v->s);
 	ds_wr_free(&w);
+}
+
+static void on_bytes(void *user, const struct dupscan_progress *p)
+{
+	(void)p;
+	alive(user);
 }
 
 /* The options a client may set: what decides which files match; how this
@@ -287,6 +295,18 @@ struct hash_slice {
 	uint64_t *status, *hash;
 	unsigned char *buf;
 	const struct ds_keypos *order; /* the files in disk order, or NULL: as asked */
+	bool ticks;                    /* on the answering thread: it says ALIVE as it goes */
+	struct hash_done *done;        /* on a thread of its own: told when finished */
+};
+
+/* The slices on threads of their own finished, for the answering thread
+ * to wait on while it says ALIVE. */
+struct hash_done {
+#if DUPSCAN_THREADS
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+#endif
+	size_t n;
 };
 
 static void *hash_slice(void *arg)
@@ -303,7 +323,8 @@ static void *hash_slice(void *arg)
 		uint64_t partial = 0, full = 0;
 		int fd = ds_open_scanned_in(s, rec, &dc), rc = fd;
 		if (fd >= 0) {
-			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, h->buf, DS_COPY_BUF);
+			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, h->buf, DS_COPY_BUF,
+					h->ticks ? alive : NULL, h->v);
 			/* written while read: the hash is of no file that was */
 			if (rc == 0)
 				rc = ds_check_unchanged(s, fd, r);
@@ -311,34 +332,80 @@ static void *hash_slice(void *arg)
 		}
 		h->status[i] = rc < 0 ? (uint64_t)-(int64_t)rc : 0;
 		h->hash[i] = h->whole ? full : partial;
+		if (h->ticks)
+			alive(h->v);
 	}
 	ds_dirfd_close(&dc);
+#if DUPSCAN_THREADS
+	if (h->done) {
+		pthread_mutex_lock(&h->done->lock);
+		h->done->n++;
+		pthread_cond_signal(&h->done->cond);
+		pthread_mutex_unlock(&h->done->lock);
+	}
+#endif
 	return NULL;
 }
 
-/* The slices on threads (this one's the first), each its own buffer. */
-static int hash_all(struct hash_slice *sl, size_t nt)
+#if DUPSCAN_THREADS
+/* Until the started threads' slices are done, ALIVE as due. */
+static void wait_done(struct serve *v, struct hash_done *done, size_t started)
+{
+	pthread_mutex_lock(&done->lock);
+	while (done->n < started) {
+		/* woken at least twice an ALIVE's interval */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		int64_t at = ds_ns(until) + v->alive_ns / 2;
+		until = (struct timespec){ at / 1000000000, at % 1000000000 };
+		pthread_cond_timedwait(&done->cond, &done->lock, &until);
+		pthread_mutex_unlock(&done->lock);
+		alive(v);
+		pthread_mutex_lock(&done->lock);
+	}
+	pthread_mutex_unlock(&done->lock);
+}
+#endif
+
+/* The slices on threads (this one's the first, saying ALIVE as it goes),
+ * each its own buffer. */
+static int hash_all(struct serve *v, struct hash_slice *sl, size_t nt)
 {
 	int rc = 0;
 	for (size_t t = 0; t < nt; t++)
 		if (!(sl[t].buf = malloc(DS_COPY_BUF)))
 			rc = -ENOMEM;
+	sl[0].ticks = true;
 #if DUPSCAN_THREADS
+	struct hash_done done = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
 	pthread_t tid[HASH_THREADS];
 	bool started[HASH_THREADS] = { false };
-	for (size_t t = 1; rc == 0 && t < nt; t++)
-		started[t] = pthread_create(&tid[t], NULL, hash_slice, &sl[t]) == 0;
+	size_t nstarted = 0;
+	for (size_t t = 1; rc == 0 && t < nt; t++) {
+		sl[t].done = &done;
+		nstarted += started[t] = pthread_create(&tid[t], NULL, hash_slice, &sl[t]) == 0;
+	}
 	if (rc == 0)
 		hash_slice(&sl[0]);
-	for (size_t t = 1; t < nt; t++) {
+	for (size_t t = 1; rc == 0 && t < nt; t++)
+		if (!started[t]) {
+			/* no thread to be had: done here */
+			sl[t].ticks = true;
+			sl[t].done = NULL;
+			hash_slice(&sl[t]);
+		}
+	wait_done(v, &done, nstarted);
+	for (size_t t = 1; t < nt; t++)
 		if (started[t])
 			pthread_join(tid[t], NULL);
-		else if (rc == 0)
-			hash_slice(&sl[t]); /* no thread to be had: done here */
-	}
+	pthread_cond_destroy(&done.cond);
+	pthread_mutex_destroy(&done.lock);
 #else
-	for (size_t t = 0; rc == 0 && t < nt; t++)
+	(void)v;
+	for (size_t t = 0; rc == 0 && t < nt; t++) {
+		sl[t].ticks = true;
 		hash_slice(&sl[t]);
+	}
 #endif
 	for (size_t t = 0; t < nt; t++)
 		free(sl[t].buf);
@@ -384,10 +451,10 @@ static int answer_hash(struct serve *v, struct ds_rd *r)
 	struct hash_slice sl[HASH_THREADS];
 	for (size_t t = 0, at = 0; t < nt; t++) {
 		size_t k = n / nt + (t < n % nt);
-		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL, order };
+		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL, order, false, NULL };
 		at += k;
 	}
-	int rc = hash_all(sl, nt);
+	int rc = hash_all(v, sl, nt);
 	free(order);
 	if (rc)
 		return rc;

@@ -127,6 +127,22 @@ for c in "chatty:not a dupscan server, or a remote shell that prints" "dead:conn
     ok "a $name peer fails the run, naming the host, nothing changed" || not_ok "$name peer" "rc $rc" "$err" "$out"
 done
 
+# a server at long work (a whole hash slower than --remote-timeout, its reads
+# slowed by the fault shim where it is built) says it is alive meanwhile
+if [ -n "${FAULT_LIB:-}" ]; then
+  mk
+  truncate -s 300M "$T/A/huge"; printf a >> "$T/A/huge"; truncate -s 300M "$T/B/huge2"; printf b >> "$T/B/huge2"
+  t0=$(date +%s%N)
+  run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:B/huge2:DELAY" "$DUPSCAN" -rqm "${R[@]}" --remote-timeout=1 "$T/A" "localhost:$T/B"
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  [ "$rc" = 0 ] && [ "$ms" -gt 1000 ] && grep -q "^5 duplicate files" <<< "$out" &&
+    ok "a server hashing for longer than the timeout ($ms ms) is not taken for a silent one" ||
+    not_ok "slow server" "rc $rc, $ms ms" "$out" "$err"
+  rm -f "$T/A/huge" "$T/B/huge2"
+else
+  ok "# SKIP no fault shim in this build: a slow server is not made"
+fi
+
 # garbage from a client: the server says why and stops (status 1), never crashes
 for g in 'plain text' "$(printf '\xff\xff\xff\x7f')" "$(printf '\x05\x00\x00\x00\x01\x02')"; do
   run timeout 20 "$DUPSCAN" --server <<< "$g"
