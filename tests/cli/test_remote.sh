@@ -80,6 +80,21 @@ mk
 run "$DUPSCAN" -rq "${R[@]}" -dN "localhost:$T/B" "$T/A"
 [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && [ -e "$T/B/x/big3" ] && [ -e "$T/A/big" ] && ok "remote files are never deleted" || not_ok "remote delete" "$out" "$err"
 grep -q "\[+\] localhost:$T/B/x/r2 -- on another host" <<< "$out" && ok "... shown as on another host" || not_ok "shown" "$out"
+# the remote kept file changed while -d waits for its answer: that set's
+# local copy stays, the other sets are acted on (-O: the remote files first,
+# so '1' keeps the remote one)
+mk
+mkfifo "$T/answer"
+( "$DUPSCAN" -rdO "${R[@]}" "localhost:$T/B" "$T/A" < "$T/answer" > "$T/d.out" 2>&1; echo "rc=$?" >> "$T/d.out" ) &
+exec 7> "$T/answer"
+wait_for "$T/d.out" "Set 1 of 4: keep which files?"; echo "same, and more" >> "$T/B/s2"
+printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
+[ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/B/x/big3" ] &&
+  grep -q "\[!\] $T/A/s -- File changed during the scan" "$T/d.out" && grep -q "rc=1" "$T/d.out" &&
+  ok "a remote kept file changed after the scan: its set's local copy stays, the others go, status 1" ||
+  not_ok "remote kept changed" "$(cat "$T/d.out")" "$(find "$T/A" "$T/B")"
+rm -f "$T/answer"
+
 for act in -L -B -l; do
   run "$DUPSCAN" -rq "${R[@]}" $act "$T/A" "localhost:$T/B"
   [ "$rc" = 2 ] && grep -q "links and dedupe need both files on this host" <<< "$err" && ok "$act across hosts refused" || not_ok "$act refused" "$rc" "$err"
