@@ -263,8 +263,9 @@ DUPSCAN_API int dupscan_add_path(dupscan_scan *scan, const char *path, int recur
  * refused (links, dedupe). A side that breaks the protocol, goes away or
  * stays silent past DUPSCAN_OPT_REMOTE_TIMEOUT fails dupscan_run()
  * (DUPSCAN_E_PROTOCOL, DUPSCAN_E_REMOTE, the error callback naming the side
- * and why). Not with DUPSCAN_OPT_PERMISSIONS or DUPSCAN_OPT_DIRS
- * (dupscan_run() fails with DUPSCAN_E_OPTION).
+ * and why). Not with DUPSCAN_OPT_PERMISSIONS (dupscan_run() fails with
+ * DUPSCAN_E_OPTION); with DUPSCAN_OPT_DIRS each side also sends its tree,
+ * and directories are keyed across hosts.
  * @param label the host as it should be shown (copied)
  * @return the path's index among the added paths (>= 0), -EINVAL, -ENOMEM,
  *         or DUPSCAN_E_STATE after dupscan_run(). Since 0.8. */

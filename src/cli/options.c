@@ -258,9 +258,9 @@ static int remote_refusals(const struct cli_opts *o)
 	if (o->action == 'L' || o->action == 'l' || o->action == 'B')
 		return usage_error("%s with a HOST:PATH argument: links and dedupe need both files on this host "
 				   "(-d and --move-to change local files only)", action_name(o->action));
-	if (o->permissions || o->dirs || o->cache_trust)
+	if (o->permissions || o->cache_trust)
 		return usage_error("%s is not available with a HOST:PATH argument",
-				   o->permissions ? "-p/--permissions" : o->dirs ? "--dirs" : "--cache-trust");
+				   o->permissions ? "-p/--permissions" : "--cache-trust");
 	return 0;
 }
 

@@ -534,9 +534,95 @@ static int items_set(struct xmatch *x, const struct xitem *t, size_t n, uint32_t
 	return rc;
 }
 
+/* An item's class before joining (ds_across_class()'s raw). */
+static uint64_t raw_class(const struct xmatch *x, const struct xitem *t)
+{
+	switch (t->kind) {
+	case X_LSET: return ds_file_class(x->s, x->s->sets[t->ref].files[0].idx);
+	case X_LUNIQ: return ds_file_class(x->s, (uint32_t)t->ref);
+	case X_RSET: return (uint64_t)t->site << 56 | site_remote(x, t)->sets[t->ref].first;
+	default: return (uint64_t)t->site << 56 | t->ref;
+	}
+}
+
+static int cmp_pair(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+/* Each joined item's raw class and its set's (its first item's), by raw. */
+static int class_map(struct xmatch *x)
+{
+	dupscan_scan *s = x->s;
+	size_t n = 0;
+	for (size_t i = 0; i < x->n; i++)
+		n += x->it[i].group != DS_NONE;
+	free(s->across);
+	s->nacross = 0;
+	if (!(s->across = malloc((n ? n : 1) * 2 * sizeof(*s->across))))
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n; i++)
+		if (x->it[i].group != DS_NONE) {
+			s->across[2 * s->nacross] = raw_class(x, &x->it[i]);
+			s->across[2 * s->nacross++ + 1] = raw_class(x, &x->it[x->it[i].group]);
+		}
+	return ds_sort(s->across, s->nacross, 2 * sizeof(*s->across), cmp_pair, NULL);
+}
+
+uint64_t ds_across_class(const dupscan_scan *s, uint64_t raw)
+{
+	size_t lo = 0, hi = s->nacross;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->across[2 * mid] < raw)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nacross && s->across[2 * lo] == raw ? s->across[2 * lo + 1] : raw;
+}
+
+/* The set of r (site) holding its file number id, as a raw class. */
+static uint64_t remote_raw(const struct ds_remote *r, uint32_t site, uint64_t id)
+{
+	size_t lo = 0, hi = r->nsets;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->sets[mid].first + r->sets[mid].n <= id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint64_t first = lo < r->nsets && r->sets[lo].first <= id ? r->sets[lo].first : id;
+	return (uint64_t)site << 56 | first;
+}
+
+/* With DUPSCAN_OPT_DIRS: each remote tree entry's class across hosts. */
+static int tree_classes(dupscan_scan *s)
+{
+	for (size_t k = 0; k < s->nremotes; k++) {
+		struct ds_remote *r = s->remotes[k];
+		free(r->tclass);
+		if (!(r->tclass = malloc((r->ntent ? r->ntent : 1) * sizeof(*r->tclass))))
+			return -ENOMEM;
+		for (size_t i = 0; i < r->ntent; i++)
+			r->tclass[i] = r->tent[i].what == 1 ? DS_EMPTY_CLASS :
+				       r->tent[i].what == 0 ? ds_across_class(s, remote_raw(r, (uint32_t)k + 1, r->tent[i].id)) : 0;
+	}
+	return 0;
+}
+
 static int build(struct xmatch *x)
 {
 	dupscan_scan *s = x->s;
+	/* (before the local sets are replaced: an item names one by its index) */
+	if (s->opt.dir_sets) {
+		int rc = class_map(x);
+		if (rc)
+			return rc;
+	}
 	size_t total = s->nsets, n = 0;
 	for (size_t k = 0; k < s->nremotes; k++)
 		total += s->remotes[k]->nsets;
@@ -589,7 +675,10 @@ static int build(struct xmatch *x)
 	free(s->sets);
 	s->sets = sets;
 	s->nsets = n;
-	return ds_finish_sets(s);
+	rc = ds_finish_sets(s);
+	if (rc == 0 && s->opt.dir_sets)
+		rc = tree_classes(s);
+	return rc;
 }
 
 static int match_across(struct xmatch *x)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "remote.h"
 
-#define EMPTY_CLASS (DS_NONE - 1)          /* zero-length files: all equal, never read */
 #define DIR_TAG (UINT64_C(1) << 63)        /* keeps a subdirectory's key apart from a file's */
 
 struct dir_info {
@@ -20,6 +20,7 @@ struct dir_info {
 	uint32_t key;                /* interned content key, DS_NONE when incomplete */
 	uint64_t bytes;              /* total size of the files below */
 	bool reported;               /* a member of a listed directory set */
+	bool unknown;                /* another host's, said incomplete there */
 };
 
 /* Interned key lists: open addressing on the list's hash. */
@@ -104,19 +105,6 @@ static int cmp_u64(void *ctx, const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The content class of record i for directory matching: its confirmed class
- * (named by a member record), or for a file with no twin its own inode's
- * record, which no other content shares. */
-static uint32_t file_class(const dupscan_scan *s, uint32_t i)
-{
-	uint32_t rep = ds_rec_rep(s, i);
-	const struct ds_rec *r = ds_rec(s, rep);
-	if (ds_rec_size(s, r) == 0)
-		return EMPTY_CLASS;
-	uint32_t cls = ds_index_class(&s->index, rep);
-	return cls != DS_NONE ? cls : rep;
-}
-
 static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, uint32_t d)
 {
 	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
@@ -137,13 +125,6 @@ struct dset {
 	uint32_t key, first, count; /* members: order[first .. first+count) */
 	uint32_t depth;             /* of its shallowest member */
 };
-
-static int cmp_by_key(void *ctx, const void *a, const void *b)
-{
-	const struct dir_info *di = ctx;
-	uint32_t x = di[*(const uint32_t *)a].key, y = di[*(const uint32_t *)b].key;
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_dset_depth(void *ctx, const void *a, const void *b)
 {
@@ -257,7 +238,8 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 			const struct ds_rec *r = ds_rec(s, t->files[x->file_off + k]);
 			/* a file that could not be read is unknown, so is its directory */
 			known = !((r->flags | ds_rec(s, ds_rec_rep(s, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
-			t->list[n++] = file_class(s, t->files[x->file_off + k]);
+			uint32_t cls = ds_file_class(s, t->files[x->file_off + k]);
+			t->list[n++] = s->nremotes ? ds_across_class(s, cls) : cls;
 			x->bytes += ds_rec_size(s, r);
 		}
 		for (uint32_t k = 0; known && k < x->nsubs; k++) {
@@ -276,45 +258,164 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 	return 0;
 }
 
+/* ---- another host's tree: its mirror's directories, its TREE entries ---- */
+
+static uint64_t entry_size(const struct ds_remote *r, const struct ds_tent *e)
+{
+	if (e->what != 0)
+		return 0;
+	if (e->id < r->nset)
+		return ds_rec_size(r->mirror, ds_rec(r->mirror, r->rec_of[e->id]));
+	return r->usize[e->id - r->nset];
+}
+
+static int index_remote(const struct ds_remote *r, struct tree *t)
+{
+	const dupscan_scan *m = r->mirror;
+	uint32_t nd = m->tree.ndirs;
+	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
+	t->files = malloc((r->ntent ? r->ntent : 1) * sizeof(*t->files));
+	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
+	if (!t->di || !t->files || !t->subs)
+		return -ENOMEM;
+	struct dir_info *di = t->di;
+	for (size_t i = 0; i < r->ntent; i++) {
+		uint32_t d = r->wdir[r->tent[i].dir];
+		if (r->tent[i].what == 3)
+			di[d].unknown = true;
+		else
+			di[d].nfiles++;
+	}
+	for (uint32_t d = 0; d < nd; d++)
+		if (m->tree.dirs[d].parent != DS_NONE)
+			di[m->tree.dirs[d].parent].nsubs++;
+	uint32_t fo = 0, so = 0, widest = 0;
+	for (uint32_t d = 0; d < nd; d++) {
+		di[d].file_off = fo;
+		di[d].sub_off = so;
+		fo += di[d].nfiles;
+		so += di[d].nsubs;
+		widest = di[d].nfiles + di[d].nsubs > widest ? di[d].nfiles + di[d].nsubs : widest;
+		di[d].nfiles = di[d].nsubs = 0;
+	}
+	for (size_t i = 0; i < r->ntent; i++) {
+		struct dir_info *x = &di[r->wdir[r->tent[i].dir]];
+		if (r->tent[i].what != 3)
+			t->files[x->file_off + x->nfiles++] = (uint32_t)i;
+	}
+	for (uint32_t d = 0; d < nd; d++) {
+		uint32_t p = m->tree.dirs[d].parent;
+		if (p != DS_NONE)
+			t->subs[di[p].sub_off + di[p].nsubs++] = d;
+	}
+	t->list = malloc((widest ? widest : 1) * sizeof(*t->list));
+	return t->list ? 0 : -ENOMEM;
+}
+
+/* key_dirs() for another host's tree: its entries' classes across hosts. */
+static int key_remote(const struct ds_remote *r, struct tree *t, struct intern *in)
+{
+	for (uint32_t d = r->mirror->tree.ndirs; d-- > 0;) {
+		struct dir_info *x = &t->di[d];
+		x->key = DS_NONE;
+		bool known = !x->unknown;
+		uint32_t n = 0;
+		for (uint32_t k = 0; known && k < x->nfiles; k++) {
+			const struct ds_tent *e = &r->tent[t->files[x->file_off + k]];
+			known = e->what != 2;
+			t->list[n++] = r->tclass[t->files[x->file_off + k]];
+			x->bytes += entry_size(r, e);
+		}
+		for (uint32_t k = 0; known && k < x->nsubs; k++) {
+			const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];
+			known = sub->key != DS_NONE;
+			t->list[n++] = DIR_TAG | sub->key;
+			x->bytes += sub->bytes;
+		}
+		if (!known)
+			continue;
+		if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
+			return -ENOMEM;
+		if ((x->key = intern_list(in, t->list, n)) == DS_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- every host's trees together ---- */
+
+/* One tree keyed: this host's walk, or another host's (s: its mirror). */
+struct ftree {
+	dupscan_scan *s;
+	struct tree t;
+};
+struct forest {
+	struct ftree *tr;
+	size_t n;
+};
+#define CAND(tree, d) ((uint64_t)(tree) << 32 | (d))
+#define CAND_TREE(c) ((size_t)((c) >> 32))
+#define CAND_DIR(c) ((uint32_t)(c))
+
+static const struct dir_info *cand_info(const struct forest *f, uint64_t c)
+{
+	return &f->tr[CAND_TREE(c)].t.di[CAND_DIR(c)];
+}
+
+static int cmp_by_key(void *ctx, const void *a, const void *b)
+{
+	uint32_t x = cand_info(ctx, *(const uint64_t *)a)->key, y = cand_info(ctx, *(const uint64_t *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
 /* Directories of equal keys, two or more, not empty unless -z: candidates
  * into order (by key), their sets into *ds (shallowest first). */
-static int group_dirs(const dupscan_scan *s, const struct dir_info *di, uint32_t *order, struct dset **ds,
-		      uint32_t *nds)
+static int group_dirs(const dupscan_scan *s, struct forest *f, uint64_t *order, struct dset **ds, uint32_t *nds)
 {
 	uint32_t ncand = 0;
-	for (uint32_t d = 0; d < s->tree.ndirs; d++)
-		if (di[d].key != DS_NONE && (di[d].bytes > 0 || s->opt.zero_match))
-			order[ncand++] = d;
-	if (ds_sort(order, ncand, sizeof(*order), cmp_by_key, (void *)di) != 0 ||
+	for (size_t k = 0; k < f->n; k++)
+		for (uint32_t d = 0; d < f->tr[k].s->tree.ndirs; d++) {
+			const struct dir_info *di = &f->tr[k].t.di[d];
+			if (di->key != DS_NONE && (di->bytes > 0 || s->opt.zero_match))
+				order[ncand++] = CAND(k, d);
+		}
+	if (ds_sort(order, ncand, sizeof(*order), cmp_by_key, f) != 0 ||
 	    !(*ds = malloc((ncand ? ncand : 1) * sizeof(**ds))))
 		return -ENOMEM;
 	*nds = 0;
 	for (uint32_t i = 0, j; i < ncand; i = j) {
-		for (j = i + 1; j < ncand && di[order[j]].key == di[order[i]].key;)
+		for (j = i + 1; j < ncand && cand_info(f, order[j])->key == cand_info(f, order[i])->key;)
 			j++;
 		if (j - i < 2)
 			continue;
 		uint32_t depth = UINT32_MAX;
 		for (uint32_t k = i; k < j; k++) {
-			uint32_t dk = depth_of(s, order[k]);
+			uint32_t dk = depth_of(f->tr[CAND_TREE(order[k])].s, CAND_DIR(order[k]));
 			depth = dk < depth ? dk : depth;
 		}
-		(*ds)[(*nds)++] = (struct dset){ di[order[i]].key, i, j - i, depth };
+		(*ds)[(*nds)++] = (struct dset){ cand_info(f, order[i])->key, i, j - i, depth };
 	}
 	/* shallowest first: a set whose members all lie in listed directories is
 	 * covered by them; the others are listed and cover what is below them */
 	return ds_sort(*ds, *nds, sizeof(**ds), cmp_dset_depth, NULL) ? -ENOMEM : 0;
 }
 
+/* Is c's parent inside a listed directory of its tree? */
+static bool cand_inside(const struct forest *f, uint64_t c)
+{
+	const struct ftree *tr = &f->tr[CAND_TREE(c)];
+	return inside_reported(tr->s, tr->t.di, tr->s->tree.dirs[CAND_DIR(c)].parent);
+}
+
 /* The directory sets not covered by one listed before, into all[*nall...]. */
-static int list_dir_sets(dupscan_scan *s, struct dir_info *di, const uint32_t *order, const struct dset *ds,
+static int list_dir_sets(dupscan_scan *s, struct forest *f, const uint64_t *order, const struct dset *ds,
 			 uint32_t nds, struct dupscan_set *all, size_t *nall)
 {
 	int rc = 0;
 	for (uint32_t k = 0; k < nds && rc == 0; k++) {
 		bool outside = false;
 		for (uint32_t m = 0; m < ds[k].count && !outside; m++)
-			outside = !inside_reported(s, di, s->tree.dirs[order[ds[k].first + m]].parent);
+			outside = !cand_inside(f, order[ds[k].first + m]);
 		if (!outside)
 			continue;
 		/* files in by a proof may lie in any of them: said of every directory set */
@@ -323,9 +424,11 @@ static int list_dir_sets(dupscan_scan *s, struct dir_info *di, const uint32_t *o
 		if (!set.files)
 			return -ENOMEM;
 		for (uint32_t m = 0; m < ds[k].count && rc == 0; m++) {
-			rc = dir_member(s, order[ds[k].first + m], di, &set.files[m]);
+			struct ftree *tr = &f->tr[CAND_TREE(order[ds[k].first + m])];
+			uint32_t d = CAND_DIR(order[ds[k].first + m]);
+			rc = dir_member(tr->s, d, tr->t.di, &set.files[m]);
 			/* sets come shallowest first: what lies below is decided later */
-			di[order[ds[k].first + m]].reported = true;
+			tr->t.di[d].reported = true;
 		}
 		if (rc == 0)
 			rc = ds_sort(set.files, set.count, sizeof(*set.files), ds_cmp_file, s);
@@ -335,35 +438,76 @@ static int list_dir_sets(dupscan_scan *s, struct dir_info *di, const uint32_t *o
 	return rc;
 }
 
+/* This host's tree and each other host's, keyed with one table of keys. */
+static int key_forest(dupscan_scan *s, struct forest *f, struct intern *in)
+{
+	f->n = 1 + s->nremotes;
+	if (!(f->tr = calloc(f->n, sizeof(*f->tr))))
+		return -ENOMEM;
+	f->tr[0].s = s;
+	int rc = index_tree(s, &f->tr[0].t);
+	if (rc == 0)
+		rc = key_dirs(s, &f->tr[0].t, in);
+	for (size_t k = 1; rc == 0 && k < f->n; k++) {
+		const struct ds_remote *r = s->remotes[k - 1];
+		f->tr[k].s = r->mirror;
+		rc = index_remote(r, &f->tr[k].t);
+		if (rc == 0)
+			rc = key_remote(r, &f->tr[k].t, in);
+	}
+	return rc;
+}
+
+static void free_forest(struct forest *f)
+{
+	for (size_t k = 0; f->tr && k < f->n; k++) {
+		free(f->tr[k].t.list);
+		free(f->tr[k].t.subs);
+		free(f->tr[k].t.files);
+		free(f->tr[k].t.di);
+	}
+	free(f->tr);
+}
+
+/* A file set stays when a member lies outside every listed directory. */
+static bool set_outside(const dupscan_scan *s, const struct forest *f, const struct dupscan_set *set)
+{
+	for (size_t m = 0; m < set->count; m++) {
+		const struct dupscan_file *file = &set->files[m];
+		size_t k = 0;
+		while (k < f->n && f->tr[k].s != file->scan)
+			k++;
+		if (k == f->n || !inside_reported(f->tr[k].s, f->tr[k].t.di, ds_file_dir(file)))
+			return true;
+	}
+	(void)s;
+	return false;
+}
+
 int ds_build_dir_sets(dupscan_scan *s)
 {
-	struct tree t = { 0 };
+	struct forest f = { 0 };
 	struct intern in = { 0 };
-	uint32_t *order = malloc((s->tree.ndirs ? s->tree.ndirs : 1) * sizeof(*order));
+	size_t ndirs = s->tree.ndirs;
+	for (size_t k = 0; k < s->nremotes; k++)
+		ndirs += s->remotes[k]->mirror->tree.ndirs;
+	uint64_t *order = malloc((ndirs ? ndirs : 1) * sizeof(*order));
 	struct dset *ds = NULL;
 	uint32_t nds = 0;
 	struct dupscan_set *all = NULL;
 	size_t nall = 0;
-	int rc = order ? index_tree(s, &t) : -ENOMEM;
+	int rc = order ? key_forest(s, &f, &in) : -ENOMEM;
 	if (rc == 0)
-		rc = key_dirs(s, &t, &in);
-	if (rc == 0)
-		rc = group_dirs(s, t.di, order, &ds, &nds);
+		rc = group_dirs(s, &f, order, &ds, &nds);
 	if (rc == 0 && !(all = malloc((nds + s->nsets + 1) * sizeof(*all))))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = list_dir_sets(s, t.di, order, ds, nds, all, &nall);
+		rc = list_dir_sets(s, &f, order, ds, nds, all, &nall);
 	if (rc == 0)
 		rc = ds_sort(all, nall, sizeof(*all), cmp_set, s);
-	/* file sets: kept when a member lies outside every listed directory */
-	for (size_t k = 0; rc == 0 && k < s->nsets; k++) {
-		const struct dupscan_set *set = &s->sets[k];
-		bool outside = false;
-		for (size_t m = 0; m < set->count && !outside; m++)
-			outside = !inside_reported(s, t.di, ds_file_dir(&set->files[m]));
-		if (outside)
-			all[nall++] = *set;
-	}
+	for (size_t k = 0; rc == 0 && k < s->nsets; k++)
+		if (set_outside(s, &f, &s->sets[k]))
+			all[nall++] = s->sets[k];
 	if (rc == 0) {
 		free(s->sets);
 		s->sets = all;
@@ -372,11 +516,8 @@ int ds_build_dir_sets(dupscan_scan *s)
 	}
 	free(all);
 	free(ds);
-	free(t.list);
 	intern_free(&in);
 	free(order);
-	free(t.subs);
-	free(t.files);
-	free(t.di);
+	free_forest(&f);
 	return rc;
 }

@@ -411,6 +411,9 @@ struct dupscan_scan {
 	int remote_timeout_ms;       /* DUPSCAN_OPT_REMOTE_TIMEOUT */
 	bool remote_uniques;         /* the remote sides' unique files still to be fetched for the uniques */
 	struct ds_remote *mirror_of; /* this scan holds that remote's files, or NULL */
+	uint64_t *across;            /* classes joined across hosts: raw, class pairs, by raw
+	                              * (ds_across_class()) */
+	size_t nacross;
 
 	/* actions: one inotify instance for all of them (closing one waits for
 	 * a grace period, milliseconds each); -1 until the first action. Apart
@@ -943,6 +946,11 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 
 /* sets.c */
 int ds_build_sets(dupscan_scan *s);
+/* The content class of record i, for directory matching: its confirmed class
+ * (named by a member record), or for a file with no twin its own inode's
+ * record, which no other content shares; DS_EMPTY_CLASS for an empty file. */
+#define DS_EMPTY_CLASS (DS_NONE - 1) /* zero-length files: all equal, never read */
+uint32_t ds_file_class(const dupscan_scan *s, uint32_t i);
 /* s->sets[0..nsets) made final: each in the chosen order, -I applied, sets
  * of one dropped, the sets sorted. @return 0 or -ENOMEM. */
 int ds_finish_sets(dupscan_scan *s);

@@ -91,7 +91,7 @@ static void put_options(const dupscan_scan *s, struct ds_wr *w)
 		{ DUPSCAN_OPT_ZERO_MATCH, s->opt.zero_match }, { DUPSCAN_OPT_HARD_LINKS, s->opt.hard_links },
 		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, s->opt.follow_symlinks }, { DUPSCAN_OPT_NO_HIDDEN, s->opt.no_hidden },
 		{ DUPSCAN_OPT_QUICK, s->opt.quick }, { DUPSCAN_OPT_PARTIAL_ONLY, s->opt.partial_only },
-		{ DUPSCAN_OPT_MAX_DEPTH, s->opt.max_depth },
+		{ DUPSCAN_OPT_MAX_DEPTH, s->opt.max_depth }, { DUPSCAN_OPT_DIRS, s->opt.dir_sets },
 	};
 	ds_wr_u64(w, sizeof(o) / sizeof(o[0]));
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
@@ -262,6 +262,23 @@ static int take_error(dupscan_scan *s, struct ds_remote *r, struct ds_rd *rd)
 	return 0;
 }
 
+static int take_tree(struct ds_remote *r, struct ds_rd *rd)
+{
+	while (ds_rd_more(rd)) {
+		struct ds_tent e = { 0 };
+		e.dir = (uint32_t)ds_rd_max(rd, r->nwdir ? r->nwdir - 1 : 0);
+		e.what = (uint32_t)ds_rd_max(rd, 3);
+		if (!rd->bad && e.what == 0)
+			e.id = ds_rd_max(rd, r->nset + r->nuniq ? r->nset + r->nuniq - 1 : 0);
+		if (rd->bad || r->nwdir == 0 || (e.what == 0 && r->nset + r->nuniq == 0))
+			return ds_remote_malformed(r, "tree");
+		if (DS_GROW(r->tent, r->captent, r->ntent + 1))
+			return -ENOMEM;
+		r->tent[r->ntent++] = e;
+	}
+	return 0;
+}
+
 static int check_done(struct ds_remote *r, struct ds_rd *rd)
 {
 	uint64_t nset = ds_rd_u64(rd), nuniq = ds_rd_u64(rd), nsets = ds_rd_u64(rd);
@@ -293,6 +310,7 @@ int ds_remote_collect(dupscan_scan *s, struct ds_remote *r)
 		case DS_W_SET: rc = take_set(r, &rd); break;
 		case DS_W_UNIQ: rc = take_uniques(r, &rd); break;
 		case DS_W_ERR: rc = take_error(s, r, &rd); break;
+		case DS_W_TREE: rc = s->opt.dir_sets ? take_tree(r, &rd) : ds_remote_malformed(r, "tree (not asked for)"); break;
 		case DS_W_DONE: rc = check_done(r, &rd); r->done = rc == 0; break;
 		default: rc = ds_remote_malformed(r, "frame among the results"); break;
 		}
@@ -487,12 +505,16 @@ void ds_remote_free(dupscan_scan *s)
 		free(r->sets);
 		free(r->matched);
 		free(r->id_of);
+		free(r->tent);
+		free(r->tclass);
 		free(r);
 	}
 	ds_wr_free(&w);
 	free(s->remotes);
+	free(s->across);
 	s->remotes = NULL;
-	s->nremotes = 0;
+	s->across = NULL;
+	s->nremotes = s->nacross = 0;
 }
 
 struct ds_remote *ds_remote_of(const dupscan_file *f)

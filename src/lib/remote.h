@@ -31,6 +31,13 @@ struct ds_remote {
 	uint8_t *matched;        /* by unique file: in a set across hosts */
 	char **protect;          /* HOST:PATH given to dupscan_protect_path() */
 	size_t nprotect;
+	/* with DUPSCAN_OPT_DIRS, its whole tree: each file's directory and
+	 * content (what: 0 the content of file number id, 1 empty, 2 unknown;
+	 * 3: the directory is incomplete), and by entry the content's class
+	 * across hosts (across.c: ds_across_class()) */
+	struct ds_tent { uint64_t id; uint32_t dir, what; } *tent;
+	size_t ntent, captent;
+	uint64_t *tclass;
 	bool started, done;
 };
 
@@ -58,6 +65,10 @@ int ds_remote_name_matched(struct ds_remote *r, struct ds_wr *w);
 int ds_remote_file(struct ds_remote *r, uint64_t id, struct dupscan_file *f);
 /* Tell the caller why a side failed: HOST:PATH: reason. */
 void ds_remote_report(dupscan_scan *s, struct ds_remote *r, int rc);
+/* A content's class across hosts: raw (a local class record, or site << 56
+ * | the number of a remote set's first file or of a unique file) as the
+ * matching across hosts joined it (the class of its set's first item). */
+uint64_t ds_across_class(const dupscan_scan *s, uint64_t raw);
 /* The remote sides' unique files joined to s->uniques (dupscan_unique_count()). */
 int ds_remote_uniques(dupscan_scan *s);
 /* dupscan_protect_path() of a remote's HOST:PATH. @return 0, -ENOMEM, or

@@ -265,7 +265,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		ds_progress_phase(s, DUPSCAN_PHASE_WALK, 0, 0);
 		/* the other hosts scan while this one does */
 		if (rc == 0 && s->nremotes)
-			rc = s->opt.permissions || s->opt.dir_sets ? DUPSCAN_E_OPTION : ds_remote_start(s);
+			rc = s->opt.permissions ? DUPSCAN_E_OPTION : ds_remote_start(s);
 		if (rc == 0)
 			rc = ds_walk(s);
 		if (rc == 0)
@@ -284,6 +284,8 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		s->opt.isolate = isolate;
 		if (rc == 0)
 			rc = ds_remote_finish(s);
+		if (rc == 0 && s->opt.dir_sets)
+			rc = ds_build_dir_sets(s);
 		if (rc == 0 && s->cache.path && !s->opt.quick && !s->opt.partial_only)
 			rc = ds_cache_save(s, &folded);
 	} else if (rc == 0 || rc == DUPSCAN_E_CANCELED) {

@@ -39,6 +39,7 @@ struct serve {
 	struct serve_err { char *path; int code; } *errs;
 	size_t nerr, caperr;
 	int64_t last_alive, alive_ns;
+	bool structure;              /* the client asked for the tree (DUPSCAN_OPT_DIRS) */
 	int fd;                      /* the file READ reads, id fd_id */
 	uint64_t fd_id;
 	struct held held[HELD_MAX];
@@ -105,6 +106,9 @@ static int take_scan(struct serve *v, struct ds_rd *r)
 	for (uint64_t i = 0; i < n && !r->bad; i++) {
 		uint64_t opt = ds_rd_u64(r);
 		int64_t val = ds_rd_s64(r);
+		/* directories are keyed by the client, across hosts: it wants the tree */
+		if (opt == DUPSCAN_OPT_DIRS)
+			v->structure = val != 0;
 		/* one this side does not know, or not the client's to set: dropped */
 		if (!r->bad && client_option(opt) && dupscan_set_option(v->s, (int)opt, val) != 0) {
 			ds_chan_fail(&v->ch, "option %llu: value %lld refused", (unsigned long long)opt, (long long)val);
@@ -208,6 +212,58 @@ static int send_sets(struct serve *v)
 	return rc;
 }
 
+/* What the file of record i says of its directory's content. */
+static void put_tree_entry(struct serve *v, const uint32_t *num, uint32_t i)
+{
+	const dupscan_scan *s = v->s;
+	uint32_t rep = ds_rec_rep(s, i);
+	const struct ds_rec *r = ds_rec(s, i), *rr = ds_rec(s, rep);
+	uint32_t id = num[rep] != DS_NONE ? num[rep] : num[i];
+	ds_wr_u64(&v->w, v->wire_dir[ds_rec_dir(s, i)]);
+	if (ds_rec_size(s, rr) == 0) {
+		ds_wr_u64(&v->w, 1);
+	} else if ((r->flags | rr->flags) & DS_F_DROPPED || id == DS_NONE) {
+		ds_wr_u64(&v->w, 2);
+	} else {
+		ds_wr_u64(&v->w, 0);
+		ds_wr_u64(&v->w, id);
+	}
+}
+
+/* With DUPSCAN_OPT_DIRS: every directory, and what each of its files is,
+ * for the client to key directories across hosts. */
+static int send_tree(struct serve *v)
+{
+	const dupscan_scan *s = v->s;
+	uint32_t *num = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*num));
+	int rc = num ? 0 : -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
+		num[i] = DS_NONE;
+	for (size_t id = 0; rc == 0 && id < v->nfiles; id++)
+		num[v->files[id]] = (uint32_t)id;
+	for (uint32_t d = 0; rc == 0 && d < s->tree.ndirs; d++)
+		rc = send_dir(v, d);
+	if (rc == 0)
+		rc = flush(v, &v->dirs, 5);
+	ds_wr_begin(&v->w, DS_W_TREE);
+	for (uint32_t d = 0; rc == 0 && d < s->tree.ndirs; d++)
+		if (s->tree.dirs[d].incomplete || s->tree.dirs[d].pseudo) {
+			ds_wr_u64(&v->w, v->wire_dir[d]);
+			ds_wr_u64(&v->w, 3);
+		}
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
+		if (ds_rec(s, i)->flags & DS_F_ALIAS)
+			continue;
+		if (ds_wr_size(&v->w) > FLUSH_AT)
+			rc = flush(v, &v->w, 5);
+		put_tree_entry(v, num, i);
+	}
+	if (rc == 0)
+		rc = v->w.oom ? -ENOMEM : flush(v, &v->w, 5);
+	free(num);
+	return rc;
+}
+
 static int send_uniques(struct serve *v)
 {
 	int rc = 0;
@@ -218,6 +274,8 @@ static int send_uniques(struct serve *v)
 			ds_wr_u64(&v->w, ds_rec_size(v->s, ds_rec(v->s, v->files[id])));
 		rc = v->w.oom ? -ENOMEM : ds_chan_send(&v->ch, &v->w);
 	}
+	if (rc == 0 && v->structure)
+		rc = send_tree(v);
 	for (size_t i = 0; rc == 0 && i < v->nerr; i++) {
 		ds_wr_begin(&v->w, DS_W_ERR);
 		ds_wr_str(&v->w, v->errs[i].path, strlen(v->errs[i].path));

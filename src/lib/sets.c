@@ -113,6 +113,16 @@ static int cmp_report_set(void *ctx, const void *pa, const void *pb)
 	return x < y ? -1 : x > y;
 }
 
+uint32_t ds_file_class(const dupscan_scan *s, uint32_t i)
+{
+	uint32_t rep = ds_rec_rep(s, i);
+	const struct ds_rec *r = ds_rec(s, rep);
+	if (ds_rec_size(s, r) == 0)
+		return DS_EMPTY_CLASS;
+	uint32_t cls = ds_index_class(&s->index, rep);
+	return cls != DS_NONE ? cls : rep;
+}
+
 /* ---- sets ---- */
 
 struct collect {

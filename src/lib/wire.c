@@ -316,7 +316,7 @@ int ds_chan_recv(struct ds_chan *c, int *type, struct ds_rd *r)
 	}
 	*type = c->in[0];
 	*r = (struct ds_rd){ c->in + 1, c->in + n, false };
-	if (*type < DS_W_HELLO || *type > DS_W_FAIL) {
+	if (*type < DS_W_HELLO || *type > DS_W_LAST) {
 		ds_chan_fail(c, "malformed frame: unknown type %d", *type);
 		return DUPSCAN_E_PROTOCOL;
 	}

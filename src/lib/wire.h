@@ -21,7 +21,8 @@
 /* Frame types. Client: HELLO, SCAN, then requests, each answered in full
  * before the next is sent (neither side ever blocks writing while the other
  * writes too). Server: HELLO, ALIVE while scanning, its results (DIR, SET,
- * UNIQ, ERR) and DONE; then one answer a request. */
+ * UNIQ, TREE when asked, ERR) and DONE; then one answer a request, ALIVE
+ * frames before it while it works. */
 enum ds_wire_type {
 	DS_W_HELLO = 1,   /* magic, protocol, program version */
 	DS_W_SCAN,        /* options as (number, value) pairs, path, recurse, silence ms */
@@ -38,8 +39,12 @@ enum ds_wire_type {
 	DS_W_END,         /* status of a READ or CHECK (0: all sent, unchanged) */
 	DS_W_CHECK,       /* request: id (the file held open from then on) */
 	DS_W_BYE,         /* the client is done */
-	DS_W_FAIL         /* the sender gives up: a message; the channel ends */
+	DS_W_FAIL,        /* the sender gives up: a message; the channel ends */
+	DS_W_TREE         /* asked with DUPSCAN_OPT_DIRS, after UNIQ: (dir, what[, file]) ... where what
+	                   * is 0 (a file of that number's content), 1 (an empty file), 2 (a file of
+	                   * unknown content) or 3 (the directory is incomplete: no file) */
 };
+#define DS_W_LAST DS_W_TREE
 
 /* Fields out of one frame. A read past its end, an overlong number or a
  * string with a NUL sets bad; later reads then give zeros. */

@@ -69,6 +69,23 @@ run "$DUPSCAN" -rqI "${R[@]}" "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
 run "$DUPSCAN" -rq "${R[@]}" -X size+:10000 "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
 [ "$got" = "$T/A/big $T/A/sub/big2 $T/B/x/big3" ] && ok "-X goes to the server too" || not_ok "-X" "$got" "$err"
 
+# --dirs across hosts: directories whose whole content is identical, here and
+# there, within there, nested; one with an extra file, one with an empty file
+# (equal only with -z): the same sets as a local scan of both
+rm -rf "$T/A" "$T/B"; mkdir -p "$T/A/d/sub" "$T/B/p/d/sub" "$T/B/q/d/sub" "$T/B/extra/d/sub" "$T/A/e" "$T/B/e2" "$T/A/z" "$T/B/z2"
+head -c 20000 /dev/urandom > "$T/A/d/f"; head -c 30000 /dev/urandom > "$T/A/d/sub/g"
+for t in p/d q/d extra/d; do cp "$T/A/d/f" "$T/B/$t/f"; cp "$T/A/d/sub/g" "$T/B/$t/sub/g"; done
+echo more > "$T/B/extra/d/more"
+echo e > "$T/A/e/x"; : > "$T/A/e/empty"; echo e > "$T/B/e2/x"; : > "$T/B/e2/empty"
+echo z > "$T/A/z/x"; echo z > "$T/B/z2/x"; echo zz > "$T/B/z2/locked"; cp "$T/B/z2/locked" "$T/A/z/locked"
+for z in "" -z; do
+  run "$DUPSCAN" -rq $z --dirs "$T/A" "$T/B"; want=$(echo "$out" | sets)
+  run "$DUPSCAN" -rq $z --dirs "${R[@]}" "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
+  [ "$rc" = 0 ] && grep -q "$T/A/d/ .*$T/B/p/d/ $T/B/q/d/" <<< "$got" && [ "$got" = "$want" ] &&
+    ok "--dirs $z across hosts: the same sets as a local scan" || not_ok "--dirs $z" "rc $rc" "--- got" "$got" "--- want" "$want" "$err"
+done
+mk
+
 # actions change local files only; the remote kept file is re-checked by its server
 mk
 run "$DUPSCAN" -rq "${R[@]}" -dN --protect="localhost:$T/B" "$T/A" "localhost:$T/B"
