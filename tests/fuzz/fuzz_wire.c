@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_wire.c: libFuzzer target for both ends of the remote-scan channel.
  * The first byte picks the end; the rest is what the other end sends. Bit 0
- * clear: a client scanning L here and R "there" reads it as its server's
+ * clear: a client scanning L here and R "there" (with bit 1, DUPSCAN_OPT_DIRS:
+ * the server's tree too) reads it as its server's
  * stream; the run must end (0, or DUPSCAN_E_PROTOCOL / _E_REMOTE: the
  * stream ends, so nothing waits for the timeout), and whatever a server
  * says, no set may join files of this host that a local scan keeps apart.
@@ -142,7 +143,7 @@ static int inside_file(void *user, const dupscan_file *f)
 	return inside(user, dupscan_file_path(f), NULL);
 }
 
-static void as_client(const uint8_t *data, size_t size)
+static void as_client(const uint8_t *data, size_t size, bool dirs)
 {
 	int rfd, wfd;
 	channel(data, size, &rfd, &wfd);
@@ -152,6 +153,7 @@ static void as_client(const uint8_t *data, size_t size)
 		abort();
 	dupscan_set_option(s, DUPSCAN_OPT_THREADS, 1);
 	dupscan_set_option(s, DUPSCAN_OPT_REMOTE_TIMEOUT, 1);
+	dupscan_set_option(s, DUPSCAN_OPT_DIRS, dirs);
 	int rc = dupscan_run(s);
 	if (rc != 0 && rc != DUPSCAN_E_PROTOCOL && rc != DUPSCAN_E_REMOTE && rc != -ENOMEM) {
 		fprintf(stderr, "dupscan_run: %s\n", dupscan_strerror(rc));
@@ -196,6 +198,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 1)
 		as_server(data + 1, size - 1);
 	else
-		as_client(data + 1, size - 1);
+		as_client(data + 1, size - 1, data[0] & 2);
 	return 0;
 }
