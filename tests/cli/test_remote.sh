@@ -163,7 +163,7 @@ done
 # slowed by the fault shim where it is built) says it is alive meanwhile
 if [ -n "${FAULT_LIB:-}" ]; then
   mk
-  truncate -s 300M "$T/A/huge"; printf a >> "$T/A/huge"; truncate -s 300M "$T/B/huge2"; printf b >> "$T/B/huge2"
+  truncate -s 250M "$T/A/huge"; printf a >> "$T/A/huge"; truncate -s 250M "$T/B/huge2"; printf b >> "$T/B/huge2"
   t0=$(date +%s%N)
   run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:B/huge2:DELAY" "$DUPSCAN" -rqm "${R[@]}" --remote-timeout=1 "$T/A" "localhost:$T/B"
   ms=$(( ($(date +%s%N) - t0) / 1000000 ))
