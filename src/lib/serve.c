@@ -472,14 +472,18 @@ static int hash_all(struct serve *v, struct hash_slice *sl, size_t nt)
 
 /* ids[0..n) in the order their disk holds them: by the first extent's
  * place (each file opened once more to ask, as the first pass does), by
- * inode number where the filesystem cannot tell, after those that can. */
-static void disk_order(struct serve *v, const uint64_t *ids, size_t n, struct ds_keypos *order)
+ * inode number where the filesystem cannot tell, after those that can.
+ * @return whether every byte to be read (whole: all of them, else the first
+ * block's) is in the page cache already: then no order is worth a thread. */
+static bool disk_order(struct serve *v, const uint64_t *ids, size_t n, bool whole, struct ds_keypos *order)
 {
 	struct ds_dirfd dc = DS_DIRFD_INIT;
+	bool cached = true;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t where = 0;
+		uint64_t where = 0, size = ds_rec_size(v->s, rec_of(v, ids[i]));
 		int fd = ds_open_scanned_in(v->s, v->files[ids[i]], &dc);
 		bool placed = fd >= 0 && ds_first_extent(fd, &where);
+		cached = cached && fd >= 0 && ds_all_cached(fd, 0, whole || size < DS_BLOCK ? size : DS_BLOCK);
 		if (fd >= 0)
 			close(fd);
 		/* the top bit keeps inode numbers after the places */
@@ -487,6 +491,7 @@ static void disk_order(struct serve *v, const uint64_t *ids, size_t n, struct ds
 	}
 	ds_dirfd_close(&dc);
 	ds_sort_by_key(order, n);
+	return cached;
 }
 
 static int answer_hash(struct serve *v, struct ds_rd *r)
@@ -496,16 +501,19 @@ static int answer_hash(struct serve *v, struct ds_rd *r)
 	if (n == 0)
 		return DUPSCAN_E_PROTOCOL;
 	/* as many threads as the scan read with, each a run of the numbers; on
-	 * a spinning disk one, in the disk's order */
+	 * a spinning disk one, in the disk's order, unless all it would read
+	 * is in memory */
 	bool hdd = dupscan_io_mode(v->s) == DUPSCAN_IO_HDD;
-	size_t nt = hdd ? 1 : (size_t)v->s->opt.threads;
-	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
-	nt = n / nt < 16 ? (n + 15) / 16 : nt;
 	struct ds_keypos *order = hdd ? malloc(n * sizeof(*order)) : NULL;
 	if (hdd && !order)
 		return -ENOMEM;
-	if (order)
-		disk_order(v, ids, n, order);
+	if (order && disk_order(v, ids, n, whole != 0, order)) {
+		free(order);
+		order = NULL;
+	}
+	size_t nt = order ? 1 : (size_t)v->s->opt.threads;
+	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
+	nt = n / nt < 16 ? (n + 15) / 16 : nt;
 	struct hash_slice sl[HASH_THREADS];
 	for (size_t t = 0, at = 0; t < nt; t++) {
 		size_t k = n / nt + (t < n % nt);
