@@ -222,6 +222,24 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 	return t->list ? 0 : -ENOMEM;
 }
 
+/* Directory x's key, its files' classes in t->list[0..n): with its
+ * subdirectories' keys, sorted and interned; left DS_NONE when anything in
+ * it is unknown. @return 0 or -ENOMEM. */
+static int key_one(struct tree *t, struct dir_info *x, uint32_t n, bool known, struct intern *in)
+{
+	for (uint32_t k = 0; known && k < x->nsubs; k++) {
+		const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];
+		known = sub->key != DS_NONE;
+		t->list[n++] = DIR_TAG | sub->key;
+		x->bytes += sub->bytes;
+	}
+	if (!known)
+		return 0;
+	if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
+		return -ENOMEM;
+	return (x->key = intern_list(in, t->list, n)) == DS_NONE ? -ENOMEM : 0;
+}
+
 /* Each directory's content key, bottom-up (a subdirectory is always added
  * after its parent): its files' classes and its subdirectories' keys, sorted
  * and interned; DS_NONE when anything in it is unknown. */
@@ -242,17 +260,7 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 			t->list[n++] = s->nremotes ? ds_across_class(s, cls) : cls;
 			x->bytes += ds_rec_size(s, r);
 		}
-		for (uint32_t k = 0; known && k < x->nsubs; k++) {
-			const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];
-			known = sub->key != DS_NONE;
-			t->list[n++] = DIR_TAG | sub->key;
-			x->bytes += sub->bytes;
-		}
-		if (!known)
-			continue;
-		if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
-			return -ENOMEM;
-		if ((x->key = intern_list(in, t->list, n)) == DS_NONE)
+		if (key_one(t, x, n, known, in) != 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -326,17 +334,7 @@ static int key_remote(const struct ds_remote *r, struct tree *t, struct intern *
 			t->list[n++] = r->tclass[t->files[x->file_off + k]];
 			x->bytes += entry_size(r, e);
 		}
-		for (uint32_t k = 0; known && k < x->nsubs; k++) {
-			const struct dir_info *sub = &t->di[t->subs[x->sub_off + k]];
-			known = sub->key != DS_NONE;
-			t->list[n++] = DIR_TAG | sub->key;
-			x->bytes += sub->bytes;
-		}
-		if (!known)
-			continue;
-		if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
-			return -ENOMEM;
-		if ((x->key = intern_list(in, t->list, n)) == DS_NONE)
+		if (key_one(t, x, n, known, in) != 0)
 			return -ENOMEM;
 	}
 	return 0;
