@@ -177,6 +177,36 @@ struct tree {
 	uint64_t *list;
 };
 
+/* With each directory's files counted in di: its subdirectories counted,
+ * and where both begin in the compressed rows (counts set back to 0 for
+ * filling). @return the most files and subdirectories of one directory. */
+static uint32_t rows(const dupscan_scan *s, struct dir_info *di)
+{
+	uint32_t nd = s->tree.ndirs, fo = 0, so = 0, widest = 0;
+	for (uint32_t d = 0; d < nd; d++)
+		if (s->tree.dirs[d].parent != DS_NONE)
+			di[s->tree.dirs[d].parent].nsubs++;
+	for (uint32_t d = 0; d < nd; d++) {
+		di[d].file_off = fo;
+		di[d].sub_off = so;
+		fo += di[d].nfiles;
+		so += di[d].nsubs;
+		widest = di[d].nfiles + di[d].nsubs > widest ? di[d].nfiles + di[d].nsubs : widest;
+		di[d].nfiles = di[d].nsubs = 0;
+	}
+	return widest;
+}
+
+/* Each directory's subdirectories into their row. */
+static void fill_subs(const dupscan_scan *s, struct tree *t)
+{
+	for (uint32_t d = 0; d < s->tree.ndirs; d++) {
+		uint32_t p = s->tree.dirs[d].parent;
+		if (p != DS_NONE)
+			t->subs[t->di[p].sub_off + t->di[p].nsubs++] = d;
+	}
+}
+
 static int index_tree(const dupscan_scan *s, struct tree *t)
 {
 	uint32_t nd = s->tree.ndirs;
@@ -193,19 +223,7 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
 				di[s->tree.runs[k].dir].nfiles++;
 	}
-	for (uint32_t d = 0; d < nd; d++)
-		if (s->tree.dirs[d].parent != DS_NONE)
-			di[s->tree.dirs[d].parent].nsubs++;
-	uint32_t fo = 0, so = 0, widest = 0;
-	for (uint32_t d = 0; d < nd; d++) {
-		di[d].file_off = fo;
-		di[d].sub_off = so;
-		fo += di[d].nfiles;
-		so += di[d].nsubs;
-		if (di[d].nfiles + di[d].nsubs > widest)
-			widest = di[d].nfiles + di[d].nsubs;
-		di[d].nfiles = di[d].nsubs = 0;
-	}
+	uint32_t widest = rows(s, di);
 	for (uint32_t k = 0; k < s->tree.nruns; k++) {
 		uint32_t end = k + 1 < s->tree.nruns ? s->tree.runs[k + 1].first : s->tree.nrecs;
 		struct dir_info *x = &di[s->tree.runs[k].dir];
@@ -213,11 +231,7 @@ static int index_tree(const dupscan_scan *s, struct tree *t)
 			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
 				t->files[x->file_off + x->nfiles++] = i;
 	}
-	for (uint32_t d = 0; d < nd; d++) {
-		uint32_t p = s->tree.dirs[d].parent;
-		if (p != DS_NONE)
-			t->subs[di[p].sub_off + di[p].nsubs++] = d;
-	}
+	fill_subs(s, t);
 	t->list = malloc((widest ? widest : 1) * sizeof(*t->list));
 	return t->list ? 0 : -ENOMEM;
 }
@@ -294,28 +308,13 @@ static int index_remote(const struct ds_remote *r, struct tree *t)
 		else
 			di[d].nfiles++;
 	}
-	for (uint32_t d = 0; d < nd; d++)
-		if (m->tree.dirs[d].parent != DS_NONE)
-			di[m->tree.dirs[d].parent].nsubs++;
-	uint32_t fo = 0, so = 0, widest = 0;
-	for (uint32_t d = 0; d < nd; d++) {
-		di[d].file_off = fo;
-		di[d].sub_off = so;
-		fo += di[d].nfiles;
-		so += di[d].nsubs;
-		widest = di[d].nfiles + di[d].nsubs > widest ? di[d].nfiles + di[d].nsubs : widest;
-		di[d].nfiles = di[d].nsubs = 0;
-	}
+	uint32_t widest = rows(m, di);
 	for (size_t i = 0; i < r->ntent; i++) {
 		struct dir_info *x = &di[r->wdir[r->tent[i].dir]];
 		if (r->tent[i].what != 3)
 			t->files[x->file_off + x->nfiles++] = (uint32_t)i;
 	}
-	for (uint32_t d = 0; d < nd; d++) {
-		uint32_t p = m->tree.dirs[d].parent;
-		if (p != DS_NONE)
-			t->subs[di[p].sub_off + di[p].nsubs++] = d;
-	}
+	fill_subs(m, t);
 	t->list = malloc((widest ? widest : 1) * sizeof(*t->list));
 	return t->list ? 0 : -ENOMEM;
 }
