@@ -22,9 +22,23 @@ static void csv_field(const char *s, FILE *out)
 	fputc('"', out);
 }
 
-/* The hash column: XXH64 of the kept file's content, read again here (the
- * library keeps no hash a set: sets compared byte by byte need none); a file
- * that cannot be read now is named on stderr and its set counts as a failure. */
+/* The file of the set whose content is hashed: the kept one, or when that
+ * is on another host the first of this host listed; NULL: all are remote. */
+static const dupscan_file *hashed_file(const dupscan_set *set, size_t kept)
+{
+	for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
+		const dupscan_file *f = dupscan_set_file(set, act_listed(kept, k));
+		if (!dupscan_file_host(f))
+			return f;
+	}
+	return NULL;
+}
+
+/* The hash column: XXH64 of the kept file's content (or of a copy of it on
+ * this host), read again here (the library keeps no hash a set: sets
+ * compared byte by byte need none); a file that cannot be read now is named
+ * on stderr and its set counts as a failure; a set all on another host has
+ * an empty hash, nothing being read there for it. */
 int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 {
 	int failures = 0;
@@ -33,14 +47,14 @@ int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t count = dupscan_set_file_count(set), kept = keep_index(set, &o->keep);
-		const dupscan_file *first = dupscan_set_file(set, kept);
+		const dupscan_file *first = dupscan_set_file(set, kept), *local = hashed_file(set, kept);
 		uint64_t size = 0, hash = 0;
-		int rc = dupscan_hash_file(dupscan_file_path(first), &size, &hash);
-		if (rc == 0 && size != dupscan_file_size(first))
+		int rc = local ? dupscan_hash_file(dupscan_file_path(local), &size, &hash) : 1;
+		if (rc == 0 && size != dupscan_file_size(local))
 			rc = DUPSCAN_E_CHANGED;
-		if (rc) {
+		if (rc < 0) {
 			fflush(out);
-			fprintf(stderr, "dupscan: %s: %s\n", dupscan_file_path(first), dupscan_strerror(rc));
+			fprintf(stderr, "dupscan: %s: %s\n", dupscan_file_path(local), dupscan_strerror(rc));
 			failures++;
 		}
 		fprintf(out, "%" PRIu64 ",", dupscan_file_size(first));

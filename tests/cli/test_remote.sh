@@ -62,6 +62,11 @@ run "$DUPSCAN" -rqS "${R[@]}" "$T/A" "localhost:$T/B"
 grep -q "^300000 bytes each:" <<< "$out" && ok "-S across hosts" || not_ok "-S" "$out"
 run "$DUPSCAN" -rqj "${R[@]}" "$T/A" "localhost:$T/B"
 grep -q "\"filePath\": \"localhost:$T/B/x/big3\", \"host\": \"localhost\"" <<< "$out" && ok "-j: a host field" || not_ok "-j" "$out"
+# --format=csv: the hash of a copy on this host; a set all there: empty, no error
+run "$DUPSCAN" -rq --format=csv "${R[@]}" -O "localhost:$T/B" "$T/A"
+big=$("$DUPSCAN" -rq --format=csv "$T/A" "$T/B" | grep "^300000," | cut -d, -f2)
+[ "$rc" = 0 ] && [ -z "$err" ] && grep -q "^300000,$big,3,localhost:$T/B/x/big3," <<< "$out" && grep -q "^5000,,2,localhost:" <<< "$out" &&
+  ok "--format=csv: a remote kept file's hash read from its copy here; a set all there: an empty hash" || not_ok "csv" "rc $rc" "$out" "$err"
 run "$DUPSCAN" -rqI "$T/A" "$T/B"; wantI=$(echo "$out" | sets)
 run "$DUPSCAN" -rqI "${R[@]}" "$T/A" "localhost:$T/B"; got=$(echo "$out" | sets)
 [ -n "$got" ] && [ "$got" = "$wantI" ] && ! grep -q "sub/big2" <<< "$got" &&
