@@ -102,20 +102,42 @@ mk
 run "$DUPSCAN" -rq "${R[@]}" -dN "localhost:$T/B" "$T/A"
 [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && [ -e "$T/B/x/big3" ] && [ -e "$T/A/big" ] && ok "remote files are never deleted" || not_ok "remote delete" "$out" "$err"
 grep -q "\[+\] localhost:$T/B/x/r2 -- on another host" <<< "$out" && ok "... shown as on another host" || not_ok "shown" "$out"
-# the remote kept file changed while -d waits for its answer: that set's
-# local copy stays, the other sets are acted on (-O: the remote files first,
-# so '1' keeps the remote one)
+# the remote kept file raced while -d waits for its answer: that set's local
+# copy stays, the other sets are acted on, status 1 (-O: the remote files
+# first, so '1' keeps the remote one). Racers: a writer appending; a writer
+# saving by rename (new inode at the name); a rewrite in place of the same
+# size whose mtime is put back (only the ctime tells)
+race_kept() { # NAME: runs "$@" on B/s2 (kept for A/s) while the prompt waits
+  local name=$1; shift
+  mk
+  mkfifo "$T/answer"
+  ( "$DUPSCAN" -rdO "${R[@]}" "localhost:$T/B" "$T/A" < "$T/answer" > "$T/d.out" 2>&1; echo "rc=$?" >> "$T/d.out" ) &
+  exec 7> "$T/answer"
+  wait_for "$T/d.out" "Set 1 of 4: keep which files?"; "$@"
+  printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
+  [ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/B/x/big3" ] &&
+    grep -q "\[!\] $T/A/s -- File changed during the scan" "$T/d.out" && grep -q "rc=1" "$T/d.out" &&
+    ok "the remote kept file raced ($name): its set's local copy stays, the others go, status 1" ||
+    not_ok "remote kept raced: $name" "$(cat "$T/d.out")" "$(find "$T/A" "$T/B")"
+  rm -f "$T/answer"
+}
+append() { echo "same, and more" >> "$T/B/s2"; }
+save_by_rename() { echo "saved again" > "$T/B/.s2.new"; mv "$T/B/.s2.new" "$T/B/s2"; }
+mtime_put_back() { touch -r "$T/B/s2" "$T/ref"; printf 'SAME\n' > "$T/B/s2"; touch -r "$T/ref" "$T/B/s2"; }
+race_kept "a writer appending" append
+race_kept "saved by rename" save_by_rename
+race_kept "rewritten, its mtime put back" mtime_put_back
+
+# two runs at once, both keeping the remote copies: each local copy goes once,
+# nothing on the other side is touched, no content is lost
 mk
-mkfifo "$T/answer"
-( "$DUPSCAN" -rdO "${R[@]}" "localhost:$T/B" "$T/A" < "$T/answer" > "$T/d.out" 2>&1; echo "rc=$?" >> "$T/d.out" ) &
-exec 7> "$T/answer"
-wait_for "$T/d.out" "Set 1 of 4: keep which files?"; echo "same, and more" >> "$T/B/s2"
-printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
-[ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/B/x/big3" ] &&
-  grep -q "\[!\] $T/A/s -- File changed during the scan" "$T/d.out" && grep -q "rc=1" "$T/d.out" &&
-  ok "a remote kept file changed after the scan: its set's local copy stays, the others go, status 1" ||
-  not_ok "remote kept changed" "$(cat "$T/d.out")" "$(find "$T/A" "$T/B")"
-rm -f "$T/answer"
+"$DUPSCAN" -rqdNO "${R[@]}" "localhost:$T/B" "$T/A" > "$T/r1.out" 2>&1 & p1=$!
+"$DUPSCAN" -rqdNO "${R[@]}" "localhost:$T/B" "$T/A" > "$T/r2.out" 2>&1 & p2=$!
+wait $p1; wait $p2
+[ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/s" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/A/d1" ] &&
+  [ -e "$T/B/x/big3" ] && [ -e "$T/B/s2" ] && [ -e "$T/B/h2" ] && [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] &&
+  ok "two runs at once keeping the remote copies: local copies gone once, the other side untouched" ||
+  not_ok "two runs" "$(cat "$T/r1.out" "$T/r2.out")" "$(find "$T/A" "$T/B")"
 
 for act in -L -B -l; do
   run "$DUPSCAN" -rq "${R[@]}" $act "$T/A" "localhost:$T/B"
