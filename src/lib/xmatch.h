@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* xmatch.h: the matching across hosts' items (across.c, across_sets.c);
+ * never installed. */
+#ifndef DUPSCAN_XMATCH_H
+#define DUPSCAN_XMATCH_H
+
+#include "remote.h"
+
+/* Something that may match across hosts: a set found on one host (it
+ * stands for all its files: they are equal) or a file unique there. */
+enum { X_LSET, X_LUNIQ, X_RSET, X_RUNIQ };
+struct xitem {
+	uint64_t size, partial, full;
+	uint64_t ref;      /* s->sets index or record; the remote's set index or file number */
+	uint32_t site;     /* 0: this host; 1 + the remote's index */
+	uint32_t kind : 2;
+	uint32_t live : 1; /* still in play */
+	uint32_t group;    /* the first item of its set across hosts, or DS_NONE */
+};
+
+struct xmatch {
+	dupscan_scan *s;
+	struct xitem *it;
+	size_t n;
+	unsigned char *ba, *bb;  /* comparison buffers, DS_COPY_BUF each */
+	struct ds_wr w;
+};
+
+static inline struct ds_remote *site_remote(const struct xmatch *x, const struct xitem *t)
+{
+	return t->site ? x->s->remotes[t->site - 1] : NULL;
+}
+
+/* The remote file number an item's bytes are read by. */
+static inline uint64_t remote_id(const struct xmatch *x, const struct xitem *t)
+{
+	return t->kind == X_RSET ? site_remote(x, t)->sets[t->ref].first : t->ref;
+}
+
+/* The local record an item's bytes are read by. */
+static inline uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
+{
+	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
+}
+
+/* The sets every host found, joined where matching across hosts joined their
+ * items, as the scan's sets (across_sets.c); with DUPSCAN_OPT_DIRS also the
+ * classes across hosts. @return 0 or -ENOMEM (or a side's code naming files). */
+int ds_across_build(struct xmatch *x);
+
+#endif /* DUPSCAN_XMATCH_H */
