@@ -126,6 +126,37 @@ START_TEST(test_move_set_aside_copy_changed)
 }
 END_TEST
 
+/* A name set aside whose inode number is the one recorded, but not its
+ * content (the number reused since: a copy of an undo cut short, say): it is
+ * not taken for the file; the file comes back from its moved copy, checked. */
+START_TEST(test_move_set_aside_not_its_content)
+{
+	tu_file(dir, "t/a", 5000, 3, -1);
+	tu_mkdir(dir, "mv");
+	struct stat before = lstat_of("t/a");
+	char *from = tu_path(dir, "t/a"), *to = tu_path(dir, "mv/a"), *aside = tu_path(dir, "t/.dupscan-tmp-reused");
+	uint64_t hash;
+	ck_assert_int_eq(dupscan_hash_file(from, NULL, &hash), 0);
+	struct journal *j = open_journal();
+	struct journal_change c = { .kind = "move", .kept = from, .dup = from, .dest = to, .entry = before,
+				    .hash = &hash, .size = 5000 };
+	ck_assert_int_eq(journal_record(j, &c), 0);
+	ck_assert_int_eq(journal_close(j), 0);
+	ck_assert_int_eq(dupscan_copy_file(from, to), 0);
+	ck_assert_int_eq(rename(from, aside), 0);
+	tu_file(dir, "t/.dupscan-tmp-reused", 5000, 9, -1); /* same inode, other bytes */
+	ck_assert_int_eq(undo(), 0);
+	uint64_t got;
+	ck_assert_int_eq(dupscan_hash_file(from, NULL, &got), 0);
+	ck_assert(got == hash);
+	ck_assert(exists("t/.dupscan-tmp-reused"));
+	ck_assert(!exists("mv/a"));
+	free(from);
+	free(to);
+	free(aside);
+}
+END_TEST
+
 /* A duplicate with a second name, replaced by a hard link of the kept file:
  * it comes back as a name of its former inode (the other name), not a copy. */
 START_TEST(test_hardlink_sibling)
@@ -254,6 +285,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_move_set_aside);
 	tcase_add_test(tc, test_move_set_aside_copy_changed);
+	tcase_add_test(tc, test_move_set_aside_not_its_content);
 	tcase_add_test(tc, test_hardlink_sibling);
 	tcase_add_test(tc, test_symlink_copy);
 	tcase_add_test(tc, test_kept_changed_refused);

@@ -35,6 +35,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	/* gone or unreadable since the scan: this file is skipped, the run goes on */
 	if (lstat(c.dup, &c.entry) != 0 || (!dest && !dupscan_file_host(keep) && stat(c.kept, &c.kept_st) != 0))
 		return DUPSCAN_E_CHANGED;
+	c.size = (uint64_t)c.entry.st_size; /* a move's hash is of the file moved, just read */
 	if (!dest && dupscan_file_host(keep)) {
 		/* kept on another host: recorded as its server checks it */
 		if (dupscan_check_unchanged(keep) != 0)

@@ -79,8 +79,35 @@ static int move_as_link(struct act_ctx *a, const dupscan_file *keep, const dupsc
 	return rc;
 }
 
+/* The content a move to another filesystem journals, so --undo can tell the
+ * file from whatever has its name or its inode number later (a copy of its
+ * own, cut short, say); a rename moves the inode itself and needs no read.
+ * Names of one inode are read once. */
+struct moved_content {
+	dev_t dev;
+	ino_t ino;
+	uint64_t hash;
+	bool ok;
+};
+
+static const uint64_t *content_of(struct moved_content *m, const char *path, const char *dest)
+{
+	struct stat st, dir;
+	char *parent = strndup(dest, (size_t)(strrchr(dest, '/') - dest)); /* dest is DIR/relpath */
+	int rc = parent ? stat(parent, &dir) : -1;
+	free(parent);
+	if (rc != 0 || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev == dir.st_dev)
+		return NULL;
+	if (m->ok && m->dev == st.st_dev && m->ino == st.st_ino)
+		return &m->hash;
+	m->ok = dupscan_hash_file(path, NULL, &m->hash) == 0;
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	return m->ok ? &m->hash : NULL;
+}
+
 static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
-		    const char *twin_dest, char **moved_to)
+		    const char *twin_dest, struct moved_content *content, char **moved_to)
 {
 	const char *rel = dupscan_file_relpath(f);
 	int rc = 0;
@@ -91,8 +118,10 @@ static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_fil
 			break;
 		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
 			rc = cli_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
+		const uint64_t *hash = rc == 0 && a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN)
+					       ? content_of(content, dupscan_file_path(f), dest) : NULL;
 		if (rc == 0)
-			rc = act_journal(a, "move", set, keep, f, dest, NULL);
+			rc = act_journal(a, "move", set, keep, f, dest, hash);
 		if (rc == 0)
 			rc = twin_dest ? move_as_link(a, keep, f, twin_dest, dest)
 				       : dupscan_move_duplicate(keep, f, dest, a->flags);
@@ -113,6 +142,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 {
 	int failures = 0;
 	size_t total = dupscan_set_count(scan);
+	struct moved_content content = { 0, 0, 0, false };
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		const dupscan_file *keep = act_kept(set, a->o);
@@ -138,7 +168,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 				    now.st_ino == last.st_ino;
 			char *dest = NULL;
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
-				 : move_one(a, set, keep, f, twin ? last_dest : NULL, &dest);
+				 : move_one(a, set, keep, f, twin ? last_dest : NULL, &content, &dest);
 			struct stat moved;
 			if (rc == 0 && !twin && entry && S_ISREG(now.st_mode) && !(a->flags & DUPSCAN_ACT_DRY_RUN) &&
 			    lstat(dest, &moved) == 0 && (moved.st_dev != now.st_dev || moved.st_ino != now.st_ino)) {

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* dirs.c: mkdir -p and a directory's fsync, for --move-to, the journal and --undo. */
-#define _POSIX_C_SOURCE 200809L
+/* dirs.c: mkdir -p, a directory's fsync and renameat2, for --move-to, the
+ * journal and --undo. */
+#define _GNU_SOURCE /* renameat2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dirs.h"
+#include "dupscan_config.h"
 
 int cli_make_dirs(const char *path, size_t len, mode_t mode)
 {
@@ -45,4 +49,14 @@ int cli_fsync_dir_of(const char *path)
 	close(fd);
 	/* some filesystems cannot sync a directory */
 	return rc == -EINVAL ? 0 : rc;
+}
+
+int cli_rename2(const char *from, const char *to, unsigned flags)
+{
+#if HAVE_RENAMEAT2
+	int rc = renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+#else
+	int rc = (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, flags);
+#endif
+	return rc == 0 ? 0 : errno == ENOSYS ? -EINVAL : -errno;
 }

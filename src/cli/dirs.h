@@ -13,4 +13,15 @@ int cli_make_dirs(const char *path, size_t len, mode_t mode);
  * can). @return 0 or -errno. */
 int cli_fsync_dir_of(const char *path);
 
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+/* renameat2(2) on two paths, also where the C library has no wrapper (musl):
+ * flags RENAME_NOREPLACE or RENAME_EXCHANGE. @return 0 or -errno (-EINVAL
+ * where the filesystem cannot). */
+int cli_rename2(const char *from, const char *to, unsigned flags);
+
 #endif /* DUPSCAN_CLI_DIRS_H */

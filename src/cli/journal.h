@@ -10,6 +10,8 @@
 
 struct journal;
 
+#define JOURNAL_MAGIC_LINE "# dupscan journal 1"
+
 /* The journal at path, or at the default place when path is NULL (its
  * directory made when needed): the file is made, or a run header appended to
  * it, with the first change recorded; here only its place is checked.
@@ -28,6 +30,7 @@ struct journal_change {
 	struct stat kept_st;       /* the kept file (stat) */
 	const char *link_target;   /* the duplicate is a symlink: its target */
 	const uint64_t *hash;      /* XXH64 of the content, NULL when not known */
+	uint64_t size;             /* "move": the size of the content hashed */
 	const char *siblings[JOURNAL_MAX_SIBLINGS]; /* other names of the duplicate's inode */
 	size_t nsiblings;
 };

@@ -47,7 +47,8 @@ want="
 [ "$(stat -c %a mv/b/x)" = 600 ] && [ "$(stat -c %Y mv/b/x)" = "$(date -d '2001-02-03 04:05:06' +%s)" ] && ok "--move-to: mode and time kept" || not_ok "--move-to: metadata" "$(stat mv/b/x)"
 [ "$(stat -c %i mv/c/l1)" = "$(stat -c %i mv/c/l1.hard)" ] && ok "--move-to: every name of a duplicate inode moves, still one inode" || not_ok "l1.hard" "$(ls -li mv/c)"
 moved_ok "--move-to"
-grep -Eq "^move	$T/t/b/x	$T/mv/b/x	$(stat -c %d mv/b/x)	$(stat -c %i mv/b/x)$" j1 && head -1 j1 | grep -qx '# dupscan journal 1' && ok "journal: header and one absolute line per move" || not_ok "journal lines" "$(cat j1)"
+# a rename moves the inode itself: no content recorded ("-", "-"), nothing read for it
+grep -Eq "^move	$T/t/b/x	$T/mv/b/x	$(stat -c %d mv/b/x)	$(stat -c %i mv/b/x)	-	-$" j1 && head -1 j1 | grep -qx '# dupscan journal 1' && ok "journal: header and one absolute line per move" || not_ok "journal lines" "$(cat j1)"
 
 run "$DUPSCAN" --undo=j1
 [ "$rc" = 0 ] && [ "$(snapshot t)" = "$before" ] && ok "--undo after --move-to: tree exactly as before" || not_ok "--undo after --move-to" "rc $rc $err" "$(diff <(echo "$before") <(snapshot t))"
@@ -137,8 +138,19 @@ if [ -n "$other" ]; then
   [ "$rc" = 0 ] && [ "$(cat "$X/mv/b/x")" = hello ] && [ ! -e t/b/x ] && cmp -s "$X/mv/c/big2" t/c/big1 && ok "--move-to across filesystems: copied whole, source removed" || not_ok "cross-fs move" "$out" "$err"
   [ "$(stat -c %a "$X/mv/b/x")" = 600 ] && [ "$(stat -c %Y "$X/mv/b/x")" = "$(date -d '2001-02-03 04:05:06' +%s)" ] && ok "--move-to across filesystems: mode and mtime kept" || not_ok "cross-fs metadata" "$(stat "$X/mv/b/x")"
   [ -z "$(find "$X" -name '.dupscan-tmp-*')" ] && ok "--move-to across filesystems: no temporary left" || not_ok "cross-fs temps" "$(find "$X")"
+  # a copy records the content moved: size and XXH64, as --undo checks it
+  grep -P "^move\t$T/t/b/x\t" jx | cut -f6,7 | grep -qP '^6\t[0-9a-f]{16}$' \
+    && ok "journal: a move across filesystems records the size and hash moved" || not_ok "cross-fs journal content" "$(cat jx)"
   run "$DUPSCAN" --undo=jx
   [ "$rc" = 0 ] && [ "$(snapshot t)" = "$before" ] && ok "--undo of a move across filesystems: tree as before" || not_ok "cross-fs undo" "$err" "$(diff <(echo "$before") <(snapshot t))"
+  # a moved copy changed since (same size): not put back, said, left where it is
+  tree t; rm -rf "$X/mv"
+  run "$DUPSCAN" -rq --move-to="$X/mv" --journal=jy t
+  printf 'HELLO\n' > "$X/mv/b/x"
+  run "$DUPSCAN" --undo=jy
+  [ "$rc" = 1 ] && [ ! -e t/b/x ] && [ "$(cat "$X/mv/b/x")" = HELLO ] && [ -f t/c/big2 ] \
+    && expect_err "--undo: a moved copy changed since is refused, named, left in place" "t/b/x: its moved copy holds other content than the journal recorded; left at $X/mv/b/x" \
+    || not_ok "changed moved copy" "status $rc" "$out" "$err"
   # killed between the verified copy and the unlink of the original (set
   # aside under a temporary name in its directory, checked there): both copies left
   if [ -n "${FAULT_LIB:-}" ]; then

@@ -9,9 +9,12 @@
  * DUPSCAN_FAULT_LOG names: which thread made the call, and when), or LOG
  * (as TRACE, without the wait: a count of the calls).
  * ERR@N fails only the Nth matching call and those after it. CALL is one of open64 openat64 pread64 fstat64 fstatat64
- * readdir64 linkat symlink rename unlink willneed; the *at forms (symlinkat, renameat,
- * renameat2, unlinkat) count as symlink, rename and unlink, on the path their
- * directory descriptor was opened as joined with the name; willneed is
+ * readdir64 linkat symlink rename unlink mkdir write fsync willneed; link counts as
+ * linkat (on the new name); the *at forms (symlinkat, renameat, renameat2,
+ * unlinkat, mkdirat) count as symlink, rename, unlink and mkdir, on the path
+ * their directory descriptor was opened as joined with the name; write and
+ * fsync (fdatasync too) on the path their descriptor was opened as; creat is
+ * an open64 or openat64 that may create the file (O_CREAT); willneed is
  * posix_fadvise(POSIX_FADV_WILLNEED), a read asked for ahead. For TRACE, CALL
  * may list several calls ("pread64,willneed"): each line then is
  * "THREAD-ID CALL PATH", the calls in the order they were made. */
@@ -33,7 +36,7 @@
 
 #define MAXFD 4096
 static char *fd_path[MAXFD];          /* what each descriptor was opened as */
-static char call_[32], text_[256], err_[16];
+static char call_[128], text_[256], err_[16];
 static int configured = -1;
 static long from_ = 1, seen_; /* ERR@N: fail from the Nth matching call */
 static bool eintr_done[MAXFD];
@@ -43,7 +46,7 @@ static void configure(void)
 	if (configured >= 0)
 		return;
 	const char *spec = getenv("DUPSCAN_FAULT");
-	configured = spec && sscanf(spec, "%31[^:]:%255[^:]:%15s", call_, text_, err_) == 3;
+	configured = spec && sscanf(spec, "%127[^:]:%255[^:]:%15s", call_, text_, err_) == 3;
 	char *at = configured ? strchr(err_, '@') : NULL;
 	if (at) {
 		from_ = strtol(at + 1, NULL, 10);
@@ -89,9 +92,10 @@ static bool hit(const char *call, const char *path)
 			long tid = (long)syscall(SYS_gettid);
 			int n = strchr(call_, ',') ? snprintf(line, sizeof(line), "%ld %s %s\n", tid, call, path)
 						   : snprintf(line, sizeof(line), "%ld %s\n", tid, path);
-			if (n > 0 && write(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+			size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+			if (n > 0 && syscall(SYS_write, fd, line, len) < 0)
 				n = 0; /* a test log: nothing to do */
-			close(fd);
+			syscall(SYS_close, fd);
 		}
 	}
 	if (match && (!strcmp(err_, "DELAY") || !strcmp(err_, "TRACE"))) {
@@ -160,7 +164,7 @@ int open64(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	if (hit("open64", path)) {
+	if (hit("open64", path) || ((flags & O_CREAT) && hit("creat", path))) {
 		errno = err_code();
 		return -1;
 	}
@@ -181,7 +185,7 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	}
 	char buf[8192];
 	const char *full = at_path(dirfd, path, buf, sizeof(buf));
-	if (hit("openat64", full)) {
+	if (hit("openat64", full) || ((flags & O_CREAT) && hit("creat", full))) {
 		errno = err_code();
 		return -1;
 	}
@@ -290,6 +294,75 @@ int linkat(int olddir, const char *old, int newdir, const char *new_, int flags)
 		return -1;
 	}
 	return real(olddir, old, newdir, new_, flags);
+}
+
+int link(const char *old, const char *new_)
+{
+	REAL(link);
+	if (hit("linkat", new_)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(old, new_);
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	REAL(mkdir);
+	if (hit("mkdir", path)) {
+		errno = err_code();
+		return -1;
+	}
+	return real(path, mode);
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	REAL(mkdirat);
+	char buf[8192];
+	if (hit("mkdir", at_path(dirfd, path, buf, sizeof(buf)))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(dirfd, path, mode);
+}
+
+/* a descriptor closed no longer names its path (the number is reused) */
+int close(int fd)
+{
+	REAL(close);
+	remember(fd, NULL);
+	return real(fd);
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	REAL(write);
+	if (hit("write", path_of(fd))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(fd, buf, n);
+}
+
+int fsync(int fd)
+{
+	REAL(fsync);
+	if (hit("fsync", path_of(fd))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(fd);
+}
+
+int fdatasync(int fd)
+{
+	REAL(fdatasync);
+	if (hit("fsync", path_of(fd))) {
+		errno = err_code();
+		return -1;
+	}
+	return real(fd);
 }
 
 int symlink(const char *target, const char *path)
