@@ -15,17 +15,20 @@ if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 > /dev/null; then
   ok "# SKIP loop-mounted ext4 and tmpfs need root"; done_testing
 fi
 mkdir ext x
-if ! { truncate -s 64M ext.img && mkfs.ext4 -q -F ext.img && mount -o loop ext.img ext; } 2>/dev/null; then
+# the image in memory where it can be: fsync, which undo calls at each step, costs little there
+img=$(mktemp "$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "$T")/dupscan-undokill-XXXXXX.img")
+if ! { truncate -s 64M "$img" && mkfs.ext4 -q -F "$img" && mount -o loop "$img" ext; } 2>/dev/null; then
+  rm -f "$img"
   ok "# SKIP ext4 could not be loop-mounted here"; done_testing
 fi
 if ! mount -t tmpfs -o size=64m tmpfs x 2>/dev/null; then
-  umount ext; ok "# SKIP tmpfs could not be mounted here"; done_testing
+  umount ext; rm -f "$img"; ok "# SKIP tmpfs could not be mounted here"; done_testing
 fi
-trap 'umount "$T/ext" "$T/x" 2>/dev/null; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'umount "$T/ext" "$T/x" 2>/dev/null; rm -f "$img"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 
 # base: SETS sets of 2 or 3 copies, a few KB to a few hundred KB, in nested
 # directories; one set holds two names of one inode, one file is empty
-python3 - ext/base "${UNDO_SETS:-12}" <<'PY'
+python3 - ext/base "${UNDO_SETS:-6}" <<'PY'
 import os, random, sys
 root, sets = sys.argv[1], int(sys.argv[2])
 r = random.Random(45)
@@ -97,7 +100,7 @@ if [ -n "${FAULT_LIB:-}" ]; then
       "$DUPSCAN" --undo=j > /dev/null 2>&1
     steps=$(wc -l < calls.log)
     bad=0 killed=0
-    for i in $(seq 1 "${KILL_STRIDE:-1}" "$steps"); do
+    for i in $(seq 1 "${UNDO_STRIDE:-1}" "$steps"); do
       fresh "$mode"
       (DUPSCAN_FAULT="$calls:$T/:KILL@$i" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" --undo=j > /dev/null 2>&1)
       [ $? = 137 ] && killed=$((killed + 1))
@@ -116,6 +119,7 @@ fi
 seed=${KILL_SEED:-$RANDOM}
 echo "# kill loop seed: $seed (KILL_SEED=$seed reproduces the moments)"
 for mode in $modes; do
+  # UNDO_LOOPS_X, UNDO_LOOPS: fewer in scripts/test's lighter legs
   loops=${UNDO_LOOPS:-40}
   [ "$mode" = move-x ] && loops=${UNDO_LOOPS_X:-200}
   fresh "$mode"
