@@ -206,6 +206,8 @@ int undo_remove_checked(const char *path, const struct stat *st)
 	struct stat now;
 	char *aside = NULL;
 	int rc = undo_make_temp(path, &aside, rename_aside, path);
+	if (rc == -ENOENT)
+		return 0; /* removed meanwhile */
 	if (rc == -EINVAL) /* no RENAME_NOREPLACE here: checked, then removed */
 		return lstat(path, &now) != 0 ? -errno : !same_file(&now, st) ? DUPSCAN_E_CHANGED
 		       : unlink(path) == 0 ? 0 : -errno;

@@ -165,12 +165,10 @@ static int put_back(struct undo_state *u, const struct entry *e, const struct st
 	recorded_inode(e, &dev, &ino);
 	const struct restored *twin = S_ISREG(ts->st_mode) ? undo_twin(&u->moves, dev, ino) : NULL;
 	const char *src = twin ? twin->path : never_moved(e, ts);
-	if (src) {
-		/* the copy goes after: it must hold what the name had */
-		if (undo_known(&e->want) && !undo_holds(&e->want, to))
-			return DUPSCAN_E_CHANGED;
+	/* the moved copy goes after: only if it holds what the name had (a copy
+	 * changed since goes back itself, or is refused where that is known) */
+	if (src && undo_matches(e, to, src))
 		return link_back(src, from);
-	}
 	int rc = link_back(to, from);
 	if (rc == -EXDEV || rc == -EPERM || rc == -EMLINK || rc == -ENOTSUP)
 		return copy_back(e, to, from);

@@ -144,4 +144,33 @@ bad=$(for f in "$T"/shared.j.run*; do awk -F'\t' '(prev == "run" && $1 == "run")
   ok "two runs on one journal at once: each run line followed by its own change; --undo restores both" ||
   not_ok "two runs on one journal" "$bad" "$(ls "$T"/shared.j* 2>&1)" "$(diff <(echo "$before") <(snapshot ra; snapshot rb))"
 
+# ---- a moved copy replaced since: its new bytes never lost ----
+# two names of one inode moved by rename; one moved copy replaced by another
+# file: the undo gives each name back, and the replacing file goes back at its
+# name (nothing recorded says otherwise for a rename), never removed
+rm -rf t mv; mkdir t; echo same > t/a; echo same > t/d1; ln t/d1 t/d2
+run "$DUPSCAN" -rHq --move-to="$T/mv" --journal="$T/jrep" t
+rm mv/d1; echo "written since" > mv/d1
+run "$DUPSCAN" --undo="$T/jrep"
+[ "$rc" = 0 ] && [ "$(cat t/d1)" = "written since" ] && [ "$(cat t/d2)" = same ] \
+  && ok "--undo, a moved copy replaced since: it comes back, nothing lost" \
+  || not_ok "replaced moved copy" "status $rc" "$out" "$err" "$(ls -liR t mv 2>&1; cat t/d1 mv/d1 2>&1)"
+
+# ---- across filesystems: a name given other content since, its copy kept ----
+other=$(for c in /dev/shm "${TMPDIR:-/tmp}"; do [ -d "$c" ] && [ -w "$c" ] && [ "$(stat -c %d "$c")" != "$(stat -c %d "$T")" ] && echo "$c" && break; done)
+if [ -n "$other" ]; then
+  X=$(mktemp -d "$other/dupscan-undo-XXXXXX")
+  rm -rf t; mkdir t; echo same > t/a; echo same > t/d
+  run "$DUPSCAN" -rq --move-to="$X/mv" --journal="$T/jx" t
+  echo "new file" > t/d
+  run "$DUPSCAN" --undo="$T/jx"
+  [ "$rc" = 1 ] && [ "$(cat t/d)" = "new file" ] && [ "$(cat "$X/mv/d")" = same ] \
+    && expect_err "--undo: a name holding other content than recorded is refused, named, both left" \
+      "t/d: a file with other content is in its place; its moved copy is left at $X/mv/d" \
+    || not_ok "other content in place" "status $rc" "$out" "$err"
+  rm -rf "$X"
+else
+  ok "# SKIP no second filesystem here"
+fi
+
 done_testing
