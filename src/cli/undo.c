@@ -410,9 +410,14 @@ int journal_undo(const char *path)
 		puts("nothing to undo");
 	/* newest first: a later change may stand on an earlier one */
 	struct undo_state u = { { NULL, 0 }, { NULL, 0 }, 0 };
+	size_t failed = 0;
 	for (size_t i = l.n; status != 2 && i-- > 0;)
-		if (undo_one(&u, &l.v[i]))
-			status = 1;
+		failed += undo_one(&u, &l.v[i]) != 0;
+	if (failed) {
+		fflush(stdout);
+		fprintf(stderr, "dupscan: --undo: %zu of %zu changes could not be undone (named above)\n", failed, l.n);
+		status = status ? status : 1;
+	}
 	forget(&u.links);
 	forget(&u.moves);
 	free(u.links.v);

@@ -168,6 +168,7 @@ if [ -n "$other" ]; then
     && expect_err "--undo: a name holding other content than recorded is refused, named, both left" \
       "t/d: a file with other content is in its place; its moved copy is left at $X/mv/d" \
     || not_ok "other content in place" "status $rc" "$out" "$err"
+  expect_err "--undo: the changes not undone counted last" "^dupscan: --undo: 1 of 1 changes could not be undone \(named above\)$"
   rm -rf "$X"
 else
   ok "# SKIP no second filesystem here"
