@@ -28,7 +28,7 @@ trap 'umount "$T/ext" "$T/x" 2>/dev/null; rm -f "$img"; chmod -R u+rwx "$T" 2>/d
 
 # base: SETS sets of 2 or 3 copies, a few KB to a few hundred KB, in nested
 # directories; one set holds two names of one inode, one file is empty
-python3 - ext/base "${UNDO_SETS:-6}" <<'PY'
+python3 - ext/base "${UNDO_SETS:-4}" <<'PY'
 import os, random, sys
 root, sets = sys.argv[1], int(sys.argv[2])
 r = random.Random(45)
@@ -120,7 +120,7 @@ seed=${KILL_SEED:-$RANDOM}
 echo "# kill loop seed: $seed (KILL_SEED=$seed reproduces the moments)"
 for mode in $modes; do
   # UNDO_LOOPS_X, UNDO_LOOPS: fewer in scripts/test's lighter legs
-  loops=${UNDO_LOOPS:-40}
+  loops=${UNDO_LOOPS:-20}
   [ "$mode" = move-x ] && loops=${UNDO_LOOPS_X:-200}
   fresh "$mode"
   start=$(date +%s%N); "$DUPSCAN" --undo=j > /dev/null 2>&1; took=$(( ($(date +%s%N) - start) / 1000 ))
