@@ -37,9 +37,11 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 		return DUPSCAN_E_CHANGED;
 	c.size = (uint64_t)c.entry.st_size; /* a move's hash is of the file moved, just read */
 	if (!dest && dupscan_file_host(keep)) {
-		/* kept on another host: recorded as its server checks it */
-		if (dupscan_check_unchanged(keep) != 0)
-			return DUPSCAN_E_CHANGED;
+		/* kept on another host: recorded as its server checks it (what
+		 * it says, said: a changed file, or why it could not tell) */
+		int rc = dupscan_check_unchanged(keep);
+		if (rc)
+			return rc;
 		c.kept_st.st_size = (off_t)dupscan_file_size(keep);
 		c.kept_st.st_dev = (dev_t)dupscan_file_dev(keep);
 		c.kept_st.st_ino = (ino_t)dupscan_file_ino(keep);

@@ -345,7 +345,12 @@ static int answer_read(struct serve *v, struct ds_rd *r)
 }
 
 /* CHECK: a kept file, held open from its first check on, still the one
- * scanned, and still at its path. */
+ * scanned, and still at its path. The last HELD_MAX files checked are held
+ * (an action checks a set's kept file before and after its change, and sets
+ * come one after another); an older one is opened again when asked, and
+ * checked against its record all the same. Before, the 65th kept file was
+ * refused (EMFILE, taken for a change): a run across hosts keeping the
+ * remote copies acted on 64 sets. */
 static int answer_check(struct serve *v, struct ds_rd *r)
 {
 	uint64_t id = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0);
@@ -356,12 +361,16 @@ static int answer_check(struct serve *v, struct ds_rd *r)
 		h++;
 	if (h == v->nheld) {
 		int fd = open_id(v, id);
-		if (fd < 0 || v->nheld == HELD_MAX) {
-			if (fd >= 0)
-				close(fd);
-			return send_end(v, fd < 0 ? fd : -EMFILE);
+		if (fd < 0)
+			return send_end(v, fd);
+		if (v->nheld == HELD_MAX) {
+			h = v->held_next;
+			v->held_next = (v->held_next + 1) % HELD_MAX;
+			close(v->held[h].fd);
+		} else {
+			v->nheld++;
 		}
-		v->held[v->nheld++] = (struct held){ id, fd };
+		v->held[h] = (struct held){ id, fd };
 	}
 	const struct ds_rec *rec = ds_serve_rec(v, id);
 	struct stat st;

@@ -8,7 +8,7 @@
 
 #define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
 #define READ_MAX (64u << 20)       /* bytes one READ asks for, at most */
-#define HELD_MAX 64                /* kept files held open for CHECK, at most */
+#define HELD_MAX 64                /* kept files held open for CHECK: the last ones checked */
 #define HASH_THREADS 16            /* threads answering one HASH request, at most */
 
 struct held {
@@ -31,7 +31,7 @@ struct serve {
 	int fd;                      /* the file READ reads, id fd_id */
 	uint64_t fd_id;
 	struct held held[HELD_MAX];
-	size_t nheld;
+	size_t nheld, held_next;     /* held_next: the oldest, replaced next when all are held */
 	unsigned char *buf;
 };
 

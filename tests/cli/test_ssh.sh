@@ -55,6 +55,24 @@ run "$DUPSCAN" -rq --remote-dupscan="$DUPSCAN" -dN --protect="$H:$T/B" "$T/A" "$
 [ "$rc" = 0 ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/d/big3" ] && [ ! -e "$T/A/x" ] && [ -e "$T/A/y" ] &&
   [ -e "$T/B/e/big2" ] && [ -e "$T/B/r" ] && [ -e "$T/B/e/r2" ] && [ -e "$T/B/x2" ] &&
   ok "DUPSCAN_RSH; -dN keeping the remote copy deletes the local ones only" || not_ok "-dN over ssh" "rc $rc" "$out" "$err"
+# at scale: 4,000 sets, every kept copy on the other side of the ssh connection
+# (the server once refused all kept files past its 64th as "changed")
+rm -rf "$T/A" "$T/B"
+python3 - "$T" "${REMOTE_SETS:-4000}" <<'PY'
+import os, sys
+t, n = sys.argv[1], int(sys.argv[2])
+for s in range(n):
+    for side, d in (("A", s % 40), ("B", s % 37)):
+        os.makedirs(f"{t}/{side}/d{d}", exist_ok=True)
+        with open(f"{t}/{side}/d{d}/f{s}", "wb") as f:
+            f.write(f"set {s} ".encode() * (1 + s % 30))
+PY
+J=$( [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm || echo "$T")/dupscan-ssh-$$.j
+run "$DUPSCAN" -rqdN --remote-dupscan="$DUPSCAN" --journal="$J" --protect="$H:$T/B" "$T/A" "$H:$T/B"
+rm -f "$J"
+[ "$rc" = 0 ] && [ "$(find "$T/A" -type f | wc -l)" = 0 ] && [ "$(find "$T/B" -type f | wc -l)" = "${REMOTE_SETS:-4000}" ] &&
+  ok "over ssh, -dN keeping the remote copies of ${REMOTE_SETS:-4000} sets: every local copy deleted, none refused" ||
+  not_ok "-dN at scale over ssh" "rc $rc, $(find "$T/A" -type f | wc -l) left" "$(grep -m3 '\[!\]' <<< "$out")" "$err"
 # a host that cannot be reached: ssh's own message, then the run fails, nothing changed
 echo z > "$T/A/z"; echo z > "$T/A/z2"
 run "$DUPSCAN" -rq --rsh="ssh -p 1 -o BatchMode=yes -o ConnectTimeout=5" --remote-dupscan="$DUPSCAN" -dN "$T/A" "127.0.0.1:$T/B"
