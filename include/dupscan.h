@@ -87,8 +87,18 @@ enum dupscan_error {
 	                             * another version of it (since 0.8) */
 	DUPSCAN_E_REMOTE = -1013,   /* a remote peer went away, fell silent past the timeout, or
 	                             * failed (since 0.8) */
-	DUPSCAN_E_REMOTE_FILE = -1014 /* the file is on another host: only local files are changed,
-	                               * and links need both files on one (since 0.8) */
+	DUPSCAN_E_REMOTE_FILE = -1014, /* the file is on another host: only local files are changed,
+	                                * and links need both files on one (since 0.8) */
+	/* Why an action found a file changed since the scan: told through the
+	 * error callback with the changed file's path (HOST:PATH on another
+	 * host) just before the action returns DUPSCAN_E_CHANGED (since 0.9) */
+	DUPSCAN_E_CHANGED_TYPE = -1015,    /* no longer a regular file */
+	DUPSCAN_E_CHANGED_INODE = -1016,   /* another file at its name (device or inode differ) */
+	DUPSCAN_E_CHANGED_SIZE = -1017,    /* its size */
+	DUPSCAN_E_CHANGED_MTIME = -1018,   /* its modification time */
+	DUPSCAN_E_CHANGED_CTIME = -1019,   /* its inode's change time only: rewritten with its mtime
+	                                    * put back, or its owner, mode or links changed */
+	DUPSCAN_E_CHANGED_WRITTEN = -1020  /* written to while the action ran (inotify saw it) */
 };
 
 /* Flags for the action functions. */

@@ -142,6 +142,58 @@ START_TEST(test_changed_files_refused)
 }
 END_TEST
 
+/* A refusal says which file changed and what: its path and a
+ * DUPSCAN_E_CHANGED_* code through the error callback. */
+struct told {
+	char path[4096];
+	int code, calls;
+};
+
+static void tell(void *user, const char *path, int code)
+{
+	struct told *t = user;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->code = code;
+	t->calls++;
+}
+
+START_TEST(test_refusal_says_what_changed)
+{
+	static const struct { const char *file, *text; int why; } cases[] = {
+		{ "a", "kept file rewritten, longer\n", DUPSCAN_E_CHANGED_SIZE },
+		{ "b", "pair content\n", DUPSCAN_E_CHANGED_INODE }, /* the same bytes, a new file */
+		{ "a", "PAIR CONTENT\n", DUPSCAN_E_CHANGED_MTIME },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *dir = tu_tmpdir();
+		const dupscan_file *keep, *dup;
+		dupscan_scan *scan = pair(dir, &keep, &dup);
+		struct told t = { "", 0, 0 };
+		dupscan_set_error_callback(scan, tell, &t);
+		char *p = tu_path(dir, cases[i].file), *tmp = tu_path(dir, "new");
+		struct stat before;
+		ck_assert_int_eq(stat(p, &before), 0);
+		if (cases[i].why == DUPSCAN_E_CHANGED_INODE) {
+			tu_text(dir, "new", cases[i].text); /* saved by rename */
+			ck_assert_int_eq(rename(tmp, p), 0);
+		} else {
+			tu_text(dir, cases[i].file, cases[i].text); /* written in place */
+			struct timespec later[2] = { before.st_atim, { before.st_mtim.tv_sec + 5, 0 } };
+			ck_assert_int_eq(utimensat(AT_FDCWD, p, later, 0), 0);
+		}
+		ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), DUPSCAN_E_CHANGED);
+		ck_assert_int_eq(t.calls, 1);
+		ck_assert_str_eq(t.path, dupscan_file_path(cases[i].file[0] == 'a' ? keep : dup));
+		ck_assert_int_eq(t.code, cases[i].why);
+		ck_assert_str_ne(dupscan_strerror(t.code), "Unknown error");
+		free(p);
+		free(tmp);
+		dupscan_free(scan);
+		tu_cleanup(dir);
+	}
+}
+END_TEST
+
 START_TEST(test_remove)
 {
 	char *dir = tu_tmpdir();
@@ -514,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, test_hard_link);
 	tcase_add_test(tc, test_soft_link);
 	tcase_add_test(tc, test_changed_files_refused);
+	tcase_add_test(tc, test_refusal_says_what_changed);
 	tcase_add_test(tc, test_same_entry_refused);
 	tcase_add_test(tc, test_unwritable_dir);
 	suite_add_tcase(s, tc);

@@ -74,7 +74,7 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 	if (d.fd < 0 && (d.fd = openat(d.dirfd, d.name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) >= 0) {
 		struct stat st;
 		if (fstat(d.fd, &st) != 0 || st.st_dev != d.file.st_dev || st.st_ino != d.file.st_ino)
-			rc = DUPSCAN_E_CHANGED;
+			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 	}
 	req = malloc(sizeof(*req) + sizeof(struct file_dedupe_range_info));
 	if (rc == 0 && (d.fd < 0 || !req))

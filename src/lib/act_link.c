@@ -109,7 +109,7 @@ static int make_link(const dupscan_file *keep, struct kept *k, struct slot *d, b
 	if (fstatat(d->dirfd, d->tmp, &st, 0) != 0)
 		rc = errno == ELOOP || errno == ENOENT ? DUPSCAN_E_SAME_ENTRY : -errno;
 	else if (st.st_dev != k->st.st_dev || st.st_ino != k->st.st_ino)
-		rc = DUPSCAN_E_CHANGED;
+		rc = ds_refuse(keep, DUPSCAN_E_CHANGED_INODE);
 	else
 		rc = ds_act_kept_holds(keep, k, flags);
 	if (rc == 0 && fstatat(d->dirfd, d->tmp, &made, AT_SYMLINK_NOFOLLOW) == 0)
@@ -130,7 +130,7 @@ static int swap_link_in(const dupscan_file *keep, const dupscan_file *dup, struc
 		struct stat now;
 		if (fstatat(d->dirfd, d->name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_ino != d->entry.st_ino ||
 		    now.st_dev != d->entry.st_dev)
-			return DUPSCAN_E_CHANGED;
+			return ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 		if (renameat(d->dirfd, d->tmp, d->dirfd, d->name) != 0)
 			return -errno;
 		d->tmp[0] = '\0';

@@ -164,10 +164,13 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 		/* moved: it must be the entry checked, and keep must hold without
 		 * it; otherwise it goes back */
 		ds_act_own_change(dup, d.fd);
-		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino ||
-		    (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
-		     ((uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec) || ds_ns(st.st_mtim) != dup->rec->mtime_ns)))
-			rc = DUPSCAN_E_CHANGED;
+		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino)
+			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
+		else if (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
+			 (uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec))
+			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_SIZE);
+		else if (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) && ds_ns(st.st_mtim) != dup->rec->mtime_ns)
+			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_MTIME);
 		if (rc == 0)
 			rc = ds_act_kept_holds(keep, &k, flags);
 		if (rc == 0)

@@ -40,10 +40,11 @@ void ds_act_own_change(const dupscan_file *f, int fd)
 int ds_act_as_scanned(const struct stat *st, const dupscan_file *f, unsigned flags)
 {
 	if (!S_ISREG(st->st_mode))
-		return DUPSCAN_E_CHANGED;
+		return ds_refuse(f, DUPSCAN_E_CHANGED_TYPE);
 	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
 		return 0;
-	return ds_same_file(f->scan, st, f->rec, want_ctime(f)) ? 0 : DUPSCAN_E_CHANGED;
+	int why = ds_file_change(f->scan, st, f->rec, want_ctime(f));
+	return why ? ds_refuse(f, why) : 0;
 }
 
 int ds_act_gone_or(int err)
@@ -74,11 +75,14 @@ static void drain(struct kept *k, bool count)
 	while (k->watch >= 0 && (n = read(k->watch, buf.bytes, sizeof(buf))) > 0)
 		for (ssize_t at = 0; at < n;) {
 			const struct inotify_event *e = (const void *)(buf.bytes + at);
-			bool ours = false;
+			int ours = -1;
 			for (int i = 0; i < k->nwd; i++)
-				ours |= e->wd == k->wd[i];
-			if (count && ((ours && (e->mask & IN_MODIFY)) || (e->mask & IN_Q_OVERFLOW)))
+				ours = e->wd == k->wd[i] ? i : ours;
+			if (count && ((ours >= 0 && (e->mask & IN_MODIFY)) || (e->mask & IN_Q_OVERFLOW))) {
+				bool other = k->written && k->written_file != (ours < 0 ? NULL : k->watched[ours]);
+				k->written_file = ours < 0 || other ? NULL : k->watched[ours];
 				k->written = true;
+			}
 			at += (ssize_t)(sizeof(*e) + e->len);
 		}
 }
@@ -92,7 +96,7 @@ static void watch_begin(struct kept *k, int *shared)
 	drain(k, false); /* what earlier actions left */
 }
 
-static void watch_fd(struct kept *k, int fd)
+static void watch_fd(struct kept *k, int fd, const dupscan_file *f)
 {
 	char proc[32];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -100,6 +104,7 @@ static void watch_fd(struct kept *k, int fd)
 		return;
 	int wd = inotify_add_watch(k->watch, proc, IN_MODIFY);
 	if (wd >= 0) {
+		k->watched[k->nwd] = f;
 		k->wd[k->nwd++] = wd;
 	} else if (k->own_watch) {
 		close(k->watch);
@@ -129,14 +134,14 @@ int ds_act_kept_holds(const dupscan_file *keep, struct kept *k, unsigned flags)
 {
 	struct stat now, st;
 	if (!(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) && written_since(k))
-		return DUPSCAN_E_CHANGED;
+		return k->written_file ? ds_refuse(k->written_file, DUPSCAN_E_CHANGED_WRITTEN) : DUPSCAN_E_CHANGED;
 	/* on another host: its server holds it open and checks it there */
 	if (ds_remote_of(keep))
 		return ds_remote_check(keep);
 	if (stat(keep->path, &now) != 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? DUPSCAN_E_SAME_ENTRY : -errno;
 	if (now.st_dev != k->st.st_dev || now.st_ino != k->st.st_ino)
-		return DUPSCAN_E_CHANGED;
+		return ds_refuse(keep, DUPSCAN_E_CHANGED_INODE);
 	if (fstat(k->fd, &st) != 0)
 		return -errno;
 	return ds_act_as_scanned(&st, keep, flags);
@@ -271,8 +276,8 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
 		watch_begin(k, dup->scan->act_watch);
 		if (!remote)
-			watch_fd(k, k->fd);
-		watch_fd(k, d->fd);
+			watch_fd(k, k->fd, keep);
+		watch_fd(k, d->fd, dup);
 	}
 	/* looked at once the writes are watched: nothing after goes unseen */
 	if (rc == 0 && ((!remote && fstat(k->fd, &k->st) != 0) ||
@@ -280,7 +285,7 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 		rc = ds_act_gone_or(errno);
 	/* the name must still hold what was opened */
 	if (rc == 0 && d->fd >= 0 && (d->file.st_dev != d->entry.st_dev || d->file.st_ino != d->entry.st_ino))
-		rc = DUPSCAN_E_CHANGED;
+		rc = ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 	if (rc == 0 && !remote && same_entry(keep, d))
 		rc = DUPSCAN_E_SAME_ENTRY;
 	if (rc == 0)
@@ -365,11 +370,12 @@ int ds_act_tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned
 	if (fstatat(d->dirfd, d->tmp, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
 	if (st.st_dev != d->entry.st_dev || st.st_ino != d->entry.st_ino)
-		return DUPSCAN_E_CHANGED;
+		return ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 	if (d->fd < 0 || (flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
 		return 0;
-	return (uint64_t)st.st_size == ds_rec_size(dup->scan, dup->rec) && ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0
-											 : DUPSCAN_E_CHANGED;
+	if ((uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec))
+		return ds_refuse(dup, DUPSCAN_E_CHANGED_SIZE);
+	return ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0 : ds_refuse(dup, DUPSCAN_E_CHANGED_MTIME);
 }
 
 /* Take dup's entry out of the way (to d->tmp), then check that it is what was

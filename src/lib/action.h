@@ -24,9 +24,11 @@ struct kept {
 	int watch;
 	bool own_watch, written;
 	int wd[2], nwd;
+	const dupscan_file *watched[2]; /* the file of each watch */
+	const dupscan_file *written_file; /* the one written, NULL when not known */
 };
 
-#define KEPT_INIT { -1, { 0 }, -1, false, false, { -1, -1 }, 0 }
+#define KEPT_INIT { -1, { 0 }, -1, false, false, { -1, -1 }, 0, { NULL, NULL }, NULL }
 
 /* ---- the duplicate's directory entry: its directory open, its name ---- */
 

@@ -36,6 +36,12 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_PROTOCOL: return "The remote side broke the protocol or speaks another version of it";
 	case DUPSCAN_E_REMOTE: return "The remote side went away, fell silent or failed";
 	case DUPSCAN_E_REMOTE_FILE: return "On another host: only local files are changed";
+	case DUPSCAN_E_CHANGED_TYPE: return "Changed since the scan: no longer a regular file";
+	case DUPSCAN_E_CHANGED_INODE: return "Changed since the scan: another file is at its name";
+	case DUPSCAN_E_CHANGED_SIZE: return "Changed since the scan: its size";
+	case DUPSCAN_E_CHANGED_MTIME: return "Changed since the scan: its modification time";
+	case DUPSCAN_E_CHANGED_CTIME: return "Changed since the scan: its inode (ctime; its mtime as it was)";
+	case DUPSCAN_E_CHANGED_WRITTEN: return "Written to while the action ran";
 	case DUPSCAN_E_LEFTOVER: return "Temporary name left by an interrupted dupscan action (check it, then remove it)";
 	default: break;
 	}
@@ -44,6 +50,21 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	if (code < 0 && code > -4096)
 		return strerror(-code);
 	return "Unknown error";
+}
+
+bool ds_is_change(int code)
+{
+	return code == DUPSCAN_E_CHANGED || (code <= DUPSCAN_E_CHANGED_TYPE && code >= DUPSCAN_E_CHANGED_WRITTEN);
+}
+
+int ds_refuse(const dupscan_file *f, int why)
+{
+	/* told, not counted: the scan's errors are its reading's; the action
+	 * that refuses says so itself */
+	const dupscan_scan *s = f->scan->owner ? f->scan->owner : f->scan;
+	if (why != DUPSCAN_E_CHANGED && s->cb.on_error)
+		s->cb.on_error(s->cb.error_user, f->path, why);
+	return DUPSCAN_E_CHANGED;
 }
 
 void ds_report(dupscan_scan *s, const char *path, int code)

@@ -411,6 +411,7 @@ struct dupscan_scan {
 	int remote_timeout_ms;       /* DUPSCAN_OPT_REMOTE_TIMEOUT */
 	bool remote_uniques;         /* the remote sides' unique files still to be fetched for the uniques */
 	struct ds_remote *mirror_of; /* this scan holds that remote's files, or NULL */
+	const dupscan_scan *owner;   /* and is that scan's (whose callbacks tell of them) */
 	uint64_t *across;            /* classes joined across hosts: raw, class pairs, by raw
 	                              * (ds_across_class()) */
 	size_t nacross;
@@ -563,6 +564,12 @@ int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_k
 
 /* error.c */
 void ds_report(dupscan_scan *s, const char *path, int code);
+/* Is code DUPSCAN_E_CHANGED or one of the DUPSCAN_E_CHANGED_* reasons? */
+bool ds_is_change(int code);
+/* An action refuses because f changed since the scan: why (a
+ * DUPSCAN_E_CHANGED_* code) goes to the error callback with f's path.
+ * @return DUPSCAN_E_CHANGED. */
+int ds_refuse(const dupscan_file *f, int why);
 
 /* ---- result.c: what matching one size group produced, kept until it is
  * committed in group order, so output never depends on the thread count ---- */
@@ -688,6 +695,9 @@ char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i);
  * an action's own change left). The ctime catches a rewrite in place whose
  * mtime was put back (cp -p, rsync --inplace -t), while reading as at acting. */
 bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
+/* What differs first of type, identity, size, mtime and ctime: 0 or a
+ * DUPSCAN_E_CHANGED_* code. */
+int ds_file_change(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
 /* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen

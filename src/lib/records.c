@@ -127,10 +127,22 @@ char *ds_rec_path_dup(dupscan_scan *s, uint32_t i)
 	return p;
 }
 
+int ds_file_change(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
+{
+	if (!S_ISREG(st->st_mode))
+		return DUPSCAN_E_CHANGED_TYPE;
+	if (st->st_dev != ds_rec_dev(s, r) || st->st_ino != ds_rec_ino(s, r))
+		return DUPSCAN_E_CHANGED_INODE;
+	if ((uint64_t)st->st_size != ds_rec_size(s, r))
+		return DUPSCAN_E_CHANGED_SIZE;
+	if (ds_ns(st->st_mtim) != r->mtime_ns)
+		return DUPSCAN_E_CHANGED_MTIME;
+	return ds_ns(st->st_ctim) == ctime_ns ? 0 : DUPSCAN_E_CHANGED_CTIME;
+}
+
 bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns)
 {
-	return S_ISREG(st->st_mode) && st->st_dev == ds_rec_dev(s, r) && st->st_ino == ds_rec_ino(s, r) &&
-	       (uint64_t)st->st_size == ds_rec_size(s, r) && ds_ns(st->st_mtim) == r->mtime_ns && ds_ns(st->st_ctim) == ctime_ns;
+	return ds_file_change(s, st, r, ctime_ns) == 0;
 }
 
 char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i)

@@ -73,6 +73,7 @@ DUPSCAN_API int dupscan_add_remote(dupscan_scan *s, const char *label, int read_
 	r->arg = (uint32_t)arg;
 	ds_chan_init(&r->ch, read_fd, write_fd, r->shown, DS_WIRE_TIMEOUT_MS);
 	r->mirror->mirror_of = r;
+	r->mirror->owner = s;
 	rs[s->nremotes++] = r;
 	return arg;
 nomem:
@@ -541,7 +542,8 @@ int ds_remote_check(const dupscan_file *keep)
 		else
 			rc = -(int)status;
 	}
-	return rc;
+	/* what its server saw changed, told with the file's HOST:PATH */
+	return ds_is_change(rc) ? ds_refuse(keep, rc) : rc;
 }
 
 DUPSCAN_API const char *dupscan_file_host(const dupscan_file *f)

@@ -344,6 +344,23 @@ static int answer_read(struct serve *v, struct ds_rd *r)
 	return rc ? rc : send_end(v, ds_check_unchanged(v->s, v->fd, ds_serve_rec(v, id)));
 }
 
+/* What a check of file id that failed with code says to the client: for a
+ * change, what differs at its path now (DUPSCAN_E_CHANGED_*); a file gone
+ * from its name counts as another at it (renamed or removed away). */
+static int why_changed(struct serve *v, uint64_t id, int code)
+{
+	if (code == -ENOENT || code == -ENOTDIR || code == -ELOOP)
+		return DUPSCAN_E_CHANGED_INODE;
+	if (code != DUPSCAN_E_CHANGED)
+		return code;
+	const struct ds_rec *rec = ds_serve_rec(v, id);
+	char *path = ds_rec_path_alloc(v->s, v->files[id]);
+	struct stat st;
+	int why = !path ? 0 : stat(path, &st) != 0 ? DUPSCAN_E_CHANGED_INODE : ds_file_change(v->s, &st, rec, rec->ctime_ns);
+	free(path);
+	return why ? why : code;
+}
+
 /* CHECK: a kept file, held open from its first check on, still the one
  * scanned, and still at its path. The last HELD_MAX files checked are held
  * (an action checks a set's kept file before and after its change, and sets
@@ -362,7 +379,7 @@ static int answer_check(struct serve *v, struct ds_rd *r)
 	if (h == v->nheld) {
 		int fd = open_id(v, id);
 		if (fd < 0)
-			return send_end(v, fd);
+			return send_end(v, why_changed(v, id, fd));
 		if (v->nheld == HELD_MAX) {
 			h = v->held_next;
 			v->held_next = (v->held_next + 1) % HELD_MAX;
@@ -374,15 +391,16 @@ static int answer_check(struct serve *v, struct ds_rd *r)
 	}
 	const struct ds_rec *rec = ds_serve_rec(v, id);
 	struct stat st;
-	int rc = ds_check_unchanged(v->s, v->held[h].fd, rec);
+	/* what changed, said (DUPSCAN_E_CHANGED_*): the client tells its user */
+	int rc = fstat(v->held[h].fd, &st) != 0 ? -errno : ds_file_change(v->s, &st, rec, rec->ctime_ns);
 	char *path = rc == 0 ? ds_rec_path_alloc(v->s, v->files[id]) : NULL;
 	if (rc == 0 && !path)
 		return -ENOMEM;
 	/* and its name still reaches it */
-	if (rc == 0 && (stat(path, &st) != 0 || !ds_same_file(v->s, &st, rec, rec->ctime_ns)))
-		rc = DUPSCAN_E_CHANGED;
+	if (rc == 0)
+		rc = stat(path, &st) != 0 ? -errno : ds_file_change(v->s, &st, rec, rec->ctime_ns);
 	free(path);
-	return send_end(v, rc);
+	return send_end(v, why_changed(v, id, rc));
 }
 
 static int serve_requests(struct serve *v)

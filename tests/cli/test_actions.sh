@@ -160,6 +160,7 @@ printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 line" ] && ok "kept file changed after the scan: its set deletes nothing" || not_ok "changed kept file" "$(inventory t)"
 [ ! -e t/b/w ] && ok "other sets still acted on" || not_ok "other sets" "$(inventory t)"
 grep -q "\[!\] t/a/x -- File changed during the scan" d.out && grep -q "rc=1" d.out && ok "changed kept file reported, status 1" || not_ok "changed kept file report" "$(cat d.out)"
+grep -q "dupscan: t/a/sub/with space: Changed since the scan: its size$" d.out && ok "... naming the kept file and what changed" || not_ok "changed kept file: which, what" "$(cat d.out)"
 # a duplicate replaced by another file while waiting
 tree t
 ( "$DUPSCAN" -rd t < answer > d.out 2>&1 ) &
@@ -167,6 +168,7 @@ exec 7> answer
 wait_for d.out "Set 1 of 4: keep which files?"; echo "not the same" > t/b/x.new; mv t/b/x.new t/b/x
 printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
 [ "$(cat t/b/x)" = "not the same" ] && ok "a replaced duplicate is not deleted" || not_ok "replaced duplicate" "$(inventory t)"
+grep -q "dupscan: t/b/x: Changed since the scan: another file is at its name$" d.out && ok "... naming it and what changed" || not_ok "replaced duplicate: which, what" "$(cat d.out)"
 
 # a duplicate deleted by someone else while waiting: that file is reported and
 # skipped, the other sets are still offered and acted on

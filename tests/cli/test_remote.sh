@@ -107,8 +107,8 @@ grep -q "\[+\] localhost:$T/B/x/r2 -- on another host" <<< "$out" && ok "... sho
 # first, so '1' keeps the remote one). Racers: a writer appending; a writer
 # saving by rename (new inode at the name); a rewrite in place of the same
 # size whose mtime is put back (only the ctime tells)
-race_kept() { # NAME: runs "$@" on B/s2 (kept for A/s) while the prompt waits
-  local name=$1; shift
+race_kept() { # NAME WHY: runs "$@" on B/s2 (kept for A/s) while the prompt waits; WHY: what is said changed
+  local name=$1 why=$2; shift 2
   mk
   mkfifo "$T/answer"
   ( "$DUPSCAN" -rdO "${R[@]}" "localhost:$T/B" "$T/A" < "$T/answer" > "$T/d.out" 2>&1; echo "rc=$?" >> "$T/d.out" ) &
@@ -117,16 +117,17 @@ race_kept() { # NAME: runs "$@" on B/s2 (kept for A/s) while the prompt waits
   printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
   [ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/B/x/big3" ] &&
     grep -q "\[!\] $T/A/s -- File changed during the scan" "$T/d.out" && grep -q "rc=1" "$T/d.out" &&
-    ok "the remote kept file raced ($name): its set's local copy stays, the others go, status 1" ||
+    grep -qF "dupscan: localhost:$T/B/s2: Changed since the scan: $why" "$T/d.out" &&
+    ok "the remote kept file raced ($name): its set's local copy stays, the others go, status 1; said: the remote file, $why" ||
     not_ok "remote kept raced: $name" "$(cat "$T/d.out")" "$(find "$T/A" "$T/B")"
   rm -f "$T/answer"
 }
 append() { echo "same, and more" >> "$T/B/s2"; }
 save_by_rename() { echo "saved again" > "$T/B/.s2.new"; mv "$T/B/.s2.new" "$T/B/s2"; }
 mtime_put_back() { touch -r "$T/B/s2" "$T/ref"; printf 'SAME\n' > "$T/B/s2"; touch -r "$T/ref" "$T/B/s2"; }
-race_kept "a writer appending" append
-race_kept "saved by rename" save_by_rename
-race_kept "rewritten, its mtime put back" mtime_put_back
+race_kept "a writer appending" "its size" append
+race_kept "saved by rename" "another file is at its name" save_by_rename
+race_kept "rewritten, its mtime put back" "its inode (ctime; its mtime as it was)" mtime_put_back
 
 # ---- at scale: every set's kept copy on the other host ----
 # (the server held at most 64 kept files open for its checks and refused the
@@ -171,6 +172,7 @@ wait_for "$T/d.out" "Set 1 of 300: keep which files?"; echo "and more" >> "$T/B/
 for i in $(seq 300); do echo 1; done >&7; exec 7>&-; wait
 [ "$(find "$T/A" -type f)" = "$T/A/d$((250 % 40))/f250" ] && grep -q "rc=1" "$T/d.out" &&
   grep -q "\[!\] $T/A/d$((250 % 40))/f250 -- File changed during the scan" "$T/d.out" &&
+  grep -qF "dupscan: localhost:$T/B/d$((250 % 37))/f250: Changed since the scan: its size" "$T/d.out" &&
   ok "300 sets, the 250th's remote kept file changed: that set alone refused, status 1" ||
   not_ok "one changed at scale" "$(grep -m5 '\[!\]\|rc=' "$T/d.out")" "$(find "$T/A" -type f | head -3)"
 rm -f "$T/answer"
