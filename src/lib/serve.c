@@ -458,7 +458,8 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 		return DUPSCAN_E_STATE;
 	struct serve v = { .s = s, .fd = -1 };
 	ds_chan_init(&v.ch, read_fd, write_fd, "client", DS_WIRE_TIMEOUT_MS);
-	int rc = (v.buf = malloc(DS_COPY_BUF)) ? greet(&v) : -ENOMEM;
+	v.alive_lock = ds_monitor_new();
+	int rc = (v.buf = malloc(DS_COPY_BUF)) && v.alive_lock ? greet(&v) : -ENOMEM;
 	if (rc == 0) {
 		v.last_alive = ds_mono_ns();
 		dupscan_set_error_callback(s, on_error, &v);
@@ -497,6 +498,7 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 	free(v.files);
 	free(v.wire_dir);
 	free(v.buf);
+	ds_monitor_free(v.alive_lock);
 	ds_wr_free(&v.w);
 	ds_wr_free(&v.dirs);
 	ds_chan_free(&v.ch);

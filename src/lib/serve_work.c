@@ -2,16 +2,13 @@
 /* serve_work.c: the server at work on the client's requests: the file
  * numbers a request names, ALIVE frames while it works (or scans), and the
  * answer to a HASH request: the files' first blocks' or whole hashes, on the
- * scan's threads, or on a spinning disk on one thread in the disk's order. */
+ * scan's pool, or on a spinning disk on one thread in the disk's order. */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "serving.h"
-#if DUPSCAN_THREADS
-#include <pthread.h>
-#endif
 
 /* Ids of a request, each below nfiles. @return how many, or 0 when bad. */
 size_t ds_serve_ids(struct serve *v, struct ds_rd *r, uint64_t *ids)
@@ -22,63 +19,56 @@ size_t ds_serve_ids(struct serve *v, struct ds_rd *r, uint64_t *ids)
 	return r->bad || ds_rd_more(r) || v->nfiles == 0 ? 0 : n;
 }
 
-/* ALIVE when the last was a quarter of the client's patience ago: only
- * ever from one thread at a time (the scan's progress reports, or the
- * thread answering a request). */
+/* ALIVE when the last was a quarter of the client's patience ago, from
+ * whichever thread is at work (the scan's progress reports, or a slice of a
+ * request on the pool): one at a time, under alive_lock. */
 void ds_serve_alive(void *user)
 {
 	struct serve *v = user;
 	int64_t now = ds_mono_ns();
-	if (now - v->last_alive < v->alive_ns)
-		return;
-	v->last_alive = now;
-	struct ds_wr w = { 0 };
-	ds_wr_begin(&w, DS_W_ALIVE);
-	/* the client gone: nobody wants the rest */
-	if (ds_chan_send(&v->ch, &w) != 0)
-		dupscan_cancel(v->s);
-	ds_wr_free(&w);
+	ds_monitor_enter(v->alive_lock);
+	if (now - v->last_alive >= v->alive_ns) {
+		v->last_alive = now;
+		struct ds_wr w = { 0 };
+		ds_wr_begin(&w, DS_W_ALIVE);
+		/* the client gone: nobody wants the rest */
+		if (ds_chan_send(&v->ch, &w) != 0)
+			dupscan_cancel(v->s);
+		ds_wr_free(&w);
+	}
+	ds_monitor_leave(v->alive_lock);
 }
 
-/* A slice of a HASH request, worked on by one thread. */
-struct hash_slice {
+/* A HASH request cut in slices, each a run of its numbers with a buffer of
+ * its own, hashed on the scan's pool; every slice says ALIVE as it goes, so
+ * the client hears while any of them works. */
+struct hash_job {
 	struct serve *v;
 	const uint64_t *ids;
-	size_t n;
+	size_t n, nslices;
 	bool whole;
 	uint64_t *status, *hash;
-	unsigned char *buf;
-	const struct ds_keypos *order; /* the files in disk order, or NULL: as asked */
-	bool ticks;                    /* on the answering thread: it says ALIVE as it goes */
-	struct hash_done *done;        /* on a thread of its own: told when finished */
+	unsigned char *bufs;           /* DS_COPY_BUF a slice */
+	const struct ds_keypos *order; /* the files in disk order (one slice), or NULL: as asked */
 };
 
-/* The slices on threads of their own finished, for the answering thread
- * to wait on while it says ALIVE. */
-struct hash_done {
-#if DUPSCAN_THREADS
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-#endif
-	size_t n;
-};
-
-static void *hash_slice(void *arg)
+static void hash_slice(void *arg, size_t t)
 {
-	struct hash_slice *h = arg;
+	struct hash_job *h = arg;
 	const dupscan_scan *s = h->v->s;
+	unsigned char *buf = h->bufs + t * (size_t)DS_COPY_BUF;
 	/* the numbers go in walk order: a directory's files together, each
 	 * opened from it (on a spinning disk, in h->order) */
 	struct ds_dirfd dc = DS_DIRFD_INIT;
-	for (size_t k = 0; k < h->n; k++) {
+	for (size_t k = t * h->n / h->nslices; k < (t + 1) * h->n / h->nslices; k++) {
 		size_t i = h->order ? (size_t)h->order[k].pos : k;
 		uint32_t rec = h->v->files[h->ids[i]];
 		const struct ds_rec *r = ds_rec(s, rec);
 		uint64_t partial = 0, full = 0;
 		int fd = ds_open_scanned_in(s, rec, &dc), rc = fd;
 		if (fd >= 0) {
-			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, h->buf, DS_COPY_BUF,
-					h->ticks ? ds_serve_alive : NULL, h->v);
+			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, buf, DS_COPY_BUF,
+					ds_serve_alive, h->v);
 			/* written while read: the hash is of no file that was */
 			if (rc == 0)
 				rc = ds_check_unchanged(s, fd, r);
@@ -86,84 +76,27 @@ static void *hash_slice(void *arg)
 		}
 		h->status[i] = rc < 0 ? (uint64_t)-(int64_t)rc : 0;
 		h->hash[i] = h->whole ? full : partial;
-		if (h->ticks)
-			ds_serve_alive(h->v);
+		ds_serve_alive(h->v);
 	}
 	ds_dirfd_close(&dc);
-#if DUPSCAN_THREADS
-	if (h->done) {
-		pthread_mutex_lock(&h->done->lock);
-		h->done->n++;
-		pthread_cond_signal(&h->done->cond);
-		pthread_mutex_unlock(&h->done->lock);
-	}
-#endif
-	return NULL;
 }
 
-#if DUPSCAN_THREADS
-/* Until the started threads' slices are done, ALIVE as due. */
-static void wait_done(struct serve *v, struct hash_done *done, size_t started)
+/* The slices on the scan's pool, this thread taking its share. */
+static int hash_all(struct serve *v, struct hash_job *h)
 {
-	pthread_mutex_lock(&done->lock);
-	while (done->n < started) {
-		/* woken at least twice an ALIVE's interval */
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		int64_t at = ds_ns(until) + v->alive_ns / 2;
-		until = (struct timespec){ at / 1000000000, at % 1000000000 };
-		pthread_cond_timedwait(&done->cond, &done->lock, &until);
-		pthread_mutex_unlock(&done->lock);
-		ds_serve_alive(v);
-		pthread_mutex_lock(&done->lock);
+	h->bufs = malloc(h->nslices * (size_t)DS_COPY_BUF);
+	struct ds_pool *pool = h->nslices > 1 ? ds_scan_pool(v->s) : NULL;
+	if (!h->bufs || (h->nslices > 1 && !pool)) {
+		free(h->bufs);
+		return -ENOMEM;
 	}
-	pthread_mutex_unlock(&done->lock);
-}
-#endif
-
-/* The slices on threads (this one's the first, saying ALIVE as it goes),
- * each its own buffer. */
-static int hash_all(struct serve *v, struct hash_slice *sl, size_t nt)
-{
-	int rc = 0;
-	for (size_t t = 0; t < nt; t++)
-		if (!(sl[t].buf = malloc(DS_COPY_BUF)))
-			rc = -ENOMEM;
-	sl[0].ticks = true;
-#if DUPSCAN_THREADS
-	struct hash_done done = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
-	pthread_t tid[HASH_THREADS];
-	bool started[HASH_THREADS] = { false };
-	size_t nstarted = 0;
-	for (size_t t = 1; rc == 0 && t < nt; t++) {
-		sl[t].done = &done;
-		nstarted += started[t] = pthread_create(&tid[t], NULL, hash_slice, &sl[t]) == 0;
-	}
-	if (rc == 0)
-		hash_slice(&sl[0]);
-	for (size_t t = 1; rc == 0 && t < nt; t++)
-		if (!started[t]) {
-			/* no thread to be had: done here */
-			sl[t].ticks = true;
-			sl[t].done = NULL;
-			hash_slice(&sl[t]);
-		}
-	wait_done(v, &done, nstarted);
-	for (size_t t = 1; t < nt; t++)
-		if (started[t])
-			pthread_join(tid[t], NULL);
-	pthread_cond_destroy(&done.cond);
-	pthread_mutex_destroy(&done.lock);
-#else
-	(void)v;
-	for (size_t t = 0; rc == 0 && t < nt; t++) {
-		sl[t].ticks = true;
-		hash_slice(&sl[t]);
-	}
-#endif
-	for (size_t t = 0; t < nt; t++)
-		free(sl[t].buf);
-	return rc;
+	if (pool)
+		ds_pool_phase(pool, NULL, NULL, 0, 0, (int)h->nslices - 1);
+	ds_parallel_for(pool, h->nslices, hash_slice, h);
+	if (pool)
+		ds_pool_end_phase(pool);
+	free(h->bufs);
+	return 0;
 }
 
 /* ids[0..n) in the order their disk holds them: by the first extent's
@@ -210,13 +143,8 @@ int ds_serve_hash(struct serve *v, struct ds_rd *r)
 	size_t nt = order ? 1 : (size_t)v->s->opt.threads;
 	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
 	nt = n / nt < 16 ? (n + 15) / 16 : nt;
-	struct hash_slice sl[HASH_THREADS];
-	for (size_t t = 0, at = 0; t < nt; t++) {
-		size_t k = n / nt + (t < n % nt);
-		sl[t] = (struct hash_slice){ v, ids + at, k, whole != 0, status + at, hash + at, NULL, order, false, NULL };
-		at += k;
-	}
-	int rc = hash_all(v, sl, nt);
+	struct hash_job job = { v, ids, n, nt, whole != 0, status, hash, NULL, order };
+	int rc = hash_all(v, &job);
 	free(order);
 	if (rc)
 		return rc;

@@ -9,7 +9,7 @@
 #define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
 #define READ_MAX (64u << 20)       /* bytes one READ asks for, at most */
 #define HELD_MAX 64                /* kept files held open for CHECK: the last ones checked */
-#define HASH_THREADS 16            /* threads answering one HASH request, at most */
+#define HASH_THREADS 16            /* slices of one HASH request on the pool, at most */
 
 struct held {
 	uint64_t id;
@@ -27,6 +27,7 @@ struct serve {
 	struct serve_err { char *path; int code; } *errs;
 	size_t nerr, caperr;
 	int64_t last_alive, alive_ns;
+	struct ds_monitor *alive_lock; /* ALIVE from one thread at a time */
 	bool structure;              /* the client asked for the tree (DUPSCAN_OPT_DIRS) */
 	int fd;                      /* the file READ reads, id fd_id */
 	uint64_t fd_id;
@@ -35,7 +36,7 @@ struct serve {
 	unsigned char *buf;
 };
 
-/* ALIVE when due: from one thread at a time (serve_work.c). */
+/* ALIVE when due, from any thread (serve_work.c). */
 void ds_serve_alive(void *v);
 /* The file numbers of a request, each below nfiles. @return how many, or 0
  * when bad (serve_work.c). */
