@@ -294,6 +294,7 @@ struct src {
 	uint32_t rec;
 	struct ds_remote *r;
 	uint64_t id;
+	bool ahead;  /* the range taken was asked ahead (across_read.c) */
 };
 
 static bool fatal(int rc)
@@ -303,7 +304,7 @@ static bool fatal(int rc)
 
 static int src_open(struct xmatch *x, struct xitem *t, struct src *c)
 {
-	*c = (struct src){ t, -1, 0, site_remote(x, t), 0 };
+	*c = (struct src){ t, -1, 0, site_remote(x, t), 0, false };
 	if (c->r) {
 		c->id = remote_id(x, t);
 		return 0;
@@ -320,6 +321,10 @@ static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
 {
 	if (!c->r)
 		return 0;
+	if (off == 0 && ds_xread_has(x, c->r, c->id, len)) {
+		c->ahead = true;
+		return 0;
+	}
 	ds_wr_begin(&x->w, DS_W_READ);
 	ds_wr_u64(&x->w, c->id);
 	ds_wr_u64(&x->w, off);
@@ -333,12 +338,19 @@ static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_
 {
 	if (!c->r)
 		return ds_read(x->s, c->fd, buf, len, off);
+	if (c->ahead) {
+		c->ahead = false;
+		return ds_xread_take(x, c->r, c->id, buf, len);
+	}
+	/* answers to what was asked ahead come first: kept for later */
+	int rc = ds_xread_drain(x, c->r);
+	if (rc)
+		return rc;
 	size_t got = 0;
 	for (;;) {
 		int type;
 		struct ds_rd rd;
-		int rc = ds_remote_recv(c->r, &type, &rd);
-		if (rc)
+		if ((rc = ds_remote_recv(c->r, &type, &rd)) != 0)
 			return rc;
 		if (type == DS_W_DATA && (size_t)(rd.end - rd.p) <= len - got) {
 			memcpy(buf + got, rd.p, (size_t)(rd.end - rd.p));
@@ -367,9 +379,38 @@ static int src_close(struct xmatch *x, struct src *c, int rc)
 	return rc;
 }
 
-/* Are a's and b's bytes the same? Read side by side in rounds growing from
- * 64 KiB, so a difference early costs little. @return 0, DUPSCAN_E_DIFFERS,
- * or a fatal code; a file's own trouble is reported and counts as differing. */
+/* Rounds of a comparison: from 64 KiB, four times larger each, up to
+ * DS_COPY_BUF, so a difference early costs little. */
+static size_t next_round(size_t round)
+{
+	return round * 4 > DS_COPY_BUF ? DS_COPY_BUF : round * 4;
+}
+
+#define PAIR_AHEAD (4u << 20) /* bytes of a pair asked of other hosts ahead of the comparison */
+
+/* The answers to rounds asked and not taken (after a difference, or a file's
+ * trouble), read and dropped, so the side's next answer is to what is asked
+ * next. @return 0 or a fatal code. */
+static int skip_rounds(struct xmatch *x, struct src *ca, struct src *cb, uint64_t off, uint64_t aoff, size_t round)
+{
+	int rc = 0;
+	for (size_t k; rc == 0 && off < aoff; off += k, round = next_round(round)) {
+		k = aoff - off < round ? (size_t)(aoff - off) : round;
+		for (int side = 0; side < 2 && rc == 0; side++) {
+			struct src *c = side ? cb : ca;
+			int r = c->r ? src_take(x, c, x->bb, off, k) : 0;
+			rc = fatal(r) ? r : 0;
+		}
+	}
+	return rc;
+}
+
+/* Are a's and b's bytes the same? Read side by side in rounds; another
+ * host's rounds asked up to PAIR_AHEAD bytes before they are compared, so
+ * the round trips overlap (their items' whole hashes agree already: a
+ * difference is rare, and costs at most that much read for nothing).
+ * @return 0, DUPSCAN_E_DIFFERS, or a fatal code; a file's own trouble is
+ * reported and counts as differing. */
 static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 {
 	struct src ca, cb;
@@ -377,11 +418,19 @@ static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 	bool b_open = ra == 0;
 	if (b_open)
 		rb = src_open(x, b, &cb);
-	size_t round = DS_FIRST_ROUND;
-	for (uint64_t off = 0; ra == 0 && rb == 0 && off < a->size;) {
+	uint64_t off = 0, aoff = 0;
+	size_t round = DS_FIRST_ROUND, around = DS_FIRST_ROUND;
+	while (ra == 0 && rb == 0 && off < a->size) {
+		while (ra == 0 && rb == 0 && aoff < a->size && (aoff == off || aoff - off < PAIR_AHEAD)) {
+			size_t k = a->size - aoff < around ? (size_t)(a->size - aoff) : around;
+			if ((ra = src_ask(x, &ca, aoff, k)) == 0)
+				rb = src_ask(x, &cb, aoff, k);
+			aoff += k;
+			around = next_round(around);
+		}
 		size_t k = a->size - off < round ? (size_t)(a->size - off) : round;
-		/* both asked, then both taken: an answer asked for is always read whole */
-		if ((ra = src_ask(x, &ca, off, k)) == 0 && (rb = src_ask(x, &cb, off, k)) == 0) {
+		/* both taken: an answer asked for is always read whole */
+		if (ra == 0 && rb == 0) {
 			ra = src_take(x, &ca, x->ba, off, k);
 			rb = fatal(ra) && ca.r == cb.r ? ra : src_take(x, &cb, x->bb, off, k);
 		}
@@ -390,7 +439,11 @@ static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 		if (ra == 0 && x->s->canceled)
 			ra = DUPSCAN_E_CANCELED;
 		off += k;
-		round = round * 4 > DS_COPY_BUF ? DS_COPY_BUF : round * 4;
+		round = next_round(round);
+	}
+	if (b_open && !fatal(ra) && !fatal(rb) && off < aoff) {
+		int rc = skip_rounds(x, &ca, &cb, off, aoff, round);
+		ra = rc ? rc : ra;
 	}
 	if (b_open)
 		rb = src_close(x, &cb, rb);
@@ -415,6 +468,10 @@ static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 static int confirm(struct xmatch *x, int depth)
 {
 	for (size_t i = 0, j; i < x->n; i = j) {
+		/* the other hosts' bytes for this run and the next, asked ahead */
+		int rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : ds_xread_ahead(x, i);
+		if (rc)
+			return rc;
 		for (j = i + 1; j < x->n; j++) {
 			struct xitem a = x->it[i], b = x->it[j];
 			a.site = b.site = 0;
@@ -429,7 +486,7 @@ static int confirm(struct xmatch *x, int depth)
 				if (!tb->live || tb->group != DS_NONE || tb->site == x->it[a].site)
 					continue;
 				/* -Q and -TT: the hashes are the user's word */
-				int rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : same_bytes(x, &x->it[a], tb);
+				rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : same_bytes(x, &x->it[a], tb);
 				if (fatal(rc))
 					return rc;
 				if (rc == 0 && x->it[a].live) {
@@ -438,6 +495,13 @@ static int confirm(struct xmatch *x, int depth)
 				}
 			}
 		}
+	}
+	/* answers asked ahead and never taken: off the channels, so each side's
+	 * next answer is to what is asked next */
+	for (size_t k = 0; k < x->s->nremotes; k++) {
+		int rc = ds_xread_drain(x, x->s->remotes[k]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -476,6 +540,7 @@ int ds_remote_finish(dupscan_scan *s)
 		x.bb = malloc(DS_COPY_BUF);
 		rc = x.ba && x.bb ? match_across(&x) : -ENOMEM;
 	}
+	ds_xread_free(&x);
 	free(x.it);
 	free(x.ba);
 	free(x.bb);

@@ -18,12 +18,15 @@ struct xitem {
 	uint32_t group;    /* the first item of its set across hosts, or DS_NONE */
 };
 
+struct xside;
 struct xmatch {
 	dupscan_scan *s;
 	struct xitem *it;
 	size_t n;
 	unsigned char *ba, *bb;  /* comparison buffers, DS_COPY_BUF each */
 	struct ds_wr w;
+	struct xside *ahead;     /* by remote: reads asked ahead (across_read.c) */
+	size_t next_ahead;       /* the next item to ask ahead for */
 };
 
 static inline struct ds_remote *site_remote(const struct xmatch *x, const struct xitem *t)
@@ -42,6 +45,21 @@ static inline uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
 {
 	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
 }
+
+/* across_read.c: ask the other hosts for the first round (DS_FIRST_ROUND
+ * bytes at most) of the live items from index from on, as far as a budget
+ * allows; what was kept for items before from is dropped. @return 0 or a
+ * fatal code. */
+int ds_xread_ahead(struct xmatch *x, size_t from);
+/* Was (id, its first len bytes) asked ahead of r and not taken yet? */
+bool ds_xread_has(struct xmatch *x, const struct ds_remote *r, uint64_t id, size_t len);
+/* Those bytes into buf (asked ahead: ds_xread_has()), the answers before
+ * them kept. @return 0, the file's trouble, or a fatal code. */
+int ds_xread_take(struct xmatch *x, struct ds_remote *r, uint64_t id, unsigned char *buf, size_t len);
+/* Every answer asked ahead of r taken off its channel and kept, so what is
+ * asked next is answered next. @return 0 or a fatal code. */
+int ds_xread_drain(struct xmatch *x, struct ds_remote *r);
+void ds_xread_free(struct xmatch *x);
 
 /* The sets every host found, joined where matching across hosts joined their
  * items, as the scan's sets (across_sets.c); with DUPSCAN_OPT_DIRS also the

@@ -247,6 +247,22 @@ if [ -n "${FAULT_LIB:-}" ]; then
     ok "a server hashing for longer than the timeout ($ms ms) is not taken for a silent one" ||
     not_ok "slow server" "rc $rc, $ms ms" "$out" "$err"
   rm -f "$T/A/huge" "$T/B/huge2"
+  # a local file failing half way through its comparison, the other host's
+  # rounds asked ahead (9 MB: 12 rounds, 4 MB ahead): reported, those rounds'
+  # answers read and dropped, the channel in step for what is asked next
+  mk
+  head -c 9000000 /dev/urandom > "$T/A/nine"; cp "$T/A/nine" "$T/B/nine2"
+  : > "$T/reads"
+  env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:A/nine:LOG" DUPSCAN_FAULT_LOG="$T/reads" \
+    "$DUPSCAN" -rq "${R[@]}" "$T/A" "localhost:$T/B" > /dev/null 2>&1
+  n=$(wc -l < "$T/reads")  # the hash's reads, then the comparison's
+  run "$DUPSCAN" -rq "${R[@]}" "$T/A" "localhost:$T/B"
+  want=$(grep -v nine <<< "$out" | cat -s)
+  run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:A/nine:EIO@$((n - 6))" "$DUPSCAN" -rq "${R[@]}" "$T/A" "localhost:$T/B"
+  [ "$rc" = 1 ] && [ "$(cat -s <<< "$out")" = "$want" ] && grep -q "A/nine: $E_IO" <<< "$err" &&
+    ok "a local file failing mid-comparison ($n reads, the $((n - 6))th fails): reported, the other sets as without it" ||
+    not_ok "failing mid-comparison" "rc $rc" "$out" "--- want" "$want" "$err"
+  rm -f "$T/A/nine" "$T/B/nine2"
 else
   ok "# SKIP no fault shim in this build: a slow server is not made"
 fi
