@@ -294,7 +294,6 @@ struct src {
 	uint32_t rec;
 	struct ds_remote *r;
 	uint64_t id;
-	bool ahead;  /* the range taken was asked ahead (across_read.c) */
 };
 
 static bool fatal(int rc)
@@ -304,7 +303,7 @@ static bool fatal(int rc)
 
 static int src_open(struct xmatch *x, struct xitem *t, struct src *c)
 {
-	*c = (struct src){ t, -1, 0, site_remote(x, t), 0, false };
+	*c = (struct src){ t, -1, 0, site_remote(x, t), 0 };
 	if (c->r) {
 		c->id = remote_id(x, t);
 		return 0;
@@ -321,10 +320,8 @@ static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
 {
 	if (!c->r)
 		return 0;
-	if (off == 0 && ds_xread_has(x, c->r, c->id, len)) {
-		c->ahead = true;
+	if (ds_xread_has(x, c->r, c->id, off, len))
 		return 0;
-	}
 	ds_wr_begin(&x->w, DS_W_READ);
 	ds_wr_u64(&x->w, c->id);
 	ds_wr_u64(&x->w, off);
@@ -338,10 +335,8 @@ static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_
 {
 	if (!c->r)
 		return ds_read(x->s, c->fd, buf, len, off);
-	if (c->ahead) {
-		c->ahead = false;
-		return ds_xread_take(x, c->r, c->id, buf, len);
-	}
+	if (ds_xread_has(x, c->r, c->id, off, len))
+		return ds_xread_take(x, c->r, c->id, off, buf, len);
 	/* answers to what was asked ahead come first: kept for later */
 	int rc = ds_xread_drain(x, c->r);
 	if (rc)
@@ -377,13 +372,6 @@ static int src_close(struct xmatch *x, struct src *c, int rc)
 		close(c->fd);
 	}
 	return rc;
-}
-
-/* Rounds of a comparison: from 64 KiB, four times larger each, up to
- * DS_COPY_BUF, so a difference early costs little. */
-static size_t next_round(size_t round)
-{
-	return round * 4 > DS_COPY_BUF ? DS_COPY_BUF : round * 4;
 }
 
 #define PAIR_AHEAD (4u << 20) /* bytes of a pair asked of other hosts ahead of the comparison */

@@ -37,7 +37,7 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_REMOTE: return "The remote side went away, fell silent or failed";
 	case DUPSCAN_E_REMOTE_FILE: return "On another host: only local files are changed";
 	case DUPSCAN_E_CHANGED_TYPE: return "Changed since the scan: no longer a regular file";
-	case DUPSCAN_E_CHANGED_INODE: return "Changed since the scan: another file is at its name";
+	case DUPSCAN_E_CHANGED_INODE: return "Changed since the scan: its name leads to another file, or to none";
 	case DUPSCAN_E_CHANGED_SIZE: return "Changed since the scan: its size";
 	case DUPSCAN_E_CHANGED_MTIME: return "Changed since the scan: its modification time";
 	case DUPSCAN_E_CHANGED_CTIME: return "Changed since the scan: its inode (ctime; its mtime as it was)";

@@ -26,8 +26,16 @@ struct xmatch {
 	unsigned char *ba, *bb;  /* comparison buffers, DS_COPY_BUF each */
 	struct ds_wr w;
 	struct xside *ahead;     /* by remote: reads asked ahead (across_read.c) */
-	size_t next_ahead;       /* the next item to ask ahead for */
+	size_t next_ahead;       /* the next item to ask ahead for, */
+	uint64_t next_ahead_off; /* from this offset */
 };
+
+/* Rounds of a comparison: from DS_FIRST_ROUND, four times larger each, up
+ * to DS_COPY_BUF, so a difference early costs little. */
+static inline size_t next_round(size_t round)
+{
+	return round * 4 > DS_COPY_BUF ? DS_COPY_BUF : round * 4;
+}
 
 static inline struct ds_remote *site_remote(const struct xmatch *x, const struct xitem *t)
 {
@@ -46,16 +54,15 @@ static inline uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
 	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
 }
 
-/* across_read.c: ask the other hosts for the first round (DS_FIRST_ROUND
- * bytes at most) of the live items from index from on, as far as a budget
- * allows; what was kept for items before from is dropped. @return 0 or a
- * fatal code. */
+/* across_read.c: ask the other hosts for the first rounds of the live
+ * items from index from on, as far as a budget allows; what was kept for
+ * items before from is dropped. @return 0 or a fatal code. */
 int ds_xread_ahead(struct xmatch *x, size_t from);
-/* Was (id, its first len bytes) asked ahead of r and not taken yet? */
-bool ds_xread_has(struct xmatch *x, const struct ds_remote *r, uint64_t id, size_t len);
-/* Those bytes into buf (asked ahead: ds_xread_has()), the answers before
+/* Was the round (id, off, len) asked ahead of r and not taken yet? */
+bool ds_xread_has(struct xmatch *x, const struct ds_remote *r, uint64_t id, uint64_t off, size_t len);
+/* Its bytes into buf (asked ahead: ds_xread_has()), the answers before
  * them kept. @return 0, the file's trouble, or a fatal code. */
-int ds_xread_take(struct xmatch *x, struct ds_remote *r, uint64_t id, unsigned char *buf, size_t len);
+int ds_xread_take(struct xmatch *x, struct ds_remote *r, uint64_t id, uint64_t off, unsigned char *buf, size_t len);
 /* Every answer asked ahead of r taken off its channel and kept, so what is
  * asked next is answered next. @return 0 or a fatal code. */
 int ds_xread_drain(struct xmatch *x, struct ds_remote *r);

@@ -126,8 +126,12 @@ append() { echo "same, and more" >> "$T/B/s2"; }
 save_by_rename() { echo "saved again" > "$T/B/.s2.new"; mv "$T/B/.s2.new" "$T/B/s2"; }
 mtime_put_back() { touch -r "$T/B/s2" "$T/ref"; printf 'SAME\n' > "$T/B/s2"; touch -r "$T/ref" "$T/B/s2"; }
 race_kept "a writer appending" "its size" append
-race_kept "saved by rename" "another file is at its name" save_by_rename
+race_kept "saved by rename" "its name leads to another file, or to none" save_by_rename
 race_kept "rewritten, its mtime put back" "its inode (ctime; its mtime as it was)" mtime_put_back
+touched() { touch -d '2001-01-01' "$T/B/s2"; }
+race_kept "touched" "its modification time" touched
+renamed_away() { mv "$T/B/s2" "$T/B/s2.old"; }
+race_kept "renamed away" "its name leads to another file, or to none" renamed_away
 
 # ---- at scale: every set's kept copy on the other host ----
 # (the server held at most 64 kept files open for its checks and refused the
