@@ -326,7 +326,7 @@ static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
 	ds_wr_u64(&x->w, c->id);
 	ds_wr_u64(&x->w, off);
 	ds_wr_u64(&x->w, len);
-	return ds_chan_send(&c->r->ch, &x->w);
+	return ds_chan_queue(&c->r->ch, &x->w); /* out when this side waits for its answer */
 }
 
 /* The len bytes at off asked for, into buf. @return 0, the file's trouble,

@@ -118,7 +118,7 @@ static int ask(struct xmatch *x, struct ds_remote *r, struct xside *a, size_t it
 	ds_wr_u64(&x->w, id);
 	ds_wr_u64(&x->w, off);
 	ds_wr_u64(&x->w, len);
-	int rc = ds_chan_send(&r->ch, &x->w);
+	int rc = ds_chan_queue(&r->ch, &x->w); /* out when this side waits for an answer */
 	if (rc == 0) {
 		a->v[a->n++] = (struct xread){ item, id, off, len, NULL, 0, false, false };
 		a->asked++;

@@ -84,11 +84,14 @@ static int take_scan(struct serve *v, struct ds_rd *r)
 
 /* ---- results ---- */
 
+/* w's frame queued (it goes out with the next send, or once DS_CHAN_QUEUE
+ * bytes are queued: a directory's frame before each file's set frame, in one
+ * write with it), and w made ready for more of its kind. */
 static int flush(struct serve *v, struct ds_wr *w, size_t header)
 {
 	if (ds_wr_size(w) <= header)
 		return 0;
-	int rc = ds_chan_send(&v->ch, w);
+	int rc = ds_chan_queue(&v->ch, w);
 	w->len = header;
 	return rc;
 }
@@ -304,11 +307,13 @@ static int answer_names(struct serve *v, struct ds_rd *r)
 	return rc;
 }
 
+/* END, queued: a client asking in a row gets the answers in few writes
+ * (the queue goes out when this side next waits for a request). */
 static int send_end(struct serve *v, int code)
 {
 	ds_wr_begin(&v->w, DS_W_END);
 	ds_wr_u64(&v->w, code < 0 ? (uint64_t)-(int64_t)code : 0);
-	return ds_chan_send(&v->ch, &v->w);
+	return ds_chan_queue(&v->ch, &v->w);
 }
 
 /* READ: len bytes from off, in DATA frames, then END; the file stays open
@@ -337,7 +342,7 @@ static int answer_read(struct serve *v, struct ds_rd *r)
 		rc = ds_pread_full(v->fd, to, k, at);
 		if (rc)
 			return send_end(v, rc);
-		rc = ds_chan_send(&v->ch, &v->w);
+		rc = ds_chan_queue(&v->ch, &v->w);
 		at += k;
 	}
 	/* the bytes sent are the scanned file's only if it is unchanged now */

@@ -129,6 +129,11 @@ int ds_serve_hash(struct serve *v, struct ds_rd *r)
 	size_t n = ds_serve_ids(v, r, ids);
 	if (n == 0)
 		return DUPSCAN_E_PROTOCOL;
+	/* answers queued go before this work (and the ALIVE frames of the
+	 * slices, sent from their threads, find nothing queued) */
+	int fl = ds_chan_flush(&v->ch);
+	if (fl)
+		return fl;
 	/* as many threads as the scan read with, each a run of the numbers; on
 	 * a spinning disk one, in the disk's order, unless all it would read
 	 * is in memory */

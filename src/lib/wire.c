@@ -152,7 +152,9 @@ void ds_chan_free(struct ds_chan *c)
 {
 	free(c->in);
 	free(c->rbuf);
-	c->in = c->rbuf = NULL;
+	free(c->out);
+	c->in = c->rbuf = c->out = NULL;
+	c->outlen = c->outcap = 0;
 }
 
 void ds_chan_fail(struct ds_chan *c, const char *fmt, ...)
@@ -227,7 +229,8 @@ static int write_frame(struct ds_chan *c, const uint8_t *buf, size_t n)
 	return rc;
 }
 
-int ds_chan_send(struct ds_chan *c, struct ds_wr *w)
+/* w's length in its first four bytes. @return 0, -ENOMEM or DUPSCAN_E_REMOTE. */
+static int seal(struct ds_chan *c, struct ds_wr *w)
 {
 	if (w->oom)
 		return -ENOMEM;
@@ -236,7 +239,44 @@ int ds_chan_send(struct ds_chan *c, struct ds_wr *w)
 	uint32_t n = (uint32_t)(w->len - 4);
 	for (int i = 0; i < 4; i++)
 		w->buf[i] = (uint8_t)(n >> (8 * i));
-	return write_frame(c, w->buf, w->len);
+	return 0;
+}
+
+int ds_chan_flush(struct ds_chan *c)
+{
+	if (c->outlen == 0)
+		return c->dead ? DUPSCAN_E_REMOTE : 0;
+	int rc = c->dead ? DUPSCAN_E_REMOTE : write_frame(c, c->out, c->outlen);
+	c->outlen = 0;
+	return rc;
+}
+
+int ds_chan_send(struct ds_chan *c, struct ds_wr *w)
+{
+	int rc = seal(c, w);
+	if (rc == 0)
+		rc = ds_chan_flush(c);
+	return rc ? rc : write_frame(c, w->buf, w->len);
+}
+
+int ds_chan_queue(struct ds_chan *c, struct ds_wr *w)
+{
+	int rc = seal(c, w);
+	if (rc)
+		return rc;
+	if (c->outlen + w->len > c->outcap) {
+		size_t cap = c->outcap ? c->outcap : 4096;
+		while (cap < c->outlen + w->len)
+			cap *= 2;
+		uint8_t *b = realloc(c->out, cap);
+		if (!b)
+			return -ENOMEM;
+		c->out = b;
+		c->outcap = cap;
+	}
+	memcpy(c->out + c->outlen, w->buf, w->len);
+	c->outlen += w->len;
+	return c->outlen >= DS_CHAN_QUEUE ? ds_chan_flush(c) : 0;
 }
 
 /* Exactly n bytes into buf. @return 0, or DUPSCAN_E_REMOTE (why set; *got:
@@ -246,7 +286,10 @@ static int read_exact(struct ds_chan *c, uint8_t *buf, size_t n, size_t *got)
 	*got = 0;
 	while (*got < n) {
 		if (c->rlen == c->rpos) {
-			int rc = wait_fd(c, c->rfd, POLLIN);
+			/* about to wait for the other side: what it may wait for goes first */
+			int rc = ds_chan_flush(c);
+			if (rc == 0)
+				rc = wait_fd(c, c->rfd, POLLIN);
 			if (rc)
 				return rc;
 			ssize_t k = read(c->rfd, c->rbuf, RBUF);

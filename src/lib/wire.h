@@ -94,14 +94,26 @@ struct ds_chan {
 	size_t incap;
 	uint8_t *rbuf;           /* bytes read ahead of the frames */
 	size_t rpos, rlen;
+	uint8_t *out;            /* frames queued, sent before anything else is */
+	size_t outlen, outcap;
 	uint64_t bytes_in, bytes_out;
 	bool dead;               /* failed once: every later call fails */
 	char why[512];           /* what failed, for the caller's report */
 };
 void ds_chan_init(struct ds_chan *c, int rfd, int wfd, const char *peer, int timeout_ms);
 void ds_chan_free(struct ds_chan *c);
-/* Send the frame w holds. @return 0, -ENOMEM or DUPSCAN_E_REMOTE (why set). */
+/* Send the frame w holds (after those queued). @return 0, -ENOMEM or
+ * DUPSCAN_E_REMOTE (why set). */
 int ds_chan_send(struct ds_chan *c, struct ds_wr *w);
+/* Queue the frame w holds: it goes out with the next send, when this side
+ * next waits to read, or when DS_CHAN_QUEUE bytes are queued: answers and
+ * requests that follow each other go in one write (through ssh, one packet
+ * instead of one a frame). Not with a send from another thread meanwhile.
+ * @return as ds_chan_send(). */
+#define DS_CHAN_QUEUE (256u << 10)
+int ds_chan_queue(struct ds_chan *c, struct ds_wr *w);
+/* Send what is queued. @return as ds_chan_send(). */
+int ds_chan_flush(struct ds_chan *c);
 /* Receive a frame: its type in *type, its fields in *r (valid until the next
  * receive). A FAIL frame's message goes to why. @return 0, DUPSCAN_E_REMOTE
  * (closed, silent past the timeout, failed) or DUPSCAN_E_PROTOCOL
