@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* undo.c: --undo, reading a journal back and reversing its changes newest
- * first (moves in undo_move.c, links in undo_link.c), and the steps they share.
+ * first (moves in undo_move.c, links in undo_link.c, the steps they share in
+ * undo_steps.c).
  * Every name it gives back is checked to hold the content the journal
  * recorded, and every step may be cut at any instant and the undo run again:
  * what it makes is made under a name of its own, checked, then named; what it
@@ -8,8 +9,6 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,211 +16,6 @@
 
 #include "dirs.h"
 #include "undo.h"
-
-void undo_say(const char *what, const char *path, const char *why)
-{
-	printf("%s ", what);
-	fwrite(path, 1, strlen(path), stdout);
-	if (why)
-		printf(" -- %s", why);
-	putchar('\n');
-}
-
-void undo_complain2(const char *path, const char *why, const char *other)
-{
-	fflush(stdout);
-	fputs("dupscan: undo: ", stderr);
-	fwrite(path, 1, strlen(path), stderr);
-	fprintf(stderr, ": %s", why);
-	if (other)
-		fwrite(other, 1, strlen(other), stderr);
-	fputc('\n', stderr);
-}
-
-void undo_complain(const char *path, const char *why)
-{
-	undo_complain2(path, why, NULL);
-}
-
-char *undo_parent(const char *path)
-{
-	char *c = strdup(path);
-	if (!c)
-		return NULL;
-	char *d = strdup(dirname(c));
-	free(c);
-	return d;
-}
-
-int64_t undo_ns(struct timespec ts)
-{
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* ---- content ---- */
-
-bool undo_known(const struct content *c)
-{
-	return c->size >= 0;
-}
-
-bool undo_holds(const struct content *c, const char *path)
-{
-	struct stat st;
-	if (!undo_known(c) || lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (long long)st.st_size != c->size)
-		return false;
-	if (!c->hashed)
-		return true;
-	uint64_t size, hash;
-	return dupscan_hash_file(path, &size, &hash) == 0 && (long long)size == c->size && hash == c->hash;
-}
-
-/* Up to len bytes, fewer only at the end of the file. @return the count, or -1. */
-static ssize_t read_full(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static bool same_bytes(const char *a, const char *b)
-{
-	enum { CHUNK = 1 << 16 };
-	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int fb = open(b, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	char *buf = malloc(2 * CHUNK);
-	bool same = fa >= 0 && fb >= 0 && buf;
-	for (ssize_t na = 1; same && na > 0;) {
-		na = read_full(fa, buf, CHUNK);
-		ssize_t nb = read_full(fb, buf + CHUNK, CHUNK);
-		same = na >= 0 && na == nb && memcmp(buf, buf + CHUNK, (size_t)(na > 0 ? na : 0)) == 0;
-	}
-	free(buf);
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	return same;
-}
-
-bool undo_same_entry(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || (sa.st_mode & S_IFMT) != (sb.st_mode & S_IFMT))
-		return false;
-	if (S_ISREG(sa.st_mode))
-		return sa.st_size == sb.st_size && same_bytes(a, b);
-	char ta[PATH_MAX], tb[PATH_MAX];
-	ssize_t na = S_ISLNK(sa.st_mode) ? readlink(a, ta, sizeof(ta)) : -1;
-	ssize_t nb = S_ISLNK(sb.st_mode) ? readlink(b, tb, sizeof(tb)) : -1;
-	return na >= 0 && na == nb && memcmp(ta, tb, (size_t)na) == 0;
-}
-
-bool undo_matches(const struct entry *e, const char *path, const char *other)
-{
-	if (undo_known(&e->want))
-		return undo_holds(&e->want, path);
-	return other && undo_same_entry(path, other);
-}
-
-/* ---- names restored ---- */
-
-const struct restored *undo_twin(const struct restored_map *u, long long dev, long long ino)
-{
-	struct stat st;
-	for (size_t i = 0; i < u->n; i++)
-		if (u->v[i].dev == dev && u->v[i].ino == ino)
-			return lstat(u->v[i].path, &st) == 0 && st.st_dev == u->v[i].now_dev &&
-				       st.st_ino == u->v[i].now_ino ? &u->v[i] : NULL;
-	return NULL;
-}
-
-void undo_remember(struct restored_map *u, long long dev, long long ino, const char *path)
-{
-	struct stat st;
-	if (dev < 0 || undo_twin(u, dev, ino))
-		return;
-	struct restored *v = realloc(u->v, (u->n + 1) * sizeof(*v));
-	if (!v)
-		return;
-	u->v = v;
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(v[u->n].path = strdup(path)))
-		return;
-	v[u->n].dev = dev;
-	v[u->n].ino = ino;
-	v[u->n].now_dev = st.st_dev;
-	v[u->n].now_ino = st.st_ino;
-	u->n++;
-}
-
-static void forget(struct restored_map *u)
-{
-	for (size_t i = 0; i < u->n; i++)
-		free(u->v[i].path);
-	u->n = 0;
-}
-
-/* ---- the steps ---- */
-
-int undo_make_temp(const char *beside, char **out, int (*make)(const char *tmp, const void *arg), const void *arg)
-{
-	char *dir = undo_parent(beside);
-	char *tmp = dir ? malloc(strlen(dir) + 64) : NULL;
-	int rc = tmp ? -EEXIST : -ENOMEM;
-	for (int i = 0; rc == -EEXIST && i < 1000; i++) {
-		sprintf(tmp, "%s/.dupscan-tmp-undo%ld-%d", dir, (long)getpid(), i);
-		rc = make(tmp, arg);
-	}
-	free(dir);
-	if (rc) {
-		free(tmp);
-		return rc;
-	}
-	*out = tmp;
-	return 0;
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) &&
-	       a->st_size == b->st_size && undo_ns(a->st_mtim) == undo_ns(b->st_mtim);
-}
-
-static int rename_aside(const char *tmp, const void *path)
-{
-	return cli_rename2(path, tmp, RENAME_NOREPLACE);
-}
-
-int undo_remove_checked(const char *path, const struct stat *st)
-{
-	struct stat now;
-	char *aside = NULL;
-	int rc = undo_make_temp(path, &aside, rename_aside, path);
-	if (rc == -ENOENT)
-		return 0; /* removed meanwhile */
-	if (rc == -EINVAL) /* no RENAME_NOREPLACE here: checked, then removed */
-		return lstat(path, &now) != 0 ? -errno : !same_file(&now, st) ? DUPSCAN_E_CHANGED
-		       : unlink(path) == 0 ? 0 : -errno;
-	if (rc)
-		return rc;
-	if (lstat(aside, &now) == 0 && same_file(&now, st))
-		rc = unlink(aside) == 0 ? 0 : -errno;
-	else if ((rc = cli_rename2(aside, path, RENAME_NOREPLACE)) == 0)
-		rc = DUPSCAN_E_CHANGED;
-	else
-		undo_complain2(path, "replaced while it was being removed; what was put there is now at ", aside);
-	free(aside);
-	return rc;
-}
 
 /* ---- reading the journal ---- */
 
@@ -296,8 +90,8 @@ static void read_fields(struct entry *e)
 static int undo_one(struct undo_state *u, const struct entry *e)
 {
 	if (e->run != u->run) {
-		forget(&u->links);
-		forget(&u->moves);
+		undo_forget(&u->links);
+		undo_forget(&u->moves);
 		u->run = e->run;
 	}
 	const char *k = e->f[0];
@@ -418,8 +212,8 @@ int journal_undo(const char *path)
 		fprintf(stderr, "dupscan: --undo: %zu of %zu changes could not be undone (named above)\n", failed, l.n);
 		status = status ? status : 1;
 	}
-	forget(&u.links);
-	forget(&u.moves);
+	undo_forget(&u.links);
+	undo_forget(&u.moves);
 	free(u.links.v);
 	free(u.moves.v);
 	for (size_t i = 0; i < l.n; i++)

@@ -72,6 +72,8 @@ bool undo_same_entry(const char *a, const char *b);
 /* The restored name of inode (dev, ino), while it is still that file. */
 const struct restored *undo_twin(const struct restored_map *u, long long dev, long long ino);
 void undo_remember(struct restored_map *u, long long dev, long long ino, const char *path);
+/* Forget them (another run's numbers mean other files). */
+void undo_forget(struct restored_map *u);
 
 /* A new entry made by make() under a name of undo's own beside path
  * (".dupscan-tmp-undo*", never taken for an action's name set aside).
