@@ -50,6 +50,17 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 	return s;
 }
 
+/* A file's proof that holds: its class number and time. */
+static bool proof_of(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *at)
+{
+	struct ds_proof pf;
+	if (!ds_cache_proof(s, i, &pf))
+		return false;
+	*cls = pf.cls;
+	*at = pf.at;
+	return true;
+}
+
 /* The XXH64 of the first min(size, DS_BLOCK) bytes of dir/rel: the partial hash. */
 static uint64_t first_block_hash(const char *dir, const char *rel)
 {
@@ -191,15 +202,15 @@ START_TEST(test_proof_fields)
 	uint64_t cls, cls2;
 	int64_t at;
 	/* files written just now are racy under the real margin */
-	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
+	ck_assert(!proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
 	s->cache.racy_ns = -60LL * 1000000000; /* as if the proof came a minute later */
-	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
+	ck_assert(proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
 	ck_assert_int_eq(at, proved);
-	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a2"), &cls2, &at));
+	ck_assert(proof_of(s, tu_rec_named(s, "a2"), &cls2, &at));
 	ck_assert_uint_eq(cls, cls2);
-	ck_assert(ds_cache_proof(s, tu_rec_named(s, "s1"), &cls2, &at));
+	ck_assert(proof_of(s, tu_rec_named(s, "s1"), &cls2, &at));
 	ck_assert_uint_ne(cls, cls2); /* another class */
-	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
+	ck_assert(!proof_of(s, tu_rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
 	uint32_t a1 = tu_rec_named(s, "a1");
 	struct ds_rec *r = ds_rec(s, a1);
 	struct ds_rec saved = *r;
@@ -211,7 +222,7 @@ START_TEST(test_proof_fields)
 		else
 			r->size_lo += 1000003;
 		tu_cache_join(s);
-		ck_assert_msg(!ds_cache_proof(s, a1, &cls2, &at), "key field %zu changed alone", i);
+		ck_assert_msg(!proof_of(s, a1, &cls2, &at), "key field %zu changed alone", i);
 		*r = saved;
 	}
 	uint32_t other; /* the device: another one's index */
@@ -220,23 +231,23 @@ START_TEST(test_proof_fields)
 	ck_assert_int_eq(ds_intern(&s->tree.kinds, other, ds_rec_attr(s, r), &kind), 0);
 	r->kind = kind;
 	tu_cache_join(s);
-	ck_assert(!ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(!proof_of(s, a1, &cls2, &at));
 	*r = saved;
 	r->mtime_ns++;
 	tu_cache_join(s);
-	ck_assert(!ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(!proof_of(s, a1, &cls2, &at));
 	*r = saved;
 	r->ctime_ns++;
 	tu_cache_join(s);
-	ck_assert(!ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(!proof_of(s, a1, &cls2, &at));
 	*r = saved;
 	tu_cache_join(s);
-	ck_assert(ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(proof_of(s, a1, &cls2, &at));
 	/* racy by its own times: older than the proof, but not by more than the margin */
 	s->cache.racy_ns = proved - r->ctime_ns;
-	ck_assert(!ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(!proof_of(s, a1, &cls2, &at));
 	s->cache.racy_ns = proved - r->ctime_ns - 1;
-	ck_assert(r->mtime_ns > r->ctime_ns || ds_cache_proof(s, a1, &cls2, &at));
+	ck_assert(r->mtime_ns > r->ctime_ns || proof_of(s, a1, &cls2, &at));
 	dupscan_free(s);
 	free(cache);
 	tu_cleanup(dir);
@@ -342,7 +353,7 @@ START_TEST(test_version1_read)
 	uint64_t cls;
 	int64_t at;
 	s->cache.racy_ns = -60LL * 1000000000;
-	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
+	ck_assert(!proof_of(s, tu_rec_named(s, "a1"), &cls, &at)); /* version 1 proves nothing */
 	dupscan_free(s);
 	dupscan_free(scan_with_cache(dir, cache, &errs));
 	ck_assert_int_eq(errs, 0);
@@ -383,10 +394,10 @@ START_TEST(test_version2_read)
 	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
 	ck_assert(!h.has_full);
-	ck_assert(!ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
+	ck_assert(!proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
 	ck_assert(ds_cache_get(s, tu_rec_named(s, "s1"), &h));
 	ck_assert(h.has_full && h.full == h.partial);
-	ck_assert(ds_cache_proof(s, tu_rec_named(s, "s1"), &cls, &at));
+	ck_assert(proof_of(s, tu_rec_named(s, "s1"), &cls, &at));
 	dupscan_free(s);
 	dupscan_scan *again = scan_with_cache(dir, cache, &errs);
 	ck_assert_int_eq(errs, 0);
@@ -401,7 +412,7 @@ START_TEST(test_version2_read)
 	s->cache.racy_ns = -60LL * 1000000000;
 	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
 	ck_assert(h.has_full);
-	ck_assert(ds_cache_proof(s, tu_rec_named(s, "a1"), &cls, &at));
+	ck_assert(proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
 	dupscan_free(s);
 	free(sets2);
 	free(sets);

@@ -336,7 +336,7 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 		while (i < s->tree.nrecs && strcmp(ds_rec_name(s, ds_rec(s, i)), f[k].name) != 0)
 			i++;
 		ck_assert_uint_lt(i, s->tree.nrecs);
-		struct ds_hashed h = { i, f[k].has_full, false, f[k].partial, f[k].full };
+		struct ds_hashed h = { .rec = i, .has_full = f[k].has_full, .partial = f[k].partial, .full = f[k].full };
 		ck_assert_int_eq(ds_cache_note(s, &h), 0);
 	}
 	bool folded;

@@ -119,12 +119,19 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 		rc = ds_match_trusted(c, b);
 	} else if (s->opt.quick) {
 		rc = ds_match_quick(c, b);
-	} else if (!b->full && b->k <= s->reading.max_open) {
-		rc = side_by_side(c, b);
 	} else {
-		rc = ds_match_by_full(c, b);
+		rc = ds_match_plain(c, b);
 	}
+	if (rc == 0)
+		rc = ds_note_proofs(c, b, first);
 	if (rc == 0)
 		rc = stage_classes(c, first);
 	return rc;
+}
+
+int ds_match_plain(struct ds_ctx *c, const struct bucket *b)
+{
+	if (!b->full && b->k <= c->s->reading.max_open)
+		return side_by_side(c, b);
+	return ds_match_by_full(c, b);
 }

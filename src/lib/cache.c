@@ -10,14 +10,16 @@
  * checks and is ignored):
  *   header, 48 bytes: magic "DUPSCANH", u32 version (3), u32 entry size (80),
  *     u64 entry count, u64 string-table size, u64 XXH64 of everything after
- *     the header, u64 0 (reserved)
+ *     the header, u64 the tag of the log folded in (ds_cache_log_tag(), 0
+ *     for none; 0 from versions before 0.10)
  *   entries, sorted by (device, inode), 80 bytes each: u64 dev, ino, size,
  *     i64 mtime_ns, ctime_ns, u64 partial (XXH64 of the first 4096 bytes),
  *     full (XXH64 of the rest seeded with partial; partial for a file within
  *     4096 bytes), u64 class (a number naming
  *     the class of a proof), i64 at_ns (the start of the run that hashed
  *     the file, or with a proof, of the run that compared it into that
- *     class), u32 flags (1: full is set, 2: proven),
+ *     class), u32 flags (1: full is set, 2: proven, 4: proven by a run
+ *     that grouped without -1 or -p: see ds_proof),
  *     u32 offset of the file's absolute path in the string table
  *   string table: NUL-terminated paths (to prune entries whose file is gone)
  * Versions 1 (64-byte entries, no proofs) and 2 (full hashes of the whole
@@ -69,6 +71,7 @@ void ds_cache_free(struct ds_cache *c)
 	free(c->log);
 	free(c->hits);
 	free(c->noted);
+	free(c->proved);
 	free(c->proofs);
 	free(c->at);
 	free(c);
@@ -130,7 +133,7 @@ void ds_cache_upgrade_v2(struct cache_entry *e, size_t n)
 			continue;
 		e[i].full = 0;
 		e[i].cls = 0;
-		e[i].flags &= ~(F_FULL | F_PROVEN);
+		e[i].flags &= ~F_ALL;
 	}
 }
 
@@ -233,6 +236,7 @@ int ds_cache_read(const char *path, struct cache_file **out)
 		c->strings_at = HEADER_SIZE + c->n * esize;
 		c->esize = (uint32_t)esize;
 		c->version = h.version;
+		c->folded_log = h.folded_log;
 		rc = check_body(fd, c, h.checksum);
 	}
 	close(fd);
@@ -394,19 +398,18 @@ bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
 	return true;
 }
 
-bool ds_cache_proof(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *at_ns)
+bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out)
 {
 	uint32_t rep = ds_rec_rep(s, i);
 	const struct ds_rec *r = ds_rec(s, rep); /* its inode's */
 	const struct cache_hit *e = entry_of_rep(s, rep);
-	if (!e || !(e->flags & F_PROVEN) || !(e->flags & F_FULL) || e->cls == 0)
+	if (!e || !(e->flags & F_PROVEN) || e->cls == 0)
 		return false;
 	/* a write in the same timestamp tick as the recorded one, after the
 	 * proving scan began, would have left the key as it was */
 	if (racy(s, r, e->at_ns))
 		return false;
-	*cls = e->cls;
-	*at_ns = e->at_ns;
+	*out = (struct ds_proof){ e->cls, e->at_ns, (e->flags & F_APART) != 0, (e->flags & F_FULL) != 0 };
 	return true;
 }
 
@@ -436,6 +439,17 @@ bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
 		if (ds_cache_get(s, idx[i], &h))
 			return true;
 	return false;
+}
+
+int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p)
+{
+	struct ds_cache *c = s->cache.run;
+	if (!c)
+		return 0;
+	if (DS_GROW(c->proved, c->capproved, c->nproved + 1))
+		return -ENOMEM;
+	c->proved[c->nproved++] = *p;
+	return 0;
 }
 
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)

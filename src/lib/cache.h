@@ -18,6 +18,8 @@
 #define V1_ENTRY_SIZE 64u
 #define F_FULL 1u
 #define F_PROVEN 2u
+#define F_APART 4u      /* proven by a run that grouped without -1 or -p (struct ds_proof) */
+#define F_ALL (F_FULL | F_PROVEN | F_APART)
 #define LOG_NO_PATH UINT32_MAX /* an entry taken from the log: no path known */
 /* "dupscnL3": seeds each log record's check; a log of version 2 (seeded
  * "dupscanL", its full hashes of the whole file) fails every check */
@@ -26,7 +28,8 @@
 struct cache_header {
 	char magic[8];
 	uint32_t version, entry_size;
-	uint64_t count, strings, checksum, reserved;
+	uint64_t count, strings, checksum;
+	uint64_t folded_log;   /* ds_cache_log_tag() of the log folded in, or 0 (written 0 before 0.10) */
 };
 
 struct cache_entry {
@@ -50,6 +53,12 @@ _Static_assert(sizeof(struct cache_header) == HEADER_SIZE, "cache header layout"
 _Static_assert(sizeof(struct cache_entry) == ENTRY_SIZE, "cache entry layout");
 _Static_assert(sizeof(struct cache_entry_v1) == V1_ENTRY_SIZE, "version 1 entry layout");
 
+/* The log at log_path as it is now (its device, inode, size and times,
+ * hashed; never 0), or 0 when there is none: a file saved with its log's tag
+ * holds all that log held, so a log still so is not taken again (a kill
+ * between the file's rename and the log's removal leaves it). */
+uint64_t ds_cache_log_tag(const char *log_path);
+
 /* A record of the log (cache_log.c): an entry and its check. */
 struct log_record {
 	struct cache_entry e;
@@ -66,6 +75,7 @@ struct cache_file {
 	uint64_t strings_at;  /* where the string table starts in the file */
 	uint32_t esize;       /* bytes an entry in the file (ENTRY_SIZE, or V1_ENTRY_SIZE) */
 	uint32_t version;     /* the file's: 1 and 2 give no full hash and no proof past a block */
+	uint64_t folded_log;  /* the log its saving run folded into it, as it was (ds_cache_log_tag()) */
 };
 /* Version 1's entries, n of them read raw into the front of e, widened in place. */
 void ds_cache_upgrade_v1(struct cache_entry *e, size_t n);
@@ -112,6 +122,8 @@ struct ds_cache {
 	size_t nhits, caphits;
 	struct ds_hashed *noted;
 	size_t nnoted, capnoted;
+	struct ds_proved *proved;    /* this run's proofs (sorted by record at saving) */
+	size_t nproved, capproved;
 	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
 };
 
@@ -119,6 +131,7 @@ struct ds_cache {
 struct proof {
 	uint64_t cls;
 	int64_t at;
+	bool apart;
 };
 
 void ds_cachefile_free(struct cache_file *c);
@@ -138,9 +151,6 @@ int ds_cache_read(const char *path, struct cache_file **out);
 /* The hit of r's inode (joined), or NULL. */
 const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i);
 
-/* A class number of this run, named by one of its files: salted, so two
- * runs' classes never merge by name. */
-uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named);
 /* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
 char *ds_cache_log_path(const char *cache);
 

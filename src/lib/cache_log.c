@@ -79,7 +79,7 @@ static int read_log(const char *path, struct cache_entry **out, size_t *n)
 		rc = ds_cache_read_all(fd, chunk, want * sizeof(*chunk));
 		for (size_t i = 0; rc == 0 && i < want; i++)
 			if (chunk[i].check == record_check(&chunk[i].e) && chunk[i].e.path == LOG_NO_PATH &&
-			    (chunk[i].e.flags & ~(F_FULL | F_PROVEN)) == 0)
+			    (chunk[i].e.flags & ~F_ALL) == 0)
 				e[(*n)++] = chunk[i].e;
 		done += want;
 	}
@@ -112,6 +112,15 @@ static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 	char *path = ds_cache_log_path(s->cache.path);
 	struct cache_entry *log = NULL;
 	size_t m = 0;
+	/* a log the file holds already (its run was killed before removing it):
+	 * its proofs are numbered otherwise than the file's, so it is not taken,
+	 * and goes before this run appends (left there, this run keeps no log) */
+	bool folded = path && c->loaded && c->loaded->folded_log && c->loaded->folded_log == ds_cache_log_tag(path);
+	if (folded && unlink(path) != 0 && errno != ENOENT) {
+		ds_cache_report(s, path, -errno);
+		free(path);
+		return -EEXIST;
+	}
 	int rc = path ? read_log(path, &log, &m) : -ENOMEM;
 	*taken = m;
 	if (rc && rc != -ENOMEM)
@@ -129,6 +138,19 @@ static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 	free(log);
 	free(path);
 	return rc == -ENOMEM ? rc : 0;
+}
+
+uint64_t ds_cache_log_tag(const char *log_path)
+{
+	struct stat st;
+	if (lstat(log_path, &st) != 0)
+		return 0;
+	struct {
+		uint64_t dev, ino, size;
+		int64_t mtime, ctime;
+	} key = { (uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size, ds_ns(st.st_mtim), ds_ns(st.st_ctim) };
+	uint64_t tag = ds_hash_oneshot(&key, sizeof(key));
+	return tag ? tag : 1;
 }
 
 static bool sync_due(const struct cache_log *l, int64_t now, uint64_t read)
@@ -176,9 +198,9 @@ int ds_cache_log_start(dupscan_scan *s)
 	/* what a killed run had worked out */
 	size_t taken = 0;
 	int rc = take(s, c, &taken);
-	/* -Q and -T runs save nothing */
+	/* -Q and -T runs save nothing; nor a run whose log could not be cleared */
 	if (rc || s->opt.quick || s->opt.partial_only)
-		return rc;
+		return rc == -EEXIST ? 0 : rc;
 	struct cache_log *l = calloc(1, sizeof(*l));
 	if (!l || !(l->path = ds_cache_log_path(s->cache.path)) || !(l->buf = malloc(LOG_BUFFER)) ||
 	    !(l->mon = ds_monitor_new())) {
@@ -196,16 +218,16 @@ int ds_cache_log_start(dupscan_scan *s)
 	return 0;
 }
 
-void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full, uint32_t cls)
+void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
+		      const struct ds_proof *pf)
 {
 	struct cache_log *l = s->cache.log;
 	if (!l)
 		return;
 	const struct ds_rec *r = ds_rec(s, rec);
-	bool proven = has_full && cls != DS_NONE;
+	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0);
 	struct log_record x = { .e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
-				       proven ? ds_cache_fresh_class(s, ds_rec(s, cls)) : 0, s->cache.start_ns,
-				       (has_full ? F_FULL : 0) | (proven ? F_PROVEN : 0), LOG_NO_PATH } };
+				       pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH } };
 	x.check = record_check(&x.e);
 	ds_monitor_enter(l->mon);
 	if (!l->failed) {

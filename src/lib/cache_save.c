@@ -175,87 +175,61 @@ static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
 
 /* ---- proofs ---- */
 
-struct member {
-	uint32_t cls;   /* the record naming its class this run */
-	uint32_t note;  /* its note */
-	uint64_t old;   /* the class its proof names, while that proof holds; else 0 */
-	int64_t at;
-};
-
-static int cmp_member(void *ctx, const void *pa, const void *pb)
+static bool same_inode(const dupscan_scan *s, uint32_t a, uint32_t b)
 {
-	(void)ctx;
-	const struct member *a = pa, *b = pb;
-	if (a->cls != b->cls)
-		return a->cls < b->cls ? -1 : 1;
-	return a->note < b->note ? -1 : a->note > b->note;
+	const struct ds_rec *ra = ds_rec(s, a), *rb = ds_rec(s, b);
+	return ds_rec_devi(s, ra) == ds_rec_devi(s, rb) && ds_rec_ino(s, ra) == ds_rec_ino(s, rb);
 }
 
-static int cmp_u64(void *ctx, const void *pa, const void *pb)
+static int cmp_proved_plain(const void *pa, const void *pb)
 {
-	(void)ctx;
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return a < b ? -1 : a > b;
+	const struct ds_proved *a = pa, *b = pb;
+	return a->rec < b->rec ? -1 : a->rec > b->rec;
 }
 
+static int cmp_proved(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	return cmp_proved_plain(pa, pb);
+}
+
+/* The proof this run decided for the inode of notes h[i..) (ds_note_proofs()), or NULL. */
+static const struct ds_proof *decided(const dupscan_scan *s, const struct ds_cache *run, size_t i)
+{
+	const struct ds_hashed *h = run->noted;
+	for (size_t j = i; j < run->nnoted && (j == i || same_inode(s, h[j].rec, h[i].rec)); j++) {
+		struct ds_proved key = { h[j].rec, { 0 } };
+		const struct ds_proved *p = bsearch(&key, run->proved, run->nproved, sizeof(key), cmp_proved_plain);
+		if (p)
+			return &p->pf;
+	}
+	return NULL;
+}
 
 /* The proof each note is saved with (notes sorted, the first of each inode
- * counts). A class of this run keeps the number most of its members' holding
- * proofs name (their times stay), or takes a fresh one; members that join it
- * are proven at this run's start. A file in no class this run keeps a proof
- * that still holds. @return 0 or -ENOMEM. */
+ * counts): the one its bucket decided this run (ds_note_proofs()), unless
+ * the file dropped out since; else a proof that still holds; else none,
+ * its hashes keeping the time they were worked out. @return 0 or -ENOMEM. */
 static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 {
 	const struct ds_hashed *h = run->noted;
-	size_t n = run->nnoted, nm = 0;
+	size_t n = run->nnoted;
 	run->proofs = calloc(n ? n : 1, sizeof(*run->proofs));
-	struct member *m = malloc((n ? n : 1) * sizeof(*m));
-	uint64_t *ids = malloc((n ? n : 1) * sizeof(*ids));
-	int rc = run->proofs && m && ids ? 0 : -ENOMEM;
+	int rc = run->proofs ? ds_sort(run->proved, run->nproved, sizeof(*run->proved), cmp_proved, NULL) : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const struct ds_rec *r = ds_rec(s, h[i].rec);
-		if (i > 0 && ds_rec_devi(s, ds_rec(s, h[i - 1].rec)) == ds_rec_devi(s, r) && ds_rec_ino(s, ds_rec(s, h[i - 1].rec)) == ds_rec_ino(s, r))
+		if (i > 0 && same_inode(s, h[i - 1].rec, h[i].rec))
 			continue;
-		struct member x = { ds_index_class(&s->index, h[i].rec), (uint32_t)i, 0, 0 };
-		if (!ds_cache_proof(s, h[i].rec, &x.old, &x.at))
-			x.old = 0;
-		if (x.cls == DS_NONE || (r->flags & DS_F_DROPPED)) {
-			/* no proof, or one that still holds; hashes keep the time
-			 * they were worked out */
+		const struct ds_proof *now = decided(s, run, i);
+		struct ds_proof old;
+		if (now && !(ds_rec(s, h[i].rec)->flags & DS_F_DROPPED)) {
+			run->proofs[i] = (struct proof){ now->cls, now->at, now->apart };
+		} else if (ds_cache_proof(s, h[i].rec, &old)) {
+			run->proofs[i] = (struct proof){ old.cls, old.at, old.apart };
+		} else {
 			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, h[i].rec) : NULL;
-			run->proofs[i] = x.old ? (struct proof){ x.old, x.at }
-					       : (struct proof){ 0, e ? e->at_ns : s->cache.start_ns };
-			continue;
+			run->proofs[i] = (struct proof){ 0, e ? e->at_ns : s->cache.start_ns, false };
 		}
-		m[nm++] = x;
 	}
-	if (rc == 0)
-		rc = ds_sort(m, nm, sizeof(*m), cmp_member, NULL);
-	for (size_t i = 0; rc == 0 && i < nm;) {
-		size_t j = i, nids = 0;
-		for (; j < nm && m[j].cls == m[i].cls; j++)
-			if (m[j].old)
-				ids[nids++] = m[j].old;
-		rc = ds_sort(ids, nids, sizeof(*ids), cmp_u64, NULL);
-		uint64_t best = 0;
-		for (size_t a = 0, most = 0; rc == 0 && a < nids;) {
-			size_t b = a + 1;
-			while (b < nids && ids[b] == ids[a])
-				b++;
-			if (b - a > most) {
-				most = b - a;
-				best = ids[a];
-			}
-			a = b;
-		}
-		if (!best)
-			best = ds_cache_fresh_class(s, ds_rec(s, m[i].cls));
-		for (size_t k = i; k < j; k++)
-			run->proofs[m[k].note] = (struct proof){ best, m[k].old == best ? m[k].at : s->cache.start_ns };
-		i = j;
-	}
-	free(ids);
-	free(m);
 	return rc;
 }
 
@@ -355,7 +329,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		const struct proof *pf = &run->proofs[i];
 		struct cache_entry e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
-					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0), 0 };
+					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0), 0 };
 		const char *was = order == 0 && same_entry(&e, o) ? old_path(&oc) : NULL;
 		changed |= !was;
 		if (w && was) {
@@ -407,8 +381,10 @@ static int write_cache(dupscan_scan *s, const struct ds_cache *run, struct cache
 	w.nstrings = 0;
 	if (w.rc == 0)
 		merge(s, run, old, keep, cwd, &w, true);
+	char *log = ds_cache_log_path(path);
 	struct cache_header h = { .version = CACHE_VERSION, .entry_size = ENTRY_SIZE, .count = w.count,
-				  .strings = strings };
+				  .strings = strings, .folded_log = log ? ds_cache_log_tag(log) : 0 };
+	free(log);
 	memcpy(h.magic, CACHE_MAGIC, 8);
 	int rc = flush(&w);
 	if (rc == 0 && w.nstrings != strings)
@@ -461,7 +437,7 @@ static int same_file_meta(const char *path, const struct cache_file *loaded, str
 	if (!c)
 		return -ENOMEM;
 	*c = (struct cache_file){ (size_t)h.count, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
-				  (uint32_t)esize, h.version };
+				  (uint32_t)esize, h.version, h.folded_log };
 	*out = c;
 	return 0;
 }

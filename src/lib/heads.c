@@ -69,7 +69,8 @@ static void first_slice(void *arg, size_t sl)
 		if (j->keys)
 			j->keys[i] = (struct ds_keypos){ partial, i };
 		else
-			j->hv[i] = (struct ds_hashed){ j->idx[i], j->blen == ds_rec_size(s, ds_rec(s, ri)), false, partial, partial };
+			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_size(s, ds_rec(s, ri)),
+							   .partial = partial, .full = partial };
 		j->got[i] = true;
 	}
 	ds_dirfd_close(&dc);

@@ -595,6 +595,22 @@ struct ds_hashed {
 	bool cached;            /* taken from the cache, not worked out in this run */
 	uint64_t partial, full;
 };
+/* A proof the cache holds for a file: the class it was settled into by a run
+ * (a file alone in its bucket has a class of its own), that run's start, and
+ * whether that run grouped it with every file of its size and first block
+ * (not with -1 or -p): files such a run settled into different classes differ. */
+struct ds_proof {
+	uint64_t cls;
+	int64_t at;
+	bool apart;
+	bool full;              /* the entry holds the file's full hash */
+};
+/* The proof a settled bucket gives one of its files (ds_note_proofs()): what
+ * the cache's log holds of it at once, and its file once saved. */
+struct ds_proved {
+	uint32_t rec;
+	struct ds_proof pf;
+};
 struct ds_error {
 	char *path;
 	int code;
@@ -617,6 +633,8 @@ struct ds_result {
 	size_t npairs, cappairs;
 	struct ds_hashed *notes;     /* hashes for the cache */
 	size_t nnotes, capnotes;
+	struct ds_proved *proved;    /* proofs for the cache */
+	size_t nproved, capproved;
 	struct ds_error *err;
 	size_t nerr, caperr;
 	struct ds_stage_event *stg;
@@ -649,6 +667,9 @@ struct ds_insert ds_result_ins(const struct ds_result *r, size_t i);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);
+/* A proof for the cache, logged now (partial, full: the file's hashes, full
+ * when has_full) and kept for the save. @return 0 or -ENOMEM. */
+int ds_result_prove(struct ds_ctx *c, const struct ds_proved *p, uint64_t partial, uint64_t full, bool has_full);
 /* A file could not be read: drop it and keep the report for the commit. */
 void ds_fail(struct ds_ctx *c, uint32_t i, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
@@ -873,6 +894,9 @@ void ds_sweep_free(struct ds_sweep *sw);
 
 /* match.c */
 int ds_match(dupscan_scan *s);
+/* Does this run's matching see every file of one size and first block
+ * together (no -1 or -p to split them)? Then classes it settles apart differ. */
+bool ds_groups_apart(const dupscan_scan *s);
 /* One representative per inode (ds_rec_rep()), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 
@@ -973,9 +997,8 @@ void ds_cache_free(struct ds_cache *c);
 /* Cached hashes of r into out (all but out->rec) when its key still matches. */
 bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out);
 /* With r's key as recorded, and a proof that holds (r's mtime and ctime older
- * than the proof's time by more than s->cache.racy_ns): the class number of that
- * proof and its time. */
-bool ds_cache_proof(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *proven_ns);
+ * than the proof's time by more than s->cache.racy_ns): that proof. */
+bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out);
 /* Does the cache hold hashes it may lend for some file of idx[0..n)? */
 bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Match the loaded entries to the records, order[0..n) sorted by inode (as
@@ -988,13 +1011,18 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* Remember hashes of this run (in commit order; a no-op without a cache).
  * @return 0 or -ENOMEM. */
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);
+/* A class number of this run, named by one of its files: salted, so two
+ * runs' classes never merge by name. */
+uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named);
+/* Remember a proof of this run for the save (a no-op without a cache). @return 0 or -ENOMEM. */
+int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
 /* *folded: the file now holds what the log held (then the log can go). */
 int ds_cache_save(dupscan_scan *s, bool *folded);
 /* Append a file's hashes to the cache's log (made durable when due), from
- * any thread; cls: the record naming the class it was compared into byte by
- * byte, or DS_NONE. A no-op without a log. */
-void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full, uint32_t cls);
+ * any thread, with its proof (or NULL). A no-op without a log. */
+void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
+		      const struct ds_proof *pf);
 /* Take what a killed run left in the cache's log over the entries loaded,
  * and open this run's log (s->cache.log; none with -Q or -T). Trouble is
  * told and ignored. @return 0 or -ENOMEM. */

@@ -18,6 +18,11 @@ static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const stru
 	       (!s->opt.permissions || ds_rec_attr(s, a) == ds_rec_attr(s, b));
 }
 
+bool ds_groups_apart(const dupscan_scan *s)
+{
+	return !s->opt.one_fs && !s->opt.permissions;
+}
+
 /* same_group()'s order as a key: size, then the attributes or the device. */
 static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {
@@ -59,8 +64,6 @@ static size_t run_end(const struct group *g, size_t i)
 static int bucket_scratch(struct group *g, size_t most)
 {
 	const dupscan_scan *s = g->c->s;
-	/* a trusting run keeps full hashes for the next, even without a cache file yet */
-	g->finish = s->opt.cache_trust && s->cache.run && !s->opt.quick && !s->opt.partial_only;
 	bool ok = (g->m = malloc(most * sizeof(*g->m))) != NULL;
 	/* full hashes come from the sweep or the cache; a file read this run
 	 * knows its first block's */
@@ -70,8 +73,6 @@ static int bucket_scratch(struct group *g, size_t most)
 		ok = (g->same = malloc(most * sizeof(*g->same))) && (g->serr = malloc(most * sizeof(*g->serr)));
 	if (ok && (g->cached || g->mixed) && g->trust)
 		ok = (g->kn = malloc(most * sizeof(*g->kn))) != NULL;
-	if (ok && g->finish)
-		ok = (g->known_full = malloc(most * sizeof(*g->known_full))) != NULL;
 	return ok ? 0 : -ENOMEM;
 }
 
@@ -97,7 +98,7 @@ static int sort_heads(struct group *g)
 			if (!g->got[i])
 				continue;
 			uint64_t partial = g->bh[i].key;
-			struct ds_hashed h = { g->idx[i], g->size <= DS_BLOCK, false, partial, partial };
+			struct ds_hashed h = { .rec = g->idx[i], .has_full = g->size <= DS_BLOCK, .partial = partial, .full = partial };
 			g->bh[g->nb++] = g->bh[i];
 			rc = ds_result_note(g->c, &h);
 		}
@@ -159,9 +160,8 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
 		return false;
 	bool proofs = from_cache_n < k;
 	for (size_t x = 0; !proofs && x < k; x++) {
-		uint64_t kc;
-		int64_t at;
-		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &kc, &at);
+		struct ds_proof pf;
+		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &pf);
 	}
 	return proofs;
 }
@@ -213,15 +213,7 @@ static int settle_run(struct group *g, size_t i, size_t k)
 		 * last time), the bucket is read whole */
 		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, all_full && g->full ? g->full : NULL, NULL, NULL, NULL };
 	}
-	size_t first = c->res->nins;
-	int rc = ds_match_bucket(c, &b);
-	/* trust: what a later run would read again is hashed whole now */
-	if (rc == 0 && g->finish && !proofs) {
-		for (size_t x = 0; x < k; x++)
-			g->known_full[x] = known_whole(g, i + x);
-		rc = ds_finish_hashes(c, g->m, k, g->known_full, key, first);
-	}
-	return rc;
+	return ds_match_bucket(c, &b);
 }
 
 /* Each run of equal first-block hashes as a bucket; a unique first block is
@@ -244,7 +236,6 @@ static void group_free(struct group *g)
 			close(g->fds[i]);
 	free(g->fds);
 	free(g->kn);
-	free(g->known_full);
 	free(g->stidx);
 	free(g->serr);
 	free(g->same);

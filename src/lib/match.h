@@ -56,8 +56,6 @@ struct group {
 	uint32_t *same;
 	int *serr;
 	struct known *kn;
-	bool *known_full;
-	bool finish;                 /* trust: hash whole what a later run would read */
 };
 
 
@@ -70,6 +68,9 @@ bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n);
 
 /* buckets.c: settle one bucket; its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
+/* A bucket of which nothing is known past its first blocks (b->full may be
+ * NULL): side by side when its files can all be open at once, else by full hash. */
+int ds_match_plain(struct ds_ctx *c, const struct bucket *b);
 
 /* fullhash.c */
 /* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */
@@ -89,9 +90,8 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b);
 /* trust.c */
 /* A bucket settled with the cache's proofs (b->known). */
 int ds_match_trusted(struct ds_ctx *c, const struct bucket *b);
-/* With trust: members that joined no class and whose full hash is unknown are
- * hashed whole and noted for the next run (inserts from first on name the classes). */
-int ds_finish_hashes(struct ds_ctx *c, const struct ds_member *m, size_t k, const bool *has_full,
-		     uint64_t partial, size_t first);
+/* After bucket b is settled (inserts from first on): its proofs for the
+ * cache's log and file. @return 0 or -ENOMEM. */
+int ds_note_proofs(struct ds_ctx *c, const struct bucket *b, size_t first);
 
 #endif /* DUPSCAN_MATCH_H */

@@ -13,7 +13,7 @@ void ds_result_clear(struct ds_result *r)
 {
 	for (size_t i = 0; i < r->nerr; i++)
 		free(r->err[i].path);
-	r->nins = r->nruns = r->npairs = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nsettled = 0;
+	r->nins = r->nruns = r->npairs = r->nerr = r->nstg = r->nrecs = r->nnotes = r->nproved = r->nsettled = 0;
 	r->files = 0;
 	r->bytes = 0;
 	r->rc = 0;
@@ -38,6 +38,7 @@ void ds_result_free(struct ds_result *r)
 	free(r->runs);
 	free(r->pairs);
 	free(r->notes);
+	free(r->proved);
 	free(r->err);
 	free(r->stg);
 	free(r->recs);
@@ -62,8 +63,6 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 		r->runs[r->nruns++] = (struct ds_ins_run){ (uint32_t)r->nins, cls, (uint32_t)(r->npairs - 1) };
 	}
 	r->ins[r->nins++] = rec;
-	/* compared byte by byte into its class (not with -Q or -T: no log then) */
-	ds_cache_log_add(c->s, rec, partial, full, true, cls);
 	return 0;
 }
 
@@ -94,11 +93,20 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
 	r->notes[r->nnotes++] = *h;
-	/* a full hash that cost more than the first block (smaller files are
-	 * read again for less than a record costs; those in a class are logged
-	 * with their proof when inserted) */
-	if (h->has_full && !h->cached && ds_rec_size(c->s, ds_rec(c->s, h->rec)) > DS_BLOCK)
-		ds_cache_log_add(c->s, h->rec, h->partial, h->full, true, DS_NONE);
+	/* what this run worked out goes to the log, first-block hashes too: a
+	 * killed run's next need not open the files they told apart */
+	if (!h->cached)
+		ds_cache_log_add(c->s, h->rec, h->partial, h->full, h->has_full, NULL);
+	return 0;
+}
+
+int ds_result_prove(struct ds_ctx *c, const struct ds_proved *p, uint64_t partial, uint64_t full, bool has_full)
+{
+	struct ds_result *r = c->res;
+	if (GROW(r->proved, r->nproved, r->capproved))
+		return -ENOMEM;
+	r->proved[r->nproved++] = *p;
+	ds_cache_log_add(c->s, p->rec, partial, full, has_full, &p->pf);
 	return 0;
 }
 
@@ -198,10 +206,12 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
 			rc = ds_cache_note(s, &r->notes[i]);
+		for (size_t i = 0; rc == 0 && i < r->nproved; i++)
+			rc = ds_cache_proved(s, &r->proved[i]);
 		for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
 			const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
 			for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++) {
-				struct ds_hashed h = { r->ins[i], true, false, hp->partial, hp->full };
+				struct ds_hashed h = { .rec = r->ins[i], .has_full = true, .partial = hp->partial, .full = hp->full };
 				rc = ds_cache_note(s, &h);
 			}
 		}

@@ -329,12 +329,10 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 	set->proven_ns = 0;
 	for (size_t k = 0; k < set->count; k++) {
 		const struct ds_rec *r = ds_file_inode(&set->files[k]) ? ds_file_inode(&set->files[k]) : set->files[k].rec;
-		uint64_t cls;
-		int64_t at;
-		if (!(r->flags & DS_F_TRUSTED) || set->files[k].idx == DS_NONE ||
-		    !ds_cache_proof(s, set->files[k].idx, &cls, &at))
+		struct ds_proof pf;
+		if (!(r->flags & DS_F_TRUSTED) || set->files[k].idx == DS_NONE || !ds_cache_proof(s, set->files[k].idx, &pf))
 			continue;
-		set->proven_ns = set->cached && set->proven_ns < at ? set->proven_ns : at;
+		set->proven_ns = set->cached && set->proven_ns < pf.at ? set->proven_ns : pf.at;
 		set->cached = true;
 	}
 	if (set->cached && (!s->cache.oldest_proof || set->proven_ns < s->cache.oldest_proof))

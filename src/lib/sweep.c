@@ -319,14 +319,20 @@ static void member_failed(struct sweep_run *rn, const struct sbucket *b, uint32_
 
 /* The files of b in a class, each read whole and compared byte by byte
  * into it, go to the cache's log now: a kill during the sweeps, which come
- * before any commit, loses none of them (a no-op without a cache). */
+ * before any commit, loses none of them (a no-op without a cache). Their
+ * class is numbered as the bucket will not be when settled (ds_note_proofs()),
+ * so these proofs never tell classes apart (apart false): they only join. */
 static void log_classes(const struct sweep_run *rn, const struct sbucket *b)
 {
+	if (!rn->s->cache.log)
+		return;
 	for (uint32_t i = b->first; i < b->first + b->n; i++) {
 		uint32_t p = rn->pos[i], rep = rn->sw->rep[p];
-		if (rn->mstate[p] == M_DONE && rep != DS_NONE)
-			ds_cache_log_add(rn->s, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true,
-					 rn->fp->order[rep]);
+		if (rn->mstate[p] != M_DONE || rep == DS_NONE)
+			continue;
+		struct ds_proof pf = { ds_cache_fresh_class(rn->s, ds_rec(rn->s, rn->fp->order[rep])), rn->s->cache.start_ns,
+				       false, true };
+		ds_cache_log_add(rn->s, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true, &pf);
 	}
 }
 

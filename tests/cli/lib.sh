@@ -87,6 +87,17 @@ PY
 
 # peak: the peak RSS (KiB) of a run of CMD, its stdout to FILE (-1000 - status
 # when it failed)
+# bytes CMD...: the bytes CMD read (rchar: a reaped child's count joins its parent's)
+bytes() {
+  python3 -c '
+import subprocess, sys
+def rchar():
+    return int([l for l in open("/proc/self/io") if l.startswith("rchar")][0].split()[1])
+a = rchar()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(rchar() - a)' "$@"
+}
+
 peak() { # FILE CMD...
   python3 - "$@" <<'PY'
 import resource, subprocess, sys

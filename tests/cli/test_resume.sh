@@ -56,17 +56,6 @@ loads() {
   local o; o=$("$DUPSCAN" -rq --cache=probe.bin empty 2>&1 >/dev/null)
   [ -z "$o" ]
 }
-# bytes a command reads (rchar: a reaped child's count joins its parent's)
-bytes() {
-  python3 -c '
-import subprocess, sys
-def rchar():
-    return int([l for l in open("/proc/self/io") if l.startswith("rchar")][0].split()[1])
-a = rchar()
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-print(rchar() - a)' "$@"
-}
-
 for io in ssd hdd; do
   rm -f c.bin c.bin.log
   reads --io=$io -r --cache=c.bin t; full=$n

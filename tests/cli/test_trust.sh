@@ -48,10 +48,13 @@ run "$DUPSCAN" -rq --cache=c.bin t
 [ "$rc" = 0 ] && [ "$out" = "$plain" ] && [ -z "$err" ] && ok "a run with --cache records proofs; same sets" || not_ok "proving run" "$rc" "$out" "$err"
 for act in dN L l m; do "$DUPSCAN" -rq --cache="f$act.bin" "f$act" > /dev/null; done
 [ "$(stat -c %a c.bin)" = 600 ] && ok "the cache file is created 0600" || not_ok "mode" "$(stat -c %a c.bin)"
+# classes: the class numbers that several files' proofs name
+classes() { $TOOL dump "$1" | awk '$10 >= 2 {print $8}' | sort | uniq -d | wc -l; }
 proven=$($TOOL dump c.bin | awk '$10 >= 2' | wc -l)
-[ "$proven" = 9 ] && ok "9 files carry a proof (a1 a2 a3 b1 b2 s1 s2 r1 r2; not u, x, y, z)" || not_ok "proofs" "$($TOOL dump c.bin)"
-classes=$($TOOL dump c.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)
-[ "$classes" = 4 ] && ok "in 4 classes" || not_ok "classes" "$classes"
+alone=$($TOOL dump c.bin | awk '$10 >= 2 {n[$8]++; p[$8] = $NF} END {for (c in n) if (n[c] == 1) print p[c]}' | sed 's|.*/t/||' | sort | tr '\n' ' ')
+[ "$proven" = 12 ] && [ "$alone" = "x y z " ] &&
+  ok "12 files carry a proof (a1 a2 a3 b1 b2 s1 s2 r1 r2, and x y z, each alone in A's bucket; not u, unique by its first block)" || not_ok "proofs" "$alone" "$($TOOL dump c.bin)"
+[ "$(classes c.bin)" = 4 ] && ok "in 4 classes of several files" || not_ok "classes" "$(classes c.bin)"
 cp c.bin good.bin
 
 run "$DUPSCAN" -rq --cache=c.bin --cache-trust t
@@ -67,21 +70,33 @@ run "$DUPSCAN" -rq --cache-trust -Q t
 if [ -n "$have_shim" ]; then
   cp good.bin c.bin
   reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
-  [ "$out" = "$plain" ] && [ "$reads" = "t/x t/y t/z " ] && [ "$racy" = "t/r1 t/r2 t/r3 " ] &&
-    ok "first trusted rescan of an unchanged tree: reads the racy files (written within 2 s before the proof; r3 for its cached hash), and once x, y, z (in A's bucket, in no class: no full hash yet)" || not_ok "reads" "$reads" "$racy" "$out" "$err"
+  [ "$out" = "$plain" ] && [ "$reads" = "" ] && [ "$racy" = "t/r1 t/r2 t/r3 " ] &&
+    ok "first trusted rescan of an unchanged tree: reads only the racy files (written within 2 s before the proof; r3 for its cached hash); x, y, z are proven alone in A's bucket" || not_ok "reads" "$reads" "$racy" "$out" "$err"
   reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
   [ "$out" = "$plain" ] && [ "$reads" = "" ] && ok "the next trusted rescan reads nothing but racy files" || not_ok "reads 2" "$reads" "$out" "$err"
-  "$DUPSCAN" -rq --cache=p.bin --cache-trust t > /dev/null
+  plain_bytes=$(bytes "$DUPSCAN" -rq t)
+  first_bytes=$(bytes "$DUPSCAN" -rq --cache=p.bin --cache-trust t)
+  rm p.bin
+  reads "$DUPSCAN" -rq t; plain_reads=$reads
+  reads "$DUPSCAN" -rq --cache=p.bin --cache-trust t
+  [ "$out" = "$plain" ] && [ "$reads" = "$plain_reads" ] && [ "$first_bytes" -le "$plain_bytes" ] &&
+    ok "a first run with --cache-trust reads what a plain run reads ($first_bytes of $plain_bytes bytes)" || not_ok "first trusting run" "$reads" "$plain_reads" "$first_bytes $plain_bytes"
   reads "$DUPSCAN" -rq --cache=p.bin --cache-trust t
   [ "$out" = "$plain" ] && [ "$reads" = "" ] &&
-    ok "a proving run with --cache-trust hashes x, y, z whole: the next trusted run reads none" || not_ok "finish" "$reads" "$out" "$err"
+    ok "and the next trusted run reads nothing but racy files" || not_ok "after a first trusting run" "$reads" "$out" "$err"
   reads "$DUPSCAN" -rq --cache=c.bin t
   case "$reads" in *t/a2*t/b2*) ok "without --cache-trust, duplicates are still read and compared";; *) not_ok "no opt-in" "$reads";; esac
   # each way a file can change sends it back to be read, and the listing stays exact
   cp t/a1 t/a4
   reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
-  [ "$out" = "$("$DUPSCAN" -rq t)" ] && grep -qx t/a4 <<< "$out" && [ "$reads" = "t/a1 t/a4 " ] &&
-    ok "a new copy: read, and compared with one member of the class it joins" || not_ok "new copy" "$reads" "$out"
+  [ "$out" = "$("$DUPSCAN" -rq t)" ] && grep -qx t/a4 <<< "$out" && [ "$reads" = "t/a1 t/a4 t/x t/y t/z " ] &&
+    ok "a new copy: read, and compared with one member of the class it joins (and the files alone in its bucket)" || not_ok "new copy" "$reads" "$out"
+  # its proof is racy until a run starting 2 s after it was written proves it again
+  sleep 2.1
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t; again=$reads
+  reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
+  [ "$again" = "t/a1 t/a4 t/x t/y t/z " ] && [ "$reads" = "" ] && [ "$out" = "$("$DUPSCAN" -rq t)" ] &&
+    ok "proven again once no longer racy: the next trusted run reads nothing" || not_ok "new copy proven" "$again" "$reads" "$out"
   rm t/a4 t/d/a3
   reads "$DUPSCAN" -rq --cache=c.bin --cache-trust t
   [ "$out" = "$("$DUPSCAN" -rq t)" ] && [ "$reads" = "" ] && ok "a member deleted: the others stay proven, nothing read" || not_ok "deleted" "$reads" "$out"
@@ -98,7 +113,7 @@ if [ -n "$have_shim" ]; then
   run env DUPSCAN_FAULT="pread64:pq/:TRACE" DUPSCAN_FAULT_LOG="$T/reads.log" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --cache=s.bin --cache-trust pq
   [ "$out" = "$("$DUPSCAN" -rq pq)" ] && [ ! -s "$T/reads.log" ] &&
     ok "then a trusted run over both trees reads nothing, same sets" || not_ok "concurrent proofs" "$(cat "$T/reads.log")" "$out"
-  [ "$($TOOL dump s.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 6 ] &&
+  [ "$(classes s.bin)" = 6 ] &&
     ok "each run's classes kept their own numbers (6: A, B, small, in each tree)" || not_ok "class numbers" "$($TOOL dump s.bin)"
   # one content proven twice, by runs over separate trees: the trusted run over
   # both compares one file of each class, and the classes become one
@@ -108,7 +123,7 @@ if [ -n "$have_shim" ]; then
   nread=$(cut -d' ' -f2- "$T/reads.log" | sort -u | wc -l)
   [ "$rc" = 0 ] && [ "$out" = "$("$DUPSCAN" -rq mg)" ] && [ "$(grep -c . <<< "$out")" = 4 ] && [ "$nread" = 2 ] &&
     ok "two proven classes of one content: one file of each compared, one set of 4" || not_ok "merge classes" "$rc" "$out" "$err" "$(cat "$T/reads.log")"
-  [ "$($TOOL dump m.bin | awk '$10 >= 2 {print $8}' | sort -u | wc -l)" = 1 ] && ok "and saved as one class" || not_ok "one class" "$($TOOL dump m.bin)"
+  [ "$(classes m.bin)" = 1 ] && ok "and saved as one class" || not_ok "one class" "$($TOOL dump m.bin)"
   # a writer rewrites the duplicate in place (its mtime put back) while -dN
   # compares the pair the cache vouched for: the duplicate stays, with the new bytes
   "$DUPSCAN" -rq --cache=race.bin race > /dev/null
