@@ -131,7 +131,7 @@ START_TEST(test_lockstep_partition)
 			}
 		}
 		ck_assert_int_eq(ds_lockstep(&ctx, m, 5, size, pass ? blen : 0, NULL,
-					     pass ? blocks : NULL, blen), 0);
+					     pass ? blocks : NULL, blen, NULL), 0);
 		ck_assert(m[0].alive && m[1].alive && m[2].alive && m[3].alive);
 		ck_assert(!m[4].alive);                 /* e is alone */
 		ck_assert_uint_eq(m[0].cls, m[2].cls);  /* a = c */

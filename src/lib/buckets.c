@@ -78,8 +78,10 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 	return rc;
 }
 
-/* Side by side, hashing as it goes: one read of each file. */
-static int side_by_side(struct ds_ctx *c, const struct bucket *b)
+/* Side by side, hashing as it goes: one read of each file. whole: its
+ * members are the whole bucket (not representatives), so what the comparison
+ * knows of them is worth a checkpoint. */
+static int side_by_side(struct ds_ctx *c, const struct bucket *b, bool whole)
 {
 	uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
 	struct ds_hashes *h = b->size > DS_BLOCK ? ds_hashes_new(b->k) : NULL;
@@ -87,7 +89,7 @@ static int side_by_side(struct ds_ctx *c, const struct bucket *b)
 		return -ENOMEM;
 	for (size_t x = 0; h && x < b->k; x++)
 		ds_hash_seed(h, x, b->partial);
-	int rc = ds_lockstep(c, b->m, b->k, b->size, start, h, b->blocks, b->blen);
+	int rc = ds_lockstep(c, b->m, b->k, b->size, start, h, b->blocks, b->blen, whole ? &b->partial : NULL);
 	if (rc == 0)
 		rc = index_members(c, b, h);
 	ds_hashes_free(h);
@@ -120,7 +122,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	} else if (s->opt.quick) {
 		rc = ds_match_quick(c, b);
 	} else {
-		rc = ds_match_plain(c, b);
+		rc = ds_match_plain(c, b, true);
 	}
 	if (rc == 0)
 		rc = ds_note_proofs(c, b, first);
@@ -129,9 +131,9 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	return rc;
 }
 
-int ds_match_plain(struct ds_ctx *c, const struct bucket *b)
+int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole)
 {
 	if (!b->full && b->k <= c->s->reading.max_open)
-		return side_by_side(c, b);
+		return side_by_side(c, b, whole);
 	return ds_match_by_full(c, b);
 }

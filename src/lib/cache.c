@@ -69,6 +69,8 @@ void ds_cache_free(struct ds_cache *c)
 		return;
 	ds_cachefile_free(c->loaded);
 	free(c->log);
+	free(c->prefix);
+	free(c->pre_at);
 	free(c->hits);
 	free(c->noted);
 	free(c->proved);
@@ -300,6 +302,35 @@ static const struct cache_entry *entry_at(struct ds_entries *es, const struct ca
 	return e && ds_cache_cmp_key(e, dev, ino) == 0 ? e : NULL;
 }
 
+/* The killed run's comparisons under way, matched to the records (order[0..n)
+ * sorted by inode) whose key is the one it saw. @return 0 or -ENOMEM. */
+static int join_prefixes(dupscan_scan *s, const uint32_t *order, uint32_t n)
+{
+	struct ds_cache *c = s->cache.run;
+	free(c->pre_at);
+	c->pre_at = NULL;
+	if (c->nprefix == 0)
+		return 0;
+	if (!(c->pre_at = malloc((n ? n : 1) * sizeof(*c->pre_at))))
+		return -ENOMEM;
+	size_t j = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ds_rec *r = ds_rec(s, order[i]);
+		uint64_t dev = ds_rec_dev(s, r), ino = ds_rec_ino(s, r);
+		c->pre_at[order[i]] = DS_NONE;
+		while (j < c->nprefix && ds_cache_cmp_key(&c->prefix[j], dev, ino) < 0)
+			j++;
+		size_t k = j;
+		while (k + 1 < c->nprefix && ds_cache_cmp_key(&c->prefix[k + 1], dev, ino) == 0)
+			k++;
+		const struct cache_entry *e = k < c->nprefix ? &c->prefix[k] : NULL;
+		if (e && ds_cache_cmp_key(e, dev, ino) == 0 && e->size == ds_rec_size(s, r) && e->mtime_ns == r->mtime_ns &&
+		    e->ctime_ns == r->ctime_ns)
+			c->pre_at[order[i]] = (uint32_t)k;
+	}
+	return 0;
+}
+
 int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 {
 	struct ds_cache *c = s->cache.run;
@@ -335,7 +366,7 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 	free(c->log);
 	c->log = NULL;
 	c->nlog = 0;
-	return rc;
+	return rc == 0 ? join_prefixes(s, order, n) : rc;
 }
 
 /* The entry joined to the inode whose record is rep, or NULL. */
@@ -410,6 +441,19 @@ bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out)
 	if (racy(s, r, e->at_ns))
 		return false;
 	*out = (struct ds_proof){ e->cls, e->at_ns, (e->flags & F_APART) != 0, (e->flags & F_FULL) != 0 };
+	return true;
+}
+
+bool ds_cache_prefix(const dupscan_scan *s, uint32_t i, struct ds_prefix *out)
+{
+	const struct ds_cache *c = s->cache.run;
+	uint32_t rep = ds_rec_rep(s, i);
+	if (!c || !c->pre_at || rep >= c->nat || c->pre_at[rep] == DS_NONE)
+		return false;
+	const struct cache_entry *e = &c->prefix[c->pre_at[rep]];
+	if (racy(s, ds_rec(s, rep), e->at_ns))
+		return false;
+	*out = (struct ds_prefix){ e->full, e->cls, e->at_ns };
 	return true;
 }
 

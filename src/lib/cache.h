@@ -20,6 +20,10 @@
 #define F_PROVEN 2u
 #define F_APART 4u      /* proven by a run that grouped without -1 or -p (struct ds_proof) */
 #define F_ALL (F_FULL | F_PROVEN | F_APART)
+/* A log record of a comparison under way, not an entry (never in the file):
+ * its file was equal to the others of its group (cls) up to byte full, when
+ * the run starting at at was killed (ds_cache_prefix()). */
+#define F_PREFIX 8u
 #define LOG_NO_PATH UINT32_MAX /* an entry taken from the log: no path known */
 /* "dupscnL3": seeds each log record's check; a log of version 2 (seeded
  * "dupscanL", its full hashes of the whole file) fails every check */
@@ -116,6 +120,9 @@ struct ds_cache {
 	uint64_t salt;               /* makes this run's new class numbers its own */
 	struct cache_entry *log;     /* a killed run's log records, sorted, until ds_cache_join() */
 	size_t nlog;
+	struct cache_entry *prefix;  /* its F_PREFIX records, sorted (the last of an inode counts) */
+	size_t nprefix;
+	uint32_t *pre_at;            /* by record: its prefix record, or DS_NONE; NULL without any */
 	uint32_t *at;                /* by record: its hit, or DS_NONE; NULL until ds_cache_join() */
 	uint32_t nat;
 	struct cache_hit *hits;

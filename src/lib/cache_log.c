@@ -79,7 +79,7 @@ static int read_log(const char *path, struct cache_entry **out, size_t *n)
 		rc = ds_cache_read_all(fd, chunk, want * sizeof(*chunk));
 		for (size_t i = 0; rc == 0 && i < want; i++)
 			if (chunk[i].check == record_check(&chunk[i].e) && chunk[i].e.path == LOG_NO_PATH &&
-			    (chunk[i].e.flags & ~F_ALL) == 0)
+			    (chunk[i].e.flags & ~(F_ALL | F_PREFIX)) == 0)
 				e[(*n)++] = chunk[i].e;
 		done += want;
 	}
@@ -130,10 +130,31 @@ static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
 	if (rc == 0 && m > 0 && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
 		rc = -ENOMEM; /* no FILE: its stat stays zero, so saving reads what is there then */
 	if (rc == 0 && m > 0) {
-		free(c->log);
-		c->log = log;
-		c->nlog = m;
-		log = NULL;
+		/* comparisons under way apart: they are no entry, and count only
+		 * while nothing was written of their file after them */
+		size_t ne = 0, np = 0;
+		for (size_t i = 0; i < m; i++)
+			np += (log[i].flags & F_PREFIX) != 0;
+		struct cache_entry *pre = malloc((np ? np : 1) * sizeof(*pre));
+		if (!pre)
+			rc = -ENOMEM;
+		np = 0;
+		for (size_t i = 0; rc == 0 && i < m; i++) {
+			bool last = i + 1 == m || ds_cache_cmp_key(&log[i + 1], log[i].dev, log[i].ino) != 0;
+			if (!(log[i].flags & F_PREFIX))
+				log[ne++] = log[i];
+			else if (last)
+				pre[np++] = log[i];
+		}
+		if (rc == 0) {
+			free(c->log);
+			free(c->prefix);
+			c->log = log;
+			c->nlog = ne;
+			c->prefix = pre;
+			c->nprefix = np;
+			log = NULL;
+		}
 	}
 	free(log);
 	free(path);
@@ -218,16 +239,11 @@ int ds_cache_log_start(dupscan_scan *s)
 	return 0;
 }
 
-void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
-		      const struct ds_proof *pf)
+/* Append entry e to the log (from any thread), written and made durable when due. */
+static void append(dupscan_scan *s, const struct cache_entry *e)
 {
 	struct cache_log *l = s->cache.log;
-	if (!l)
-		return;
-	const struct ds_rec *r = ds_rec(s, rec);
-	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0);
-	struct log_record x = { .e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
-				       pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH } };
+	struct log_record x = { .e = *e };
 	x.check = record_check(&x.e);
 	ds_monitor_enter(l->mon);
 	if (!l->failed) {
@@ -243,6 +259,26 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 			flush(s, l, false);
 	}
 	ds_monitor_leave(l->mon);
+}
+
+void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
+		      const struct ds_proof *pf)
+{
+	if (!s->cache.log)
+		return;
+	const struct ds_rec *r = ds_rec(s, rec);
+	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0);
+	append(s, &(struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
+					 pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH });
+}
+
+void ds_cache_log_prefix(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t x, uint32_t first)
+{
+	if (!s->cache.log)
+		return;
+	const struct ds_rec *r = ds_rec(s, rec);
+	append(s, &(struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, x,
+					 ds_cache_fresh_class(s, ds_rec(s, first)), s->cache.start_ns, F_PREFIX, LOG_NO_PATH });
 }
 
 void ds_cache_log_close(dupscan_scan *s, bool folded)

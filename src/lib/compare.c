@@ -132,6 +132,8 @@ struct lockstep {
 	struct ds_ctx *c;
 	struct ds_member *m;
 	size_t n, chunk;
+	const uint64_t *partial;   /* the members' first-block hash, to log checkpoints; or NULL */
+	uint64_t unlogged;         /* bytes read since the last checkpoint */
 	uint32_t *count, *first_rep, *rep_next;
 	unsigned char **bufs, **pool;
 	size_t npool;
@@ -309,6 +311,28 @@ static int open_members(struct ds_ctx *c, struct ds_member *m, size_t n)
 
 /* Bytes start..size of every member side by side. @return 1 with members
  * still in classes, 0 when none is left, or a negative code. */
+/* A comparison of large files takes minutes: every DS_CHECKPOINT_BYTES it
+ * reads, what it knows goes to the cache's log, for a killed run's next to
+ * go on from there (trust.c): the members still in play, equal to the others
+ * of their class up to off; those alone (told apart from every other), each
+ * proven in a class of its own, as the bucket will prove them when settled
+ * (ds_note_proofs()), in a run that sees all of it together. */
+static void checkpoint(struct lockstep *ls, uint64_t off)
+{
+	dupscan_scan *s = ls->c->s;
+	ls->unlogged = 0;
+	for (size_t i = 0; i < ls->n; i++) {
+		const struct ds_member *m = &ls->m[i];
+		const struct ds_rec *r = ds_rec(s, m->rec);
+		if (m->alive) {
+			ds_cache_log_prefix(s, m->rec, *ls->partial, off, ls->m[m->cls].rec);
+		} else if (!(r->flags & DS_F_DROPPED) && ds_groups_apart(s)) {
+			struct ds_proof pf = { ds_cache_fresh_class(s, r), s->cache.start_ns, true, false };
+			ds_cache_log_add(s, m->rec, *ls->partial, *ls->partial, false, &pf);
+		}
+	}
+}
+
 static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, struct ds_hashes *h)
 {
 	const dupscan_scan *s = ls->c->s;
@@ -332,6 +356,9 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 		if (alive <= 0)
 			return alive;
 		off += len;
+		ls->unlogged += (uint64_t)len * (uint64_t)alive;
+		if (ls->partial && s->cache.log && ls->unlogged >= DS_CHECKPOINT_BYTES && off < size)
+			checkpoint(ls, off);
 	}
 	return 1;
 }
@@ -408,10 +435,17 @@ static void lockstep_free(struct lockstep *ls)
 }
 
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len)
+		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, const uint64_t *partial)
+{
+	first_classes(c->s, m, n, first_blocks, block_len);
+	return ds_lockstep_on(c, m, n, size, start, h, partial);
+}
+
+int ds_lockstep_on(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		   struct ds_hashes *h, const uint64_t *partial)
 {
 	dupscan_scan *s = c->s;
-	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start) };
+	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start), .partial = partial };
 	ls.count = malloc(n * sizeof(*ls.count));
 	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
 	ls.rep_next = malloc(n * sizeof(*ls.rep_next));
@@ -419,7 +453,6 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 	ls.pool = calloc(n + 1, sizeof(*ls.pool));
 	int rc = ls.count && ls.first_rep && ls.rep_next && ls.bufs && ls.pool ? 0 : -ENOMEM;
 	if (rc == 0) {
-		first_classes(s, m, n, first_blocks, block_len);
 		if (retire_singletons(m, n, ls.count) == 0 || start >= size)
 			goto out;
 		rc = open_members(c, m, n);

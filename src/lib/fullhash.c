@@ -180,7 +180,7 @@ static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm 
 				cf->batch[cnt] = b->m[cf->bi[cnt]];
 				cnt++;
 			}
-			rc = ds_lockstep(c, cf->batch, cnt, b->size, start, NULL, b->blocks, b->blen);
+			rc = ds_lockstep(c, cf->batch, cnt, b->size, start, NULL, b->blocks, b->blen, NULL);
 			/* a descriptor a member brought is the lockstep's, closed now */
 			for (size_t q = 0; q < cnt; q++)
 				b->m[cf->bi[q]].fd = cf->batch[q].fd;

@@ -42,6 +42,11 @@ void ds_hash_seed(struct ds_hashes *h, size_t i, uint64_t partial)
 	XXH64_reset(&h->st[i], partial);
 }
 
+void ds_hash_copy(struct ds_hashes *h, size_t to, size_t from)
+{
+	XXH64_copyState(&h->st[to], &h->st[from]);
+}
+
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len)
 {
 	XXH64_update(&h->st[i], buf, len);

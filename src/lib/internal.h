@@ -231,6 +231,8 @@ struct ds_hashes; /* an array of XXH64 streaming states */
 struct ds_hashes *ds_hashes_new(size_t n);
 void ds_hashes_free(struct ds_hashes *h);
 void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
+/* State to takes state from's (the same bytes hashed). */
+void ds_hash_copy(struct ds_hashes *h, size_t to, size_t from);
 /* State i as it stands after the first block of a file whose first block
  * hashes to partial: a full hash is XXH64 of the bytes past the first block
  * seeded with that hash (the file's partial hash when it has no more). */
@@ -764,8 +766,16 @@ int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r);
  * at m[i].hidx * block_len. On return each alive member's cls is a class label
  * (labels are member indexes); a member alone in its class is marked not
  * alive. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+/* With partial (their first-block hash), the members are the whole of their
+ * bucket, and what the comparison knows goes to the cache's log every
+ * DS_CHECKPOINT_BYTES read (a killed run's next goes on from there). */
 int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
-		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len);
+		struct ds_hashes *h, const unsigned char *first_blocks, size_t block_len, const uint64_t *partial);
+/* ds_lockstep() with the members' classes as given (m[i].cls the index of a
+ * member of its class, m[i].alive set): equal before start. */
+int ds_lockstep_on(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
+		   struct ds_hashes *h, const uint64_t *partial);
+#define DS_CHECKPOINT_BYTES (32u << 20)
 
 /* storage.c: what holds a device's files */
 enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_STORE_MEMORY };
@@ -1014,6 +1024,19 @@ int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h);
 /* A class number of this run, named by one of its files: salted, so two
  * runs' classes never merge by name. */
 uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named);
+/* A comparison a killed run had under way (ds_cache_prefix()): the file was
+ * byte for byte equal up to offset x to the others of group label, in the
+ * run that started at at. */
+struct ds_prefix {
+	uint64_t x, label;
+	int64_t at;
+};
+/* With r's key as the killed run saw it and not racy for it: its prefix. */
+bool ds_cache_prefix(const dupscan_scan *s, uint32_t i, struct ds_prefix *out);
+/* Log that record rec (of first-block hash partial) was equal up to offset x
+ * to the others of the group whose first member is record first (a no-op
+ * without a log). */
+void ds_cache_log_prefix(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t x, uint32_t first);
 /* Remember a proof of this run for the save (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */

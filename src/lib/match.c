@@ -161,7 +161,8 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
 	bool proofs = from_cache_n < k;
 	for (size_t x = 0; !proofs && x < k; x++) {
 		struct ds_proof pf;
-		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &pf);
+		struct ds_prefix pre;
+		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &pf) || ds_cache_prefix(g->c->s, g->m[x].rec, &pre);
 	}
 	return proofs;
 }

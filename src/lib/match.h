@@ -69,8 +69,9 @@ bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n);
 /* buckets.c: settle one bucket; its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
 /* A bucket of which nothing is known past its first blocks (b->full may be
- * NULL): side by side when its files can all be open at once, else by full hash. */
-int ds_match_plain(struct ds_ctx *c, const struct bucket *b);
+ * NULL): side by side when its files can all be open at once, else by full
+ * hash. whole: b->m is the whole bucket, not representatives of it. */
+int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole);
 
 /* fullhash.c */
 /* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */

@@ -225,7 +225,100 @@ static int match_representatives(struct ds_ctx *c, const struct bucket *b, struc
 		p->rfull[j] = kn->full;
 	}
 	struct bucket rb = { c->s, p->rm, p->nr, b->size, b->partial, NULL, 0, all ? p->rfull : NULL, NULL, NULL, NULL };
-	return all ? ds_match_by_full(c, &rb) : ds_match_plain(c, &rb);
+	return all ? ds_match_by_full(c, &rb) : ds_match_plain(c, &rb, p->nr == b->k);
+}
+
+/* A bucket a killed run was comparing side by side (its checkpoints:
+ * compare.c): every member in play then (in[i], pre[i]) at one offset of
+ * one run, or proven alone by that run. @return that offset, or 0. */
+static uint64_t resumable(const dupscan_scan *s, const struct bucket *b, const struct proven *p, struct ds_prefix *pre,
+			  bool *in)
+{
+	uint64_t x = 0;
+	int64_t at = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < b->k; i++) {
+		in[i] = ds_cache_prefix(s, b->m[i].rec, &pre[i]);
+		if (in[i] && n++ > 0 && (pre[i].x != x || pre[i].at != at))
+			return 0;
+		if (in[i]) {
+			x = pre[i].x;
+			at = pre[i].at;
+		}
+	}
+	for (size_t i = 0; n >= 2 && i < b->k; i++) {
+		if (in[i])
+			continue;
+		/* alone: the only member of its class, proven by that run */
+		bool one = p->cls[i] != 0;
+		for (size_t y = 0; one && y < b->k; y++)
+			one = y == i || p->head[y] != p->head[i];
+		if (!one || p->pf[i].at != at || !p->pf[i].apart)
+			return 0;
+	}
+	return n >= 2 ? x : 0;
+}
+
+/* The members in play of a resumed bucket, m[0..n), in their groups (cls:
+ * the index of the first of its group); each group's hash state rebuilt from
+ * the bytes up to x of one member (the others were equal to it there).
+ * @return n, or -ENOMEM. */
+static long resumed_members(struct ds_ctx *c, const struct bucket *b, const struct ds_prefix *pre, const bool *in,
+			    uint64_t x, struct ds_member *m, struct ds_hashes *h, unsigned char *buf)
+{
+	const dupscan_scan *s = c->s;
+	struct ds_keypos *lab = malloc(b->k * sizeof(*lab));
+	if (!lab)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < b->k; i++)
+		if (in[i]) {
+			lab[n] = (struct ds_keypos){ pre[i].label, n };
+			m[n] = (struct ds_member){ b->m[i].rec, -1, (uint32_t)n, (uint32_t)n, true };
+			n++;
+		}
+	ds_sort_by_key(lab, n);
+	int rc = 0;
+	for (size_t i = 0, j; rc == 0 && i < n; i = j) {
+		size_t first = n;
+		for (j = i; j < n && lab[j].key == lab[i].key; j++) {
+			size_t y = lab[j].pos;
+			if (first < n) {
+				ds_hash_copy(h, y, first);
+				m[y].cls = (uint32_t)first;
+				continue;
+			}
+			ds_hash_seed(h, y, b->partial);
+			if (x > DS_BLOCK)
+				rc = ds_hash_range(c, m[y].rec, h, y, DS_BLOCK, x, buf);
+			if (ds_rec(s, m[y].rec)->flags & DS_F_DROPPED)
+				m[y].alive = false; /* reported: the next of its group stands for it */
+			else
+				first = y;
+		}
+	}
+	free(lab);
+	return rc ? rc : (long)n;
+}
+
+/* Going on with a bucket a killed run was comparing side by side, from offset
+ * x: its members in play compared from there, those proven alone aside.
+ * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+static int resume_side_by_side(struct ds_ctx *c, const struct bucket *b, const struct ds_prefix *pre, const bool *in,
+			       uint64_t x)
+{
+	struct ds_member *m = malloc(b->k * sizeof(*m));
+	struct ds_hashes *h = ds_hashes_new(b->k);
+	unsigned char *buf = ds_big_alloc(c->s->opt.chunk);
+	long n = m && h && buf ? resumed_members(c, b, pre, in, x, m, h, buf) : -ENOMEM;
+	int rc = n < 0 ? (int)n : ds_lockstep_on(c, m, (size_t)n, b->size, x, h, &b->partial);
+	for (long i = 0; rc == 0 && i < n; i++)
+		if (m[i].alive)
+			rc = ds_result_insert(c, m[i].rec, m[m[i].cls].rec, b->partial, ds_hash_digest(h, (size_t)i));
+	ds_big_free(buf, buf ? c->s->opt.chunk : 0);
+	ds_hashes_free(h);
+	free(m);
+	return rc;
 }
 
 /* DUPSCAN_OPT_CACHE_TRUST: the members whose proofs hold and name one class
@@ -242,14 +335,23 @@ int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
 	int covered = rc == 0 ? proofs_cover(&p) : 0;
 	if (covered < 0)
 		rc = covered;
-	if (rc == 0 && !covered) {
+	struct ds_prefix *pre = rc == 0 && !covered ? malloc(b->k * sizeof(*pre)) : NULL;
+	bool *in = pre ? malloc(b->k * sizeof(*in)) : NULL;
+	if (rc == 0 && !covered && !in)
+		rc = -ENOMEM;
+	uint64_t x = in ? resumable(c->s, b, &p, pre, in) : 0;
+	if (rc == 0 && x) {
+		rc = resume_side_by_side(c, b, pre, in, x);
+	} else if (rc == 0 && !covered) {
 		size_t first = c->res->nins;
 		rc = match_representatives(c, b, &p);
 		if (rc == 0)
 			rc = join_proven(c, b, &p, first, c->res->nins);
 	}
-	if (rc == 0)
+	if (rc == 0 && !x)
 		rc = stand_alone(c, b, &p);
+	free(in);
+	free(pre);
 	proven_free(&p);
 	return rc;
 }
