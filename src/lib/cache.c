@@ -440,7 +440,8 @@ bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out)
 	 * proving scan began, would have left the key as it was */
 	if (racy(s, r, e->at_ns))
 		return false;
-	*out = (struct ds_proof){ e->cls, e->at_ns, (e->flags & F_APART) != 0, (e->flags & F_FULL) != 0 };
+	*out = (struct ds_proof){ e->cls, e->at_ns, (e->flags & F_APART) != 0, (e->flags & F_FULL) != 0,
+				  (e->flags & F_ALONE) != 0 };
 	return true;
 }
 

@@ -19,7 +19,8 @@
 #define F_FULL 1u
 #define F_PROVEN 2u
 #define F_APART 4u      /* proven by a run that grouped without -1 or -p (struct ds_proof) */
-#define F_ALL (F_FULL | F_PROVEN | F_APART)
+#define F_ALONE 16u     /* proven alone in its bucket (a class of its own) */
+#define F_ALL (F_FULL | F_PROVEN | F_APART | F_ALONE)
 /* A log record of a comparison under way, not an entry (never in the file):
  * its file was equal to the others of its group (cls) up to byte full, when
  * the run starting at at was killed (ds_cache_prefix()). */
@@ -138,7 +139,7 @@ struct ds_cache {
 struct proof {
 	uint64_t cls;
 	int64_t at;
-	bool apart;
+	bool apart, alone;
 };
 
 void ds_cachefile_free(struct cache_file *c);

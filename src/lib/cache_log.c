@@ -239,20 +239,23 @@ int ds_cache_log_start(dupscan_scan *s)
 	return 0;
 }
 
-/* Append entry e to the log (from any thread), written and made durable when due. */
-static void append(dupscan_scan *s, const struct cache_entry *e)
+/* Append entries e[0..n) to the log (from any thread), all in one write:
+ * written and made durable when due. */
+static void append(dupscan_scan *s, const struct cache_entry *e, size_t n)
 {
 	struct cache_log *l = s->cache.log;
-	struct log_record x = { .e = *e };
-	x.check = record_check(&x.e);
 	ds_monitor_enter(l->mon);
-	if (!l->failed) {
-		if (l->nbuf == LOG_BUFFER / sizeof(*l->buf))
-			flush(s, l, false);
+	if (!l->failed && l->nbuf + n > LOG_BUFFER / sizeof(*l->buf))
+		flush(s, l, false);
+	for (size_t i = 0; !l->failed && i < n && l->nbuf < LOG_BUFFER / sizeof(*l->buf); i++) {
+		struct log_record x = { .e = e[i] };
+		x.check = record_check(&x.e);
 		l->buf[l->nbuf++] = x;
+	}
+	if (!l->failed) {
 		/* the clock every few records: many small files settle in a microsecond each */
 		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
-		int64_t now = (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? ds_mono_ns() : l->written_ns;
+		int64_t now = n > 1 || (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? ds_mono_ns() : l->written_ns;
 		/* flush decides whether it is also made durable */
 		if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ ||
 		    sync_due(l, now, read))
@@ -267,18 +270,46 @@ void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t 
 	if (!s->cache.log)
 		return;
 	const struct ds_rec *r = ds_rec(s, rec);
-	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0);
+	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0) |
+			 (pf && pf->alone ? F_ALONE : 0);
 	append(s, &(struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
-					 pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH });
+					 pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH }, 1);
 }
 
-void ds_cache_log_prefix(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t x, uint32_t first)
+/* Member m's record at a checkpoint: in play, equal to the others of its class
+ * up to off; alone (unless dropped), proven in a class of its own in a run
+ * that sees its whole bucket together, as ds_note_proofs() will prove it.
+ * @return false when there is nothing to tell of it. */
+static bool checkpoint_entry(const dupscan_scan *s, const struct ds_member *m, const struct ds_member *all,
+			     uint64_t partial, uint64_t off, struct cache_entry *e)
+{
+	const struct ds_rec *r = ds_rec(s, m->rec);
+	*e = (struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, off,
+				   0, s->cache.start_ns, F_PREFIX, LOG_NO_PATH };
+	if (m->alive) {
+		e->cls = ds_cache_fresh_class(s, ds_rec(s, all[m->cls].rec));
+		return true;
+	}
+	if ((r->flags & DS_F_DROPPED) || !ds_groups_apart(s))
+		return false;
+	e->full = partial;
+	e->cls = ds_cache_fresh_class(s, r);
+	e->flags = F_PROVEN | F_APART | F_ALONE;
+	return true;
+}
+
+void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off)
 {
 	if (!s->cache.log)
 		return;
-	const struct ds_rec *r = ds_rec(s, rec);
-	append(s, &(struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, x,
-					 ds_cache_fresh_class(s, ds_rec(s, first)), s->cache.start_ns, F_PREFIX, LOG_NO_PATH });
+	struct cache_entry e[64];
+	size_t k = 0;
+	/* a checkpoint whole in the log or not at all (a part would not resume) */
+	if (n > sizeof(e) / sizeof(*e))
+		return;
+	for (size_t i = 0; i < n; i++)
+		k += checkpoint_entry(s, &m[i], m, partial, off, &e[k]);
+	append(s, e, k);
 }
 
 void ds_cache_log_close(dupscan_scan *s, bool folded)

@@ -222,12 +222,12 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 		const struct ds_proof *now = decided(s, run, i);
 		struct ds_proof old;
 		if (now && !(ds_rec(s, h[i].rec)->flags & DS_F_DROPPED)) {
-			run->proofs[i] = (struct proof){ now->cls, now->at, now->apart };
+			run->proofs[i] = (struct proof){ now->cls, now->at, now->apart, now->alone };
 		} else if (ds_cache_proof(s, h[i].rec, &old)) {
-			run->proofs[i] = (struct proof){ old.cls, old.at, old.apart };
+			run->proofs[i] = (struct proof){ old.cls, old.at, old.apart, old.alone };
 		} else {
 			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, h[i].rec) : NULL;
-			run->proofs[i] = (struct proof){ 0, e ? e->at_ns : s->cache.start_ns, false };
+			run->proofs[i] = (struct proof){ 0, e ? e->at_ns : s->cache.start_ns, false, false };
 		}
 	}
 	return rc;
@@ -329,7 +329,8 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		const struct proof *pf = &run->proofs[i];
 		struct cache_entry e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
-					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0), 0 };
+					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0) |
+					 (pf->cls && pf->alone ? F_ALONE : 0), 0 };
 		const char *was = order == 0 && same_entry(&e, o) ? old_path(&oc) : NULL;
 		changed |= !was;
 		if (w && was) {

@@ -311,28 +311,6 @@ static int open_members(struct ds_ctx *c, struct ds_member *m, size_t n)
 
 /* Bytes start..size of every member side by side. @return 1 with members
  * still in classes, 0 when none is left, or a negative code. */
-/* A comparison of large files takes minutes: every DS_CHECKPOINT_BYTES it
- * reads, what it knows goes to the cache's log, for a killed run's next to
- * go on from there (trust.c): the members still in play, equal to the others
- * of their class up to off; those alone (told apart from every other), each
- * proven in a class of its own, as the bucket will prove them when settled
- * (ds_note_proofs()), in a run that sees all of it together. */
-static void checkpoint(struct lockstep *ls, uint64_t off)
-{
-	dupscan_scan *s = ls->c->s;
-	ls->unlogged = 0;
-	for (size_t i = 0; i < ls->n; i++) {
-		const struct ds_member *m = &ls->m[i];
-		const struct ds_rec *r = ds_rec(s, m->rec);
-		if (m->alive) {
-			ds_cache_log_prefix(s, m->rec, *ls->partial, off, ls->m[m->cls].rec);
-		} else if (!(r->flags & DS_F_DROPPED) && ds_groups_apart(s)) {
-			struct ds_proof pf = { ds_cache_fresh_class(s, r), s->cache.start_ns, true, false };
-			ds_cache_log_add(s, m->rec, *ls->partial, *ls->partial, false, &pf);
-		}
-	}
-}
-
 static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, struct ds_hashes *h)
 {
 	const dupscan_scan *s = ls->c->s;
@@ -357,8 +335,12 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 			return alive;
 		off += len;
 		ls->unlogged += (uint64_t)len * (uint64_t)alive;
-		if (ls->partial && s->cache.log && ls->unlogged >= DS_CHECKPOINT_BYTES && off < size)
-			checkpoint(ls, off);
+		/* a comparison of large files takes minutes: what it knows goes
+		 * to the log now and then, for a killed run's next to go on */
+		if (ls->partial && ls->unlogged >= DS_CHECKPOINT_BYTES && off < size) {
+			ds_cache_log_checkpoint(ls->c->s, ls->m, ls->n, *ls->partial, off);
+			ls->unlogged = 0;
+		}
 	}
 	return 1;
 }

@@ -606,6 +606,7 @@ struct ds_proof {
 	int64_t at;
 	bool apart;
 	bool full;              /* the entry holds the file's full hash */
+	bool alone;             /* told apart from every other file of its bucket */
 };
 /* The proof a settled bucket gives one of its files (ds_note_proofs()): what
  * the cache's log holds of it at once, and its file once saved. */
@@ -1033,10 +1034,10 @@ struct ds_prefix {
 };
 /* With r's key as the killed run saw it and not racy for it: its prefix. */
 bool ds_cache_prefix(const dupscan_scan *s, uint32_t i, struct ds_prefix *out);
-/* Log that record rec (of first-block hash partial) was equal up to offset x
- * to the others of the group whose first member is record first (a no-op
- * without a log). */
-void ds_cache_log_prefix(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t x, uint32_t first);
+/* A comparison side by side of m[0..n) (a whole bucket, of first-block hash
+ * partial) under way, at offset off: what it knows goes to the cache's log in
+ * one piece (a no-op without a log, or for more than 64 members). */
+void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off);
 /* Remember a proof of this run for the save (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p);
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */

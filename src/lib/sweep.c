@@ -331,7 +331,7 @@ static void log_classes(const struct sweep_run *rn, const struct sbucket *b)
 		if (rn->mstate[p] != M_DONE || rep == DS_NONE)
 			continue;
 		struct ds_proof pf = { ds_cache_fresh_class(rn->s, ds_rec(rn->s, rn->fp->order[rep])), rn->s->cache.start_ns,
-				       false, true };
+				       false, true, false };
 		ds_cache_log_add(rn->s, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true, &pf);
 	}
 }

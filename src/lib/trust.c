@@ -249,11 +249,9 @@ static uint64_t resumable(const dupscan_scan *s, const struct bucket *b, const s
 	for (size_t i = 0; n >= 2 && i < b->k; i++) {
 		if (in[i])
 			continue;
-		/* alone: the only member of its class, proven by that run */
-		bool one = p->cls[i] != 0;
-		for (size_t y = 0; one && y < b->k; y++)
-			one = y == i || p->head[y] != p->head[i];
-		if (!one || p->pf[i].at != at || !p->pf[i].apart)
+		/* proven alone by that run (a member of a class it proved, whose
+		 * others' records the kill cut off, is not) */
+		if (!p->cls[i] || !p->pf[i].alone || p->pf[i].at != at || !p->pf[i].apart)
 			return 0;
 	}
 	return n >= 2 ? x : 0;
@@ -512,14 +510,14 @@ static bool proof_now(const dupscan_scan *s, const struct settled *t, size_t x, 
 	const struct ds_proof *old = &t->old.pf[x]; /* cls 0: none holds */
 	if (ds_groups_apart(s)) {
 		uint64_t own = cls ? cls : ds_cache_fresh_class(s, ds_rec(s, t->b->m[x].rec));
-		*pf = (struct ds_proof){ own, s->cache.start_ns, true, false };
+		*pf = (struct ds_proof){ own, s->cache.start_ns, true, false, !cls };
 		return true;
 	}
 	if (!cls) {
 		*pf = *old;
 		return old->cls != 0;
 	}
-	*pf = old->cls == cls ? *old : (struct ds_proof){ cls, s->cache.start_ns, false, false };
+	*pf = old->cls == cls && !old->alone ? *old : (struct ds_proof){ cls, s->cache.start_ns, false, false, false };
 	return true;
 }
 

@@ -34,6 +34,18 @@ for name in ("t/s1", "t/sub/s2"):
     open(name, "w").write("small pair\n")
 for name in ("t/m1", "t/sub/m2"):
     open(name, "w").write("another, longer small pair\n")
+# one bucket of large sparse files, compared side by side for long enough to
+# log checkpoints: a, b, c equal; d unlike them at 88 MiB, e at 8 MiB; f, g
+# equal, unlike a at 16 MiB
+os.makedirs("big")
+head = random.randbytes(4096)
+for name, at in (("a", None), ("b", None), ("c", None), ("d", 88), ("e", 8), ("f", 16), ("g", 16)):
+    with open("big/" + name, "wb") as f:
+        f.write(head)
+        if at:
+            f.seek(at << 20)
+            f.write(b"unlike a from here")
+        f.truncate(96 << 20)
 PY
 # a proof holds only for files older than the proving run by more than 2 s
 # (--cache-trust's racy rule): let the tree age before the first kill
@@ -103,6 +115,54 @@ for io in ssd hdd; do
   [ -z "$bad" ] && ok "--io=$io: killed at $(echo $points | wc -w) points, resumed with the same sets (killed half way, read again:${half:- no kill half way})" ||
     not_ok "--io=$io: kill and resume" "$bad"
 done
+
+# a kill in the middle of a long comparison: resumed from its last
+# checkpoint (every 32 MiB read), each group's hash rebuilt from one file
+bigplain=$("$DUPSCAN" -r --io=ssd big)
+rm -f reads.log
+env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:LOG" DUPSCAN_FAULT_LOG="$T/reads.log" "$DUPSCAN" -r --io=ssd --cache=k.bin big > /dev/null
+nbig=$(grep -c . reads.log)
+allbig=$(bytes "$DUPSCAN" -r --io=ssd big)
+bad=""
+for k in $((nbig / 4)) $((nbig / 2)) $((nbig * 3 / 4)); do
+  rm -f k.bin k.bin.log
+  killed=$(bytes env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:KILL@$k" "$DUPSCAN" -r --io=ssd --cache=k.bin big)
+  [ -s k.bin.log ] || bad="$bad kill@$k:no-log"
+  cp k.bin.log kept.log
+  again=$(bytes "$DUPSCAN" -r --io=ssd --cache=k.bin --cache-trust big)
+  mv kept.log k.bin.log
+  run "$DUPSCAN" -r --io=ssd --cache=k.bin --cache-trust big
+  [ "$out" = "$bigplain" ] && [ -z "$err" ] || bad="$bad kill@$k:sets"
+  # what was left, and once the bytes before the checkpoint of one file a
+  # group (a, b, c, d and f, g: a third of what was read; without the
+  # checkpoints, all of it)
+  [ "$again" -le $((allbig - killed + killed / 2)) ] || bad="$bad kill@$k:read-$again-of-$allbig-killed-at-$killed"
+  [ "$k" = $((nbig / 2)) ] && resumed="killed at $((killed * 100 / allbig))%, read $((again * 100 / allbig))%"
+done
+[ -z "$bad" ] && ok "a long comparison killed at 3 points goes on from its checkpoint: the same sets ($resumed)" ||
+  not_ok "resumed comparison" "$bad"
+# killed as the bucket's proofs were being logged: the log cut right after the
+# first file's (its class's others still in play); that file is no file alone
+rm -f k.bin k.bin.log
+env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="rename:k.bin:KILL" "$DUPSCAN" -r --io=ssd --cache=k.bin big > /dev/null 2>&1
+rm -f k.bin.tmp*
+python3 -c 'import struct, sys
+d = open(sys.argv[1], "rb").read()
+for i in range(len(d) // 88):
+    size, flags = struct.unpack_from("<Q", d, i * 88 + 16)[0], struct.unpack_from("<I", d, i * 88 + 72)[0]
+    if size == 96 << 20 and flags & 2 and not flags & 16:  # proven, in a class
+        open(sys.argv[1], "wb").write(d[:(i + 1) * 88]); break' k.bin.log
+run "$DUPSCAN" -r --io=ssd --cache=k.bin --cache-trust big
+[ "$out" = "$bigplain" ] && [ -z "$err" ] && ok "the log cut inside a bucket's proofs: the same sets" || not_ok "cut proofs" "$out" "$err"
+# a file in play rewritten since (its size and mtime put back): read again, not trusted
+rm -f k.bin k.bin.log
+env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:KILL@$((nbig / 2))" "$DUPSCAN" -r --io=ssd --cache=k.bin big > /dev/null 2>&1
+python3 -c 'import os
+st = os.stat("big/c"); fd = os.open("big/c", os.O_WRONLY); os.pwrite(fd, b"written since", 95 << 20); os.close(fd)
+os.utime("big/c", ns=(st.st_atime_ns, st.st_mtime_ns))'
+run "$DUPSCAN" -r --io=ssd --cache=k.bin --cache-trust big
+[ "$out" = "$("$DUPSCAN" -r --io=ssd big)" ] && ! grep -qx big/c <<< "$out" && grep -qx big/b <<< "$out" &&
+  ok "a file in play rewritten since the kill (ctime moved): compared again, not in the set" || not_ok "rewritten in play" "$out" "$err"
 
 # a kill while the cache is saved: its rename, then the log's removal
 rm -f c.bin c.bin.log
