@@ -37,7 +37,8 @@ tree t
 for act in dN L l m; do tree "f$act"; done
 tree pq/p; tree pq/q
 # a pair large enough that comparing it takes a while under the shim's delays
-mkdir race; head -c 4096 /dev/urandom > race/r1; truncate -s 64M race/r1; cp --sparse=always race/r1 race/r2
+# (5 ms a read of r2: about 260 reads of 1 MiB, a window of over a second)
+mkdir race; head -c 4096 /dev/urandom > race/r1; truncate -s 256M race/r1; cp --sparse=always race/r1 race/r2
 mkdir -p mg/p mg/q; head -c 30000 /dev/urandom > mg/p/m1; cp mg/p/m1 mg/p/m2; cp mg/p/m1 mg/q/m3; cp mg/p/m1 mg/q/m4
 sleep 2.2  # older than the proving runs by more than the racy margin
 head -c 5000 /dev/urandom > t/r1; cp t/r1 t/r2                                     # racy: written just before
