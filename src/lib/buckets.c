@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* buckets.c: settling one bucket (files of one size with equal first-block
- * hashes) into classes: side by side, by full hash, or as the sweep settled it;
- * each class told to the stage callback. */
+ * hashes) into classes: by reading it (fullhash.c), with the cache's proofs
+ * (trust.c), or as the sweep settled it; each class told to the stage
+ * callback, and what it proves to the cache (proofs.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -47,23 +48,6 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 	return rc;
 }
 
-/* Index the alive members of a lockstep result (their full hashes in h by
- * member, or NULL within one block); a class is named by the record of its
- * first member. */
-static int index_members(struct ds_ctx *c, const struct bucket *b, const struct ds_hashes *h)
-{
-	for (size_t i = 0; i < b->k; i++) {
-		const struct ds_member *m = &b->m[i];
-		if (!m->alive)
-			continue;
-		uint64_t full = h ? ds_hash_digest(h, i) : b->partial;
-		int rc = ds_result_insert(c, m->rec, b->m[m->cls].rec, b->partial, full);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* A bucket the sweep settled (sweep.c): its failures reported at its turn,
  * its classes indexed as a side by side comparison would have named them. */
 static int from_sweep(struct ds_ctx *c, const struct bucket *b)
@@ -75,24 +59,6 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 	for (size_t x = 0; rc == 0 && x < b->k; x++)
 		if (b->same[x] != DS_NONE)
 			rc = ds_result_insert(c, b->m[x].rec, b->m[b->same[x]].rec, b->partial, b->full[x]);
-	return rc;
-}
-
-/* Side by side, hashing as it goes: one read of each file. whole: its
- * members are the whole bucket (not representatives), so what the comparison
- * knows of them is worth a checkpoint. */
-static int side_by_side(struct ds_ctx *c, const struct bucket *b, bool whole)
-{
-	uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
-	struct ds_hashes *h = b->size > DS_BLOCK ? ds_hashes_new(b->k) : NULL;
-	if (b->size > DS_BLOCK && !h)
-		return -ENOMEM;
-	for (size_t x = 0; h && x < b->k; x++)
-		ds_hash_seed(h, x, b->partial);
-	int rc = ds_lockstep(c, b->m, b->k, b->size, start, h, b->blocks, b->blen, whole ? &b->partial : NULL);
-	if (rc == 0)
-		rc = index_members(c, b, h);
-	ds_hashes_free(h);
 	return rc;
 }
 
@@ -129,11 +95,4 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	if (rc == 0)
 		rc = stage_classes(c, first);
 	return rc;
-}
-
-int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole)
-{
-	if (!b->full && b->k <= c->s->reading.max_open)
-		return side_by_side(c, b, whole);
-	return ds_match_by_full(c, b);
 }

@@ -906,8 +906,12 @@ void ds_sweep_free(struct ds_sweep *sw);
 /* match.c */
 int ds_match(dupscan_scan *s);
 /* Does this run's matching see every file of one size and first block
- * together (no -1 or -p to split them)? Then classes it settles apart differ. */
-bool ds_groups_apart(const dupscan_scan *s);
+ * together (no -1 or -p to split them: match.c's same_group())? Then classes
+ * it settles apart differ. */
+static inline bool ds_groups_apart(const dupscan_scan *s)
+{
+	return !s->opt.one_fs && !s->opt.permissions;
+}
 /* One representative per inode (ds_rec_rep()), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 

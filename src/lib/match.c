@@ -18,11 +18,6 @@ static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const stru
 	       (!s->opt.permissions || ds_rec_attr(s, a) == ds_rec_attr(s, b));
 }
 
-bool ds_groups_apart(const dupscan_scan *s)
-{
-	return !s->opt.one_fs && !s->opt.permissions;
-}
-
 /* same_group()'s order as a key: size, then the attributes or the device. */
 static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
 {

@@ -68,10 +68,6 @@ bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n);
 
 /* buckets.c: settle one bucket; its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
-/* A bucket of which nothing is known past its first blocks (b->full may be
- * NULL): side by side when its files can all be open at once, else by full
- * hash. whole: b->m is the whole bucket, not representatives of it. */
-int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole);
 
 /* fullhash.c */
 /* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */
@@ -87,12 +83,45 @@ int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hash
 int ds_match_quick(struct ds_ctx *c, const struct bucket *b);
 /* By full hash, equal ones compared byte by byte. */
 int ds_match_by_full(struct ds_ctx *c, const struct bucket *b);
+/* A bucket of which nothing is known past its first blocks (b->full may be
+ * NULL): side by side when its files can all be open at once, else by full
+ * hash. whole: b->m is the whole bucket, not representatives of it. */
+int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole);
+
+/* proofs.c */
+/* A proven class's first member: its record, and where it is in its bucket. */
+struct ds_by_rec {
+	uint32_t rec, x;
+};
+/* A bucket's members by the proofs the cache holds for them, and one
+ * representative per class (and per member in none) to compare. */
+struct proven {
+	size_t k;
+	uint64_t *cls;          /* per member: its proven class, 0 for none */
+	struct ds_proof *pf;    /* per member: its proof, when cls */
+	uint32_t *head;         /* per member: its class' first member, or itself */
+	struct ds_by_rec *heads;   /* the proven classes' first members, by record */
+	size_t nheads;
+	struct ds_member *rm;   /* the representatives */
+	uint32_t *mem;          /* per representative: its member; scratch later */
+	uint64_t *rfull;        /* per representative: its full hash */
+	size_t nr;
+	bool *placed;           /* per member: its class joined one of this run */
+};
+
+int ds_proven_alloc(struct proven *p, size_t k);
+void ds_proven_free(struct proven *p);
+/* Members m[0..k) by the proofs the cache holds for them (p allocated for k).
+ * @return 0 or -ENOMEM. */
+int ds_group_proven(const dupscan_scan *s, const struct ds_member *m, size_t k, struct proven *p);
+/* Do the proofs alone settle the bucket? @return 1, 0 or -ENOMEM. */
+int ds_proofs_cover(const struct proven *p);
+/* After bucket b is settled (inserts from first on): its proofs for the
+ * cache's log and file. @return 0 or -ENOMEM. */
+int ds_note_proofs(struct ds_ctx *c, const struct bucket *b, size_t first);
 
 /* trust.c */
 /* A bucket settled with the cache's proofs (b->known). */
 int ds_match_trusted(struct ds_ctx *c, const struct bucket *b);
-/* After bucket b is settled (inserts from first on): its proofs for the
- * cache's log and file. @return 0 or -ENOMEM. */
-int ds_note_proofs(struct ds_ctx *c, const struct bucket *b, size_t first);
 
 #endif /* DUPSCAN_MATCH_H */
