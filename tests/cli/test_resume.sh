@@ -116,6 +116,15 @@ for io in ssd hdd; do
     not_ok "--io=$io: kill and resume" "$bad"
 done
 
+# the files a killed run told apart by their first blocks (u0..u15) are not
+# read again by the resumed run
+rm -f c.bin c.bin.log reads.log
+"$DUPSCAN" -r --io=ssd t > /dev/null
+env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:t/:KILL@$((full * 3 / 4))" "$DUPSCAN" --io=ssd -r --cache=c.bin t > /dev/null 2>&1
+run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:t/u:LOG" DUPSCAN_FAULT_LOG="$T/reads.log" "$DUPSCAN" --io=ssd -r --cache=c.bin --cache-trust t
+[ "$out" = "$plain" ] && [ ! -s reads.log ] && ok "killed at 3/4: the files its first blocks told apart are not read again" ||
+  not_ok "unique files read again" "$(sort -u reads.log 2>/dev/null | head)"
+
 # a kill in the middle of a long comparison: resumed from its last
 # checkpoint (every 32 MiB read), each group's hash rebuilt from one file
 bigplain=$("$DUPSCAN" -r --io=ssd big)
