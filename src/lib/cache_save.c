@@ -197,6 +197,8 @@ static int cmp_proved(void *ctx, const void *pa, const void *pb)
 static const struct ds_proof *decided(const dupscan_scan *s, const struct ds_cache *run, size_t i)
 {
 	const struct ds_hashed *h = run->noted;
+	if (run->nproved == 0)
+		return NULL;
 	for (size_t j = i; j < run->nnoted && (j == i || same_inode(s, h[j].rec, h[i].rec)); j++) {
 		struct ds_proved key = { h[j].rec, { 0 } };
 		const struct ds_proved *p = bsearch(&key, run->proved, run->nproved, sizeof(key), cmp_proved_plain);
@@ -215,7 +217,8 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	const struct ds_hashed *h = run->noted;
 	size_t n = run->nnoted;
 	run->proofs = calloc(n ? n : 1, sizeof(*run->proofs));
-	int rc = run->proofs ? ds_sort(run->proved, run->nproved, sizeof(*run->proved), cmp_proved, NULL) : -ENOMEM;
+	int rc = !run->proofs ? -ENOMEM
+		 : run->nproved ? ds_sort(run->proved, run->nproved, sizeof(*run->proved), cmp_proved, NULL) : 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (i > 0 && same_inode(s, h[i - 1].rec, h[i].rec))
 			continue;
