@@ -189,7 +189,8 @@ static int resume_side_by_side(struct ds_ctx *c, const struct bucket *b, const s
 
 /* DUPSCAN_OPT_CACHE_TRUST: the members whose proofs hold and name one class
  * stand as one file, their first. A bucket the proofs cover (ds_proofs_cover())
- * is settled without a read. Otherwise it is settled among the classes' first
+ * is settled without a read; one a killed run was comparing goes on from its
+ * checkpoint (resumable()). Otherwise it is settled among the classes' first
  * members and the other members (match_representatives()), and each proven
  * class follows its first member. */
 int ds_match_trusted(struct ds_ctx *c, const struct bucket *b)
