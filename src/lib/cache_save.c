@@ -193,23 +193,23 @@ static int cmp_proved(void *ctx, const void *pa, const void *pb)
 	return cmp_proved_plain(pa, pb);
 }
 
-/* The proof this run decided for the inode of notes h[i..) (ds_note_proofs()), or NULL. */
-static const struct ds_proof *decided(const dupscan_scan *s, const struct ds_cache *run, size_t i)
+/* The proof this run gave anew to the inode of notes h[i..) (ds_note_proofs()), or NULL. */
+static const struct ds_proved *decided(const dupscan_scan *s, const struct ds_cache *run, size_t i)
 {
 	const struct ds_hashed *h = run->noted;
 	if (run->nproved == 0)
 		return NULL;
 	for (size_t j = i; j < run->nnoted && (j == i || same_inode(s, h[j].rec, h[i].rec)); j++) {
-		struct ds_proved key = { h[j].rec, { 0 } };
+		struct ds_proved key = { 0, h[j].rec, 0 };
 		const struct ds_proved *p = bsearch(&key, run->proved, run->nproved, sizeof(key), cmp_proved_plain);
 		if (p)
-			return &p->pf;
+			return p;
 	}
 	return NULL;
 }
 
 /* The proof each note is saved with (notes sorted, the first of each inode
- * counts): the one its bucket decided this run (ds_note_proofs()), unless
+ * counts): the one its bucket gave it anew this run (ds_note_proofs()), unless
  * the file dropped out since; else a proof that still holds; else none,
  * its hashes keeping the time they were worked out. @return 0 or -ENOMEM. */
 static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
@@ -222,10 +222,11 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (i > 0 && same_inode(s, h[i - 1].rec, h[i].rec))
 			continue;
-		const struct ds_proof *now = decided(s, run, i);
+		const struct ds_proved *now = decided(s, run, i);
 		struct ds_proof old;
 		if (now && !(ds_rec(s, h[i].rec)->flags & DS_F_DROPPED)) {
-			run->proofs[i] = (struct proof){ now->cls, now->at, now->apart, now->alone };
+			run->proofs[i] = (struct proof){ now->cls, s->cache.start_ns, (now->how & DS_PROVED_APART) != 0,
+							 (now->how & DS_PROVED_ALONE) != 0 };
 		} else if (ds_cache_proof(s, h[i].rec, &old)) {
 			run->proofs[i] = (struct proof){ old.cls, old.at, old.apart, old.alone };
 		} else {

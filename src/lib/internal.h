@@ -608,12 +608,16 @@ struct ds_proof {
 	bool full;              /* the entry holds the file's full hash */
 	bool alone;             /* told apart from every other file of its bucket */
 };
-/* The proof a settled bucket gives one of its files (ds_note_proofs()): what
- * the cache's log holds of it at once, and its file once saved. */
+/* A proof a settled bucket gives one of its files anew (ds_note_proofs()),
+ * kept for the save: at this run's start, in class cls; how: DS_PROVED_*.
+ * (A proof it keeps as it was needs nothing: the save keeps those.) */
 struct ds_proved {
+	uint64_t cls;
 	uint32_t rec;
-	struct ds_proof pf;
+	uint8_t how;
 };
+enum { DS_PROVED_APART = 1, DS_PROVED_ALONE = 2 };
+_Static_assert(sizeof(struct ds_proved) == 16, "a proof kept for the save is 16 bytes");
 struct ds_error {
 	char *path;
 	int code;
@@ -670,9 +674,11 @@ struct ds_insert ds_result_ins(const struct ds_result *r, size_t i);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);
-/* A proof for the cache, logged now (partial, full: the file's hashes, full
- * when has_full) and kept for the save. @return 0 or -ENOMEM. */
-int ds_result_prove(struct ds_ctx *c, const struct ds_proved *p, uint64_t partial, uint64_t full, bool has_full);
+/* Record rec's proof pf for the cache: logged now (partial, full: its hashes,
+ * full when has_full), and kept for the save unless fresh is false (a proof
+ * it had, kept as it was). @return 0 or -ENOMEM. */
+int ds_result_prove(struct ds_ctx *c, uint32_t rec, const struct ds_proof *pf, bool fresh, uint64_t partial,
+		    uint64_t full, bool has_full);
 /* A file could not be read: drop it and keep the report for the commit. */
 void ds_fail(struct ds_ctx *c, uint32_t i, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);

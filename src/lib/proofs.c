@@ -271,21 +271,24 @@ static uint64_t most_named(const struct proven *old, const struct ds_keypos *mem
 /* What member x is proven as: in class number cls this run (0: in none).
  * In a run that grouped every file of its size and first block together, at
  * its start and told apart; otherwise a proof of that number still holding
- * stays as it is, and one that joins is proven at this run's start. */
-static bool proof_now(const dupscan_scan *s, const struct settled *t, size_t x, uint64_t cls, struct ds_proof *pf)
+ * stays as it is, and one that joins is proven at this run's start.
+ * @return PROOF_NEW, PROOF_KEPT (*pf the old one) or PROOF_NONE. */
+enum { PROOF_NONE, PROOF_KEPT, PROOF_NEW };
+static int proof_now(const dupscan_scan *s, const struct settled *t, size_t x, uint64_t cls, struct ds_proof *pf)
 {
 	const struct ds_proof *old = &t->old.pf[x]; /* cls 0: none holds */
 	if (ds_groups_apart(s)) {
 		uint64_t own = cls ? cls : ds_cache_fresh_class(s, ds_rec(s, t->b->m[x].rec));
 		*pf = (struct ds_proof){ own, s->cache.start_ns, true, false, !cls };
-		return true;
+		return PROOF_NEW;
 	}
-	if (!cls) {
-		*pf = *old;
-		return old->cls != 0;
-	}
-	*pf = old->cls == cls && !old->alone ? *old : (struct ds_proof){ cls, s->cache.start_ns, false, false, false };
-	return true;
+	*pf = *old;
+	if (!cls)
+		return old->cls ? PROOF_KEPT : PROOF_NONE;
+	if (old->cls == cls && !old->alone)
+		return PROOF_KEPT;
+	*pf = (struct ds_proof){ cls, s->cache.start_ns, false, false, false };
+	return PROOF_NEW;
 }
 
 /* Member x's full hash, when known. */
@@ -311,16 +314,13 @@ static bool member_full(const struct ds_ctx *c, const struct settled *t, size_t 
 static int prove_member(struct ds_ctx *c, const struct settled *t, size_t x, uint64_t cls)
 {
 	const struct bucket *b = t->b;
-	struct ds_proved p = { b->m[x].rec, t->old.pf[x] };
+	struct ds_proof pf = t->old.pf[x];
 	uint64_t full = 0;
 	bool has_full = member_full(c, t, x, &full);
-	if (t->covered) {
-		ds_cache_log_add(c->s, p.rec, b->partial, full, has_full, &p.pf);
+	int how = t->covered ? PROOF_KEPT : proof_now(c->s, t, x, cls, &pf);
+	if (how == PROOF_NONE)
 		return 0;
-	}
-	if (!proof_now(c->s, t, x, cls, &p.pf))
-		return 0;
-	return ds_result_prove(c, &p, b->partial, full, has_full);
+	return ds_result_prove(c, b->m[x].rec, &pf, how == PROOF_NEW, b->partial, full, has_full);
 }
 
 /* After a bucket is settled (its inserts from first on): the proofs the cache

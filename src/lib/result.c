@@ -100,13 +100,17 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	return 0;
 }
 
-int ds_result_prove(struct ds_ctx *c, const struct ds_proved *p, uint64_t partial, uint64_t full, bool has_full)
+int ds_result_prove(struct ds_ctx *c, uint32_t rec, const struct ds_proof *pf, bool fresh, uint64_t partial,
+		    uint64_t full, bool has_full)
 {
 	struct ds_result *r = c->res;
+	ds_cache_log_add(c->s, rec, partial, full, has_full, pf);
+	if (!fresh)
+		return 0;
 	if (GROW(r->proved, r->nproved, r->capproved))
 		return -ENOMEM;
-	r->proved[r->nproved++] = *p;
-	ds_cache_log_add(c->s, p->rec, partial, full, has_full, &p->pf);
+	r->proved[r->nproved++] = (struct ds_proved){ pf->cls, rec,
+						      (uint8_t)((pf->apart ? DS_PROVED_APART : 0) | (pf->alone ? DS_PROVED_ALONE : 0)) };
 	return 0;
 }
 
