@@ -1044,19 +1044,21 @@ struct ds_prefix {
 };
 /* With r's key as the killed run saw it and not racy for it: its prefix. */
 bool ds_cache_prefix(const dupscan_scan *s, uint32_t i, struct ds_prefix *out);
-/* A comparison side by side of m[0..n) (a whole bucket, of first-block hash
- * partial) under way, at offset off: what it knows goes to the cache's log in
- * one piece (a no-op without a log, or for more than 64 members). */
-void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off);
 /* Remember a proof of this run for the save (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p);
+/* cache_save.c */
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
 /* *folded: the file now holds what the log held (then the log can go). */
 int ds_cache_save(dupscan_scan *s, bool *folded);
+/* cache_log.c */
 /* Append a file's hashes to the cache's log (made durable when due), from
  * any thread, with its proof (or NULL). A no-op without a log. */
 void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
 		      const struct ds_proof *pf);
+/* A comparison side by side of m[0..n) (a whole bucket, of first-block hash
+ * partial) under way, at offset off: what it knows goes to the cache's log in
+ * one piece (a no-op without a log, or for more than 64 members). */
+void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off);
 /* Take what a killed run left in the cache's log over the entries loaded,
  * and open this run's log (s->cache.log; none with -Q or -T). Trouble is
  * told and ignored. @return 0 or -ENOMEM. */
