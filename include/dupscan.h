@@ -130,7 +130,8 @@ enum dupscan_option {
 	                              * at least 8 (cold reads wait on the device; since 0.4);
 	                              * ignored (always 1) when built without thread support */
 	DUPSCAN_OPT_DIRS,            /* also sets of identical directories (see dupscan_set_is_dirs()) */
-	DUPSCAN_OPT_IO,              /* how to read: DUPSCAN_IO_AUTO (default), _HDD or _SSD; since 0.4 */
+	DUPSCAN_OPT_IO,              /* how to read: DUPSCAN_IO_AUTO (default), _HDD, _SSD or _NET
+	                              * (since 0.9); since 0.4 */
 	DUPSCAN_OPT_IO_MEMORY,       /* bytes of file contents hdd mode keeps to compare files in disk
 	                              * order, at least 1048576; 0: the default, 256 MiB (an eighth of
 	                              * the memory on machines with less than 2 GiB); since 0.4 */
@@ -149,14 +150,20 @@ enum dupscan_option {
  * the order the disk holds them (first extent's physical offset, else inode
  * order), large turns when files are compared side by side; the disks of a
  * scan are read at the same time for the first blocks. SSD: reads on every
- * thread. AUTO: HDD when a file of the scan lies on a rotational disk (a
- * partition, md, dm or loop device is followed to the disks under it) or on a
- * network filesystem, else SSD, also where the storage cannot be told (FUSE,
- * overlay, virtual machines' disks). Results never depend on it. */
+ * thread. NET (since 0.9): a network filesystem, where each request waits a
+ * round trip: many requests in flight (directories listed ahead, files opened
+ * and read at once), their number set by how the link answers (see
+ * dupscan_io_inflight()), large reads. AUTO: HDD when a file of the scan lies
+ * on a rotational disk (a partition, md, dm or loop device is followed to the
+ * disks under it); else NET when one lies on a network filesystem (NFS, SMB,
+ * sshfs, 9p, ceph and others by their mount's type); else SSD, also where the
+ * storage cannot be told (other FUSE filesystems, overlay, virtual machines'
+ * disks). Results never depend on it. */
 enum dupscan_io {
 	DUPSCAN_IO_AUTO = 0,
 	DUPSCAN_IO_HDD = 1,
-	DUPSCAN_IO_SSD = 2
+	DUPSCAN_IO_SSD = 2,
+	DUPSCAN_IO_NET = 3
 };
 
 enum dupscan_order {
@@ -513,6 +520,12 @@ DUPSCAN_API int dupscan_hash_file(const char *path, uint64_t *size, uint64_t *ha
  * are known, from the first DUPSCAN_PHASE_MATCH progress report on;
  * DUPSCAN_IO_AUTO before. Since 0.4. */
 DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s);
+
+/* In DUPSCAN_IO_NET mode, the most requests (directory listings, opens,
+ * reads) the scan has had in flight at once so far; 1 in the other modes
+ * (hdd mode reads several disks at once, each with one stream) and before
+ * anything is read. Since 0.9. */
+DUPSCAN_API int dupscan_io_inflight(const dupscan_scan *s);
 
 /* Ask the filesystem to share dup's extents with keep's (Linux FIDEDUPERANGE, in
  * ranges the kernel accepts); the kernel compares the bytes itself.

@@ -248,9 +248,17 @@ START_TEST(test_choose)
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_AUTO);
 	ds_choose_io(s, ssd_mem, 3);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
-	ds_choose_io(s, with_nas, 2);
+	ck_assert_int_eq(dupscan_io_inflight(s), 1);
+	ck_assert_int_eq(ds_choose_io(s, with_nas, 2), 0);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET); /* many requests in flight */
+	ck_assert_ptr_nonnull(s->reading.net);
+	ck_assert_int_eq(ds_readers(s), DS_NET_START);
+	ds_choose_io(s, ssd_mem, 3); /* once a network filesystem was seen, it stays */
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET);
+	ds_choose_io(s, with_hdd, 2); /* a spinning disk: one stream each disk, the NAS beside */
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
-	ds_choose_io(s, ssd_mem, 3); /* once a spinning disk was seen, it stays */
+	ck_assert(!ds_one_stream(s, makedev(0, 45)));
+	ds_choose_io(s, with_nas, 2); /* once a spinning disk was seen, it stays */
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_SSD), 0);
 	ds_choose_io(s, with_hdd, 2);
@@ -258,7 +266,10 @@ START_TEST(test_choose)
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
 	ds_choose_io(s, ssd_mem, 3);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
-	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, 3), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_NET), 0);
+	ds_choose_io(s, ssd_mem, 3);
+	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, 4), DUPSCAN_E_OPTION);
 	dupscan_free(s);
 }
 END_TEST
@@ -276,7 +287,7 @@ START_TEST(test_one_decision)
 	ck_assert(ds_storage_kind(sysfs, mountinfo, makedev(259, 0)) == DS_STORE_HDD); /* looked up anew */
 	ck_assert(!ds_one_stream(s, makedev(259, 0)));                                 /* decided once */
 	ck_assert(ds_one_stream(s, makedev(259, 2)));  /* its partition, first met now: as sysfs says now */
-	ck_assert(ds_one_stream(s, makedev(0, 45)));   /* the NAS */
+	ck_assert(!ds_one_stream(s, makedev(0, 45)));  /* the NAS: many requests, not one stream */
 	ck_assert(!ds_one_stream(s, makedev(0, 46)));
 	uint64_t nvme[] = { makedev(259, 0) };
 	ds_choose_io(s, nvme, 1);

@@ -46,8 +46,9 @@ static const char help_text[] =
 " -i --reverse         reverse the order of files and sets\n"
 "    --include=GLOB    consider only files matching GLOB (repeatable)\n"
 "    --io=MODE         read for the storage: auto (default), hdd (one stream a\n"
-"                      disk, in its order, all disks at once) or ssd (reads on\n"
-"                      every thread)\n"
+"                      disk, in its order, all disks at once), ssd (reads on\n"
+"                      every thread) or net (a network filesystem: many\n"
+"                      requests in flight, as many as the link answers)\n"
 "    --io-memory=SIZE  file contents hdd mode keeps in memory to compare files\n"
 "                      in disk order (K, M, G suffixes; default 256M)\n"
 " -I --isolate         files under the same path argument never match each other\n"
@@ -489,8 +490,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				o->io = DUPSCAN_IO_HDD;
 			else if (!strcmp(optarg, "ssd"))
 				o->io = DUPSCAN_IO_SSD;
+			else if (!strcmp(optarg, "net"))
+				o->io = DUPSCAN_IO_NET;
 			else
-				return usage_error("invalid value '%s' for --io (auto, hdd or ssd)", optarg);
+				return usage_error("invalid value '%s' for --io (auto, hdd, ssd or net)", optarg);
 			break;
 		case OPT_FORMAT:
 			/* text and fdupes are one listing (jdupes' and fdupes' are the same) */

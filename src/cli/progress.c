@@ -72,7 +72,8 @@ static void duration(double s, char buf[32])
 static int show(struct cli_progress *p, const struct dupscan_progress *r, double elapsed)
 {
 	char a[16], b[16], c[16], eta[32];
-	const char *mode = dupscan_io_mode(p->scan) == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : "ssd";
+	int io = dupscan_io_mode(p->scan);
+	const char *mode = io == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : io == DUPSCAN_IO_NET ? "net" : "ssd";
 	if (r->phase == DUPSCAN_PHASE_WALK)
 		return fprintf(stderr, "Scanning: %llu files, %s", (unsigned long long)r->files_done,
 			       human(r->bytes_done, a));

@@ -39,7 +39,9 @@ int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 	char *path = ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
+	int64_t t = ds_net_begin(s);
 	int fd = opened_as(s, ds_open_path(path, SCANNED_FLAGS), r);
+	ds_net_end(s, t);
 	if (path != stackbuf)
 		free(path);
 	return fd;
@@ -82,7 +84,10 @@ int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
 	if (dc->fd < 0 || strchr(name, '/'))
 		return ds_open_scanned(s, i);
 	/* the directory may have moved since: what opens is checked all the same */
-	return opened_as(s, openat(dc->fd, name, SCANNED_FLAGS), r);
+	int64_t t = ds_net_begin(s);
+	int fd = opened_as(s, openat(dc->fd, name, SCANNED_FLAGS), r);
+	ds_net_end(s, t);
+	return fd;
 }
 
 int ds_open_rec(struct ds_ctx *c, uint32_t i)

@@ -59,7 +59,7 @@ void ds_cost_end(struct stat_cost *c, size_t n)
 
 /* Read the next batch of j's directory and stat() its entries, unless
  * j->deferred; touches only j (and reads options). */
-void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
+static void list_batch(const dupscan_scan *s, struct dir_job *j)
 {
 	struct stat_batch *b = &j->b;
 	b->n = b->nnames = 0;
@@ -132,6 +132,14 @@ void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
 		if (watch)
 			ds_cost_end(&b->cost, b->n);
 	}
+}
+
+void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
+{
+	/* a batch is one request of NET mode's count */
+	int64_t t = ds_net_begin(s);
+	list_batch(s, j);
+	ds_net_end(s, t);
 }
 
 /* stat() one entry b listed. */

@@ -66,7 +66,26 @@ struct dir_job {
 	bool listed;         /* its first batch listed ahead (by list_ahead) */
 	int64_t bytes;       /* its st_size when pushed */
 	bool deferred;       /* list, but leave the stat calls to list_ahead */
+	/* NET mode (netwalk.c): the subdirectories of its first batch, made and
+	 * queued by whoever listed it, before the walk reaches them */
+	struct dir_job **kids; /* by entry, or NULL */
+	size_t nkids;
+	bool adopted;        /* a kid the walk took as its own */
+	bool dropped;        /* a kid the walk left: done with, freed at the end */
 };
+
+/* netwalk.c: on a network filesystem, where listing a directory waits round
+ * trips, the walk's helpers list subdirectories as soon as their parent is
+ * listed, not when the walk (depth first, on one thread) reaches it. */
+/* Make and queue j's subdirectories (NET mode, j listed by its path). */
+void ds_netwalk_spawn(const dupscan_scan *s, struct dir_job *j);
+/* j's kid for its first batch's entry k, adopted; NULL when there is none. */
+struct dir_job *ds_netwalk_adopt(struct dir_job *j, size_t k);
+/* j's kids the walk did not adopt: each waited for if running, dropped
+ * with its own kids, descriptors closed. */
+void ds_netwalk_drop(struct ds_pool *p, struct dir_job *j);
+/* Free what j's kids not adopted hold, and them (after the phase ended). */
+void ds_netwalk_free(struct dir_job *j);
 
 void ds_cost_begin(struct stat_cost *c);
 void ds_cost_end(struct stat_cost *c, size_t n);

@@ -258,6 +258,7 @@ struct ds_options {
 	size_t chunk;
 	bool chunk_given;            /* -C: the caller's read size, on any storage */
 	int threads;                 /* hashing threads; 1 = all in the caller's thread */
+	bool threads_given;          /* DUPSCAN_OPT_THREADS set: also the count in flight of NET mode */
 	int io;                      /* DUPSCAN_IO_* as asked */
 	int64_t max_depth;           /* DUPSCAN_OPT_MAX_DEPTH: -1, none */
 	size_t sweep_budget;         /* contents the sweep may keep in memory */
@@ -292,11 +293,13 @@ struct ds_cache_state {
 
 /* How and with what the run reads (storage.c, readorder.c, sweep.c, pool.c). */
 struct ds_reading {
-	int io_mode;                 /* DUPSCAN_IO_HDD or _SSD as chosen; _AUTO until then */
+	int io_mode;                 /* DUPSCAN_IO_HDD, _SSD or _NET as chosen; _AUTO until then */
+	struct ds_netio *net;        /* requests in flight (netio.c): NET mode only, else NULL */
 	const char *sysfs, *mountinfo; /* where storage is looked up (tests point elsewhere) */
 	struct ds_devkind {            /* what storage.c found of each device met */
 		uint64_t dev;
 		bool one;                  /* ds_one_stream() */
+		bool net;                  /* a network filesystem */
 		uint64_t disk;             /* ds_disk() */
 	} *devkinds;
 	size_t ndevkinds, capdevkinds;
@@ -801,8 +804,41 @@ uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev);
 /* ds_disk_of() for the scan, looked up once per device. */
 uint64_t ds_disk(dupscan_scan *s, uint64_t dev);
 /* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
- * when any is read as one stream; a mode chosen before only moves to HDD). */
-void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
+ * when any is read as one stream, else NET when any is a network filesystem; a
+ * mode chosen before only moves to NET or HDD). @return 0 or -ENOMEM. */
+int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
+
+/* scan.c: s->reading.max_open for so many threads, each holding as many
+ * files as the process' limit of descriptors leaves room for. */
+void ds_fit_open(dupscan_scan *s, int threads);
+
+/* netio.c: requests in flight on a network filesystem (DUPSCAN_IO_NET) */
+#define DS_NET_START 16   /* threads reading at first */
+#define DS_NET_MOST 64    /* at most */
+#define DS_NET_LEAST 4    /* at least, once judged */
+#define DS_NET_WINDOW 32  /* requests judged together, at least */
+#define DS_NET_BACKOFF 3  /* a window's mean this many times the least: fewer */
+struct ds_netio;
+struct ds_netio *ds_netio_new(int most);
+void ds_netio_fix(struct ds_netio *n, int limit);
+void ds_netio_free(struct ds_netio *n);
+/* Threads let read now (1 for NULL); the most requests in flight at once. */
+int ds_netio_limit(const struct ds_netio *n);
+int ds_netio_peak(const struct ds_netio *n);
+/* A new phase: what is judged against is learnt again. */
+void ds_netio_phase(struct ds_netio *n);
+/* A request begins (@return its start, 0 for NULL) and ends: @return the new
+ * limit when this ending changed it, else 0. */
+int64_t ds_netio_begin(struct ds_netio *n);
+int ds_netio_end(struct ds_netio *n, int64_t start);
+/* The scan's: NET mode's count set up (@return 0 or -ENOMEM); the threads
+ * that read at once in the mode chosen (opt.threads, or NET's limit); each
+ * request's begin and end (nothing outside NET mode), the pool told of a
+ * new limit. */
+int ds_net_start(dupscan_scan *s);
+int ds_readers(const dupscan_scan *s);
+int64_t ds_net_begin(const dupscan_scan *s);
+void ds_net_end(const dupscan_scan *s, int64_t start);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
@@ -959,6 +995,9 @@ void ds_pool_end_phase(struct ds_pool *p);
 /* The run's pool, started the first time it is asked for (s->opt.threads - 1
  * helpers). @return it, or NULL when out of memory. */
 struct ds_pool *ds_scan_pool(dupscan_scan *s);
+/* Let helpers threads run jobs and slices from now on in this phase (NULL:
+ * nothing); more are started as work waits for them. */
+void ds_pool_set_active(struct ds_pool *p, int helpers);
 /* How many helper threads this phase may use (0 for NULL). */
 int ds_pool_helpers(const struct ds_pool *p);
 /* How many helper threads were started so far: each when work waited for it. */
@@ -968,6 +1007,9 @@ int ds_pool_queue(struct ds_pool *p, struct ds_job *j);
 /* Return once j has run: run here if no helper started it, else wait,
  * running other queued jobs and slices meanwhile. Owner's thread only. */
 void ds_pool_obtain(struct ds_pool *p, struct ds_job *j);
+/* The owner will not obtain j: it never runs if no thread started it; else
+ * it is waited for and released. */
+void ds_pool_drop(struct ds_pool *p, struct ds_job *j);
 /* The owner is done with j: what it held leaves the look-ahead budget. */
 void ds_pool_release(struct ds_pool *p, struct ds_job *j);
 /* Run fn(job, 0..nslices-1); idle threads of p (may be NULL) take slices

@@ -310,9 +310,9 @@ static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_
 			devs[ndevs++] = dev;
 		}
 	}
-	ds_choose_io(s, devs, ndevs);
+	int rc = ds_choose_io(s, devs, ndevs);
 	free(devs);
-	return 0;
+	return rc;
 }
 
 /* Read ahead the first blocks of the groups the cache does not settle. */
@@ -431,7 +431,7 @@ int ds_match(dupscan_scan *s)
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
-				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : s->opt.threads, key);
+				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : ds_readers(s), key);
 	if (rc == 0)
 		ds_progress_end(s);
 	free(key);

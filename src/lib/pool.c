@@ -39,6 +39,7 @@ struct ds_pool {
 	int active;              /* helpers this phase lets run jobs ahead and take slices */
 #if DUPSCAN_THREADS
 	int running;             /* helpers running a job ahead now */
+	int slicing;             /* helpers running a slice now */
 	bool ending;             /* the owner waits for them: ds_pool_end_phase() */
 	size_t max_jobs, max_weight;
 	pthread_mutex_t mu;
@@ -57,8 +58,12 @@ struct ds_pool {
 
 struct ds_pool *ds_scan_pool(dupscan_scan *s)
 {
+	/* room for NET mode's threads (each phase says how many run; the
+	 * storage is not known yet when the run starts it) */
+	int most = s->opt.threads > 1 && !s->opt.threads_given && s->opt.threads < DS_NET_MOST ? DS_NET_MOST
+											     : s->opt.threads;
 	if (!s->reading.pool)
-		s->reading.pool = ds_pool_start(s->opt.threads - 1, NULL, NULL, 0, 0);
+		s->reading.pool = ds_pool_start(most - 1, NULL, NULL, 0, 0);
 	return s->reading.pool;
 }
 
@@ -91,12 +96,14 @@ static struct ds_assist *find_help(const struct ds_pool *p)
 }
 
 /* Take one slice of a (lock held; released while it runs). */
-static void help_once(struct ds_pool *p, struct ds_assist *a)
+static void help_once(struct ds_pool *p, struct ds_assist *a, bool helper)
 {
 	size_t i = a->next++;
+	p->slicing += helper;
 	pthread_mutex_unlock(&p->mu);
 	a->fn(a->job, i);
 	pthread_mutex_lock(&p->mu);
+	p->slicing -= helper;
 	if (++a->done == a->nslices)
 		pthread_cond_broadcast(&p->done_cv);
 }
@@ -141,11 +148,12 @@ static void *helper(void *arg)
 	struct ds_pool *p = arg;
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		/* slices first: the job that split its loop holds up the owner */
-		struct ds_assist *a = find_help(p);
+		/* slices first: the job that split its loop holds up the owner;
+		 * no more helpers busy than the phase lets (NET mode lowers it) */
+		struct ds_assist *a = p->running + p->slicing < p->active ? find_help(p) : NULL;
 		struct ds_job *j = a ? NULL : take_queued(p, true);
 		if (a) {
-			help_once(p, a);
+			help_once(p, a, true);
 		} else if (j) {
 			run_ahead(p, j);
 		} else {
@@ -200,6 +208,20 @@ void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs
 	p->max_jobs = max_jobs;
 	p->max_weight = max_weight;
 	p->active = helpers < 0 ? 0 : helpers < p->most ? helpers : p->most;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void ds_pool_set_active(struct ds_pool *p, int helpers)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	int was = p->active;
+	p->active = helpers < 0 ? 0 : helpers < p->most ? helpers : p->most;
+	if (p->active > was) {
+		start_helpers(p, p->ntodo);
+		pthread_cond_broadcast(&p->work_cv);
+	}
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -271,7 +293,7 @@ void ds_pool_obtain(struct ds_pool *p, struct ds_job *j)
 		struct ds_assist *a = find_help(p);
 		struct ds_job *other = a ? NULL : take_queued(p, false);
 		if (a) {
-			help_once(p, a);
+			help_once(p, a, false);
 		} else if (other) {
 			run_ahead(p, other);
 		} else {
@@ -281,6 +303,20 @@ void ds_pool_obtain(struct ds_pool *p, struct ds_job *j)
 		}
 	}
 	pthread_mutex_unlock(&p->mu);
+}
+
+void ds_pool_drop(struct ds_pool *p, struct ds_job *j)
+{
+	pthread_mutex_lock(&p->mu);
+	if (j->state == JOB_QUEUED)
+		j->state = JOB_DONE; /* left in the queue: take_queued() passes it by */
+	while (j->state != JOB_DONE) {
+		p->owner_waits = true;
+		pthread_cond_wait(&p->done_cv, &p->mu);
+		p->owner_waits = false;
+	}
+	pthread_mutex_unlock(&p->mu);
+	ds_pool_release(p, j);
 }
 
 void ds_pool_release(struct ds_pool *p, struct ds_job *j)
@@ -314,7 +350,7 @@ void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, si
 	if (p->owner_waits)
 		pthread_cond_broadcast(&p->done_cv);
 	while (a.next < a.nslices)
-		help_once(p, &a);
+		help_once(p, &a, false);
 	struct ds_assist **pp = &p->help;
 	while (*pp != &a)
 		pp = &(*pp)->link;
@@ -343,6 +379,18 @@ struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max
 void ds_pool_stop(struct ds_pool *p)
 {
 	free(p);
+}
+
+void ds_pool_set_active(struct ds_pool *p, int helpers)
+{
+	(void)p;
+	(void)helpers;
+}
+
+void ds_pool_drop(struct ds_pool *p, struct ds_job *j)
+{
+	(void)p;
+	j->state = JOB_DONE;
 }
 
 void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers)

@@ -70,7 +70,9 @@ void ds_progress_found(dupscan_scan *s, uint64_t size)
 
 int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off)
 {
+	int64_t t = ds_net_begin(s);
 	int err = ds_pread_full(fd, buf, len, off);
+	ds_net_end(s, t);
 	if (err)
 		return err;
 	struct ds_progress *p = &s->progress;

@@ -81,6 +81,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 		close(*s->act_watch);
 	free(s->act_watch);
 	ds_pool_stop(s->reading.pool);
+	ds_netio_free(s->reading.net);
 	ds_remote_free(s);
 	free(s);
 }
@@ -126,9 +127,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value < 0 || value > 1024)
 			return DUPSCAN_E_OPTION;
 		s->opt.threads = value == 0 ? default_threads() : (DUPSCAN_THREADS ? (int)value : 1);
+		s->opt.threads_given = value != 0;
 		return 0;
 	case DUPSCAN_OPT_IO:
-		if (value != DUPSCAN_IO_AUTO && value != DUPSCAN_IO_HDD && value != DUPSCAN_IO_SSD)
+		if (value != DUPSCAN_IO_AUTO && value != DUPSCAN_IO_HDD && value != DUPSCAN_IO_SSD &&
+		    value != DUPSCAN_IO_NET)
 			return DUPSCAN_E_OPTION;
 		s->opt.io = (int)value;
 		return 0;
@@ -237,6 +240,16 @@ DUPSCAN_API void dupscan_cancel(dupscan_scan *s)
 		atomic_store(&s->canceled, 1);
 }
 
+void ds_fit_open(dupscan_scan *s, int threads)
+{
+	/* every thread may hold max_open files: together they must fit the
+	 * process' limit, with room for the caller's own descriptors */
+	struct rlimit rl;
+	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
+	size_t per = limit > 64 ? (limit - 64) / (size_t)threads : 8;
+	s->reading.max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
+}
+
 DUPSCAN_API int dupscan_run(dupscan_scan *s)
 {
 	if (!s)
@@ -244,12 +257,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	if (s->ran)
 		return DUPSCAN_E_STATE;
 	s->ran = true;
-	/* every thread may hold max_open files: together they must fit the
-	 * process' limit, with room for the caller's own descriptors */
-	struct rlimit rl;
-	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
-	size_t per = limit > 64 ? (limit - 64) / (size_t)s->opt.threads : 8;
-	s->reading.max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
+	ds_fit_open(s, s->opt.threads);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->cache.start_ns = ds_ns(now);
@@ -311,6 +319,12 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s)
 {
 	return s ? s->reading.io_mode : DUPSCAN_IO_AUTO;
+}
+
+DUPSCAN_API int dupscan_io_inflight(const dupscan_scan *s)
+{
+	int peak = s && s->reading.net ? ds_netio_peak(s->reading.net) : 1;
+	return peak > 1 ? peak : 1;
 }
 
 DUPSCAN_API uint64_t dupscan_error_count(const dupscan_scan *s)

@@ -291,11 +291,13 @@ static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
 	for (size_t i = 0; i < s->reading.ndevkinds; i++)
 		if (s->reading.devkinds[i].dev == dev)
 			return s->reading.devkinds[i];
-	/* A spinning disk, or a network filesystem (usually disks in a NAS behind
-	 * one link), is read by one stream in disk order. Memory, solid-state and
-	 * storage that cannot be told (FUSE, overlay) keep reads on every thread. */
+	/* A spinning disk is read by one stream in disk order; a network
+	 * filesystem (usually disks in a NAS, behind a link that answers each
+	 * request a round trip later) by many requests at once (netio.c).
+	 * Memory, solid-state and storage that cannot be told (overlay, most
+	 * FUSE) keep reads on every thread. */
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
-	struct ds_devkind k = { dev, kind == DS_STORE_HDD || kind == DS_STORE_NETWORK,
+	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
 				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev) };
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
@@ -315,15 +317,34 @@ uint64_t ds_disk(dupscan_scan *s, uint64_t dev)
 	return device(s, dev).disk;
 }
 
-void ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
+/* The mode's own state, once chosen: NET's count in flight. */
+static int set_mode(dupscan_scan *s, int mode)
 {
-	if (s->opt.io != DUPSCAN_IO_AUTO) {
-		s->reading.io_mode = s->opt.io;
-		return;
+	s->reading.io_mode = mode;
+	if (mode != DUPSCAN_IO_NET)
+		return 0;
+	int rc = ds_net_start(s);
+	/* files one thread may hold open: room for every thread NET may run */
+	if (rc == 0 && !s->opt.threads_given && s->opt.threads > 1)
+		ds_fit_open(s, DS_NET_MOST);
+	return rc;
+}
+
+int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
+{
+	if (s->opt.io != DUPSCAN_IO_AUTO)
+		return s->reading.io_mode == s->opt.io ? 0 : set_mode(s, s->opt.io);
+	/* once a device read as one stream was met, the scan stays so; a
+	 * network filesystem met makes it NET unless a spinning disk is read
+	 * (hdd mode reads each disk as one stream and the others beside it) */
+	int mode = s->reading.io_mode == DUPSCAN_IO_NET ? DUPSCAN_IO_NET : DUPSCAN_IO_SSD;
+	if (s->reading.io_mode == DUPSCAN_IO_HDD)
+		mode = DUPSCAN_IO_HDD;
+	for (size_t i = 0; i < n && mode != DUPSCAN_IO_HDD; i++) {
+		struct ds_devkind k = device(s, devs[i]);
+		mode = k.one ? DUPSCAN_IO_HDD : k.net ? DUPSCAN_IO_NET : mode;
 	}
-	/* once a device read as one stream was met, the scan stays so */
-	bool one = s->reading.io_mode == DUPSCAN_IO_HDD;
-	for (size_t i = 0; i < n && !one; i++)
-		one = ds_one_stream(s, devs[i]);
-	s->reading.io_mode = one ? DUPSCAN_IO_HDD : DUPSCAN_IO_SSD;
+	if (mode == s->reading.io_mode)
+		return 0;
+	return set_mode(s, mode);
 }

@@ -33,6 +33,11 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
  * the result is the one-thread walk's whatever the threads do. ---- */
 
 #define PREFETCH_JOBS 64u          /* directories listed ahead, at most: each holds a descriptor */
+/* the same on a network filesystem (netwalk.c), where a directory listed to
+ * its end gives its descriptor back at once (its subdirectories open by
+ * path): only those not listed to their end hold one, and PREFETCH_ENTRIES
+ * bounds them (a batch is STAT_BATCH entries) */
+#define NET_PREFETCH_JOBS 1024u
 /* Entries the helpers listed ahead and the walk has not taken yet, at most:
  * each holds its stat (about 180 bytes), so 16,384 of them are 3 MB; 65,536
  * were 12 MB, a fifth of the peak of a 200,000-file scan when the helpers
@@ -46,7 +51,9 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
  * and cache traffic: more than listing a small one (measured on a copy of
  * /usr: 14,500 directories of 7 entries on average walked slower on two
  * threads than on one). Only directories larger than their first block
- * (about 100 entries or more on ext4) are listed ahead. */
+ * (about 100 entries or more on ext4) are listed ahead; on a network
+ * filesystem, where listing one waits round trips (a 1 ms link: 7 ms a
+ * directory over sshfs), every directory is. */
 #define PREFETCH_MIN_DIR_BYTES 4096
 
 enum { JOB_DIR, JOB_WARM };
@@ -62,6 +69,8 @@ static void list_dir(void *ctx, struct ds_job *job)
 	struct dir_job *j = (struct dir_job *)job;
 	if (!j->listed)
 		ds_list_job(ctx, j);
+	if (((dupscan_scan *)ctx)->reading.io_mode == DUPSCAN_IO_NET)
+		ds_netwalk_spawn(ctx, j);
 	j->job.weight = j->b.n;
 }
 
@@ -152,15 +161,29 @@ static void parent_of(struct walker *w, struct dir_job *j)
 
 
 /* Queue directory d at depth: on the walk's stack, and for the helpers to
- * list ahead when it is large (dir_bytes: its st_size). */
-static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir_bytes)
+ * list ahead when it is large (dir_bytes: its st_size). kid: its job made
+ * ahead (netwalk.c), or NULL. */
+static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir_bytes, struct dir_job *kid)
 {
 	dupscan_scan *s = w->s;
-	struct dir_job *j = calloc(1, sizeof(*j));
-	if (!j || DS_GROW(w->all, w->capall, w->nall + 1) || DS_GROW(w->stack, w->cap, w->n + 1)) {
-		free(j);
+	if (DS_GROW(w->all, w->capall, w->nall + 1) || DS_GROW(w->stack, w->cap, w->n + 1))
 		return -ENOMEM;
+	if (kid) {
+		kid->slot = w->nall;
+		kid->d = d;
+		w->all[w->nall++] = kid;
+		w->stack[w->n++] = kid;
+		w->pending++;
+		s->reading.dirs_ahead++;
+		/* queued again, on top: the helpers take first what the walk
+		 * needs next (not yet started, it would wait behind the
+		 * subdirectories of directories listed since, which the walk
+		 * reaches later) */
+		return ds_pool_queue(w->pool, &kid->job);
 	}
+	struct dir_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
 	j->slot = w->nall;
 	w->all[w->nall++] = j;
 	j->d = d;
@@ -180,7 +203,8 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	/* (a spinning disk is one stream: its directories are listed here; and
 	 * while list_ahead's directories wait, each holding a descriptor, the
 	 * helpers open none: at most PREFETCH_JOBS are held either way) */
-	if (ds_pool_helpers(w->pool) == 0 || dir_bytes <= PREFETCH_MIN_DIR_BYTES || one_stream(w) || w->ahead > 0)
+	if (ds_pool_helpers(w->pool) == 0 || one_stream(w) || w->ahead > 0 ||
+	    (dir_bytes <= PREFETCH_MIN_DIR_BYTES && s->reading.io_mode != DUPSCAN_IO_NET))
 		return 0;
 	/* the helpers list it by its path, made here on the caller's thread */
 	if (!ds_job_path(s, j))
@@ -292,8 +316,9 @@ static void list_ahead(struct walker *w)
 	free(e);
 }
 
-/* Add one listed entry of directory d: a file record, or a directory to walk. */
-static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bool *skipped)
+/* Add one listed entry of directory d (k: its index in j's first batch, else
+ * SIZE_MAX): a file record, or a directory to walk. */
+static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, size_t k, bool *skipped)
 {
 	dupscan_scan *s = w->s;
 	uint32_t d = j->d;
@@ -346,7 +371,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, bo
 	}
 	uint32_t nd;
 	int rc = ds_add_dir(s, name, strlen(name), d, s->tree.dirs[d].arg, st, &nd);
-	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size);
+	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size, k == SIZE_MAX ? NULL : ds_netwalk_adopt(j, k));
 }
 
 /* Take a listed directory: its entries in listing order, then the rest of
@@ -369,10 +394,13 @@ static int take_dir(struct walker *w, struct dir_job *j)
 			ds_report(s, j->path, j->open_err);
 	}
 	bool skipped = j->skipped;
-	while (rc == 0 && !j->open_err) {
+	for (bool first = true; rc == 0 && !j->open_err; first = false) {
 		watch_cost(w, &j->b.cost);
 		for (size_t k = 0; k < j->b.n && rc == 0; k++)
-			rc = take_entry(w, j, &j->b.e[k], &skipped);
+			rc = take_entry(w, j, &j->b.e[k], first ? k : SIZE_MAX, &skipped);
+		/* the kids made ahead that no entry took (netwalk.c) */
+		if (first && j->nkids)
+			ds_netwalk_drop(w->pool, j);
 		if (rc == 0 && j->b.read_err)
 			rc = ds_job_path(s, j) ? (ds_report(s, j->path, j->b.read_err), 0) : -ENOMEM;
 		if (rc || !j->more)
@@ -421,7 +449,7 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 
 /* How to read, as far as the added paths tell; matching looks again at the
  * devices of the files it reads. */
-static void arg_devices_io(dupscan_scan *s)
+static int arg_devices_io(dupscan_scan *s)
 {
 	uint64_t devs[64];
 	size_t n = 0;
@@ -430,12 +458,14 @@ static void arg_devices_io(dupscan_scan *s)
 		if (!s->tree.args[a].remote && stat(s->tree.args[a].path, &st) == 0)
 			devs[n++] = (uint64_t)st.st_dev;
 	}
-	ds_choose_io(s, devs, n);
+	return ds_choose_io(s, devs, n);
 }
 
 int ds_walk(dupscan_scan *s)
 {
-	arg_devices_io(s);
+	int rc = arg_devices_io(s);
+	if (rc)
+		return rc;
 	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a
 	 * spinning disk, other disks read ahead beside it */
 	bool hdd = s->reading.io_mode == DUPSCAN_IO_HDD;
@@ -444,7 +474,7 @@ int ds_walk(dupscan_scan *s)
 		ds_warm_args(s, warms, JOB_WARM);
 	/* on a spinning disk the helpers read the other disks ahead, and list
 	 * directories only while the metadata met is in memory (one_stream()) */
-	int helpers = s->opt.threads - 1;
+	int helpers = ds_readers(s) - 1;
 	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
 	if (!w.pool) {
 		for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
@@ -452,8 +482,9 @@ int ds_walk(dupscan_scan *s)
 		free(warms);
 		return -ENOMEM;
 	}
-	ds_pool_phase(w.pool, list_dir, s, PREFETCH_JOBS, PREFETCH_ENTRIES, helpers);
-	int rc = 0;
+	ds_pool_phase(w.pool, list_dir, s, s->reading.io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
+		      PREFETCH_ENTRIES, helpers);
+	ds_netio_phase(s->reading.net);
 	/* the last on top: helpers take the next disk's first */
 	for (uint32_t a = s->tree.nargs; warms && rc == 0 && a-- > 0;)
 		if (warms[a])
@@ -492,7 +523,7 @@ int ds_walk(dupscan_scan *s)
 		if (rc == 0)
 			s->tree.dirs[d].prot = ds_under_protected(s, path);
 		if (rc == 0)
-			rc = walker_push(&w, d, 0, st.st_size);
+			rc = walker_push(&w, d, 0, st.st_size, NULL);
 		/* depth-first with an explicit stack: no recursion per level */
 		while (rc == 0 && w.n > 0) {
 			/* (not while directories offered to the helpers wait: see walker_push) */
@@ -518,6 +549,7 @@ int ds_walk(dupscan_scan *s)
 		struct dir_job *j = w.all[i];
 		if (!j)
 			continue;
+		ds_netwalk_free(j);
 		if (j->dh)
 			closedir(j->dh);
 		ds_job_free_batch(j);

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* netio.c: how many requests a network filesystem is given at once.
+ *
+ * Over NFS, SMB or sshfs every listing, open and read waits a round trip,
+ * so one thread at a time leaves the link idle: a 1 ms link serves a few
+ * hundred small files a second to one reader and thousands to sixteen. But
+ * more is not always better: once the link's bandwidth (or the server, or the
+ * client's own queue) is what bounds the rate, each request added only
+ * waits longer. So the number of threads the pool lets read is set the way
+ * TCP Vegas sets a window: every window of requests, the mean time of one is
+ * compared with the least seen in this phase (a phase reads one kind of
+ * request: listings, first blocks, whole files); while it stays near that
+ * least, the latency, not the link, bounds the rate and more are let in; when
+ * it grows to several times that, requests queue somewhere and fewer are let
+ * in. Each thread counts the requests it makes (begin/end), so the most in
+ * flight at once is known (dupscan_io_inflight(), and the tests look). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct ds_netio {
+	_Atomic int limit;        /* threads the pool lets read now */
+	_Atomic int inflight;     /* requests being made now */
+	_Atomic int peak;         /* most at once so far */
+	_Atomic uint64_t sum_ns;  /* this window's requests: their time, */
+	_Atomic uint32_t n;       /* and how many */
+	atomic_flag judging;      /* one thread judges a window */
+	int64_t least_ns;         /* the least mean of a window this phase (the judge's) */
+	_Atomic bool new_phase;   /* least_ns is forgotten at the next judgment */
+	int most;                 /* never more than this */
+	bool fixed;               /* never judged: the caller's count */
+};
+
+struct ds_netio *ds_netio_new(int most)
+{
+	struct ds_netio *n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->most = most;
+	atomic_init(&n->limit, most < DS_NET_START ? most : DS_NET_START);
+	atomic_flag_clear(&n->judging);
+	return n;
+}
+
+/* No judging: always limit (the caller's --threads). */
+void ds_netio_fix(struct ds_netio *n, int limit)
+{
+	atomic_store_explicit(&n->limit, limit, memory_order_relaxed);
+	n->fixed = true;
+}
+
+void ds_netio_free(struct ds_netio *n)
+{
+	free(n);
+}
+
+int ds_netio_limit(const struct ds_netio *n)
+{
+	return n ? atomic_load_explicit(&n->limit, memory_order_relaxed) : 1;
+}
+
+int ds_netio_peak(const struct ds_netio *n)
+{
+	return n ? atomic_load_explicit(&n->peak, memory_order_relaxed) : 1;
+}
+
+void ds_netio_phase(struct ds_netio *n)
+{
+	if (n)
+		atomic_store_explicit(&n->new_phase, true, memory_order_relaxed);
+}
+
+int64_t ds_netio_begin(struct ds_netio *n)
+{
+	if (!n)
+		return 0;
+	int now = atomic_fetch_add_explicit(&n->inflight, 1, memory_order_relaxed) + 1;
+	int peak = atomic_load_explicit(&n->peak, memory_order_relaxed);
+	while (now > peak && !atomic_compare_exchange_weak_explicit(&n->peak, &peak, now, memory_order_relaxed,
+								     memory_order_relaxed))
+		;
+	return ds_mono_ns();
+}
+
+/* A window's mean against the least of the phase: the new limit. */
+static int judge(struct ds_netio *n, int64_t mean)
+{
+	int limit = atomic_load_explicit(&n->limit, memory_order_relaxed);
+	if (atomic_exchange_explicit(&n->new_phase, false, memory_order_relaxed) || n->least_ns == 0 ||
+	    mean < n->least_ns)
+		n->least_ns = mean > 0 ? mean : 1;
+	if (2 * mean <= 3 * n->least_ns)
+		limit += limit / 4 > 1 ? limit / 4 : 1; /* latency bound: more */
+	else if (mean > DS_NET_BACKOFF * n->least_ns)
+		limit -= limit / 4;                      /* queued somewhere: fewer */
+	if (limit > n->most)
+		limit = n->most;
+	if (limit < DS_NET_LEAST)
+		limit = n->most < DS_NET_LEAST ? n->most : DS_NET_LEAST;
+	return limit;
+}
+
+int ds_netio_end(struct ds_netio *n, int64_t start)
+{
+	if (!n)
+		return 0;
+	int64_t took = ds_mono_ns() - start;
+	atomic_fetch_sub_explicit(&n->inflight, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&n->sum_ns, (uint64_t)(took > 0 ? took : 0), memory_order_relaxed);
+	uint32_t count = atomic_fetch_add_explicit(&n->n, 1, memory_order_relaxed) + 1;
+	int limit = atomic_load_explicit(&n->limit, memory_order_relaxed);
+	/* a window: twice the requests in flight, so each thread is in it */
+	uint32_t window = (uint32_t)(2 * limit < DS_NET_WINDOW ? DS_NET_WINDOW : 2 * limit);
+	if (n->fixed || count < window || atomic_flag_test_and_set_explicit(&n->judging, memory_order_acquire))
+		return 0;
+	uint64_t sum = atomic_exchange_explicit(&n->sum_ns, 0, memory_order_relaxed);
+	uint32_t got = atomic_exchange_explicit(&n->n, 0, memory_order_relaxed);
+	int now = got ? judge(n, (int64_t)(sum / got)) : limit;
+	atomic_store_explicit(&n->limit, now, memory_order_relaxed);
+	atomic_flag_clear_explicit(&n->judging, memory_order_release);
+	return now != limit ? now : 0;
+}
+
+/* ---- the scan's side ---- */
+
+int ds_readers(const dupscan_scan *s)
+{
+	if (s->reading.io_mode == DUPSCAN_IO_NET && s->reading.net)
+		return ds_netio_limit(s->reading.net);
+	return s->opt.threads;
+}
+
+int64_t ds_net_begin(const dupscan_scan *s)
+{
+	return s->reading.io_mode == DUPSCAN_IO_NET ? ds_netio_begin(s->reading.net) : 0;
+}
+
+void ds_net_end(const dupscan_scan *s, int64_t start)
+{
+	if (start == 0)
+		return;
+	int limit = ds_netio_end(s->reading.net, start);
+	if (limit > 0)
+		ds_pool_set_active(s->reading.pool, limit - 1);
+}
+
+int ds_net_start(dupscan_scan *s)
+{
+	if (s->reading.net)
+		return 0;
+	/* --threads given: that many, as on any storage */
+	int most = s->opt.threads_given || s->opt.threads <= 1 ? s->opt.threads : DS_NET_MOST;
+	s->reading.net = ds_netio_new(most);
+	if (!s->reading.net)
+		return -ENOMEM;
+	if (s->opt.threads_given)
+		ds_netio_fix(s->reading.net, s->opt.threads);
+	return 0;
+}
