@@ -448,6 +448,12 @@ DUPSCAN_API uint64_t dupscan_file_ino(const dupscan_file *file);
 DUPSCAN_API int64_t dupscan_file_mtime_ns(const dupscan_file *file); /* ns since the epoch */
 DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *file); /* as scanned; since 0.5 */
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode */
+/* 1 when a and b are one file (one inode: hard links, or one path reached
+ * twice), else 0. Where the filesystem does not keep one inode number a
+ * file (FUSE, SMB with noserverino, or a device where the scan met two
+ * paths of one number, one of them the file's only name), one number does
+ * not make one file: 0. Since 0.9. */
+DUPSCAN_API int dupscan_same_file(const dupscan_file *a, const dupscan_file *b);
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
 /* The part of the path below its added path ("b/c" for "a/b/c" reached from
  * "a"); for a file added directly, its last component. */

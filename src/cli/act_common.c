@@ -57,8 +57,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	 * one of them, so names that shared an inode share it again */
 	for (size_t k = 0; set && k < dupscan_set_file_count(set) && c.nsiblings < JOURNAL_MAX_SIBLINGS; k++) {
 		const dupscan_file *f = dupscan_set_file(set, k);
-		if (f != dup && !dupscan_file_host(f) && dupscan_file_dev(f) == dupscan_file_dev(dup) &&
-		    dupscan_file_ino(f) == dupscan_file_ino(dup))
+		if (f != dup && !dupscan_file_host(f) && dupscan_same_file(f, dup))
 			c.siblings[c.nsiblings++] = dupscan_file_path(f);
 	}
 	int rc = journal_record(a->journal, &c);

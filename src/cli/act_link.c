@@ -25,7 +25,7 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 		size_t others = 0;
 		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
-			others += dupscan_file_ino(f) != dupscan_file_ino(keep) || dupscan_file_dev(f) != dupscan_file_dev(keep);
+			others += !dupscan_same_file(f, keep);
 		}
 		if (others == 0 && kind == DUPSCAN_LINK_HARD)
 			continue;
@@ -45,7 +45,7 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 			}
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : 0;
 			/* a hard link already in place needs no journal line */
-			bool same = dupscan_file_dev(f) == dupscan_file_dev(keep) && dupscan_file_ino(f) == dupscan_file_ino(keep);
+			bool same = dupscan_same_file(f, keep);
 			if (rc == 0 && !(same && kind == DUPSCAN_LINK_HARD))
 				rc = act_journal(a, kind == DUPSCAN_LINK_HARD ? "hardlink" : "symlink", set, keep, f, NULL,
 						 hashed ? &hash : NULL);

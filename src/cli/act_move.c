@@ -159,7 +159,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 				continue;
 			}
 			/* another name of the kept inode holds no data of its own */
-			if (dupscan_file_dev(f) == dupscan_file_dev(keep) && dupscan_file_ino(f) == dupscan_file_ino(keep)) {
+			if (dupscan_same_file(f, keep)) {
 				line(a->out, "[+]", dupscan_file_path(f), NULL, "a hard link of the kept file");
 				continue;
 			}

@@ -160,7 +160,9 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 	char *target = NULL;
 	bool hard = kind == DUPSCAN_LINK_HARD;
 	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
-	if (rc == 0 && hard && d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino)
+	/* one number is one file only where the filesystem keeps numbers; where
+	 * it does not, the pair was compared byte by byte and is linked */
+	if (rc == 0 && hard && d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino && ds_act_numbers_kept(keep))
 		rc = DUPSCAN_E_ALREADY;
 	else if (rc == 0 && hard && d.entry.st_dev != k.st.st_dev)
 		rc = -EXDEV;

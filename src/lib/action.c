@@ -242,6 +242,22 @@ static bool by_proof(const dupscan_file *f)
 	return r->flags & DS_F_TRUSTED;
 }
 
+/* Does f's filesystem keep one inode number a file (ds_inodes_trusted())?
+ * (The scan's table of devices is filled as they are met: the files of a
+ * set were met while matching, so this only reads it.) */
+bool ds_act_numbers_kept(const dupscan_file *f)
+{
+	return ds_remote_of(f) || ds_inodes_trusted((dupscan_scan *)f->scan, ds_rec_dev(f->scan, f->rec));
+}
+
+DUPSCAN_API int dupscan_same_file(const dupscan_file *a, const dupscan_file *b)
+{
+	if (!a || !b || a->scan != b->scan || dupscan_file_host(a) != dupscan_file_host(b))
+		return 0;
+	return a == b || (ds_rec_dev(a->scan, a->rec) == ds_rec_dev(b->scan, b->rec) &&
+			  ds_rec_ino(a->scan, a->rec) == ds_rec_ino(b->scan, b->rec) && ds_act_numbers_kept(a));
+}
+
 /* The kept file and the duplicate, byte by byte. @return 0, DUPSCAN_E_DIFFERS or -errno. */
 static int compare_pair(const struct kept *k, const struct slot *d)
 {
@@ -293,8 +309,10 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0)
 		rc = ds_act_as_scanned(&d->file, dup, flags);
 	/* a pair the cache or a report vouched for is compared now: a forged
-	 * cache or report can make a listing wrong, never an action */
-	if (rc == 0 && (by_proof(keep) || by_proof(dup)))
+	 * cache or report can make a listing wrong, never an action; so is one
+	 * on a filesystem whose inode numbers do not tell files apart (the
+	 * checks above pass for another file given the same number) */
+	if (rc == 0 && (by_proof(keep) || by_proof(dup) || !ds_act_numbers_kept(keep) || !ds_act_numbers_kept(dup)))
 		rc = compare_pair(k, d);
 	return rc;
 }

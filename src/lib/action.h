@@ -50,6 +50,10 @@ void ds_act_own_change(const dupscan_file *f, int fd);
 /* st is f as scanned (ds_same_file()), with the ctime of dupscan's own last
  * change. @return 0 or DUPSCAN_E_CHANGED. */
 int ds_act_as_scanned(const struct stat *st, const dupscan_file *f, unsigned flags);
+/* Does f's filesystem keep one inode number a file (ds_inodes_trusted();
+ * always for another host's file)? Where not, a pair is compared byte by
+ * byte before any change, and one number does not make two names one file. */
+bool ds_act_numbers_kept(const dupscan_file *f);
 /* errno of a lookup as a result: gone or replaced by something else is
  * DUPSCAN_E_CHANGED, anything else -err. */
 int ds_act_gone_or(int err);

@@ -301,6 +301,7 @@ struct ds_reading {
 		bool one;                  /* ds_one_stream() */
 		bool net;                  /* a network filesystem */
 		uint64_t disk;             /* ds_disk() */
+		bool inos;                 /* ds_inodes_trusted() */
 	} *devkinds;
 	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
@@ -436,8 +437,9 @@ static inline const char *ds_rec_name(const dupscan_scan *s, const struct ds_rec
 {
 	return ds_names_get(&s->tree.fnames, r->name);
 }
-/* A kind is (high half of the inode number << 16 | device index, high half
- * of the size << 32 | attributes index): ds_rec_identity(). */
+/* A kind is (more than one name << 63 | high half of the inode number << 16
+ * | device index, high half of the size << 32 | attributes index):
+ * ds_rec_identity(). */
 /* The record's device as an index into s->tree.devs (at most 65,536). */
 static inline uint16_t ds_rec_devi(const dupscan_scan *s, const struct ds_rec *r)
 {
@@ -455,6 +457,11 @@ static inline uint64_t ds_rec_size(const dupscan_scan *s, const struct ds_rec *r
 static inline uint64_t ds_rec_ino(const dupscan_scan *s, const struct ds_rec *r)
 {
 	return s->tree.kinds.key[2 * (size_t)r->kind] >> 16 << 32 | r->ino_lo;
+}
+/* Had the file more than one name (link count) when it was looked at? */
+static inline bool ds_rec_multilink(const dupscan_scan *s, const struct ds_rec *r)
+{
+	return s->tree.kinds.key[2 * (size_t)r->kind] >> 63;
 }
 static inline uint64_t ds_rec_dev(const dupscan_scan *s, const struct ds_rec *r)
 {
@@ -803,6 +810,15 @@ bool ds_one_stream(dupscan_scan *s, uint64_t dev);
 uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev);
 /* ds_disk_of() for the scan, looked up once per device. */
 uint64_t ds_disk(dupscan_scan *s, uint64_t dev);
+/* Does the filesystem of device dev keep one inode number a file (false:
+ * FUSE, SMB with noserverino), by its mount in mountinfo? */
+bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev);
+/* May two paths with one inode number on device dev be called one file? Not
+ * where the filesystem does not keep inode numbers, nor once the scan saw two
+ * paths of one number, one of them the file's only name (ds_inodes_distrust():
+ * the kernel's link count says they are two). Looked up once per device. */
+bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev);
+void ds_inodes_distrust(dupscan_scan *s, uint64_t dev);
 /* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is read as one stream, else NET when any is a network filesystem; a
  * mode chosen before only moves to NET or HDD). @return 0 or -ENOMEM. */

@@ -21,6 +21,37 @@ static bool same_place(const dupscan_scan *s, uint32_t a, uint32_t b)
 	       strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0;
 }
 
+/* Paths of one inode number that are one path reached twice (DS_F_ALIAS
+ * on the later). @return how many distinct paths. */
+static size_t mark_aliases(dupscan_scan *s, const uint32_t *run, size_t n)
+{
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ds_rec *r = ds_rec(s, run[i]);
+		for (size_t j = 0; j < i && !(r->flags & DS_F_ALIAS); j++)
+			if (!(ds_rec(s, run[j])->flags & DS_F_ALIAS) && same_place(s, run[i], run[j]))
+				r->flags |= DS_F_ALIAS;
+		distinct += !(r->flags & DS_F_ALIAS);
+	}
+	return distinct;
+}
+
+/* Two paths of one inode number, one of them the file's only name: the
+ * kernel says they are two files, so the device's numbers are not kept
+ * (FUSE without use_ino, SMB with noserverino, a reconnected share). */
+static void check_numbers(dupscan_scan *s, const uint32_t *run, size_t n)
+{
+	if (mark_aliases(s, run, n) < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct ds_rec *r = ds_rec(s, run[i]);
+		if (!(r->flags & DS_F_ALIAS) && !ds_rec_multilink(s, r)) {
+			ds_inodes_distrust(s, ds_rec_dev(s, r));
+			return;
+		}
+	}
+}
+
 /* Among the paths of one inode, the first in the chosen order represents it,
  * whatever order the walk met them in. */
 static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *cap_links)
@@ -30,14 +61,7 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ds_rec *r = ds_rec(s, run[i]);
-		for (size_t j = 0; j < i; j++) {
-			const struct ds_rec *o = ds_rec(s, run[j]);
-			if (!(o->flags & DS_F_ALIAS) && same_place(s, run[i], run[j])) {
-				r->flags |= DS_F_ALIAS;
-				break;
-			}
-		}
-		if (r->flags & DS_F_ALIAS)
+		if (r->flags & DS_F_ALIAS) /* (marked by check_numbers()) */
 			continue;
 		char *p = ds_rec_path_alloc(s, run[i]);
 		if (!p) {
@@ -94,13 +118,20 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 	}
 	/* by inode, then record index: visit order decides among paths */
 	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
-		uint32_t j = i + 1;
-		while (j < s->tree.nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
-			j++;
-		if (j - i > 1)
-			rc = collapse_run(s, order + i, j - i, &cap_links);
-		i = j;
+	/* first which devices keep inode numbers, then the paths of one inode
+	 * made one file where they do; elsewhere each path stands alone and is
+	 * compared by its bytes like any other file */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
+			uint32_t j = i + 1;
+			while (j < s->tree.nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
+				j++;
+			if (j - i > 1 && pass == 0)
+				check_numbers(s, order + i, j - i);
+			else if (j - i > 1 && ds_inodes_trusted(s, ds_rec_dev(s, ds_rec(s, order[i]))))
+				rc = collapse_run(s, order + i, j - i, &cap_links);
+			i = j;
+		}
 	}
 	/* by record, for ds_rec_rep()'s binary search */
 	if (rc == 0)

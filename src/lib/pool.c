@@ -443,6 +443,11 @@ void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, si
  * Task bounds depend only on the groups, never on the thread count. */
 #define TASK_FILES 512
 #define TASK_GROUPS 64
+/* On a network filesystem a file's open and first read wait round trips
+ * (milliseconds, not the microseconds of a handoff): small tasks, so that
+ * a tree of small groups is read by every thread NET mode runs */
+#define NET_TASK_FILES 8
+#define NET_TASK_GROUPS 2
 /* tasks matched ahead of the commit per thread, at most: bounds memory */
 #define TASKS_AHEAD 4
 
@@ -459,8 +464,10 @@ struct groups_run {
 	struct ds_pool *pool;
 };
 
-/* Cut groups into tasks (tasks NULL: only count them). @return how many. */
-static size_t make_tasks(const uint32_t *groups, size_t ngroups, struct task *tasks)
+/* Cut groups into tasks of at most most_files files or most_groups groups
+ * (tasks NULL: only count them). @return how many. */
+static size_t make_tasks(const uint32_t *groups, size_t ngroups, size_t most_files, size_t most_groups,
+			 struct task *tasks)
 {
 	size_t n = 0, files = 0, count = 0;
 	for (size_t g = 0; g < ngroups; g++) {
@@ -473,7 +480,7 @@ static size_t make_tasks(const uint32_t *groups, size_t ngroups, struct task *ta
 		}
 		files += groups[2 * g + 1];
 		count++;
-		if (files >= TASK_FILES || count >= TASK_GROUPS)
+		if (files >= most_files || count >= most_groups)
 			files = count = 0;
 	}
 	if (tasks && n > 0)
@@ -561,11 +568,13 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 {
 	if (key)
 		return run_in_key_order(s, fn, idx, groups, ngroups, total, key);
-	size_t ntasks = make_tasks(groups, ngroups, NULL);
+	bool net = s->reading.io_mode == DUPSCAN_IO_NET;
+	size_t most_files = net ? NET_TASK_FILES : TASK_FILES, most_groups = net ? NET_TASK_GROUPS : TASK_GROUPS;
+	size_t ntasks = make_tasks(groups, ngroups, most_files, most_groups, NULL);
 	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
 	if (!tasks)
 		return -ENOMEM;
-	make_tasks(groups, ngroups, tasks);
+	make_tasks(groups, ngroups, most_files, most_groups, tasks);
 	int helpers = ntasks > 1 ? threads - 1 : 0;
 	struct groups_run gr = { s, fn, idx, groups, NULL };
 	gr.pool = ds_scan_pool(s);

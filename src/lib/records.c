@@ -314,7 +314,8 @@ int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
 	if (rc == 0)
 		rc = ds_intern(&s->tree.attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
 	if (rc == 0)
-		rc = ds_intern(&s->tree.kinds, ino >> 32 << 16 | dev, size >> 32 << 32 | attr, &kind);
+		rc = ds_intern(&s->tree.kinds, (uint64_t)(st->st_nlink > 1) << 63 | ino >> 32 << 16 | dev,
+			       size >> 32 << 32 | attr, &kind);
 	if (rc)
 		return rc;
 	r->size_lo = (uint32_t)size;

@@ -147,13 +147,14 @@ static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, i
 }
 
 /* The mount of device dev in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS...
- * - TYPE SOURCE SUPER"): its type and source. @return false when not found. */
-static bool mount_entry(const char *mountinfo, uint64_t dev, char type[64], char source[PATH_MAX])
+ * - TYPE SOURCE SUPER"): its type, source and (super may be NULL) the
+ * filesystem's own options. @return false when not found. */
+static bool mount_entry(const char *mountinfo, uint64_t dev, char type[64], char source[PATH_MAX], char *super)
 {
 	FILE *f = fopen(mountinfo, "re");
 	if (!f)
 		return false;
-	char want[32], line[4096];
+	char want[32], line[4096], opts[1024];
 	snprintf(want, sizeof(want), "%u:%u", major((dev_t)dev), minor((dev_t)dev));
 	bool found = false;
 	while (!found && fgets(line, sizeof(line), f)) {
@@ -161,8 +162,11 @@ static bool mount_entry(const char *mountinfo, uint64_t dev, char type[64], char
 		if (sscanf(line, "%*s %*s %31s", id) != 1 || strcmp(id, want) != 0)
 			continue;
 		char *sep = strstr(line, " - ");
-		if (!sep || sscanf(sep + 3, "%63s %4095s", type, source) != 2)
+		int got = sep ? sscanf(sep + 3, "%63s %4095s %1023s", type, source, opts) : 0;
+		if (got < 2)
 			break;
+		if (super)
+			snprintf(super, 1024, "%s", got == 3 ? opts : "");
 		found = true;
 	}
 	fclose(f);
@@ -188,7 +192,7 @@ static int mount_kind(const char *sysfs, const char *mountinfo, uint64_t dev, in
 					       "ceph", "glusterfs", "fuse.sshfs", "fuse.glusterfs", "fuse.rclone",
 					       "fuse.s3fs", "davfs", "fuse.davfs2", NULL };
 	char type[64], source[PATH_MAX];
-	if (!mount_entry(mountinfo, dev, type, source))
+	if (!mount_entry(mountinfo, dev, type, source, NULL))
 		return DS_STORE_UNKNOWN;
 	if (in_list(type, memory))
 		return DS_STORE_MEMORY;
@@ -269,13 +273,28 @@ static uint64_t dir_disk(const char *dir, uint64_t self, int depth)
 	return slash ? dir_dev(parent, self) : self;
 }
 
+bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev)
+{
+	char type[64], source[PATH_MAX], super[1024];
+	if (major((dev_t)dev) != 0 || !mount_entry(mountinfo, dev, type, source, super))
+		return true; /* a block device's filesystem */
+	/* FUSE numbers what it serves unless asked to pass the server's on
+	 * (use_ino, which mountinfo does not show), and may number a file
+	 * anew once the kernel forgot it; SMB without server inode numbers
+	 * makes them up on the client */
+	if (strncmp(type, "fuse", 4) == 0)
+		return false;
+	bool smb = strcmp(type, "cifs") == 0 || strcmp(type, "smb3") == 0;
+	return !(smb && strstr(super, "noserverino"));
+}
+
 uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
 {
 	char path[PATH_MAX];
 	if (major((dev_t)dev) == 0) {
 		/* a filesystem on a block device it does not name as its own (btrfs) */
 		char type[64], source[PATH_MAX];
-		uint64_t src = mount_entry(mountinfo, dev, type, source) ? block_source(source) : 0;
+		uint64_t src = mount_entry(mountinfo, dev, type, source, NULL) ? block_source(source) : 0;
 		return src ? ds_disk_of(sysfs, mountinfo, src) : dev;
 	}
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs, major((dev_t)dev), minor((dev_t)dev));
@@ -298,7 +317,8 @@ static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
 	 * FUSE) keep reads on every thread. */
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
 	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
-				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev) };
+				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
+				ds_inode_numbers_kept(s->reading.mountinfo, dev) };
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
 		s->reading.devkinds[s->reading.ndevkinds++] = k;
@@ -315,6 +335,19 @@ bool ds_one_stream(dupscan_scan *s, uint64_t dev)
 uint64_t ds_disk(dupscan_scan *s, uint64_t dev)
 {
 	return device(s, dev).disk;
+}
+
+bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev)
+{
+	return device(s, dev).inos;
+}
+
+void ds_inodes_distrust(dupscan_scan *s, uint64_t dev)
+{
+	device(s, dev);
+	for (size_t i = 0; i < s->reading.ndevkinds; i++)
+		if (s->reading.devkinds[i].dev == dev)
+			s->reading.devkinds[i].inos = false;
 }
 
 /* The mode's own state, once chosen: NET's count in flight. */
