@@ -98,7 +98,10 @@ enum dupscan_error {
 	DUPSCAN_E_CHANGED_MTIME = -1018,   /* its modification time */
 	DUPSCAN_E_CHANGED_CTIME = -1019,   /* its inode's change time only: rewritten with its mtime
 	                                    * put back, or its owner, mode or links changed */
-	DUPSCAN_E_CHANGED_WRITTEN = -1020  /* written to while the action ran (inotify saw it) */
+	DUPSCAN_E_CHANGED_WRITTEN = -1020, /* written to while the action ran (inotify saw it) */
+	DUPSCAN_E_UNTOLD = -1021    /* the two files have one inode number where the filesystem
+	                             * does not keep numbers (see dupscan_same_file()): they may be
+	                             * one file, so it is not removed or moved (since 0.9) */
 };
 
 /* Flags for the action functions. */

@@ -14,6 +14,8 @@ DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan
 	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
+	if (rc == 0)
+		rc = ds_act_untold(keep, &k, &d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN))
 		rc = ds_act_hide_and_check(keep, dup, &k, &d, flags);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN)) {

@@ -275,6 +275,12 @@ static int compare_pair(const struct kept *k, const struct slot *d)
 /* Pin keep, open dup's entry, and check both: not protected, two entries,
  * each as scanned; a pair this run did not compare (cache proof, report) is
  * compared now. */
+int ds_act_untold(const dupscan_file *keep, const struct kept *k, const struct slot *d)
+{
+	bool one = d->file.st_dev == k->st.st_dev && d->file.st_ino == k->st.st_ino;
+	return one && !ds_act_numbers_kept(keep) ? DUPSCAN_E_UNTOLD : 0;
+}
+
 int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned flags, struct kept *k,
 		   struct slot *d)
 {

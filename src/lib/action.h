@@ -54,6 +54,10 @@ int ds_act_as_scanned(const struct stat *st, const dupscan_file *f, unsigned fla
  * always for another host's file)? Where not, a pair is compared byte by
  * byte before any change, and one number does not make two names one file. */
 bool ds_act_numbers_kept(const dupscan_file *f);
+/* After ds_act_prepare(): DUPSCAN_E_UNTOLD when dup has keep's inode number
+ * where numbers are not kept (it may be keep by another path: never removed
+ * nor moved), else 0. */
+int ds_act_untold(const dupscan_file *keep, const struct kept *k, const struct slot *d);
 /* errno of a lookup as a result: gone or replaced by something else is
  * DUPSCAN_E_CHANGED, anything else -err. */
 int ds_act_gone_or(int err);

@@ -38,10 +38,11 @@ static size_t mark_aliases(dupscan_scan *s, const uint32_t *run, size_t n)
 
 /* Two paths of one inode number, one of them the file's only name: the
  * kernel says they are two files, so the device's numbers are not kept
- * (FUSE without use_ino, SMB with noserverino, a reconnected share). */
+ * (FUSE without use_ino, SMB with noserverino, a reconnected share). Not
+ * with -s: a followed symlink is another path to a file of one name. */
 static void check_numbers(dupscan_scan *s, const uint32_t *run, size_t n)
 {
-	if (mark_aliases(s, run, n) < 2)
+	if (mark_aliases(s, run, n) < 2 || s->opt.follow_symlinks)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, run[i]);
