@@ -75,6 +75,8 @@ struct cli_progress *cli_progress_new(int mode);
 /* The scan whose reading mode the progress line shows. */
 void cli_progress_watch(struct cli_progress *p, const dupscan_scan *scan);
 void cli_progress_clear(struct cli_progress *p);
+/* No advice to run where the data is (the scan reaches another host already). */
+void cli_progress_no_hint(struct cli_progress *p);
 void cli_progress_free(struct cli_progress *p);
 
 /* act_printmatches.c */

@@ -343,6 +343,8 @@ int main(int argc, char **argv)
 		dupscan_set_error_callback(scan, on_error, &ectx);
 		dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, ectx.progress);
 		cli_progress_watch(ectx.progress, scan);
+		if (o.nremote)
+			cli_progress_no_hint(ectx.progress);
 		if (o.filters.n || o.exclude.n || o.include.n)
 			dupscan_set_filter(scan, on_filter, &o);
 		if (o.exclude.n)

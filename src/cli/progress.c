@@ -14,6 +14,8 @@ struct cli_progress {
 	 * printed on the run's: one of them writes the line at a time */
 	atomic_flag busy;
 	bool enabled, tty, shown;
+	bool hint, hinted;        /* the advice for a network share: may be given, was given */
+	struct timespec start;    /* when the scan began */
 	struct timespec last;     /* last update */
 	struct timespec began;    /* when the phase shown began */
 	const dupscan_scan *scan; /* to show how it reads */
@@ -34,8 +36,17 @@ struct cli_progress *cli_progress_new(int mode)
 		atomic_flag_clear(&p->busy);
 		p->tty = isatty(STDERR_FILENO);
 		p->enabled = mode == CLI_PROGRESS_ALWAYS || (mode == CLI_PROGRESS_TTY && p->tty);
+		/* said on a terminal, or where progress goes: not on a pipe with -q */
+		p->hint = mode != CLI_PROGRESS_NEVER || p->tty;
+		clock_gettime(CLOCK_MONOTONIC, &p->start);
 	}
 	return p;
+}
+
+void cli_progress_no_hint(struct cli_progress *p)
+{
+	if (p)
+		p->hint = false;
 }
 
 static double seconds(struct timespec a, struct timespec b)
@@ -115,12 +126,33 @@ static void update(struct cli_progress *p, const struct dupscan_progress *r)
 	p->width = n > 0 ? n : 0;
 }
 
+/* A scan of a network share that has taken HINT_SECONDS: once, how to move
+ * fewer bytes over the link (progress' lock held). */
+#define HINT_SECONDS 10
+static void hint(struct cli_progress *p)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!p->hint || p->hinted || !p->scan || dupscan_io_mode(p->scan) != DUPSCAN_IO_NET ||
+	    seconds(p->start, now) < HINT_SECONDS)
+		return;
+	p->hinted = true;
+	if (p->shown && p->tty)
+		fprintf(stderr, "\r%*s\r", p->width, "");
+	fputs("dupscan: these files are on a network filesystem: every byte read crosses the link.\n"
+	      "dupscan: Run where the data is (dupscan HOST:PATH, over ssh) and only the bytes of\n"
+	      "dupscan: files that may be copies cross it; see dupscan(1), SCANS ACROSS HOSTS.\n", stderr);
+	p->shown = p->shown && !p->tty;
+}
+
 void cli_progress_bytes_cb(void *user, const struct dupscan_progress *r)
 {
 	struct cli_progress *p = user;
-	if (!p || !p->enabled || atomic_flag_test_and_set(&p->busy))
+	if (!p || (!p->enabled && !p->hint) || atomic_flag_test_and_set(&p->busy))
 		return; /* a line being cleared or written: this update can go */
-	update(p, r);
+	hint(p);
+	if (p->enabled)
+		update(p, r);
 	atomic_flag_clear(&p->busy);
 }
 
