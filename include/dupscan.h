@@ -159,9 +159,10 @@ enum dupscan_option {
  * dupscan_io_inflight()), large reads. AUTO: HDD when a file of the scan lies
  * on a rotational disk (a partition, md, dm or loop device is followed to the
  * disks under it); else NET when one lies on a network filesystem (NFS, SMB,
- * sshfs, 9p, ceph and others by their mount's type); else SSD, also where the
- * storage cannot be told (other FUSE filesystems, overlay, virtual machines'
- * disks). Results never depend on it. */
+ * sshfs, 9p, ceph and others by their mount's type, or a FUSE filesystem of
+ * another kind where listing a path argument takes 1 ms or more); else SSD,
+ * also where the storage cannot be told (overlay, virtual machines' disks).
+ * Results never depend on it. */
 enum dupscan_io {
 	DUPSCAN_IO_AUTO = 0,
 	DUPSCAN_IO_HDD = 1,

@@ -274,6 +274,58 @@ START_TEST(test_choose)
 }
 END_TEST
 
+/* Which filesystems keep one inode number a file: FUSE never says it does,
+ * SMB does unless mounted with noserverino; block devices' filesystems do. */
+START_TEST(test_inode_numbers)
+{
+	FILE *f = fopen(mountinfo, "a");
+	fprintf(f, "50 1 0:60 / /s rw - cifs //nas/s rw,noserverino,vers=3.1\n"
+		   "51 1 0:61 / /t rw - cifs //nas/t rw,serverino,vers=3.1\n");
+	fclose(f);
+	ck_assert(!ds_inode_numbers_kept(mountinfo, makedev(0, 47)));  /* sshfs */
+	ck_assert(!ds_inode_numbers_kept(mountinfo, makedev(0, 60)));  /* noserverino */
+	ck_assert(ds_inode_numbers_kept(mountinfo, makedev(0, 61)));
+	ck_assert(ds_inode_numbers_kept(mountinfo, makedev(0, 45)));   /* nfs4 */
+	ck_assert(ds_inode_numbers_kept(mountinfo, makedev(8, 1)));    /* a block device's */
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	s->reading.sysfs = sysfs;
+	s->reading.mountinfo = mountinfo;
+	ck_assert(ds_inodes_trusted(s, makedev(0, 61)));
+	ds_inodes_distrust(s, makedev(0, 61)); /* the scan saw two files of one number */
+	ck_assert(!ds_inodes_trusted(s, makedev(0, 61)));
+	ck_assert(ds_inodes_trusted(s, makedev(0, 45)));
+	dupscan_free(s);
+}
+END_TEST
+
+/* A FUSE filesystem of no known kind: NET when listing a directory of it is
+ * slow (the threshold set to 0 and to an hour stands for a slow and a
+ * quick one); known kinds and other filesystems are not probed. */
+START_TEST(test_probe_fuse)
+{
+	struct stat st;
+	ck_assert_int_eq(stat(root, &st), 0);
+	FILE *f = fopen(mountinfo, "a");
+	fprintf(f, "52 1 %u:%u / /f rw - fuse.unknownfs src rw\n", major(st.st_dev), minor(st.st_dev));
+	fclose(f);
+	for (int slow = 0; slow < 2; slow++) {
+		dupscan_scan *s = NULL;
+		ck_assert_int_eq(dupscan_create(&s), 0);
+		s->reading.sysfs = sysfs;
+		s->reading.mountinfo = mountinfo;
+		s->reading.net_probe_ns = slow ? 0 : INT64_C(3600000000000);
+		uint64_t dev = st.st_dev;
+		ds_probe_net(s, dev, root);
+		ck_assert_int_eq(ds_choose_io(s, &dev, 1), 0);
+		/* (a test directory on a device the fake sysfs names is that device's kind) */
+		bool known = ds_storage_kind(sysfs, mountinfo, dev) != DS_STORE_UNKNOWN;
+		ck_assert_int_eq(dupscan_io_mode(s), slow && !known ? DUPSCAN_IO_NET : known ? dupscan_io_mode(s) : DUPSCAN_IO_SSD);
+		dupscan_free(s);
+	}
+}
+END_TEST
+
 /* Each device is looked up once a scan: the answer stands even if sysfs
  * changes meanwhile, and every part of the scan gets the same one. */
 START_TEST(test_one_decision)
@@ -310,6 +362,8 @@ int main(void)
 	tcase_add_test(tc, test_disk_of);
 	tcase_add_test(tc, test_choose);
 	tcase_add_test(tc, test_one_decision);
+	tcase_add_test(tc, test_inode_numbers);
+	tcase_add_test(tc, test_probe_fuse);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

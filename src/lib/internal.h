@@ -302,6 +302,7 @@ struct ds_reading {
 		bool net;                  /* a network filesystem */
 		uint64_t disk;             /* ds_disk() */
 		bool inos;                 /* ds_inodes_trusted() */
+		bool fuse;                 /* FUSE of no known kind, not probed yet (ds_probe_net()) */
 	} *devkinds;
 	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
@@ -310,6 +311,8 @@ struct ds_reading {
 	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint32_t dirs_ahead;         /* directories the walk handed to helpers (tests look) */
+	int64_t net_probe_ns;        /* a FUSE filesystem whose directory takes this long to list
+	                              * is a network one: DS_NET_PROBE_NS (tests set it) */
 	int64_t memory_stat_ns;      /* a stat taking at most this found its metadata in
 	                              * memory: DS_MEMORY_STAT_NS (tests under load raise it) */
 	/* the run's threads: started once by dupscan_run(), each phase on them */
@@ -819,6 +822,10 @@ bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev);
  * the kernel's link count says they are two). Looked up once per device. */
 bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev);
 void ds_inodes_distrust(dupscan_scan *s, uint64_t dev);
+/* A FUSE filesystem of no known kind (device dev) is read as a network one
+ * (NET mode) when listing dir, on it, takes s->reading.net_probe_ns or more. */
+#define DS_NET_PROBE_NS 1000000
+void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir);
 /* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is read as one stream, else NET when any is a network filesystem; a
  * mode chosen before only moves to NET or HDD). @return 0 or -ENOMEM. */

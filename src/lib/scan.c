@@ -44,6 +44,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	if (!s)
 		return -ENOMEM;
 	s->opt.chunk = DS_DEFAULT_CHUNK;
+	s->reading.net_probe_ns = DS_NET_PROBE_NS;
 	s->opt.threads = default_threads();
 	s->opt.order = DUPSCAN_ORDER_NAME;
 	s->opt.max_depth = -1;

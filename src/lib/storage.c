@@ -304,6 +304,13 @@ uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
 	return disk;
 }
 
+/* A FUSE filesystem of no kind storage.c knows (not sshfs, rclone, ...). */
+static bool other_fuse(const char *mountinfo, uint64_t dev)
+{
+	char type[64], source[PATH_MAX];
+	return mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
+}
+
 /* What the scan knows of device dev, looked up the first time it is asked. */
 static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
 {
@@ -318,7 +325,8 @@ static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
 	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
 				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
-				ds_inode_numbers_kept(s->reading.mountinfo, dev) };
+				ds_inode_numbers_kept(s->reading.mountinfo, dev),
+				kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev) };
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
 		s->reading.devkinds[s->reading.ndevkinds++] = k;
@@ -335,6 +343,26 @@ bool ds_one_stream(dupscan_scan *s, uint64_t dev)
 uint64_t ds_disk(dupscan_scan *s, uint64_t dev)
 {
 	return device(s, dev).disk;
+}
+
+void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir)
+{
+	if (!device(s, dev).fuse)
+		return;
+	/* listed to its end: what a walk of it pays a directory (a local FUSE
+	 * filesystem answers in tens of microseconds, sshfs on a 1 ms link in 7 ms) */
+	int64_t t = ds_mono_ns();
+	DIR *d = opendir(dir);
+	while (d && readdir(d))
+		;
+	if (d)
+		closedir(d);
+	bool slow = d && ds_mono_ns() - t >= s->reading.net_probe_ns;
+	for (size_t i = 0; i < s->reading.ndevkinds; i++)
+		if (s->reading.devkinds[i].dev == dev) {
+			s->reading.devkinds[i].fuse = false; /* asked once */
+			s->reading.devkinds[i].net = slow;
+		}
 }
 
 bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev)

@@ -455,8 +455,11 @@ static int arg_devices_io(dupscan_scan *s)
 	size_t n = 0;
 	for (uint32_t a = 0; a < s->tree.nargs && n < 64; a++) {
 		struct stat st;
-		if (!s->tree.args[a].remote && stat(s->tree.args[a].path, &st) == 0)
-			devs[n++] = (uint64_t)st.st_dev;
+		if (s->tree.args[a].remote || stat(s->tree.args[a].path, &st) != 0)
+			continue;
+		devs[n++] = (uint64_t)st.st_dev;
+		if (S_ISDIR(st.st_mode) && s->opt.io == DUPSCAN_IO_AUTO)
+			ds_probe_net(s, (uint64_t)st.st_dev, s->tree.args[a].path);
 	}
 	return ds_choose_io(s, devs, n);
 }
