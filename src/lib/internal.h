@@ -509,6 +509,9 @@ uint32_t ds_file_dir(const struct dupscan_file *f);
 uint32_t ds_file_arg(const struct dupscan_file *f);
 
 /* ---- sysio.c: system calls made whole ---- */
+/* Files each of so many threads may hold open: the process' limit of
+ * descriptors shared, with room for the caller's, 8 to DS_LOCKSTEP_MAX. */
+size_t ds_open_per_thread(int threads);
 /* Files read side by side past their first block: so much per file in the
  * first round, four times more each round up to the last (a difference is
  * most often early; a long run of equal bytes is read in large requests). */
@@ -831,10 +834,6 @@ void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir);
  * mode chosen before only moves to NET or HDD). @return 0 or -ENOMEM. */
 int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
-/* scan.c: s->reading.max_open for so many threads, each holding as many
- * files as the process' limit of descriptors leaves room for. */
-void ds_fit_open(dupscan_scan *s, int threads);
-
 /* netio.c: requests in flight on a network filesystem (DUPSCAN_IO_NET) */
 #define DS_NET_START 16   /* threads reading at first */
 #define DS_NET_MOST 64    /* at most */
@@ -850,16 +849,17 @@ int ds_netio_limit(const struct ds_netio *n);
 int ds_netio_peak(const struct ds_netio *n);
 /* A new phase: what is judged against is learnt again. */
 void ds_netio_phase(struct ds_netio *n);
-/* A request begins (@return its start, 0 for NULL) and ends: @return the new
- * limit when this ending changed it, else 0. */
+/* A request begins (@return its start, 0 for NULL) and ends (every window
+ * of requests, the limit judged again). */
 int64_t ds_netio_begin(struct ds_netio *n);
-int ds_netio_end(struct ds_netio *n, int64_t start);
+void ds_netio_end(struct ds_netio *n, int64_t start);
 /* The scan's: NET mode's count set up (@return 0 or -ENOMEM); the threads
- * that read at once in the mode chosen (opt.threads, or NET's limit); each
- * request's begin and end (nothing outside NET mode), the pool told of a
- * new limit. */
+ * a phase may run in the mode chosen (opt.threads, or the most NET runs);
+ * NET's count in flight now, for ds_pool_cap() (NULL in other modes); each
+ * request's begin and end (nothing outside NET mode). */
 int ds_net_start(dupscan_scan *s);
 int ds_readers(const dupscan_scan *s);
+const _Atomic int *ds_net_cap(const dupscan_scan *s);
 int64_t ds_net_begin(const dupscan_scan *s);
 void ds_net_end(const dupscan_scan *s, int64_t start);
 
@@ -1018,9 +1018,10 @@ void ds_pool_end_phase(struct ds_pool *p);
 /* The run's pool, started the first time it is asked for (s->opt.threads - 1
  * helpers). @return it, or NULL when out of memory. */
 struct ds_pool *ds_scan_pool(dupscan_scan *s);
-/* Let helpers threads run jobs and slices from now on in this phase (NULL:
- * nothing); more are started as work waits for them. */
-void ds_pool_set_active(struct ds_pool *p, int helpers);
+/* For the rest of this phase, let at most *cap - 1 helpers work at once
+ * (*cap read as they take work: NET mode's count in flight); NULL: the
+ * phase's number. */
+void ds_pool_cap(struct ds_pool *p, const _Atomic int *cap);
 /* How many helper threads this phase may use (0 for NULL). */
 int ds_pool_helpers(const struct ds_pool *p);
 /* How many helper threads were started so far: each when work waited for it. */

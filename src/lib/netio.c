@@ -101,10 +101,10 @@ static int judge(struct ds_netio *n, int64_t mean)
 	return limit;
 }
 
-int ds_netio_end(struct ds_netio *n, int64_t start)
+void ds_netio_end(struct ds_netio *n, int64_t start)
 {
 	if (!n)
-		return 0;
+		return;
 	int64_t took = ds_mono_ns() - start;
 	atomic_fetch_sub_explicit(&n->inflight, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&n->sum_ns, (uint64_t)(took > 0 ? took : 0), memory_order_relaxed);
@@ -113,22 +113,27 @@ int ds_netio_end(struct ds_netio *n, int64_t start)
 	/* a window: twice the requests in flight, so each thread is in it */
 	uint32_t window = (uint32_t)(2 * limit < DS_NET_WINDOW ? DS_NET_WINDOW : 2 * limit);
 	if (n->fixed || count < window || atomic_flag_test_and_set_explicit(&n->judging, memory_order_acquire))
-		return 0;
+		return;
 	uint64_t sum = atomic_exchange_explicit(&n->sum_ns, 0, memory_order_relaxed);
 	uint32_t got = atomic_exchange_explicit(&n->n, 0, memory_order_relaxed);
 	int now = got ? judge(n, (int64_t)(sum / got)) : limit;
 	atomic_store_explicit(&n->limit, now, memory_order_relaxed);
 	atomic_flag_clear_explicit(&n->judging, memory_order_release);
-	return now != limit ? now : 0;
 }
 
 /* ---- the scan's side ---- */
 
 int ds_readers(const dupscan_scan *s)
 {
+	/* all NET may run: the pool lets ds_net_cap() of them work at a time */
 	if (s->reading.io_mode == DUPSCAN_IO_NET && s->reading.net)
-		return ds_netio_limit(s->reading.net);
+		return s->reading.net->most;
 	return s->opt.threads;
+}
+
+const _Atomic int *ds_net_cap(const dupscan_scan *s)
+{
+	return s->reading.io_mode == DUPSCAN_IO_NET && s->reading.net ? &s->reading.net->limit : NULL;
 }
 
 int64_t ds_net_begin(const dupscan_scan *s)
@@ -138,11 +143,8 @@ int64_t ds_net_begin(const dupscan_scan *s)
 
 void ds_net_end(const dupscan_scan *s, int64_t start)
 {
-	if (start == 0)
-		return;
-	int limit = ds_netio_end(s->reading.net, start);
-	if (limit > 0)
-		ds_pool_set_active(s->reading.pool, limit - 1);
+	if (start != 0)
+		ds_netio_end(s->reading.net, start);
 }
 
 int ds_net_start(dupscan_scan *s)

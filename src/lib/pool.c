@@ -40,6 +40,7 @@ struct ds_pool {
 #if DUPSCAN_THREADS
 	int running;             /* helpers running a job ahead now */
 	int slicing;             /* helpers running a slice now */
+	const _Atomic int *cap;  /* threads (owner included) this phase lets work now, or NULL: ds_pool_cap() */
 	bool ending;             /* the owner waits for them: ds_pool_end_phase() */
 	size_t max_jobs, max_weight;
 	pthread_mutex_t mu;
@@ -95,6 +96,14 @@ static struct ds_assist *find_help(const struct ds_pool *p)
 	return NULL;
 }
 
+/* As many helpers busy (a job run ahead, a slice) as the phase lets work
+ * (lock held). */
+static bool helpers_busy(const struct ds_pool *p)
+{
+	int busy = p->running + p->slicing;
+	return busy >= p->active || (p->cap && busy >= atomic_load_explicit(p->cap, memory_order_relaxed) - 1);
+}
+
 /* Take one slice of a (lock held; released while it runs). */
 static void help_once(struct ds_pool *p, struct ds_assist *a, bool helper)
 {
@@ -115,7 +124,7 @@ static void help_once(struct ds_pool *p, struct ds_assist *a, bool helper)
 static struct ds_job *take_queued(struct ds_pool *p, bool helper)
 {
 	while (p->ntodo > 0) {
-		if (p->outstanding >= p->max_jobs || p->held >= p->max_weight || (helper && p->running >= p->active))
+		if (p->outstanding >= p->max_jobs || p->held >= p->max_weight || (helper && helpers_busy(p)))
 			return NULL;
 		struct ds_job *j = p->todo[--p->ntodo];
 		if (j->state == JOB_QUEUED)
@@ -150,7 +159,7 @@ static void *helper(void *arg)
 	while (!p->stop) {
 		/* slices first: the job that split its loop holds up the owner;
 		 * no more helpers busy than the phase lets (NET mode lowers it) */
-		struct ds_assist *a = p->running + p->slicing < p->active ? find_help(p) : NULL;
+		struct ds_assist *a = helpers_busy(p) ? NULL : find_help(p);
 		struct ds_job *j = a ? NULL : take_queued(p, true);
 		if (a) {
 			help_once(p, a, true);
@@ -211,23 +220,17 @@ void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs
 	pthread_mutex_unlock(&p->mu);
 }
 
-void ds_pool_set_active(struct ds_pool *p, int helpers)
+void ds_pool_cap(struct ds_pool *p, const _Atomic int *cap)
 {
-	if (!p)
-		return;
 	pthread_mutex_lock(&p->mu);
-	int was = p->active;
-	p->active = helpers < 0 ? 0 : helpers < p->most ? helpers : p->most;
-	if (p->active > was) {
-		start_helpers(p, p->ntodo);
-		pthread_cond_broadcast(&p->work_cv);
-	}
+	p->cap = cap;
 	pthread_mutex_unlock(&p->mu);
 }
 
 void ds_pool_end_phase(struct ds_pool *p)
 {
 	pthread_mutex_lock(&p->mu);
+	p->cap = NULL;
 	/* jobs queued and not started stay unrun; those running ahead finish */
 	p->ntodo = 0;
 	p->active = 0;
@@ -381,10 +384,10 @@ void ds_pool_stop(struct ds_pool *p)
 	free(p);
 }
 
-void ds_pool_set_active(struct ds_pool *p, int helpers)
+void ds_pool_cap(struct ds_pool *p, const _Atomic int *cap)
 {
 	(void)p;
-	(void)helpers;
+	(void)cap;
 }
 
 void ds_pool_drop(struct ds_pool *p, struct ds_job *j)
@@ -583,6 +586,8 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 		return -ENOMEM;
 	}
 	ds_pool_phase(gr.pool, run_task, &gr, (size_t)threads * TASKS_AHEAD, SIZE_MAX, helpers);
+	ds_pool_cap(gr.pool, ds_net_cap(s));
+	ds_netio_phase(s->reading.net);
 	int rc = 0;
 	/* the first tasks on top: helpers take them in group order */
 	for (size_t t = ntasks; rc == 0 && t-- > 0;)

@@ -241,16 +241,6 @@ DUPSCAN_API void dupscan_cancel(dupscan_scan *s)
 		atomic_store(&s->canceled, 1);
 }
 
-void ds_fit_open(dupscan_scan *s, int threads)
-{
-	/* every thread may hold max_open files: together they must fit the
-	 * process' limit, with room for the caller's own descriptors */
-	struct rlimit rl;
-	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
-	size_t per = limit > 64 ? (limit - 64) / (size_t)threads : 8;
-	s->reading.max_open = per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
-}
-
 DUPSCAN_API int dupscan_run(dupscan_scan *s)
 {
 	if (!s)
@@ -258,7 +248,7 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	if (s->ran)
 		return DUPSCAN_E_STATE;
 	s->ran = true;
-	ds_fit_open(s, s->opt.threads);
+	s->reading.max_open = ds_open_per_thread(s->opt.threads);
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	s->cache.start_ns = ds_ns(now);

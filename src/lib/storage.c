@@ -387,7 +387,7 @@ static int set_mode(dupscan_scan *s, int mode)
 	int rc = ds_net_start(s);
 	/* files one thread may hold open: room for every thread NET may run */
 	if (rc == 0 && !s->opt.threads_given && s->opt.threads > 1)
-		ds_fit_open(s, DS_NET_MOST);
+		s->reading.max_open = ds_open_per_thread(DS_NET_MOST);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,6 +186,16 @@ char *ds_dir_part(const char *path)
 }
 
 /* ---- moving and copying ---- */
+
+size_t ds_open_per_thread(int threads)
+{
+	/* every thread may hold this many files: together they must fit the
+	 * process' limit, with room for the caller's own descriptors */
+	struct rlimit rl;
+	size_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (size_t)rl.rlim_cur : 1024;
+	size_t per = limit > 64 ? (limit - 64) / (size_t)(threads > 0 ? threads : 1) : 8;
+	return per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
+}
 
 int ds_fsync_dir_of(const char *path)
 {

@@ -487,6 +487,7 @@ int ds_walk(dupscan_scan *s)
 	}
 	ds_pool_phase(w.pool, list_dir, s, s->reading.io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
 		      PREFETCH_ENTRIES, helpers);
+	ds_pool_cap(w.pool, ds_net_cap(s));
 	ds_netio_phase(s->reading.net);
 	/* the last on top: helpers take the next disk's first */
 	for (uint32_t a = s->tree.nargs; warms && rc == 0 && a-- > 0;)
