@@ -41,7 +41,7 @@ int ds_open_scanned(const dupscan_scan *s, uint32_t i)
 		return -ENOMEM;
 	int64_t t = ds_net_begin(s);
 	int fd = opened_as(s, ds_open_path(path, SCANNED_FLAGS), r);
-	ds_net_end(s, t);
+	ds_net_end(s, t, 0);
 	if (path != stackbuf)
 		free(path);
 	return fd;
@@ -86,7 +86,7 @@ int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
 	/* the directory may have moved since: what opens is checked all the same */
 	int64_t t = ds_net_begin(s);
 	int fd = opened_as(s, openat(dc->fd, name, SCANNED_FLAGS), r);
-	ds_net_end(s, t);
+	ds_net_end(s, t, 0);
 	return fd;
 }
 
@@ -359,21 +359,24 @@ static size_t disk_index(const uint64_t *devs, size_t nd, uint64_t dev)
 }
 
 /* On spinning disks, members on two or more of them: ls->spread, so that
- * each turn reads them all at once, a thread a disk. @return 0 or -ENOMEM. */
+ * each turn reads them all at once, a thread a disk. On a network
+ * filesystem, where each read waits a round trip, every member is a "disk"
+ * of its own: a turn's reads are all in flight at once. @return 0 or -ENOMEM. */
 static int spread_members(struct lockstep *ls)
 {
 	dupscan_scan *s = ls->c->s;
-	if (s->reading.io_mode != DUPSCAN_IO_HDD || ds_pool_helpers(ls->c->pool) == 0)
+	bool net = s->reading.io_mode == DUPSCAN_IO_NET;
+	if ((s->reading.io_mode != DUPSCAN_IO_HDD && !net) || ds_pool_helpers(ls->c->pool) == 0 || ls->n < 2)
 		return 0;
 	uint64_t devs[DS_SPREAD_DISKS];
 	size_t nd = 0;
 	/* the disks first: most comparisons have one, and need nothing more */
-	for (size_t i = 0; i < ls->n && nd < DS_SPREAD_DISKS; i++) {
+	for (size_t i = 0; !net && i < ls->n && nd < DS_SPREAD_DISKS; i++) {
 		uint64_t dev = ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec)));
 		if (disk_index(devs, nd, dev) == nd)
 			devs[nd++] = dev;
 	}
-	if (nd < 2)
+	if (!net && nd < 2)
 		return 0;
 	struct spread *sp = calloc(1, sizeof(*sp));
 	if (!sp)
@@ -385,9 +388,11 @@ static int spread_members(struct lockstep *ls)
 	sp->ndisks = nd;
 	if (!sp->own || !sp->err || !sp->disk)
 		return -ENOMEM;
+	if (net)
+		sp->ndisks = ls->n;
 	for (size_t i = 0; i < ls->n; i++) {
-		size_t d = disk_index(devs, nd, ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec))));
-		sp->disk[i] = (uint32_t)(d < nd ? d : nd - 1); /* past the last: shares its thread */
+		size_t d = net ? i : disk_index(devs, nd, ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec))));
+		sp->disk[i] = (uint32_t)(d < sp->ndisks ? d : sp->ndisks - 1); /* past the last: shares its thread */
 	}
 	return 0;
 }

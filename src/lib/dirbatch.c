@@ -139,7 +139,7 @@ void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
 	/* a batch is one request of NET mode's count */
 	int64_t t = ds_net_begin(s);
 	list_batch(s, j);
-	ds_net_end(s, t);
+	ds_net_end(s, t, 0);
 }
 
 /* stat() one entry b listed. */

@@ -64,6 +64,70 @@ static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 	return ix < iy ? -1 : ix > iy;
 }
 
+/* One round's reads, NET mode: the members cut in slices that the pool's
+ * threads take, each slice reporting into its own result (merged in order). */
+#define ROUND_SLICE 2
+struct round {
+	struct ds_ctx *c;
+	const struct bucket *b;
+	struct ds_hashes *h;
+	const uint32_t *alive;
+	size_t na;
+	uint64_t off, end;
+	struct ds_result *res;
+};
+
+static void round_slice(void *arg, size_t sl)
+{
+	struct round *r = arg;
+	dupscan_scan *s = r->c->s;
+	struct ds_ctx c = { s, &r->res[sl], r->c->pool };
+	unsigned char *buf = ds_chunk_take(s->reading.chunks, s->opt.chunk);
+	int rc = buf ? 0 : -ENOMEM;
+	for (size_t i = sl * ROUND_SLICE; rc == 0 && i < r->na && i < (sl + 1) * ROUND_SLICE; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+			rc = DUPSCAN_E_CANCELED;
+		else
+			rc = ds_hash_range(&c, r->b->m[r->alive[i]].rec, r->h, r->alive[i], r->off, r->end, buf);
+	}
+	if (buf)
+		ds_chunk_give(s->reading.chunks, buf, s->opt.chunk);
+	r->res[sl].rc = rc;
+}
+
+/* A round over alive[0..na): on every thread where each read waits a round
+ * trip (NET mode; the members' hashes are apart, so only errors need
+ * merging), else here, in order. */
+static int hash_round(struct ds_ctx *c, const struct bucket *b, struct ds_hashes *h, const uint32_t *alive,
+		      size_t na, uint64_t off, uint64_t end, unsigned char *buf)
+{
+	dupscan_scan *s = c->s;
+	size_t nslices = (na + ROUND_SLICE - 1) / ROUND_SLICE;
+	struct round r = { c, b, h, alive, na, off, end, NULL };
+	if (s->reading.io_mode == DUPSCAN_IO_NET && nslices > 1 && ds_pool_helpers(c->pool) > 0 &&
+	    (r.res = calloc(nslices, sizeof(*r.res)))) {
+		ds_parallel_for(c->pool, nslices, round_slice, &r);
+		int rc = 0;
+		for (size_t sl = 0; sl < nslices; sl++) {
+			if (rc == 0)
+				rc = r.res[sl].rc;
+			if (rc == 0)
+				rc = ds_result_take_errors(c->res, &r.res[sl]);
+			ds_result_free(&r.res[sl]);
+		}
+		free(r.res);
+		return rc;
+	}
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < na; i++) {
+		if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+			rc = DUPSCAN_E_CANCELED;
+		else
+			rc = ds_hash_range(c, b->m[alive[i]].rec, h, alive[i], off, end, buf);
+	}
+	return rc;
+}
+
 /* The full hashes of the members that may have a twin, into bh sorted by
  * hash: known ones, or read in rounds of growing length (64 KiB, 256 KiB,
  * ...) from the end of the first block, each file only until its hash so far
@@ -97,12 +161,8 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 		/* one stream: in inode order, which on most filesystems follows the disk */
 		if (s->reading.io_mode == DUPSCAN_IO_HDD)
 			rc = ds_sort(alive, na, sizeof(*alive), cmp_member_inode, (void *)b);
-		for (size_t i = 0; rc == 0 && i < na; i++) {
-			if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
-				rc = DUPSCAN_E_CANCELED;
-			else
-				rc = ds_hash_range(c, b->m[alive[i]].rec, h, alive[i], off, end, buf);
-		}
+		if (rc == 0)
+			rc = hash_round(c, b, h, alive, na, off, end, buf);
 		/* those whose bytes so far are like no other's are settled */
 		nb = 0;
 		for (size_t i = 0; rc == 0 && i < na; i++)

@@ -839,7 +839,7 @@ int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 #define DS_NET_MOST 64    /* at most */
 #define DS_NET_LEAST 4    /* at least, once judged */
 #define DS_NET_WINDOW 32  /* requests judged together, at least */
-#define DS_NET_BACKOFF 3  /* a window's mean this many times the least: fewer */
+#define DS_NET_BACKOFF 8  /* a window's mean this many times the least: fewer */
 struct ds_netio;
 struct ds_netio *ds_netio_new(int most);
 void ds_netio_fix(struct ds_netio *n, int limit);
@@ -849,10 +849,10 @@ int ds_netio_limit(const struct ds_netio *n);
 int ds_netio_peak(const struct ds_netio *n);
 /* A new phase: what is judged against is learnt again. */
 void ds_netio_phase(struct ds_netio *n);
-/* A request begins (@return its start, 0 for NULL) and ends (every window
- * of requests, the limit judged again). */
+/* A request begins (@return its start, 0 for NULL) and ends, having read
+ * bytes (every window of requests, the limit judged again). */
 int64_t ds_netio_begin(struct ds_netio *n);
-void ds_netio_end(struct ds_netio *n, int64_t start);
+void ds_netio_end(struct ds_netio *n, int64_t start, size_t bytes);
 /* The scan's: NET mode's count set up (@return 0 or -ENOMEM); the threads
  * a phase may run in the mode chosen (opt.threads, or the most NET runs);
  * NET's count in flight now, for ds_pool_cap() (NULL in other modes); each
@@ -861,7 +861,7 @@ int ds_net_start(dupscan_scan *s);
 int ds_readers(const dupscan_scan *s);
 const _Atomic int *ds_net_cap(const dupscan_scan *s);
 int64_t ds_net_begin(const dupscan_scan *s);
-void ds_net_end(const dupscan_scan *s, int64_t start);
+void ds_net_end(const dupscan_scan *s, int64_t start, size_t bytes);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */

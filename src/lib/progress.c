@@ -72,7 +72,7 @@ int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off)
 {
 	int64_t t = ds_net_begin(s);
 	int err = ds_pread_full(fd, buf, len, off);
-	ds_net_end(s, t);
+	ds_net_end(s, t, len);
 	if (err)
 		return err;
 	struct ds_progress *p = &s->progress;

@@ -308,7 +308,8 @@ uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
 static bool other_fuse(const char *mountinfo, uint64_t dev)
 {
 	char type[64], source[PATH_MAX];
-	return mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
+	/* (FUSE devices have major 0: a disk's kind is never looked up here) */
+	return major((dev_t)dev) == 0 && mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
 }
 
 /* What the scan knows of device dev, looked up the first time it is asked. */
