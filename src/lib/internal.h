@@ -835,7 +835,7 @@ void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir);
 int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
 
 /* netio.c: requests in flight on a network filesystem (DUPSCAN_IO_NET) */
-#define DS_NET_START 16   /* threads reading at first */
+#define DS_NET_START 64   /* threads reading at first */
 #define DS_NET_MOST 64    /* at most */
 #define DS_NET_LEAST 4    /* at least, once judged */
 #define DS_NET_WINDOW 32  /* requests judged together, at least */
