@@ -128,12 +128,81 @@ static int hash_round(struct ds_ctx *c, const struct bucket *b, struct ds_hashes
 	return rc;
 }
 
+/* Runs of members whose bytes so far hash alike, each few enough to be read
+ * side by side: compared byte by byte from the end of the first block to
+ * their end, hashing as they go. The part the rounds read is read again; the
+ * rest once, where hashing to the end and then comparing would read it twice.
+ * NET: the runs on the pool's threads, each with its own errors. */
+struct early {
+	struct ds_ctx *c;
+	const struct bucket *b;
+	struct ds_member *m;    /* the runs' members, one run after another */
+	size_t *at;             /* run k: m[at[k] .. at[k + 1]) */
+	uint64_t *full;         /* by m: the full hash */
+	struct ds_result *res;  /* by run, on threads: its errors; or NULL */
+	int *rc;                /* by run */
+	size_t nruns;
+};
+
+static void early_run(void *arg, size_t k)
+{
+	struct early *e = arg;
+	const struct bucket *b = e->b;
+	struct ds_ctx c = e->res ? (struct ds_ctx){ e->c->s, &e->res[k], e->c->pool } : *e->c;
+	struct ds_member *m = e->m + e->at[k];
+	size_t n = e->at[k + 1] - e->at[k];
+	struct ds_hashes *h = ds_hashes_new(n);
+	int rc = h ? 0 : -ENOMEM;
+	for (size_t i = 0; h && i < n; i++)
+		ds_hash_seed(h, i, b->partial);
+	if (rc == 0)
+		rc = ds_lockstep(&c, m, n, b->size, b->blocks ? DS_BLOCK : 0, h, b->blocks, b->blen, NULL);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		e->full[e->at[k] + i] = ds_hash_digest(h, i);
+	ds_hashes_free(h);
+	e->rc[k] = rc;
+}
+
+/* Settle e's runs and index their classes. @return 0 or a negative code. */
+static int settle_early(struct ds_ctx *c, struct early *e)
+{
+	dupscan_scan *s = c->s;
+	e->res = NULL;
+	if (s->reading.io_mode == DUPSCAN_IO_NET && e->nruns > 1 && ds_pool_helpers(c->pool) > 0)
+		e->res = calloc(e->nruns, sizeof(*e->res));
+	if (e->res)
+		ds_parallel_for(c->pool, e->nruns, early_run, e);
+	for (size_t k = 0; !e->res && k < e->nruns; k++)
+		early_run(e, k);
+	int rc = 0;
+	for (size_t k = 0; k < e->nruns; k++) {
+		if (rc == 0)
+			rc = e->rc[k];
+		if (rc == 0 && e->res)
+			rc = ds_result_take_errors(c->res, &e->res[k]);
+		if (e->res)
+			ds_result_free(&e->res[k]);
+		for (size_t i = e->at[k]; rc == 0 && i < e->at[k + 1]; i++) {
+			const struct ds_member *m = &e->m[i];
+			if (m->alive)
+				rc = ds_result_insert(c, m->rec, e->m[e->at[k] + m->cls].rec, e->b->partial, e->full[i]);
+		}
+	}
+	free(e->res);
+	e->nruns = 0;
+	e->at[0] = 0;
+	return rc;
+}
+
 /* The full hashes of the members that may have a twin, into bh sorted by
  * hash: known ones, or read in rounds of growing length (64 KiB, 256 KiB,
  * ...) from the end of the first block, each file only until its hash so far
  * is unlike every other's: files that differ early are not read to their
- * end. @return how many, or a negative code. */
-static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keypos *bh)
+ * end. With e, a run of at most leave members alike so far is settled side
+ * by side (settle_early()) and leaves the rounds. @return how many, or a
+ * negative code. */
+static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keypos *bh, struct early *e,
+			size_t leave)
 {
 	dupscan_scan *s = c->s;
 	size_t nb = 0;
@@ -174,10 +243,21 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 			size_t j = i + 1;
 			while (j < nb && bh[j].key == bh[i].key)
 				j++;
-			for (size_t q = i; j - i >= 2 && q < j; q++)
+			bool early = e && j - i >= 2 && j - i <= leave && end < b->size;
+			for (size_t q = i; early && q < j; q++) {
+				e->m[e->at[e->nruns] + q - i] = b->m[bh[q].pos];
+				b->m[bh[q].pos].fd = -1; /* the lockstep's now, which closes it */
+			}
+			if (early) {
+				e->at[e->nruns + 1] = e->at[e->nruns] + (j - i);
+				e->nruns++;
+			}
+			for (size_t q = i; !early && j - i >= 2 && q < j; q++)
 				alive[na++] = bh[q].pos;
 			i = j;
 		}
+		if (rc == 0 && e && e->nruns > 0)
+			rc = settle_early(c, e);
 		off = end;
 		len = len < DS_LAST_ROUND / 4 ? len * 4 : DS_LAST_ROUND;
 	}
@@ -198,7 +278,7 @@ int ds_match_quick(struct ds_ctx *c, const struct bucket *b)
 	struct ds_keypos *bh = malloc(b->k * sizeof(*bh));
 	if (!bh)
 		return -ENOMEM;
-	long nb = full_hashes(c, b, bh);
+	long nb = full_hashes(c, b, bh, NULL, 0);
 	int rc = nb < 0 ? (int)nb : 0;
 	for (size_t i = 0; rc == 0 && i < (size_t)nb;) {
 		size_t j = i + 1;
@@ -299,7 +379,14 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 				cf.pending[np++] = (uint32_t)x;
 		rc = confirm_run(c, b, &cf, np, b->partial);
 	}
-	long nb = rc == 0 && !one_run ? full_hashes(c, b, bh) : 0;
+	/* at most every member in early runs, each run at least 2 */
+	struct early e = { c, b, malloc(n * sizeof(*e.m)), malloc((n / 2 + 1) * sizeof(*e.at)), malloc(n * sizeof(*e.full)),
+			   NULL, malloc((n / 2 + 1) * sizeof(*e.rc)), 0 };
+	if (rc == 0 && !one_run && !(e.m && e.at && e.full && e.rc))
+		rc = -ENOMEM;
+	if (e.at)
+		e.at[0] = 0;
+	long nb = rc == 0 && !one_run ? full_hashes(c, b, bh, &e, s->reading.max_open) : 0;
 	if (nb < 0)
 		rc = (int)nb;
 	for (size_t i = 0, j; rc == 0 && i < (size_t)nb; i = j) {
@@ -308,6 +395,10 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 			cf.pending[np++] = (uint32_t)bh[j].pos;
 		rc = confirm_run(c, b, &cf, np, bh[i].key);
 	}
+	free(e.rc);
+	free(e.full);
+	free(e.at);
+	free(e.m);
 	free(bh);
 	free(cf.joined);
 	free(cf.pending);

@@ -14,6 +14,9 @@
 /* The first-block pass of one size group, in slices: a group of many small
  * files (one size of a source tree, a mail spool) is spread over the pool. */
 #define FIRST_SLICE 256
+/* Where each open and read waits a round trip (NET), slices of a few files:
+ * every thread the link may keep busy takes some. */
+#define NET_FIRST_SLICE 8
 
 struct first_job {
 	struct ds_ctx *c;
@@ -25,6 +28,7 @@ struct first_job {
 	struct ds_keypos *keys; /* per file: its partial hash and position (16 bytes, not 24) */
 	bool *got;              /* per file: read, partial set */
 	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
+	size_t slice;           /* files a slice */
 };
 
 static void first_slice(void *arg, size_t sl)
@@ -35,8 +39,8 @@ static void first_slice(void *arg, size_t sl)
 	unsigned char one[DS_BLOCK];
 	size_t begin = 0, end = j->n; /* one slice: the whole group */
 	if (j->res) {
-		begin = sl * FIRST_SLICE;
-		end = begin + FIRST_SLICE < j->n ? begin + FIRST_SLICE : j->n;
+		begin = sl * j->slice;
+		end = begin + j->slice < j->n ? begin + j->slice : j->n;
 	}
 	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t i = begin; i < end; i++) {
@@ -79,7 +83,8 @@ static void first_slice(void *arg, size_t sl)
 /* Read the first block of every file of a group (fj set up by the caller). */
 static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 {
-	size_t nslices = (fj->n + FIRST_SLICE - 1) / FIRST_SLICE;
+	fj->slice = c->s->reading.io_mode == DUPSCAN_IO_NET ? NET_FIRST_SLICE : FIRST_SLICE;
+	size_t nslices = (fj->n + fj->slice - 1) / fj->slice;
 	/* a spinning disk is one stream */
 	if (ds_pool_helpers(c->pool) > 0 && nslices > 1 && c->s->reading.io_mode != DUPSCAN_IO_HDD) {
 		/* each slice reports into its own result; merged below in file order */
@@ -182,7 +187,7 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 		}
 	}
 	if (rc == 0) {
-		struct first_job job = { c, sub, nsub, blen, NULL, NULL, shv, NULL, sgot, NULL };
+		struct first_job job = { c, sub, nsub, blen, NULL, NULL, shv, NULL, sgot, NULL, 0 };
 		rc = read_first_blocks(c, &job);
 	}
 	/* those that could not be read stay out (got false) */
@@ -251,7 +256,7 @@ static int read_heads(struct group *g)
 		g->fds[i] = -1;
 	if ((g->keep && !g->blocks) || (g->hold && !g->fds))
 		return -ENOMEM;
-	struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, NULL, g->bh, g->got, NULL };
+	struct first_job job = { c, g->idx, n, blen, g->blocks, g->fds, NULL, g->bh, g->got, NULL, 0 };
 	return read_first_blocks(c, &job);
 }
 
