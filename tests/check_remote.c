@@ -16,7 +16,7 @@
 
 #include "internal.h"
 #include "testutil.h"
-#include "wire.h"
+#include "remote/wire.h"
 
 static struct ds_rd rd_of(const uint8_t *p, size_t n)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "remote.h"
+#include "remote/remote.h"
 
 /* One per online CPU, at least DS_MIN_THREADS: reads from a cold cache wait
  * on the device, not the CPU, and an SSD (or a virtual disk) serves several

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,7 +15,7 @@
 
 #include "action.h"
 #include "internal.h"
-#include "remote.h"
+#include "remote/remote.h"
 
 /* ioctl(2) with a request of the kernel's width: glibc declares it unsigned
  * long, musl int, where constants past INT_MAX (FS_IOC_FIEMAP, FIDEDUPERANGE)

@@ -4,7 +4,7 @@
 #define DUPSCAN_SERVING_H
 
 #include "internal.h"
-#include "wire.h"
+#include "remote/wire.h"
 
 #define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
 #define READ_MAX (64u << 20)       /* bytes one READ asks for, at most */

@@ -12,7 +12,7 @@
 
 #include "action.h"
 #include "internal.h"
-#include "remote.h"
+#include "remote/remote.h"
 
 struct link_src {
 	const struct kept *k;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "remote.h"
+#include "remote/remote.h"
 
 #define DIR_TAG (UINT64_C(1) << 63)        /* keeps a subdirectory's key apart from a file's */
 
