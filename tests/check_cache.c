@@ -15,6 +15,9 @@
 #include "internal.h"
 #include "testinternal.h"
 #include "testutil.h"
+#include "walk/walk.h"
+#include "match/result.h"
+#include "cache/cache.h"
 
 static void count_cache_errors(void *user, const char *path, int code)
 {

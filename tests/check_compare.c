@@ -15,6 +15,10 @@
 #include "internal.h"
 #include "testinternal.h"
 #include "testutil.h"
+#include "walk/walk.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "match/compare.h"
 
 static const struct { uint64_t size; int64_t flip; } cases[] = {
 	{ 1, 0 },

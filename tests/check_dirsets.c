@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "sets/sets.h"
 
 /* The sets as tu_sets() gives them, each directory set marked with a leading '/'. */
 static char *sets_marked(const dupscan_scan *s, const char *dir)

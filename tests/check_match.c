@@ -17,6 +17,10 @@
 #include "internal.h"
 #include "testinternal.h"
 #include "testutil.h"
+#include "walk/walk.h"
+#include "match/result.h"
+#include "sets/sets.h"
+#include "cache/cache_run.h"
 
 struct errlog {
 	int count;

@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "match/result.h"
 
 enum { GROUPS = 300, PER = 3 };
 

@@ -16,6 +16,8 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "walk/walk.h"
+#include "read/read.h"
 
 #define SIZE (300u * 1024u) /* past a head (DS_HDD_HEAD), within a sweep */
 

@@ -10,6 +10,8 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "match/result.h"
+#include "sets/sets.h"
 
 struct log {
 	char text[512];

@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "testutil.h"
 #include "dupscan_config.h"
+#include "sets/sets.h"
 
 START_TEST(test_natural_cmp)
 {

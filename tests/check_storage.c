@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "read/read.h"
 
 static char *root;        /* the fake tree */
 static char *sysfs, *mountinfo;

@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "testutil.h"
+#include "walk/walk.h"
 
 struct errs {
 	int count;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "cache/cache.h"
 
 /* As matching begins (a scan loaded with its cache and walked): one record
  * an inode, then the cache's entries joined to the records as they are;

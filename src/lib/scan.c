@@ -9,6 +9,11 @@
 
 #include "internal.h"
 #include "remote/remote.h"
+#include "walk/walk.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "sets/sets.h"
+#include "cache/cache_run.h"
 
 /* One per online CPU, at least DS_MIN_THREADS: reads from a cold cache wait
  * on the device, not the CPU, and an SSD (or a virtual disk) serves several

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "sets/sets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,6 +16,7 @@
 #include "action.h"
 #include "internal.h"
 #include "remote/remote.h"
+#include "read/read.h"
 
 /* The ctime f's inode must have: the scan's, or the one dupscan's own last
  * change of it left (a link, a rename or an unlink moves an inode's ctime). */

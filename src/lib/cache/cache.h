@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "cache/cache_run.h"
 
 #define CACHE_MAGIC "DUPSCANH"
 #define CACHE_VERSION 3u     /* 3: full hashes seeded with the partial (ds_hash_seed()) */

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "match.h"
+#include "match/result.h"
 
 static int cmp_insert_cls(void *ctx, const void *pa, const void *pb)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* compare.c: open scanned files safely, read them, and partition same-size files
- * into classes of identical content by reading them side by side. */
+/* compare.c: partition same-size files into classes of identical content
+ * by reading them side by side. */
 #define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,85 +10,10 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
-{
-	struct stat st;
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	return ds_same_file(s, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
-}
-
-/* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
-#define SCANNED_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-
-/* fd (or -1, errno set), just opened as r: kept if it is still r's file.
- * @return fd, or a negative code (fd closed). */
-static int opened_as(const dupscan_scan *s, int fd, const struct ds_rec *r)
-{
-	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
-	if (rc < 0 && fd >= 0)
-		close(fd);
-	return rc < 0 ? rc : fd;
-}
-
-int ds_open_scanned(const dupscan_scan *s, uint32_t i)
-{
-	const struct ds_rec *r = ds_rec(s, i);
-	char stackbuf[4096];
-	char *path = ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
-	if (!path)
-		return -ENOMEM;
-	int64_t t = ds_net_begin(s);
-	int fd = opened_as(s, ds_open_path(path, SCANNED_FLAGS), r);
-	ds_net_end(s, t, 0);
-	if (path != stackbuf)
-		free(path);
-	return fd;
-}
-
-void ds_dirfd_close(struct ds_dirfd *dc)
-{
-	if (dc->fd >= 0)
-		close(dc->fd);
-	*dc = (struct ds_dirfd)DS_DIRFD_INIT;
-}
-
-/* Hold dir open in dc. @return 0 or -ENOMEM (dc->fd is -1 when dir did not
- * open: an argument's bare file name, a directory gone; its files go by
- * path, which names the error). */
-static int hold_dir(const dupscan_scan *s, uint32_t dir, struct ds_dirfd *dc)
-{
-	if (dc->dir == dir)
-		return 0;
-	ds_dirfd_close(dc);
-	char stackbuf[4096];
-	char *path = ds_path_in(s, dir, "", stackbuf, sizeof(stackbuf));
-	if (!path)
-		return -ENOMEM;
-	dc->dir = dir;
-	if (*path)
-		dc->fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (path != stackbuf)
-		free(path);
-	return 0;
-}
-
-int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
-{
-	const struct ds_rec *r = ds_rec(s, i);
-	const char *name = ds_rec_name(s, r);
-	int rc = hold_dir(s, ds_rec_dir(s, i), dc);
-	if (rc)
-		return rc;
-	if (dc->fd < 0 || strchr(name, '/'))
-		return ds_open_scanned(s, i);
-	/* the directory may have moved since: what opens is checked all the same */
-	int64_t t = ds_net_begin(s);
-	int fd = opened_as(s, openat(dc->fd, name, SCANNED_FLAGS), r);
-	ds_net_end(s, t, 0);
-	return fd;
-}
+#include "read/read.h"
+#include "match/result.h"
+#include "match/compare.h"
+#include "cache/cache_run.h"
 
 int ds_open_rec(struct ds_ctx *c, uint32_t i)
 {

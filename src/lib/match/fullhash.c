@@ -10,6 +10,9 @@
 
 #include "internal.h"
 #include "match.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "match/compare.h"
 
 /* Hash bytes [from, to) of a file into its state h[hidx] (which stands at
  * from); at its end, check the file is still as scanned. @return 0 (a file

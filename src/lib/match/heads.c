@@ -10,6 +10,9 @@
 
 #include "internal.h"
 #include "match.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "cache/cache_run.h"
 
 /* The first-block pass of one size group, in slices: a group of many small
  * files (one size of a source tree, a mail spool) is spread over the pool. */

@@ -9,6 +9,10 @@
 
 #include "internal.h"
 #include "match.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "match/compare.h"
+#include "cache/cache_run.h"
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
  * owner and group (one attrs index). */

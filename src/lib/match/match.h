@@ -6,6 +6,8 @@
 #define DUPSCAN_MATCH_H
 
 #include "internal.h"
+#include "match/result.h"
+#include "match/compare.h"
 
 
 

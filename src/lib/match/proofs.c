@@ -8,6 +8,9 @@
 
 #include "internal.h"
 #include "match.h"
+#include "match/result.h"
+#include "match/compare.h"
+#include "cache/cache_run.h"
 
 
 int ds_proven_alloc(struct proven *p, size_t k)

@@ -9,6 +9,9 @@
 
 #include "internal.h"
 #include "match.h"
+#include "match/result.h"
+#include "match/compare.h"
+#include "cache/cache_run.h"
 
 static int cmp_by_rec_plain(const void *pa, const void *pb)
 {

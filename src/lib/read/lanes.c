@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "read/read.h"
 
 /* A phase's work cut into lanes: items from[k] to from[k+1] are lane
  * lane[k]'s, each run by fn in order. */

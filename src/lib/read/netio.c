@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "read/read.h"
 
 #define UNIT_BYTES (128u * 1024u) /* a read of this many bytes counts one more request's work */
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "read/read.h"
 
 /* Where a candidate starts, as a (key, position) pair sorted in place
  * (ds_sort_by_key(): no copy beside the array, the pass's largest): in key,

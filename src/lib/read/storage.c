@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "read/read.h"
 
 #define DEPTH_MAX 8 /* stacked devices followed at most (dm over md over loop...) */
 

@@ -20,6 +20,9 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "read/read.h"
+#include "match/result.h"
+#include "cache/cache_run.h"
 
 /* By lane, then place in the disk order. */
 static int cmp_item(void *ctx, const void *pa, const void *pb)

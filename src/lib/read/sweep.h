@@ -5,6 +5,7 @@
 #define DUPSCAN_SWEEP_H
 
 #include "internal.h"
+#include "read/read.h"
 
 /* A bucket of more than DS_SWEEP_MEMBERS files is split in rounds first,
  * which reads files that differ early only as far as they agree: many files

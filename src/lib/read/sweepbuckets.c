@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "read/read.h"
 
 /* Position p's last block hashed (tail), or 0 when it was not read. */
 static uint64_t tail_of(const struct sweep_run *rn, uint32_t p)

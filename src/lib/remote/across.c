@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "xmatch.h"
+#include "read/read.h"
+#include "sets/sets.h"
 
 /* The sizes each host has, sorted and each once: an item is in play only
  * when another host has its size (most files are in none, and cost nothing). */

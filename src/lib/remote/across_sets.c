@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "xmatch.h"
+#include "sets/sets.h"
 
 /* Files an item stands for, into files (NULL: only counted). */
 static int item_files(struct xmatch *x, const struct xitem *t, struct dupscan_file *files, size_t *n)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "remote.h"
+#include "sets/sets.h"
 
 /* label ":" path[0..len), malloc'ed: how a remote path is shown. */
 static char *on_host(const char *label, const char *path, size_t len)

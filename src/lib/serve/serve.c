@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "serving.h"
+#include "read/read.h"
+#include "sets/sets.h"
 
 /* ---- while scanning ---- */
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "serving.h"
+#include "read/read.h"
 
 /* Ids of a request, each below nfiles. @return how many, or 0 when bad. */
 size_t ds_serve_ids(struct serve *v, struct ds_rd *r, uint64_t *ids)

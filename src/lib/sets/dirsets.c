@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "remote/remote.h"
+#include "sets/sets.h"
 
 #define DIR_TAG (UINT64_C(1) << 63)        /* keeps a subdirectory's key apart from a file's */
 

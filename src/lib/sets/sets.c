@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "internal.h"
+#include "match/result.h"
+#include "sets/sets.h"
+#include "cache/cache_run.h"
 
 /* ---- ordering ---- */
 

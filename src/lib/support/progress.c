@@ -5,7 +5,6 @@
  * any of them, one at a time. */
 #include "internal.h"
 
-#define REPORT_BYTES (4u << 20) /* a report from the readers every 4 MiB */
 
 void ds_progress_report(dupscan_scan *s)
 {
@@ -66,18 +65,4 @@ void ds_progress_found(dupscan_scan *s, uint64_t size)
 	uint64_t n = atomic_fetch_add(&p->files_done, 1) + 1;
 	if ((n & 1023) == 0)
 		ds_progress_report(s);
-}
-
-int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off)
-{
-	int64_t t = ds_net_begin(s);
-	int err = ds_pread_full(fd, buf, len, off);
-	ds_net_end(s, t, len);
-	if (err)
-		return err;
-	struct ds_progress *p = &s->progress;
-	uint64_t was = atomic_fetch_add_explicit(&p->read, len, memory_order_relaxed);
-	if (s->cb.on_bytes && was / REPORT_BYTES != (was + len) / REPORT_BYTES)
-		ds_progress_report(s);
-	return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dirbatch.h"
+#include "read/read.h"
 
 static int batch_add(struct stat_batch *b, const char *name, int kind, unsigned char d_type, uint64_t ino)
 {

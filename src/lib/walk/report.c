@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "walk/walk.h"
 
 /* A file as given, until ds_report_build() makes it a record: 56 bytes
  * and the path (a struct stat would be 144). */

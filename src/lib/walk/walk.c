@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "dirbatch.h"
+#include "walk/walk.h"
+#include "read/read.h"
 
 /* The caller's directory filter: @return 1 to walk into dir/name, 0 to prune
  * it, -ENOMEM. */

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "walk/walk.h"
+#include "read/read.h"
 
 #define WARM_DEPTH 32u     /* directories held open on the way down, at most */
 #define WARM_BATCH 4096u   /* entries of a directory stat()ed in one inode order */

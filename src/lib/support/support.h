@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* support/support.h: what every stage uses: memory, hashing, sorting, whole system calls, errors, the thread pool; never installed. */
+#ifndef DUPSCAN_SUPPORT_SUPPORT_H
+#define DUPSCAN_SUPPORT_SUPPORT_H
+
+struct ds_rec;
+
+/* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
+struct ds_arena_chunk;
+struct ds_arena {
+	struct ds_arena_chunk *head;
+	size_t used, cap;
+	size_t total; /* bytes handed out, for memory accounting */
+};
+void ds_arena_init(struct ds_arena *a);
+void ds_arena_free(struct ds_arena *a);
+void *ds_arena_alloc(struct ds_arena *a, size_t len);
+char *ds_arena_strdup(struct ds_arena *a, const char *s, size_t len);
+#define DS_BIG_MAP (128u * 1024u) /* ds_big_alloc() maps from this size on */
+/* Read buffers and first-block arrays: from 128 KiB on straight from mmap, so
+ * they go back to the system when freed (glibc raises its mmap threshold after
+ * a large free and then keeps such buffers resident). NULL on ENOMEM. */
+void *ds_big_alloc(size_t len);
+/* The same for a buffer about to be written whole: from 128 KiB on its pages
+ * are mapped at once (MAP_POPULATE), not faulted in one at a time. Not for
+ * a read whose disk waits on it: the pages are cleared before the read is
+ * asked (the sweep's kept contents on two simulated disks took 2% longer). */
+void *ds_big_alloc_filled(size_t len);
+void ds_big_free(void *p, size_t len);
+/* chunks.c: read chunks kept between comparisons (s->reading.chunks, while
+ * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL,
+ * len is under DS_BIG_MAP (malloc reuses those already) or none of len bytes
+ * is kept; ds_chunk_give() takes back what it lent (len: as taken), and
+ * frees it in the same cases or when full. */
+struct ds_chunks;
+struct ds_chunks *ds_chunks_new(void);
+void ds_chunks_free(struct ds_chunks *cs);
+void *ds_chunk_take(struct ds_chunks *cs, size_t len);
+void ds_chunk_give(struct ds_chunks *cs, void *p, size_t len);
+/* Keep the first keep bytes of p, a ds_big_alloc() of *len bytes, giving the
+ * rest back where it can. @return p or where it moved; *len is then what
+ * ds_big_free() must be given. */
+void *ds_big_shrink(void *p, size_t *len, size_t keep);
+
+/* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
+ * bits, the offset in the low 18 (a little under 4 GiB of names). */
+#define DS_NAME_SHIFT 18
+#define DS_NAME_EMPTY UINT32_MAX /* "" (a directory's own entry in a set) */
+struct ds_names {
+	char **chunk;
+	size_t cap;
+	uint32_t n;
+	uint32_t used;               /* bytes taken in the last chunk */
+};
+/* Keep name[0..len) with its NUL. @return 0, -ENOMEM or -EOVERFLOW (full). */
+int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out);
+void ds_names_free(struct ds_names *t);
+static inline const char *ds_names_get(const struct ds_names *t, uint32_t h)
+{
+	return h == DS_NAME_EMPTY ? "" : t->chunk[h >> DS_NAME_SHIFT] + (h & ((1u << DS_NAME_SHIFT) - 1));
+}
+
+/* ---- hash.c: the only user of xxhash.h ---- */
+struct ds_hashes; /* an array of XXH64 streaming states */
+struct ds_hashes *ds_hashes_new(size_t n);
+void ds_hashes_free(struct ds_hashes *h);
+void ds_hash_update(struct ds_hashes *h, size_t i, const void *buf, size_t len);
+/* State to takes state from's (the same bytes hashed). */
+void ds_hash_copy(struct ds_hashes *h, size_t to, size_t from);
+/* State i as it stands after the first block of a file whose first block
+ * hashes to partial: a full hash is XXH64 of the bytes past the first block
+ * seeded with that hash (the file's partial hash when it has no more). */
+void ds_hash_seed(struct ds_hashes *h, size_t i, uint64_t partial);
+uint64_t ds_hash_digest(const struct ds_hashes *h, size_t i);
+uint64_t ds_hash_oneshot(const void *buf, size_t len);
+/* The full hash of the whole content buf[0..len) (as a scan takes it). */
+uint64_t ds_hash_full_of(const void *buf, size_t len);
+/* The first block's hash of the size bytes open at fd, and with whole the
+ * full hash (ds_hash_full_of()'s), read through buf (cap bytes, at least
+ * DS_BLOCK); tick(user), when given, after each read past the first block
+ * (a long read's sign of life). @return 0, -ENOMEM, -errno or DUPSCAN_E_SHORT. */
+int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap,
+	       void (*tick)(void *), void *user);
+
+/* Values many records share, each kept once and named by an index (records.c):
+ * key pairs by index, found by open addressing. */
+struct ds_intern {
+	uint64_t *key;               /* k0, k1 of index i at 2i, 2i + 1 */
+	uint32_t n;                  /* indexes handed out */
+	size_t cap;                  /* room in key, in uint64_t */
+	uint32_t *slot;              /* index + 1, 0: empty */
+	uint32_t nslot;              /* a power of two, at least twice n */
+	uint32_t limit;              /* most indexes the records' field holds */
+	uint32_t last;               /* the index found last: a run of one value costs no hash */
+};
+/* The index of (k0, k1), added when new. @return 0, -ENOMEM or -EOVERFLOW
+ * (limit values already). */
+int ds_intern(struct ds_intern *t, uint64_t k0, uint64_t k1, uint32_t *out);
+void ds_intern_free(struct ds_intern *t);
+
+/* ---- sysio.c: system calls made whole ---- */
+/* Files each of so many threads may hold open: the process' limit of
+ * descriptors shared, with room for the caller's, 8 to DS_LOCKSTEP_MAX. */
+size_t ds_open_per_thread(int threads);
+/* Files read side by side past their first block: so much per file in the
+ * first round, four times more each round up to the last (a difference is
+ * most often early; a long run of equal bytes is read in large requests). */
+#define DS_FIRST_ROUND (64u * 1024u)
+#define DS_LAST_ROUND (64u * 1024u * 1024u)
+#define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
+/* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
+int ds_open_path(const char *path, int flags);
+/* renameat2(2), also where the C library has no wrapper (musl): flags as
+ * RENAME_NOREPLACE, RENAME_EXCHANGE. @return 0, or -1 with errno. */
+int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags);
+/* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
+int ds_write_all(int fd, const void *buf, size_t len);
+/* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
+int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Is all of [off, off + len) of fd in the page cache (false where the
+ * kernel cannot tell, before Linux 6.5)? Reads nothing. */
+bool ds_all_cached(int fd, uint64_t off, uint64_t len);
+/* Read up to len bytes at off, fewer only at the end of the file.
+ * @return the bytes read or -errno. */
+ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
+/* Both descriptors from offset 0 to their ends, through ba and bb
+ * (DS_COPY_BUF bytes each): equal bytes? @return 0, DUPSCAN_E_DIFFERS or -errno. */
+int ds_compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
+/* in's content into the new empty file out, synced and read back equal; then
+ * st's mode, owner (when permitted) and times. @return 0 or a negative code. */
+int ds_copy_into(int in, int out, const struct stat *st);
+/* The regular file open at in (from its start) copied as above to the new
+ * file to (removed again on failure). @return 0 or a negative code. */
+int ds_copy_fd(int in, const char *to);
+/* The directory part of path, malloc'ed; NULL on ENOMEM. */
+char *ds_dir_part(const char *path);
+/* fsync the directory holding path, so a name made there is durable (a
+ * filesystem that cannot sync a directory counts as done). @return 0 or -errno. */
+int ds_fsync_dir_of(const char *path);
+
+/* ---- sort.c ---- */
+/* Stable merge sort with a context argument (qsort has none), taking half
+ * the array's size beside it. @return 0 or -ENOMEM. */
+int ds_sort(void *base, size_t n, size_t size,
+	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
+/* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
+ * place before the sort, the order is that of a stable sort on k; sorting
+ * records by fields they hold this way spares a lookup per comparison. */
+struct ds_sortkey {
+	uint64_t k[4];
+	uint32_t pos;
+};
+void ds_sort_keys(struct ds_sortkey *a, size_t n);
+/* A key and a position: sorted by key, then position, in place and without
+ * a copy (quicksort, heapsort past a hostile depth); with distinct positions
+ * the order is a stable sort's on key. */
+struct ds_keypos {
+	uint64_t key, pos;
+};
+void ds_sort_by_key(struct ds_keypos *a, size_t n);
+/* order[0..n) (record indexes) sorted by key() and then by the 32 bits it
+ * puts in *minor, ties by record index. The sort of every record a scan
+ * holds, so its memory can be the run's peak: 16 bytes a record beside at
+ * most DS_SORT_RUN of them at a time, sorted in place; past that, the sorted
+ * runs are merged through 4 bytes a record, each key taken once more.
+ * @return 0 or -ENOMEM (order is then some permutation of itself). */
+typedef uint64_t (*ds_rec_key_fn)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor);
+#define DS_SORT_RUN ((size_t)1 << 18)
+int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key);
+/* The same with runs of run records (tests: the merge on a small scan). */
+int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, size_t run);
+
+/* error.c */
+void ds_report(dupscan_scan *s, const char *path, int code);
+/* Is code DUPSCAN_E_CHANGED or one of the DUPSCAN_E_CHANGED_* reasons? */
+bool ds_is_change(int code);
+/* An action refuses because f changed since the scan: why (a
+ * DUPSCAN_E_CHANGED_* code) goes to the error callback with f's path.
+ * @return DUPSCAN_E_CHANGED. */
+int ds_refuse(const dupscan_file *f, int why);
+
+/* pool.c: jobs run ahead of need on helper threads, taken in the owner's
+ * order. A job embeds struct ds_job (zeroed: not run yet). */
+struct ds_job {
+	int state;           /* under the pool's lock */
+	bool ahead;          /* run by a helper: counted in the look-ahead budget */
+	size_t weight;       /* what it holds once run (set by the run function) */
+	int kind;            /* for a phase's run function, when it has jobs of several kinds */
+};
+typedef void ds_job_fn(void *ctx, struct ds_job *job);
+
+/* A pool of up to helpers threads (fewer when they cannot be made; with none,
+ * the owner runs every job as it obtains it) that run queued jobs ahead while
+ * fewer than max_jobs, holding less than max_weight, are run ahead and not
+ * released. @return NULL when out of memory. */
+struct ds_pool *ds_pool_start(int helpers, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight);
+/* Join the helpers and free the pool (queued jobs not run stay unrun); NULL is fine. */
+void ds_pool_stop(struct ds_pool *p);
+/* One pool a run (dupscan_run() starts it): each phase (the walk, the first
+ * pass, matching) sets its own run function, budgets and how many of the
+ * helpers it lets run ahead (at most those that run), and ends by dropping
+ * what is still queued and waiting for what is running. Owner's thread only;
+ * nothing may be queued or running when a phase begins. */
+void ds_pool_phase(struct ds_pool *p, ds_job_fn *run, void *ctx, size_t max_jobs, size_t max_weight, int helpers);
+void ds_pool_end_phase(struct ds_pool *p);
+/* Threads reading a network filesystem at most (read/netio.c): the scan's
+ * pool has room for them. */
+#define DS_NET_MOST 64
+/* The run's pool, started the first time it is asked for (s->opt.threads - 1
+ * helpers). @return it, or NULL when out of memory. */
+struct ds_pool *ds_scan_pool(dupscan_scan *s);
+/* For the rest of this phase, let at most *cap - 1 helpers work at once
+ * (*cap read as they take work: NET mode's count in flight); NULL: the
+ * phase's number. */
+void ds_pool_cap(struct ds_pool *p, const _Atomic int *cap);
+/* How many helper threads this phase may use (0 for NULL). */
+int ds_pool_helpers(const struct ds_pool *p);
+/* How many helper threads were started so far: each when work waited for it. */
+int ds_pool_started(struct ds_pool *p);
+/* Offer j to the helpers; it must stay valid until the phase ends. @return 0 or -ENOMEM. */
+int ds_pool_queue(struct ds_pool *p, struct ds_job *j);
+/* Return once j has run: run here if no helper started it, else wait,
+ * running other queued jobs and slices meanwhile. Owner's thread only. */
+void ds_pool_obtain(struct ds_pool *p, struct ds_job *j);
+/* The owner will not obtain j: it never runs if no thread started it; else
+ * it is waited for and released. */
+void ds_pool_drop(struct ds_pool *p, struct ds_job *j);
+/* The owner is done with j: what it held leaves the look-ahead budget. */
+void ds_pool_release(struct ds_pool *p, struct ds_job *j);
+/* Run fn(job, 0..nslices-1); idle threads of p (may be NULL) take slices
+ * too; fn must only write what its slice owns. Returns when every slice is done. */
+void ds_parallel_for(struct ds_pool *p, size_t nslices, void (*fn)(void *job, size_t slice), void *job);
+
+/* monitor.c: a lock with one condition, for threads of one phase that wait for each
+ * other's progress (the sweep's disks). Without threads each slice runs to
+ * its end before the next begins: what a waiter would wait for is done, and
+ * these do nothing. ds_monitor_new() returns NULL when out of memory. */
+struct ds_monitor;
+struct ds_monitor *ds_monitor_new(void);
+void ds_monitor_free(struct ds_monitor *m);
+void ds_monitor_enter(struct ds_monitor *m);
+void ds_monitor_leave(struct ds_monitor *m);
+/* Entered: release the lock until a wake, then hold it again. */
+void ds_monitor_wait(struct ds_monitor *m);
+/* Entered: wake every waiter. */
+void ds_monitor_wake(struct ds_monitor *m);
+
+#endif /* DUPSCAN_SUPPORT_SUPPORT_H */
