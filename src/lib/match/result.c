@@ -7,7 +7,6 @@
 
 #include "internal.h"
 #include "match/result.h"
-#include "sets/sets.h"
 #include "cache/cache_run.h"
 
 #define GROW(arr, n, cap) DS_GROW(arr, cap, (n) + 1)

@@ -9,7 +9,6 @@
 
 #include "internal.h"
 #include "read/read.h"
-#include "sets/sets.h"
 
 static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {

@@ -172,4 +172,12 @@ bool ds_under_protected(const dupscan_scan *s, const char *path);
 /* One representative per inode (ds_rec_rep()), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);
 
+/* ---- order.c ---- */
+/* Natural order: runs of digits compare as numbers. */
+int ds_natural_cmp(const char *a, const char *b);
+/* The chosen order between two files (their records' times, arguments, paths). */
+int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *a, const struct dupscan_file *b);
+/* The chosen order between two struct dupscan_file; ctx is the scan. */
+int ds_cmp_file(void *ctx, const void *a, const void *b);
+
 #endif /* DUPSCAN_RECORDS_RECORDS_H */

@@ -23,11 +23,5 @@ int ds_build_uniques(dupscan_scan *s);
  * or -ENOMEM. */
 int ds_each_unique(dupscan_scan *s, int (*fn)(void *user, uint32_t rec), void *user);
 void ds_free_results(dupscan_scan *s);
-/* Natural order: runs of digits compare as numbers. */
-int ds_natural_cmp(const char *a, const char *b);
-/* The chosen order between two files (their records' times, arguments, paths). */
-int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *a, const struct dupscan_file *b);
-/* The chosen order between two struct dupscan_file; ctx is the scan. */
-int ds_cmp_file(void *ctx, const void *a, const void *b);
 
 #endif /* DUPSCAN_SETS_SETS_H */
