@@ -165,16 +165,6 @@ struct ds_progress {
 	_Atomic uint64_t found;      /* bytes of the files the walk found */
 	atomic_bool busy;            /* a report is being made */
 };
-/* Report the progress to the bytes callback, unless another thread is. */
-void ds_progress_report(dupscan_scan *s);
-/* A phase begins: files it examines, bytes it may read at most. */
-void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes);
-/* files settled, and bytes the phase no longer has to read for them. */
-void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes);
-/* The phase ends: all settled, nothing left. */
-void ds_progress_end(dupscan_scan *s);
-/* The walk found a file of size bytes. */
-void ds_progress_found(dupscan_scan *s, uint64_t size);
 
 struct dupscan_scan {
 	struct ds_options opt;
@@ -266,17 +256,6 @@ static inline uint64_t ds_rec_owner(const dupscan_scan *s, const struct ds_rec *
 {
 	return s->tree.attrs.key[2 * (size_t)ds_rec_attr(s, r)];
 }
-/* The record standing for record i's inode: the first of its names in the
- * chosen order (links.c), i itself when it is the inode's only name. */
-uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
-/* The directory record i is in (records.c). */
-uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
-/* The index of the added path record i was reached from. */
-uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i);
-/* A record's size and inode number from st, its device and attributes as
- * indexes (new values added to the tables) and with the high halves of the
- * size and inode number its kind. @return 0, -ENOMEM or -EOVERFLOW. */
-int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
 
 /* The handle of record r, reached by path p (rel: where its part below the
  * argument starts). */
@@ -285,14 +264,5 @@ static inline struct dupscan_file ds_file_of(const dupscan_scan *s, const char *
 	return (struct dupscan_file){ p, ds_rec(s, i), s, rel, i };
 }
 
-/* The record standing for f's inode (all its names share it): its ctime_ns
- * is the inode's ctime as last seen, by the scan or right after an action's
- * own change (links, renames and unlinks move it); NULL for directories and
- * for a file the filter is asked about. */
-struct ds_rec *ds_file_inode(const struct dupscan_file *f);
-/* The directory f is in (a directory of a set: the directory itself). */
-uint32_t ds_file_dir(const struct dupscan_file *f);
-/* The index of the added path f was reached from. */
-uint32_t ds_file_arg(const struct dupscan_file *f);
 
 #endif /* DUPSCAN_INTERNAL_H */

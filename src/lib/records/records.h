@@ -5,6 +5,22 @@
 
 struct ds_tree;
 
+/* Values many records share, each kept once and named by an index (records.c):
+ * key pairs by index, found by open addressing. */
+struct ds_intern {
+	uint64_t *key;               /* k0, k1 of index i at 2i, 2i + 1 */
+	uint32_t n;                  /* indexes handed out */
+	size_t cap;                  /* room in key, in uint64_t */
+	uint32_t *slot;              /* index + 1, 0: empty */
+	uint32_t nslot;              /* a power of two, at least twice n */
+	uint32_t limit;              /* most indexes the records' field holds */
+	uint32_t last;               /* the index found last: a run of one value costs no hash */
+};
+/* The index of (k0, k1), added when new. @return 0, -ENOMEM or -EOVERFLOW
+ * (limit values already). */
+int ds_intern(struct ds_intern *t, uint64_t k0, uint64_t k1, uint32_t *out);
+void ds_intern_free(struct ds_intern *t);
+
 /* ---- records ---- */
 enum ds_rec_flag {
 	DS_F_DROPPED = 1u << 0, /* unreadable or changed: out of the match */
@@ -179,5 +195,27 @@ int ds_natural_cmp(const char *a, const char *b);
 int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *a, const struct dupscan_file *b);
 /* The chosen order between two struct dupscan_file; ctx is the scan. */
 int ds_cmp_file(void *ctx, const void *a, const void *b);
+
+/* ---- records.c, links.c: a record's directory, argument, representative ---- */
+/* The record standing for record i's inode: the first of its names in the
+ * chosen order (links.c), i itself when it is the inode's only name. */
+uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
+/* The directory record i is in (records.c). */
+uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
+/* The index of the added path record i was reached from. */
+uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i);
+/* A record's size and inode number from st, its device and attributes as
+ * indexes (new values added to the tables) and with the high halves of the
+ * size and inode number its kind. @return 0, -ENOMEM or -EOVERFLOW. */
+int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st);
+/* The record standing for f's inode (all its names share it): its ctime_ns
+ * is the inode's ctime as last seen, by the scan or right after an action's
+ * own change (links, renames and unlinks move it); NULL for directories and
+ * for a file the filter is asked about. */
+struct ds_rec *ds_file_inode(const struct dupscan_file *f);
+/* The directory f is in (a directory of a set: the directory itself). */
+uint32_t ds_file_dir(const struct dupscan_file *f);
+/* The index of the added path f was reached from. */
+uint32_t ds_file_arg(const struct dupscan_file *f);
 
 #endif /* DUPSCAN_RECORDS_RECORDS_H */

@@ -82,21 +82,6 @@ uint64_t ds_hash_full_of(const void *buf, size_t len);
 int ds_hash_fd(int fd, uint64_t size, bool whole, uint64_t *partial, uint64_t *full, unsigned char *buf, size_t cap,
 	       void (*tick)(void *), void *user);
 
-/* Values many records share, each kept once and named by an index (records.c):
- * key pairs by index, found by open addressing. */
-struct ds_intern {
-	uint64_t *key;               /* k0, k1 of index i at 2i, 2i + 1 */
-	uint32_t n;                  /* indexes handed out */
-	size_t cap;                  /* room in key, in uint64_t */
-	uint32_t *slot;              /* index + 1, 0: empty */
-	uint32_t nslot;              /* a power of two, at least twice n */
-	uint32_t limit;              /* most indexes the records' field holds */
-	uint32_t last;               /* the index found last: a run of one value costs no hash */
-};
-/* The index of (k0, k1), added when new. @return 0, -ENOMEM or -EOVERFLOW
- * (limit values already). */
-int ds_intern(struct ds_intern *t, uint64_t k0, uint64_t k1, uint32_t *out);
-void ds_intern_free(struct ds_intern *t);
 
 /* ---- sysio.c: system calls made whole ---- */
 /* Files each of so many threads may hold open: the process' limit of
@@ -244,5 +229,17 @@ void ds_monitor_leave(struct ds_monitor *m);
 void ds_monitor_wait(struct ds_monitor *m);
 /* Entered: wake every waiter. */
 void ds_monitor_wake(struct ds_monitor *m);
+
+/* ---- progress.c: the run's progress in its phase (s->progress) ---- */
+/* Report the progress to the bytes callback, unless another thread is. */
+void ds_progress_report(dupscan_scan *s);
+/* A phase begins: files it examines, bytes it may read at most. */
+void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes);
+/* files settled, and bytes the phase no longer has to read for them. */
+void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes);
+/* The phase ends: all settled, nothing left. */
+void ds_progress_end(dupscan_scan *s);
+/* The walk found a file of size bytes. */
+void ds_progress_found(dupscan_scan *s, uint64_t size);
 
 #endif /* DUPSCAN_SUPPORT_SUPPORT_H */
