@@ -114,4 +114,24 @@ int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups,
  * for it in rounds). scratch: n entries. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
 int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *scratch);
 
+/* sweepio.c: a lane's reads. Hash buf[0..len), bytes at off of position p,
+ * into the lane's state (the first chunk seeds it with the first block's
+ * hash). */
+void ds_sweep_hash_read(struct reader *rd, const struct sbucket *b, uint32_t p, const unsigned char *buf,
+			uint64_t off, size_t len);
+/* Would a visit now pass over member p of b, unread (monitor held)? */
+bool ds_sweep_passed_over(const struct sweep_run *rn, const struct sbucket *b, uint32_t p);
+/* Ask for the chunk of a member of b that starts at end. */
+void ds_sweep_ask_next(const struct reader *rd, const struct sbucket *b, int fd, uint64_t end);
+/* Bytes [off, off + len) of a member of b into buf, what comes next asked
+ * for behind them (the lane's next file after the last chunk; with whole,
+ * its own next chunk). */
+int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsigned char *buf, uint64_t off,
+			size_t len, bool ahead, bool whole);
+/* Open the member in slot for a read from its start (or take it opened ahead: *ahead). */
+int ds_sweep_open_member(struct reader *rd, uint32_t slot, bool *ahead);
+/* The member in slot read to its end (err 0): still the file scanned, its
+ * full hash noted; fd closed. @return err, or why it fails. */
+int ds_sweep_close_member(struct reader *rd, uint32_t slot, int fd, int err);
+
 #endif /* DUPSCAN_SWEEP_H */
