@@ -78,4 +78,11 @@ run clone/scripts/dupscan -v
   ok "scripts/dupscan, first run: says it builds, then answers" || not_ok "scripts/dupscan first run" "$rc" "$out" "$err"
 run clone/scripts/dupscan -v
 [ "$rc" = 0 ] && [ -z "$err" ] && ok "scripts/dupscan, later runs: no message" || not_ok "scripts/dupscan later run" "$rc" "$err"
+# whatever library the caller's LD_LIBRARY_PATH names (a sanitizer build's
+# would not load into this binary), scripts/dupscan runs with its own
+mkdir badlib && echo "not a library" > badlib/libdupscan.so.0
+run env LD_LIBRARY_PATH="$PWD/badlib" clone/scripts/dupscan -v
+[ "$rc" = 0 ] && grep -q "^dupscan $v " <<< "$out" &&
+  ok "scripts/dupscan runs its own library whatever LD_LIBRARY_PATH holds" ||
+  not_ok "scripts/dupscan with LD_LIBRARY_PATH set" "$rc" "$out" "$err"
 done_testing

@@ -42,24 +42,6 @@ void ds_chunk_give(struct ds_chunks *cs, void *p, size_t len);
  * ds_big_free() must be given. */
 void *ds_big_shrink(void *p, size_t *len, size_t keep);
 
-/* File names by a 32-bit handle: 256 KiB chunks, the chunk in the high 14
- * bits, the offset in the low 18 (a little under 4 GiB of names). */
-#define DS_NAME_SHIFT 18
-#define DS_NAME_EMPTY UINT32_MAX /* "" (a directory's own entry in a set) */
-struct ds_names {
-	char **chunk;
-	size_t cap;
-	uint32_t n;
-	uint32_t used;               /* bytes taken in the last chunk */
-};
-/* Keep name[0..len) with its NUL. @return 0, -ENOMEM or -EOVERFLOW (full). */
-int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out);
-void ds_names_free(struct ds_names *t);
-static inline const char *ds_names_get(const struct ds_names *t, uint32_t h)
-{
-	return h == DS_NAME_EMPTY ? "" : t->chunk[h >> DS_NAME_SHIFT] + (h & ((1u << DS_NAME_SHIFT) - 1));
-}
-
 /* ---- hash.c: the only user of xxhash.h ---- */
 struct ds_hashes; /* an array of XXH64 streaming states */
 struct ds_hashes *ds_hashes_new(size_t n);
