@@ -27,6 +27,7 @@ tree() { # DIR
 # put DIR's files out of the page cache, so that --io=hdd reads them in disk
 # order (what is cached it takes at once; tmpfs keeps everything)
 evict() {
+  if [ -n "${EVICT:-}" ]; then "$EVICT" "$1"; return; fi
   python3 - "$1" <<'PY'
 import os, sys
 for d, _, files in os.walk(sys.argv[1]):
