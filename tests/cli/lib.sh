@@ -14,8 +14,9 @@ tap_n=0
 failed=0
 
 # the C library's texts for the errors tests expect (glibc and musl word some differently)
-errtext() { python3 -c 'import errno, os, sys; print(os.strerror(getattr(errno, sys.argv[1])))' "$1"; }
-E_NOENT=$(errtext ENOENT) E_ACCES=$(errtext EACCES) E_IO=$(errtext EIO)
+errtext() { python3 -c 'import errno, os, sys; print("\n".join(os.strerror(getattr(errno, e)) for e in sys.argv[1:]))' "$@"; }
+# (one python3 for the three: each test sources this, in every leg)
+{ read -r E_NOENT; read -r E_ACCES; read -r E_IO; } < <(errtext ENOENT EACCES EIO)
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 not_ok() {
   tap_n=$((tap_n + 1)); failed=$((failed + 1)); echo "not ok $tap_n - $1"
@@ -27,7 +28,7 @@ done_testing() { echo "1..$tap_n"; [ "$failed" -eq 0 ]; exit $?; }
 # run NAME: runs the rest of the line, capturing stdout in $out, stderr in $err, status in $rc
 # (trailing newlines are dropped, as $(...) does for the expected text; tests of
 # exact bytes, NULs included, pipe through od instead)
-run() { out=$("$@" 2>"$T/.err"); rc=$?; err=$(cat "$T/.err"); }
+run() { out=$("$@" 2>"$T/.err"); rc=$?; err=$(<"$T/.err"); }
 
 # expect NAME STATUS EXPECTED_STDOUT CMD...: exact stdout (trailing newlines aside) and status
 expect() {
