@@ -19,7 +19,9 @@ mk() {
   head -c 300000 /dev/urandom > "$T/A/big"; cp "$T/A/big" "$T/A/sub/big2"; cp "$T/A/big" "$T/B/x/big3"
   head -c 5000 /dev/urandom > "$T/B/r1"; cp "$T/B/r1" "$T/B/x/r2"
   echo same > "$T/A/s"; echo same > "$T/B/s2"
-  head -c 70000 /dev/urandom > "$T/A/d1"; { head -c 69999 "$T/A/d1"; printf z; } > "$T/B/d2"   # differ at the end
+  # differ at the end: d2's last byte is d1's plus one (a fixed 'z' was d1's own one time in 256)
+  head -c 70000 /dev/urandom > "$T/A/d1"
+  { head -c 69999 "$T/A/d1"; tail -c 1 "$T/A/d1" | tr '\000-\377' '\001-\377\000'; } > "$T/B/d2"
   head -c 4096 "$T/A/d1" > "$T/A/h1"; { head -c 4096 "$T/A/d1"; } > "$T/B/h2"                 # one block, equal
   echo only > "$T/A/u"; echo other > "$T/B/v"
   ln -s /etc/hostname "$T/B/out-link"; ln -s "$T/out" "$T/B/outdir"; echo same > "$T/out/s3"
