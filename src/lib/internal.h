@@ -43,12 +43,6 @@ static inline int64_t ds_mono_ns(void)
 	return ds_ns(t);
 }
 
-/* Make room for need elements of elem bytes in *arr (capacity *cap, in
- * elements): at least doubled, so appends cost amortised O(1).
- * @return 0 or -ENOMEM (*arr unchanged). */
-int ds_grow(void **arr, size_t *cap, size_t need, size_t elem);
-#define DS_GROW(arr, cap, need) \
-	((need) <= (cap) ? 0 : ds_grow((void **)&(arr), &(cap), (need), sizeof(*(arr))))
 
 #include "support/support.h"
 #include "records/records.h"

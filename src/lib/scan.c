@@ -288,14 +288,19 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		s->opt.isolate = isolate;
 		if (rc == 0)
 			rc = ds_remote_finish(s);
-		if (rc == 0 && s->opt.dir_sets)
-			rc = ds_build_dir_sets(s);
+		if (rc == 0 && s->opt.dir_sets) {
+			struct ds_host_tree *hosts = NULL;
+			rc = ds_host_trees(s, &hosts);
+			if (rc == 0)
+				rc = ds_build_dir_sets(s, hosts, s->nremotes, ds_across_class);
+			ds_host_trees_free(hosts, s->nremotes);
+		}
 		if (rc == 0 && s->cache.path && !s->opt.quick && !s->opt.partial_only)
 			rc = ds_cache_save(s, &folded);
 	} else if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(s);
 		if (built == 0 && s->opt.dir_sets && rc == 0)
-			built = ds_build_dir_sets(s);
+			built = ds_build_dir_sets(s, NULL, 0, NULL);
 		if (built == 0 && s->cache.path && rc == 0 && !s->opt.quick && !s->opt.partial_only && !s->from_report)
 			built = ds_cache_save(s, &folded);
 		if (built < 0)

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "support/support.h"
+#include "records/names.h"
 
 int ds_names_add(struct ds_names *t, const char *name, size_t len, uint32_t *out)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* across_sets.c: the sets across hosts: each host's sets and the files its
  * matching joined, as the scan's sets (the remote files named first), and
- * with --dirs each content's class across hosts for dirsets.c. */
+ * with --dirs each content's class across hosts and each host's tree as
+ * dirsets.c takes it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,4 +210,46 @@ int ds_across_build(struct xmatch *x)
 	if (rc == 0 && s->opt.dir_sets)
 		rc = tree_classes(s);
 	return rc;
+}
+
+/* ---- each other host's tree for the directory sets ---- */
+
+static uint64_t entry_size(const struct ds_remote *r, const struct ds_tent *e)
+{
+	if (e->what != 0)
+		return 0;
+	if (e->id < r->nset)
+		return ds_rec_size(r->mirror, ds_rec(r->mirror, r->rec_of[e->id]));
+	return r->usize[e->id - r->nset];
+}
+
+void ds_host_trees_free(struct ds_host_tree *h, size_t n)
+{
+	for (size_t k = 0; h && k < n; k++)
+		free(h[k].e);
+	free(h);
+}
+
+int ds_host_trees(const dupscan_scan *s, struct ds_host_tree **out)
+{
+	struct ds_host_tree *h = calloc(s->nremotes ? s->nremotes : 1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (size_t k = 0; k < s->nremotes; k++) {
+		const struct ds_remote *r = s->remotes[k];
+		h[k] = (struct ds_host_tree){ r->mirror, malloc((r->ntent ? r->ntent : 1) * sizeof(*h[k].e)), r->ntent };
+		if (!h[k].e) {
+			ds_host_trees_free(h, s->nremotes);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < r->ntent; i++) {
+			/* what: 0 a file's content, 1 empty, 2 unknown; 3 an incomplete directory */
+			const struct ds_tent *e = &r->tent[i];
+			uint32_t state = e->what == 3 ? DS_HOST_UNLISTED : e->what == 2 ? DS_HOST_UNREAD : DS_HOST_FILE;
+			h[k].e[i] = (struct ds_host_entry){ state == DS_HOST_UNLISTED ? 0 : r->tclass[i], entry_size(r, e),
+							    r->wdir[e->dir], state };
+		}
+	}
+	*out = h;
+	return 0;
 }

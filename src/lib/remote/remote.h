@@ -81,5 +81,10 @@ struct ds_remote *ds_remote_of(const dupscan_file *f);
 /* Is the remote kept file keep still the one scanned (its server holds it
  * open from the first check on)? @return 0, DUPSCAN_E_CHANGED, or the channel's code. */
 int ds_remote_check(const dupscan_file *keep);
+/* across_sets.c: each other host's tree as the directory sets take it
+ * (s->nremotes of them, in s->remotes' order). @return 0 or -ENOMEM. */
+struct ds_host_tree;
+int ds_host_trees(const dupscan_scan *s, struct ds_host_tree **out);
+void ds_host_trees_free(struct ds_host_tree *h, size_t n);
 
 #endif /* DUPSCAN_REMOTE_H */

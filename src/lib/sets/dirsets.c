@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "remote/remote.h"
 #include "sets/sets.h"
 
 #define DIR_TAG (UINT64_C(1) << 63)        /* keeps a subdirectory's key apart from a file's */
@@ -258,7 +257,8 @@ static int key_one(struct tree *t, struct dir_info *x, uint32_t n, bool known, s
 /* Each directory's content key, bottom-up (a subdirectory is always added
  * after its parent): its files' classes and its subdirectories' keys, sorted
  * and interned; DS_NONE when anything in it is unknown. */
-static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
+static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in,
+		    uint64_t (*across)(const dupscan_scan *s, uint64_t cls))
 {
 	for (uint32_t d = s->tree.ndirs; d-- > 0;) {
 		struct dir_info *x = &t->di[d];
@@ -272,7 +272,7 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 			/* a file that could not be read is unknown, so is its directory */
 			known = !((r->flags | ds_rec(s, ds_rec_rep(s, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
 			uint32_t cls = ds_file_class(s, t->files[x->file_off + k]);
-			t->list[n++] = s->nremotes ? ds_across_class(s, cls) : cls;
+			t->list[n++] = across ? across(s, cls) : cls;
 			x->bytes += ds_rec_size(s, r);
 		}
 		if (key_one(t, x, n, known, in) != 0)
@@ -281,38 +281,28 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in)
 	return 0;
 }
 
-/* ---- another host's tree: its mirror's directories, its TREE entries ---- */
+/* ---- another host's tree: the scan holding its directories, its entries ---- */
 
-static uint64_t entry_size(const struct ds_remote *r, const struct ds_tent *e)
+static int index_host(const struct ds_host_tree *h, struct tree *t)
 {
-	if (e->what != 0)
-		return 0;
-	if (e->id < r->nset)
-		return ds_rec_size(r->mirror, ds_rec(r->mirror, r->rec_of[e->id]));
-	return r->usize[e->id - r->nset];
-}
-
-static int index_remote(const struct ds_remote *r, struct tree *t)
-{
-	const dupscan_scan *m = r->mirror;
+	const dupscan_scan *m = h->dirs;
 	uint32_t nd = m->tree.ndirs;
 	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
-	t->files = malloc((r->ntent ? r->ntent : 1) * sizeof(*t->files));
+	t->files = malloc((h->n ? h->n : 1) * sizeof(*t->files));
 	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
 	if (!t->di || !t->files || !t->subs)
 		return -ENOMEM;
 	struct dir_info *di = t->di;
-	for (size_t i = 0; i < r->ntent; i++) {
-		uint32_t d = r->wdir[r->tent[i].dir];
-		if (r->tent[i].what == 3)
-			di[d].unknown = true;
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->e[i].state == DS_HOST_UNLISTED)
+			di[h->e[i].dir].unknown = true;
 		else
-			di[d].nfiles++;
+			di[h->e[i].dir].nfiles++;
 	}
 	uint32_t widest = rows(m, di);
-	for (size_t i = 0; i < r->ntent; i++) {
-		struct dir_info *x = &di[r->wdir[r->tent[i].dir]];
-		if (r->tent[i].what != 3)
+	for (size_t i = 0; i < h->n; i++) {
+		struct dir_info *x = &di[h->e[i].dir];
+		if (h->e[i].state != DS_HOST_UNLISTED)
 			t->files[x->file_off + x->nfiles++] = (uint32_t)i;
 	}
 	fill_subs(m, t);
@@ -321,18 +311,18 @@ static int index_remote(const struct ds_remote *r, struct tree *t)
 }
 
 /* key_dirs() for another host's tree: its entries' classes across hosts. */
-static int key_remote(const struct ds_remote *r, struct tree *t, struct intern *in)
+static int key_host(const struct ds_host_tree *h, struct tree *t, struct intern *in)
 {
-	for (uint32_t d = r->mirror->tree.ndirs; d-- > 0;) {
+	for (uint32_t d = h->dirs->tree.ndirs; d-- > 0;) {
 		struct dir_info *x = &t->di[d];
 		x->key = DS_NONE;
 		bool known = !x->unknown;
 		uint32_t n = 0;
 		for (uint32_t k = 0; known && k < x->nfiles; k++) {
-			const struct ds_tent *e = &r->tent[t->files[x->file_off + k]];
-			known = e->what != 2;
-			t->list[n++] = r->tclass[t->files[x->file_off + k]];
-			x->bytes += entry_size(r, e);
+			const struct ds_host_entry *e = &h->e[t->files[x->file_off + k]];
+			known = e->state != DS_HOST_UNREAD;
+			t->list[n++] = e->cls;
+			x->bytes += e->size;
 		}
 		if (key_one(t, x, n, known, in) != 0)
 			return -ENOMEM;
@@ -437,21 +427,21 @@ static int list_dir_sets(dupscan_scan *s, struct forest *f, const uint64_t *orde
 }
 
 /* This host's tree and each other host's, keyed with one table of keys. */
-static int key_forest(dupscan_scan *s, struct forest *f, struct intern *in)
+static int key_forest(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
+		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls), struct forest *f, struct intern *in)
 {
-	f->n = 1 + s->nremotes;
+	f->n = 1 + nhosts;
 	if (!(f->tr = calloc(f->n, sizeof(*f->tr))))
 		return -ENOMEM;
 	f->tr[0].s = s;
 	int rc = index_tree(s, &f->tr[0].t);
 	if (rc == 0)
-		rc = key_dirs(s, &f->tr[0].t, in);
+		rc = key_dirs(s, &f->tr[0].t, in, across);
 	for (size_t k = 1; rc == 0 && k < f->n; k++) {
-		const struct ds_remote *r = s->remotes[k - 1];
-		f->tr[k].s = r->mirror;
-		rc = index_remote(r, &f->tr[k].t);
+		f->tr[k].s = hosts[k - 1].dirs;
+		rc = index_host(&hosts[k - 1], &f->tr[k].t);
 		if (rc == 0)
-			rc = key_remote(r, &f->tr[k].t, in);
+			rc = key_host(&hosts[k - 1], &f->tr[k].t, in);
 	}
 	return rc;
 }
@@ -482,19 +472,20 @@ static bool set_outside(const dupscan_scan *s, const struct forest *f, const str
 	return false;
 }
 
-int ds_build_dir_sets(dupscan_scan *s)
+int ds_build_dir_sets(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
+		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls))
 {
 	struct forest f = { 0 };
 	struct intern in = { 0 };
 	size_t ndirs = s->tree.ndirs;
-	for (size_t k = 0; k < s->nremotes; k++)
-		ndirs += s->remotes[k]->mirror->tree.ndirs;
+	for (size_t k = 0; k < nhosts; k++)
+		ndirs += hosts[k].dirs->tree.ndirs;
 	uint64_t *order = malloc((ndirs ? ndirs : 1) * sizeof(*order));
 	struct dset *ds = NULL;
 	uint32_t nds = 0;
 	struct dupscan_set *all = NULL;
 	size_t nall = 0;
-	int rc = order ? key_forest(s, &f, &in) : -ENOMEM;
+	int rc = order ? key_forest(s, hosts, nhosts, across, &f, &in) : -ENOMEM;
 	if (rc == 0)
 		rc = group_dirs(s, &f, order, &ds, &nds);
 	if (rc == 0 && !(all = malloc((nds + s->nsets + 1) * sizeof(*all))))

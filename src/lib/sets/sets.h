@@ -14,9 +14,26 @@ uint32_t ds_file_class(const dupscan_scan *s, uint32_t i);
  * of one dropped, the sets sorted. @return 0 or -ENOMEM. */
 int ds_finish_sets(dupscan_scan *s);
 
+/* Another host's tree as directory sets take it (remote/ fills it): the scan
+ * that holds its directories, and its entries, each in one of them. */
+enum { DS_HOST_FILE, DS_HOST_UNREAD, DS_HOST_UNLISTED };
+struct ds_host_entry {
+	uint64_t cls;        /* DS_HOST_FILE: its content's class across hosts */
+	uint64_t size;
+	uint32_t dir;        /* in dirs->tree.dirs */
+	uint32_t state;      /* DS_HOST_FILE; _UNREAD: a file of unknown content;
+	                      * _UNLISTED: not a file, its directory was not listed whole */
+};
+struct ds_host_tree {
+	dupscan_scan *dirs;
+	struct ds_host_entry *e;
+	size_t n;
+};
 /* dirsets.c: with DUPSCAN_OPT_DIRS, add the directory sets and leave out what
- * they cover. @return 0 or -ENOMEM. */
-int ds_build_dir_sets(dupscan_scan *s);
+ * they cover, over this host's tree and hosts[0..nhosts); across (or NULL)
+ * names this host's classes as hosts share them. @return 0 or -ENOMEM. */
+int ds_build_dir_sets(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
+		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls));
 int ds_build_uniques(dupscan_scan *s);
 /* fn(user, rec) for every record the unique files are (ds_build_uniques()),
  * in record order, without their paths; a nonzero return stops. @return it,

@@ -3,7 +3,22 @@
 #ifndef DUPSCAN_SUPPORT_SUPPORT_H
 #define DUPSCAN_SUPPORT_SUPPORT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "dupscan.h"
+
 struct ds_rec;
+
+/* Make room for need elements of elem bytes in *arr (capacity *cap, in
+ * elements): at least doubled, so appends cost amortised O(1).
+ * @return 0 or -ENOMEM (*arr unchanged). */
+int ds_grow(void **arr, size_t *cap, size_t need, size_t elem);
+#define DS_GROW(arr, cap, need) \
+	((need) <= (cap) ? 0 : ds_grow((void **)&(arr), &(cap), (need), sizeof(*(arr))))
 
 /* ---- arena.c: bump allocator for strings; nothing moves once allocated ---- */
 struct ds_arena_chunk;
