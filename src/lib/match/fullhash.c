@@ -131,6 +131,38 @@ static int hash_round(struct ds_ctx *c, const struct bucket *b, struct ds_hashes
 	return rc;
 }
 
+/* Members m[0..n) of b compared side by side from the end of their first
+ * block (from their start when b keeps no first blocks), hashing as they go:
+ * *h holds their full hashes by member after (NULL within one block).
+ * checkpoint: as ds_lockstep()'s partial. @return 0 or a negative code. */
+static int side_by_side_run(struct ds_ctx *c, const struct bucket *b, struct ds_member *m, size_t n,
+			    const uint64_t *checkpoint, struct ds_hashes **h)
+{
+	uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
+	*h = b->size > DS_BLOCK ? ds_hashes_new(n) : NULL;
+	if (b->size > DS_BLOCK && !*h)
+		return -ENOMEM;
+	for (size_t x = 0; *h && x < n; x++)
+		ds_hash_seed(*h, x, b->partial);
+	return ds_lockstep(c, m, n, b->size, start, *h, b->blocks, b->blen, checkpoint);
+}
+
+/* Index the alive members of a lockstep result m[0..n) (their full hashes in
+ * h by member, or NULL within one block: then partial); a class is named by
+ * the record of its first member. */
+static int index_members(struct ds_ctx *c, const struct ds_member *m, size_t n, uint64_t partial,
+			 const struct ds_hashes *h)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!m[i].alive)
+			continue;
+		int rc = ds_result_insert(c, m[i].rec, m[m[i].cls].rec, partial, h ? ds_hash_digest(h, i) : partial);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Runs of members whose bytes so far hash alike, each few enough to be read
  * side by side: compared byte by byte from the end of the first block to
  * their end, hashing as they go. The part the rounds read is read again; the
@@ -141,7 +173,7 @@ struct early {
 	const struct bucket *b;
 	struct ds_member *m;    /* the runs' members, one run after another */
 	size_t *at;             /* run k: m[at[k] .. at[k + 1]) */
-	uint64_t *full;         /* by m: the full hash */
+	struct ds_hashes **h;   /* by run: its members' full hashes */
 	struct ds_result *res;  /* by run, on threads: its errors; or NULL */
 	int *rc;                /* by run */
 	size_t nruns;
@@ -150,20 +182,8 @@ struct early {
 static void early_run(void *arg, size_t k)
 {
 	struct early *e = arg;
-	const struct bucket *b = e->b;
 	struct ds_ctx c = e->res ? (struct ds_ctx){ e->c->s, &e->res[k], e->c->pool } : *e->c;
-	struct ds_member *m = e->m + e->at[k];
-	size_t n = e->at[k + 1] - e->at[k];
-	struct ds_hashes *h = ds_hashes_new(n);
-	int rc = h ? 0 : -ENOMEM;
-	for (size_t i = 0; h && i < n; i++)
-		ds_hash_seed(h, i, b->partial);
-	if (rc == 0)
-		rc = ds_lockstep(&c, m, n, b->size, b->blocks ? DS_BLOCK : 0, h, b->blocks, b->blen, NULL);
-	for (size_t i = 0; rc == 0 && i < n; i++)
-		e->full[e->at[k] + i] = ds_hash_digest(h, i);
-	ds_hashes_free(h);
-	e->rc[k] = rc;
+	e->rc[k] = side_by_side_run(&c, e->b, e->m + e->at[k], e->at[k + 1] - e->at[k], NULL, &e->h[k]);
 }
 
 /* Settle e's runs and index their classes. @return 0 or a negative code. */
@@ -185,11 +205,10 @@ static int settle_early(struct ds_ctx *c, struct early *e)
 			rc = ds_result_take_errors(c->res, &e->res[k]);
 		if (e->res)
 			ds_result_free(&e->res[k]);
-		for (size_t i = e->at[k]; rc == 0 && i < e->at[k + 1]; i++) {
-			const struct ds_member *m = &e->m[i];
-			if (m->alive)
-				rc = ds_result_insert(c, m->rec, e->m[e->at[k] + m->cls].rec, e->b->partial, e->full[i]);
-		}
+		if (rc == 0)
+			rc = index_members(c, e->m + e->at[k], e->at[k + 1] - e->at[k], e->b->partial, e->h[k]);
+		ds_hashes_free(e->h[k]);
+		e->h[k] = NULL;
 	}
 	free(e->res);
 	e->nruns = 0;
@@ -383,9 +402,9 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 		rc = confirm_run(c, b, &cf, np, b->partial);
 	}
 	/* at most every member in early runs, each run at least 2 */
-	struct early e = { c, b, malloc(n * sizeof(*e.m)), malloc((n / 2 + 1) * sizeof(*e.at)), malloc(n * sizeof(*e.full)),
-			   NULL, malloc((n / 2 + 1) * sizeof(*e.rc)), 0 };
-	if (rc == 0 && !one_run && !(e.m && e.at && e.full && e.rc))
+	struct early e = { c, b, malloc(n * sizeof(*e.m)), malloc((n / 2 + 1) * sizeof(*e.at)),
+			   calloc(n / 2 + 1, sizeof(*e.h)), NULL, malloc((n / 2 + 1) * sizeof(*e.rc)), 0 };
+	if (rc == 0 && !one_run && !(e.m && e.at && e.h && e.rc))
 		rc = -ENOMEM;
 	if (e.at)
 		e.at[0] = 0;
@@ -399,7 +418,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 		rc = confirm_run(c, b, &cf, np, bh[i].key);
 	}
 	free(e.rc);
-	free(e.full);
+	free(e.h);
 	free(e.at);
 	free(e.m);
 	free(bh);
@@ -410,37 +429,15 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 	return rc;
 }
 
-/* Index the alive members of a lockstep result (their full hashes in h by
- * member, or NULL within one block); a class is named by the record of its
- * first member. */
-static int index_members(struct ds_ctx *c, const struct bucket *b, const struct ds_hashes *h)
-{
-	for (size_t i = 0; i < b->k; i++) {
-		const struct ds_member *m = &b->m[i];
-		if (!m->alive)
-			continue;
-		uint64_t full = h ? ds_hash_digest(h, i) : b->partial;
-		int rc = ds_result_insert(c, m->rec, b->m[m->cls].rec, b->partial, full);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* Side by side, hashing as it goes: one read of each file. whole: its
  * members are the whole bucket (not representatives), so what the comparison
  * knows of them is worth a checkpoint. */
 static int side_by_side(struct ds_ctx *c, const struct bucket *b, bool whole)
 {
-	uint64_t start = b->blocks ? (b->size > DS_BLOCK ? DS_BLOCK : b->size) : 0;
-	struct ds_hashes *h = b->size > DS_BLOCK ? ds_hashes_new(b->k) : NULL;
-	if (b->size > DS_BLOCK && !h)
-		return -ENOMEM;
-	for (size_t x = 0; h && x < b->k; x++)
-		ds_hash_seed(h, x, b->partial);
-	int rc = ds_lockstep(c, b->m, b->k, b->size, start, h, b->blocks, b->blen, whole ? &b->partial : NULL);
+	struct ds_hashes *h;
+	int rc = side_by_side_run(c, b, b->m, b->k, whole ? &b->partial : NULL, &h);
 	if (rc == 0)
-		rc = index_members(c, b, h);
+		rc = index_members(c, b->m, b->k, b->partial, h);
 	ds_hashes_free(h);
 	return rc;
 }

@@ -39,7 +39,6 @@ struct ds_netio {
 	/* the judge's own: */
 	int64_t least_ns;         /* the least mean of a window this phase */
 	double rate;              /* the last window's work a second (0: none yet) */
-	int step;                 /* the climb's last step: +n or -n threads */
 	_Atomic bool new_phase;   /* least_ns and rate are forgotten at the next judgment */
 	int most;                 /* never more than this */
 	bool fixed;               /* never judged: the caller's count */
@@ -108,13 +107,11 @@ static int judge(struct ds_netio *n, int64_t mean, double rate)
 		n->least_ns = mean > 0 ? mean : 1;
 	int step = limit / 4 > 1 ? limit / 4 : 1;
 	if (mean > DS_NET_BACKOFF * n->least_ns)
-		n->step = -step;                              /* swamped: fewer */
+		limit -= step;                                /* swamped: fewer */
 	else if (2 * mean <= 3 * n->least_ns || (n->rate > 0 && rate > n->rate * 1.03))
-		n->step = step;                               /* latency bound, or more helped: more */
-	else
-		n->step = 0;                                  /* as fast: stay */
+		limit += step;                                /* latency bound, or more helped: more */
+	/* else as fast: stay */
 	n->rate = rate;
-	limit += n->step;
 	if (limit > n->most)
 		limit = n->most;
 	if (limit < DS_NET_LEAST)
