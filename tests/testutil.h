@@ -8,6 +8,17 @@
 
 #include <check.h>
 
+/* A passing assertion costs a branch. Check's own ck_assert_msg() records
+ * its line each time it passes (_mark_point(): in fork mode a message
+ * written to the parent), and the tests that assert once an element spent
+ * most of their time there (check_sets under valgrind: 10 of its 12 s in the
+ * sort's 46,000 assertions). A test that crashes is placed at its start
+ * instead of at its last passing assertion; the sanitizers' and valgrind's
+ * reports give the line. Failing is Check's own. */
+#undef ck_assert_msg
+#define ck_assert_msg(expr, ...) \
+	((expr) ? (void)0 : _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed", __VA_ARGS__))
+
 #include "dupscan.h"
 
 /* A new empty directory; aborts the test on failure. Free with tu_cleanup(). */

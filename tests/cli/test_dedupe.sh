@@ -11,7 +11,7 @@ truncate -s 256M img || skip_all "cannot create an image file"
 mkfs.btrfs -q img >/dev/null 2>&1 || skip_all "mkfs.btrfs failed"
 mkdir mnt
 mount -o loop img mnt 2>/dev/null || skip_all "loop mount not permitted here"
-trap 'umount "$T/mnt" 2>/dev/null; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'umount "$T/mnt" 2>/dev/null; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
 
 cd mnt || exit 1
 head -c 5000000 /dev/urandom > a; cp --reflink=never a b; cp --reflink=never a c

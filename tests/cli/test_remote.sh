@@ -158,7 +158,7 @@ n=${REMOTE_SETS:-4000}
 # moved into, are the most of such a run's time on a disk (5.9 s of 6.3 here),
 # and not what is tested
 J=$( [ -d /dev/shm ] && [ -w /dev/shm ] && mktemp -d /dev/shm/dupscan-remote-XXXXXX || echo "$T")
-trap 'rm -rf "$J"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'rm -rf "$J"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
 mk_many "$n"
 run "$DUPSCAN" -rqdN "${R[@]}" --journal="$J/j1" --protect="localhost:$T/B" "$T/A" "localhost:$T/B"
 [ "$rc" = 0 ] && [ "$(count "$T/A")" = 0 ] && [ "$(count "$T/B")" = "$n" ] && ! grep -q '\[!\]' <<< "$out" &&

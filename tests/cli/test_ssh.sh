@@ -27,7 +27,7 @@ mkdir -p /run/sshd 2>/dev/null
 if ! "$SSHD" -f "$K/sshd_config" -E "$K/sshd.log" 2>"$K/start.err"; then
   echo "ok 1 # SKIP sshd would not start: $(head -c 200 "$K/start.err")"; echo "1..1"; exit 0
 fi
-trap '[ -f "$K/sshd.pid" ] && kill "$(cat "$K/sshd.pid")"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+trap '[ -f "$K/sshd.pid" ] && kill "$(cat "$K/sshd.pid")"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
 RSH="ssh -p $port -i $K/user -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=$K/known -o LogLevel=ERROR"
 up=
 for _ in $(seq 50); do $RSH "$(id -un)@127.0.0.1" true 2>/dev/null && { up=1; break; }; sleep 0.1; done

@@ -24,7 +24,7 @@ fi
 if ! mount -t tmpfs -o size=64m tmpfs x 2>/dev/null; then
   umount ext; rm -f "$img"; ok "# SKIP tmpfs could not be mounted here"; done_testing
 fi
-trap 'umount "$T/ext" "$T/x" 2>/dev/null; rm -f "$img"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'umount "$T/ext" "$T/x" 2>/dev/null; rm -f "$img"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
 
 # base: SETS sets of 2 or 3 copies, a few KB to a few hundred KB, in nested
 # directories; one set holds two names of one inode, one file is empty
