@@ -469,6 +469,61 @@ DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *file);
  * as long as the scan. Since 0.8. */
 DUPSCAN_API const char *dupscan_file_host(const dupscan_file *file);
 
+/* ---- where the copies are: directories of a finished scan (since 0.10) ----
+ * The directories of this host's walk (other hosts' are not counted), and
+ * for files given as paths the directory they are in (holding just them),
+ * numbered 0..dupscan_dir_count()-1, each directory after its parent. Each holds the files of its subtree as the scan lists
+ * them: the unique files and the files of the sets (the names of one inode
+ * count once, at the name listed, unless DUPSCAN_OPT_HARD_LINKS; empty files
+ * only with DUPSCAN_OPT_ZERO_MATCH). A file "has a copy" when it is in a set:
+ * another file, here or on another host, holds the same bytes. */
+enum dupscan_tally {
+	DUPSCAN_TALLY_FILES = 0,     /* files under the directory, at any depth */
+	DUPSCAN_TALLY_BYTES = 1,     /* their bytes */
+	DUPSCAN_TALLY_DUP_FILES = 2, /* those of them that have a copy */
+	DUPSCAN_TALLY_DUP_BYTES = 3  /* their bytes */
+};
+
+/* Count every directory's files, after dupscan_run() (the later calls do
+ * nothing). @return 0, -ENOMEM, DUPSCAN_E_STATE (not run, or the sets came
+ * from dupscan_report_file()) or DUPSCAN_E_OPTION (with DUPSCAN_OPT_DIRS,
+ * whose sets leave out the files of equal directories). Since 0.10. */
+DUPSCAN_API int dupscan_tally_dirs(dupscan_scan *scan);
+/* @return the directories counted (0 before dupscan_tally_dirs()). Since 0.10. */
+DUPSCAN_API size_t dupscan_dir_count(const dupscan_scan *scan);
+/* Directory dir's path, as the walk reached it, NUL-terminated in buf when it
+ * fits cap (no trailing '/'). @return its length (the room it needs is one
+ * more), or 0 when dir is out of range. Since 0.10. */
+DUPSCAN_API size_t dupscan_dir_path(const dupscan_scan *scan, size_t dir, char *buf, size_t cap);
+/* @return the directory dir is in, or SIZE_MAX for an added path (or dir out
+ * of range). Since 0.10. */
+DUPSCAN_API size_t dupscan_dir_parent(const dupscan_scan *scan, size_t dir);
+/* @return how many levels dir is below its added path (0 for the path). Since 0.10. */
+DUPSCAN_API unsigned dupscan_dir_depth(const dupscan_scan *scan, size_t dir);
+/* @return a figure of dir (enum dupscan_tally), 0 when out of range. Since 0.10. */
+DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int what);
+
+/* Find the pairs of directories, neither inside the other, where at least
+ * percent (1..100) of one's bytes have a copy in the other: directory B
+ * holds a copy of a file of A when a file of A's set lies under B. A pair is
+ * left out when A's parent (with B or with B's parent) has at least as large
+ * a share, or when a subdirectory of B holds as many of A's bytes as B. Each
+ * pair comes once, its first side the one with more bytes in the other; the
+ * pairs are ordered by those bytes, largest first, then by path. Tallies the
+ * directories first (dupscan_tally_dirs()); a second call replaces the
+ * pairs. @return 0, -EINVAL (percent out of range), -ENOMEM, or as
+ * dupscan_tally_dirs(). Since 0.10. */
+DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *scan, unsigned percent);
+/* @return the pairs found (0 before dupscan_find_overlaps()). Since 0.10. */
+DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *scan);
+/* Pair i's directories (numbers as dupscan_dir_path() takes them): a the
+ * first side, b the second. @return 0, or -EINVAL when i is out of range. Since 0.10. */
+DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *scan, size_t i, size_t *a, size_t *b);
+/* Pair i's share: side 0, the files (DUPSCAN_TALLY_FILES) or bytes
+ * (DUPSCAN_TALLY_BYTES) of a that have a copy in b; side 1, of b in a. 0 when
+ * out of range. Since 0.10. */
+DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *scan, size_t i, int side, int what);
+
 /* Stop a running dupscan_run() soon; safe to call from a signal handler or
  * another thread. dupscan_run() then returns DUPSCAN_E_CANCELED with the sets
  * confirmed so far available as usual. */

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 /* A field, quoted when it holds a comma, a quote or a line break (quotes doubled). */
-static void csv_field(const char *s, FILE *out)
+void csv_field(const char *s, FILE *out)
 {
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fwrite(s, 1, strlen(s), out);

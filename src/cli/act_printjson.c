@@ -38,8 +38,9 @@ static int utf8_seq(const unsigned char *s, uint32_t *cp)
 	return len;
 }
 
-/* The escaped characters of a JSON string, without its quotes. */
-static void json_chars(const char *str, FILE *out)
+/* The escaped characters of a JSON string, without its quotes; in_html: '<',
+ * '>' and '&' escaped too, so the text cannot close the page's script. */
+void json_chars_in(const char *str, FILE *out, bool in_html)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	while (*s) {
@@ -53,6 +54,8 @@ static void json_chars(const char *str, FILE *out)
 		s += len;
 		if (cp == '"' || cp == '\\')
 			fprintf(out, "\\%c", (int)cp);
+		else if (in_html && (cp == '<' || cp == '>' || cp == '&'))
+			fprintf(out, "\\u%04" PRIx32, cp);
 		else if (cp >= 0x20 && cp < 0x7f)
 			fputc((int)cp, out);
 		else if (cp < 0x10000)
@@ -63,7 +66,12 @@ static void json_chars(const char *str, FILE *out)
 	}
 }
 
-static void json_string(const char *str, FILE *out)
+void json_chars(const char *str, FILE *out)
+{
+	json_chars_in(str, out, false);
+}
+
+void json_string(const char *str, FILE *out)
 {
 	fputc('"', out);
 	json_chars(str, out);

@@ -50,6 +50,10 @@ struct cli_opts {
 	int64_t io_memory;  /* 0: library default */
 	int threads;        /* 0: library default */
 	long max_depth;     /* --max-depth; -1: none given */
+	unsigned overlap;   /* --overlap=PERCENT; 0: not given */
+	bool summary_dirs;  /* --summary=dirs */
+	bool html;          /* --format=html */
+	long list_depth;    /* --summary=dirs: the directories listed, levels below an argument; -1: all */
 	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;
 	int npaths;
@@ -84,9 +88,17 @@ void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE 
 void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 /* the library's stage callback for -P; user is the FILE to print to */
 void act_print_stage(void *user, int stage, const dupscan_file *const *files, size_t count);
-/* act_printcsv.c: @return the sets whose hash could not be read */
+/* act_printcsv.c: a CSV field, quoted when it must be (RFC 4180) */
+void csv_field(const char *s, FILE *out);
+/* @return the sets whose hash could not be read */
 int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 /* act_printjson.c */
+/* A JSON string (json_chars: without its quotes), ASCII only: other
+ * characters as \u escapes, bytes that are not UTF-8 as \udc80..\udcff. */
+void json_chars(const char *str, FILE *out);
+/* with in_html, '<', '>' and '&' escaped too (JSON inside a page's script) */
+void json_chars_in(const char *str, FILE *out, bool in_html);
+void json_string(const char *str, FILE *out);
 void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* actions: each @return the number of files it failed to act on */
 struct journal;
@@ -114,6 +126,15 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 /* --prune-empty-dirs: remove the directories a file left empty, up to (not
  * including) its argument. */
 void act_prune(struct act_ctx *a, const dupscan_file *gone);
+/* act_where.c: --overlap and --summary=dirs (text, json, csv); the scan's
+ * directories tallied first. @return 0, or 1 after saying why on stderr. */
+int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
+/* A directory's path as shown, ending in '/' (malloc'ed; NULL on ENOMEM). */
+char *where_dir_path(const dupscan_scan *scan, size_t dir);
+/* The largest whole percentage of whole that part reaches (100 when whole is 0). */
+unsigned where_percent(uint64_t part, uint64_t whole);
+/* act_html.c: --format=html, one page. @return as act_where(). */
+int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* act_summarize.c */
 void act_summarize(const dupscan_scan *scan, FILE *out);
 

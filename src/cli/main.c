@@ -380,6 +380,12 @@ int main(int argc, char **argv)
 		act_print_unique(scan, &o, stdout);
 	} else if (o.summarize) {
 		act_summarize(scan, stdout);
+	} else if (o.html) {
+		if (act_html(scan, &o, argc, argv, stdout) != 0)
+			status = 1;
+	} else if (o.overlap || o.summary_dirs) {
+		if (act_where(scan, &o, argc, argv, stdout) != 0)
+			status = 1;
 	} else if (o.json) {
 		act_print_json(scan, &o, argc, argv, stdout);
 	} else if (o.csv) {

@@ -35,7 +35,9 @@ static const char help_text[] =
 "                      '**' spans directories; GLOB/ prunes directories)\n"
 " -f --omit-first      omit the first file of each set\n"
 "    --format=FORMAT   the sets as text (default), json (as -j), csv (size,\n"
-"                      hash,count,paths, as fclones), or fdupes (as text)\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
+"                      hash,count,paths, as fclones), fdupes (as text), or html\n"
+"                      (one page: the sets, the overlapping directories and a\n"
+"                      map of the copies by directory)\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
 "                      edited: files dropped stay, the first file listed stays);\n"
 "                      each file is checked and compared again first\n"
 "    --files-from=FILE read more paths from FILE ('-': stdin), one per line,\n"
@@ -43,6 +45,8 @@ static const char help_text[] =
 " -h --help            print this help and exit\n"
 " -H --hard-links      list every path of hard-linked files; hard links to one\n"
 "                      inode are then duplicates of each other\n"
+;
+static const char help_text1b[] =
 " -i --reverse         reverse the order of files and sets\n"
 "    --include=GLOB    consider only files matching GLOB (repeatable)\n"
 "    --io=MODE         read for the storage: auto (default), hdd (one stream a\n"
@@ -63,7 +67,8 @@ static const char help_text[] =
 " -L --link-hard       replace duplicates by hard links to the first file\n"
 " -m --summarize       print only a summary of the duplicates\n"
 "    --max-depth=N     with -r or -R: enter directories at most N levels below\n"
-"                      each argument (0: the argument's own files only)\n"
+"                      each argument (0: the argument's own files only); with\n"
+"                      --summary=dirs: list directories that deep, scan all\n"
 " -M --print-summarize print the sets, then the summary\n"
 "    --move-to=DIR     move duplicates under DIR, at their path below their\n"
 "                      argument; never overwrites\n"
@@ -82,6 +87,10 @@ static const char help_text_remote[] =
 static const char help_text2[] =
 " -o --order=BY        order files by name (default) or time (modification time)\n"
 " -O --param-order     order by path argument first, then by -o\n"
+"    --overlap[=PERCENT]  list the directories, neither inside the other, where\n"
+"                      at least PERCENT (default 50) of one's bytes have a copy\n"
+"                      in the other, instead of the sets\n"
+
 " -p --permissions     files with different mode, owner or group never match\n"
 " -P --print=STAGE     also print the files that pass a stage together:\n"
 "                      early, partial or fullhash (repeatable)\n"
@@ -97,6 +106,8 @@ static const char help_text2[] =
 "                      after this option only\n"
 " -s --symlinks        follow symlinks to files and directories\n"
 " -S --size            print the size of the files of each set\n"
+"    --summary=dirs    list each directory's bytes that have a copy, counted\n"
+"                      over its subtree (as du), largest first\n"
 " -t --no-change-check do not re-check that files are unchanged before acting\n"
 "    --threads=N       walk, read and hash with N threads (default: one per CPU,\n"
 "                      at least 8; 1 when built without thread support)\n"
@@ -119,7 +130,7 @@ enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
 	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH, OPT_FORMAT,
-	OPT_SERVER, OPT_RSH, OPT_REMOTE_DUPSCAN, OPT_REMOTE_TIMEOUT
+	OPT_SERVER, OPT_RSH, OPT_REMOTE_DUPSCAN, OPT_REMOTE_TIMEOUT, OPT_OVERLAP, OPT_SUMMARY
 };
 
 static const struct option long_opts[] = {
@@ -158,6 +169,8 @@ static const struct option long_opts[] = {
 	{ "remote-dupscan", required_argument, NULL, OPT_REMOTE_DUPSCAN },
 	{ "remote-timeout", required_argument, NULL, OPT_REMOTE_TIMEOUT },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "overlap", optional_argument, NULL, OPT_OVERLAP },
+	{ "summary", required_argument, NULL, OPT_SUMMARY },
 	{ "chunk-size", required_argument, NULL, 'C' },
 	{ "omit-first", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -379,6 +392,27 @@ void cli_opts_free(struct cli_opts *o)
 	free(o->forward);
 }
 
+/* --overlap, --summary=dirs and --format=html: views of the whole scan, in
+ * place of the sets' listing. With --summary=dirs, --max-depth limits the
+ * directories listed, as du's does, not the scan. */
+static int check_views(struct cli_opts *o)
+{
+	if (!o->overlap && !o->summary_dirs && !o->html)
+		return 0;
+	const char *view = o->html ? "--format=html" : o->overlap ? "--overlap" : "--summary=dirs";
+	if (o->action || o->from_report || o->print_unique || o->summarize || o->print_summarize || o->dirs ||
+	    o->omit_first || o->print_null || o->error_on_dupe || o->partial_only)
+		return usage_error("%s shows where the copies are, in place of the sets: it is refused with an action, "
+				   "--from-report, -u, -m, -M, -e, -f, -0, -TT and --dirs", view);
+	if (o->csv && o->overlap && o->summary_dirs)
+		return usage_error("%s", "--format=csv gives one table: --overlap or --summary=dirs, not both");
+	if (o->summary_dirs && o->max_depth >= 0) {
+		o->list_depth = o->max_depth;
+		o->max_depth = -1;
+	}
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 {
 	bool after_R = false;
@@ -386,6 +420,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	*stop = false;
 	opterr = 0;
 	o->max_depth = -1;
+	o->list_depth = -1;
 	while ((c = getopt_long(argc, argv, short_opts, long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
@@ -497,9 +532,22 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 			break;
 		case OPT_FORMAT:
 			/* text and fdupes are one listing (jdupes' and fdupes' are the same) */
-			if (strcmp(optarg, "text") && strcmp(optarg, "fdupes") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
-				return usage_error("invalid value '%s' for --format (text, json, csv or fdupes)", optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "fdupes") && strcmp(optarg, "json") && strcmp(optarg, "csv") &&
+			    strcmp(optarg, "html"))
+				return usage_error("invalid value '%s' for --format (text, json, csv, fdupes or html)", optarg);
 			o->format = optarg;
+			break;
+		case OPT_OVERLAP: {
+			long v = 50;
+			if (optarg && !parse_long(optarg, 1, 100, &v))
+				return usage_error("invalid value '%s' for --overlap (a percentage, 1 to 100)", optarg);
+			o->overlap = (unsigned)v;
+			break;
+		}
+		case OPT_SUMMARY:
+			if (strcmp(optarg, "dirs") != 0)
+				return usage_error("invalid value '%s' for --summary (dirs)", optarg);
+			o->summary_dirs = true;
 			break;
 		case OPT_MAX_DEPTH:
 			if (!parse_long(optarg, 0, 1000000, &o->max_depth))
@@ -516,6 +564,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 'f': o->omit_first = true; break;
 		case 'h':
 			fputs(help_text, stdout);
+			fputs(help_text1b, stdout);
 			fputs(help_text_remote, stdout);
 			fputs(help_text2, stdout);
 			*stop = true;
@@ -626,7 +675,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	if (o->format) {
 		o->json = strcmp(o->format, "json") == 0;
 		o->csv = strcmp(o->format, "csv") == 0;
+		o->html = strcmp(o->format, "html") == 0;
 	}
+	if ((rc = check_views(o)) != 0)
+		return rc;
 	if (o->csv && (o->action || o->print_unique || o->summarize || o->print_summarize || o->dirs ||
 		       o->omit_first || o->print_null || o->error_on_dupe))
 		return usage_error("%s", "--format=csv lists the sets of files, each whole: it is refused with an action, "
@@ -634,7 +686,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	bool recursing = o->recurse;
 	for (int i = 0; i < o->npaths; i++)
 		recursing = recursing || o->paths[i].recurse_after;
-	if (o->max_depth >= 0 && !recursing)
+	if (o->max_depth >= 0 && !recursing && !o->summary_dirs)
 		return usage_error("%s", "--max-depth limits recursion: give -r (or -R before the directories)");
 	if (o->prune_empty_dirs && o->action != 'd' && o->action != ACT_MOVE)
 		return usage_error("%s", "--prune-empty-dirs needs -d or --move-to");

@@ -185,6 +185,7 @@ struct dupscan_scan {
 	struct dupscan_file *uniques;
 	size_t nuniques;
 	bool uniques_built;
+	struct ds_tally *tally;      /* dupscan_tally_dirs(), dupscan_find_overlaps() (sets/tally.h) */
 
 	struct ds_remote **remotes;  /* dupscan_add_remote() (remote.c) */
 	size_t nremotes;

@@ -150,6 +150,12 @@ char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i)
 	return ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), NULL, 0);
 }
 
+size_t ds_dir_path_in(const dupscan_scan *s, uint32_t d, char *buf, size_t cap)
+{
+	const struct ds_dir *dir = &s->tree.dirs[d];
+	return build_path(s, dir->parent, dir->name, buf, cap);
+}
+
 char *ds_dir_path(const dupscan_scan *s, uint32_t d)
 {
 	/* a directory's path is its parent's path joined with its own name */

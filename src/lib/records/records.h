@@ -179,6 +179,9 @@ bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_
 /* What differs first of type, identity, size, mtime and ctime: 0 or a
  * DUPSCAN_E_CHANGED_* code. */
 int ds_file_change(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
+/* Directory d's path into buf (NUL-terminated) when it fits cap. @return its
+ * length (the room needed is one more). */
+size_t ds_dir_path_in(const dupscan_scan *s, uint32_t d, char *buf, size_t cap);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
 /* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen

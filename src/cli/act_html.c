@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/* act_html.c: --format=html, one self-contained page (no network, nothing
+ * beside it; its Content-Security-Policy allows no other source): the sets,
+ * sortable by wasted bytes and filtered by path; the overlapping
+ * directories; and a treemap of the bytes that have a copy, directory by
+ * directory, a click opening one level down. The scan's figures go into the
+ * page as JSON inside a script element of type application/json, with '<',
+ * '>' and '&' escaped, so no name can close it; the page's script shows
+ * every name as text (textContent), never as markup. Opened as
+ * report.html#selftest=TEXT, the page clicks its first box, sorts by size,
+ * filters by TEXT and leaves what it saw in the body's data-selftest
+ * attribute, for the tests in a headless browser. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static const char *const page_head[] = {
+	"<!DOCTYPE html>\n",
+	"<html lang=\"en\">\n",
+	"<head>\n",
+	"<meta charset=\"utf-8\">\n",
+	"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+	"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+	"<title>dupscan report</title>\n",
+	"<style>\n",
+	"body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }\n",
+	"h1 { font-size: 1.4em; margin: 0 0 .3em; }\n",
+	"h2 { font-size: 1.1em; margin: 1.5em 0 .5em; }\n",
+	"table { border-collapse: collapse; width: 100%; }\n",
+	"th, td { text-align: left; padding: .25em .5em; border-bottom: 1px solid #ddd; vertical-align: top; }\n",
+	"th.sortable { cursor: pointer; text-decoration: underline dotted; }\n",
+	"td.num, th.num { text-align: right; white-space: nowrap; }\n",
+	".path { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }\n",
+	"#treemap { position: relative; height: 420px; border: 1px solid #999; background: #f4f4f4; }\n",
+	".cell { position: absolute; box-sizing: border-box; border: 1px solid #fff; overflow: hidden; padding: 2px 4px;\n",
+	"        font-size: 12px; color: #fff; cursor: pointer; }\n",
+	".cell.here { cursor: default; background: #777 !important; }\n",
+	"#crumbs button { margin-right: .3em; }\n",
+	"#filter { width: 40em; max-width: 100%; margin-bottom: .5em; }\n",
+	".muted { color: #777; }\n",
+	"</style>\n",
+	"</head>\n",
+	"<body>\n",
+	"<h1>dupscan report</h1>\n",
+	"<p id=\"summary\"></p>\n",
+	"<h2>Where the copies are</h2>\n",
+	"<p class=\"muted\">Each box is a directory, its area the bytes of its files that have a copy; click one to open it.</p>\n",
+	"<div id=\"crumbs\"></div>\n",
+	"<div id=\"treemap\"></div>\n",
+	"<h2>Directories that overlap</h2>\n",
+	"<table id=\"pairs\"><thead><tr><th>Directory</th><th class=\"num\">Its bytes with a copy in the other</th><th>Other directory</th><th class=\"num\">Its bytes with a copy in the first</th></tr></thead><tbody></tbody></table>\n",
+	"<p id=\"nopairs\" class=\"muted\" hidden>No two directories overlap by the share asked.</p>\n",
+	"<h2>Duplicate sets</h2>\n",
+	"<input id=\"filter\" type=\"search\" placeholder=\"Show the sets with a path containing...\">\n",
+	"<table id=\"sets\"><thead><tr><th class=\"num sortable\" data-key=\"waste\">Wasted</th><th class=\"num sortable\" data-key=\"size\">Size</th><th class=\"num sortable\" data-key=\"count\">Files</th><th>Paths</th></tr></thead><tbody></tbody></table>\n",
+	NULL
+};
+
+static const char *const page_script[] = {
+	"(function () {\n",
+	"  'use strict';\n",
+	"  var errors = [];\n",
+	"  window.addEventListener('error', function (e) {\n",
+	"    errors.push(String(e.message));\n",
+	"    document.body.setAttribute('data-errors', errors.join('; '));\n",
+	"  });\n",
+	"  var D = JSON.parse(document.getElementById('data').textContent);\n",
+	"  var dirs = D.dirs; /* [path, parent, files, bytes, dupFiles, dupBytes] */\n",
+	"  var kids = dirs.map(function () { return []; }), tops = [];\n",
+	"  dirs.forEach(function (d, i) { if (d[1] < 0) tops.push(i); else kids[d[1]].push(i); });\n",
+	"\n",
+	"  function el(tag, cls, text) {\n",
+	"    var e = document.createElement(tag);\n",
+	"    if (cls) e.className = cls;\n",
+	"    if (text !== undefined) e.textContent = text;\n",
+	"    return e;\n",
+	"  }\n",
+	"  function size(b) {\n",
+	"    if (b < 1000) return b + (b === 1 ? ' byte' : ' bytes');\n",
+	"    var u = ['KB', 'MB', 'GB', 'TB', 'PB', 'EB'], i = 0;\n",
+	"    b /= 1000;\n",
+	"    while (b >= 999.95 && i < 5) { b /= 1000; i++; }\n",
+	"    return b.toFixed(1) + ' ' + u[i];\n",
+	"  }\n",
+	"  function count(n) { return String(n).replace(/\\B(?=(\\d{3})+(?!\\d))/g, ','); }\n",
+	"  function pct(part, whole) { return whole ? Math.floor(part * 100 / whole) : 100; }\n",
+	"  function name(i) {\n",
+	"    var p = dirs[i][0], up = dirs[i][1];\n",
+	"    return up < 0 ? p : p.slice(dirs[up][0].length).replace(/^\\/+/, '');\n",
+	"  }\n",
+	"\n",
+	"  var waste = 0, dupFiles = 0;\n",
+	"  D.sets.forEach(function (s) { waste += s[0] * (s[1].length - 1); dupFiles += s[1].length; });\n",
+	"  document.getElementById('summary').textContent = count(D.sets.length) + ' sets of duplicates, ' +\n",
+	"    count(dupFiles) + ' files; ' + size(waste) + ' would be freed keeping one file of each set. ' + D.command;\n",
+	"\n",
+	"  /* ---- the treemap: squarified rows in a 160 x 100 box, shown in percent ---- */\n",
+	"  var cur = -1; /* -1: the arguments; one argument with copies: opened at once */\n",
+	"  var withCopies = tops.filter(function (i) { return dirs[i][5] > 0; });\n",
+	"  if (withCopies.length === 1) cur = withCopies[0];\n",
+	"  function items(d) {\n",
+	"    var ids = d < 0 ? tops : kids[d], out = [], sub = 0;\n",
+	"    ids.forEach(function (i) { sub += dirs[i][5]; if (dirs[i][5] > 0) out.push({ id: i, label: name(i), v: dirs[i][5] }); });\n",
+	"    if (d >= 0 && dirs[d][5] - sub > 0) out.push({ id: -1, label: '(files here)', v: dirs[d][5] - sub });\n",
+	"    out.sort(function (a, b) { return b.v - a.v; });\n",
+	"    return out;\n",
+	"  }\n",
+	"  function worst(row, side) {\n",
+	"    var s = 0, mx = 0, mn = Infinity;\n",
+	"    row.forEach(function (r) { s += r.a; mx = Math.max(mx, r.a); mn = Math.min(mn, r.a); });\n",
+	"    return Math.max(side * side * mx / (s * s), s * s / (side * side * mn));\n",
+	"  }\n",
+	"  function layout(list, x, y, w, h) {\n",
+	"    var total = 0, rects = [];\n",
+	"    list.forEach(function (it) { total += it.v; });\n",
+	"    var rest = list.map(function (it) { return { it: it, a: it.v * w * h / total }; });\n",
+	"    while (rest.length) {\n",
+	"      var side = Math.min(w, h), row = [], best = Infinity;\n",
+	"      while (rest.length) {\n",
+	"        var cand = row.concat([rest[0]]), wr = worst(cand, side);\n",
+	"        if (row.length && wr > best) break;\n",
+	"        row = cand; best = wr; rest.shift();\n",
+	"      }\n",
+	"      var sum = 0, off = 0;\n",
+	"      row.forEach(function (r) { sum += r.a; });\n",
+	"      var thick = sum / side;\n",
+	"      row.forEach(function (r) {\n",
+	"        var len = r.a / thick;\n",
+	"        rects.push(w >= h ? { it: r.it, x: x, y: y + off, w: thick, h: len } : { it: r.it, x: x + off, y: y, w: len, h: thick });\n",
+	"        off += len;\n",
+	"      });\n",
+	"      if (w >= h) { x += thick; w -= thick; } else { y += thick; h -= thick; }\n",
+	"    }\n",
+	"    return rects;\n",
+	"  }\n",
+	"  function crumbs() {\n",
+	"    var c = document.getElementById('crumbs'), chain = [];\n",
+	"    c.textContent = '';\n",
+	"    for (var d = cur; d >= 0; d = dirs[d][1]) chain.unshift(d);\n",
+	"    var top = el('button', null, 'All');\n",
+	"    top.addEventListener('click', function () { cur = -1; draw(); });\n",
+	"    c.appendChild(top);\n",
+	"    chain.forEach(function (d) {\n",
+	"      var b = el('button', 'path', name(d));\n",
+	"      b.addEventListener('click', function () { cur = d; draw(); });\n",
+	"      c.appendChild(b);\n",
+	"    });\n",
+	"  }\n",
+	"  function draw() {\n",
+	"    var box = document.getElementById('treemap');\n",
+	"    box.textContent = '';\n",
+	"    crumbs();\n",
+	"    var list = items(cur);\n",
+	"    if (!list.length) { box.appendChild(el('p', 'muted', 'No file here has a copy.')); return; }\n",
+	"    layout(list, 0, 0, 160, 100).forEach(function (r, k) {\n",
+	"      var c = el('div', r.it.id < 0 ? 'cell here' : 'cell');\n",
+	"      c.style.left = (r.x / 1.6) + '%'; c.style.top = r.y + '%';\n",
+	"      c.style.width = (r.w / 1.6) + '%'; c.style.height = r.h + '%';\n",
+	"      c.style.background = 'hsl(' + (k * 47 % 360) + ', 45%, 42%)';\n",
+	"      c.appendChild(el('div', 'path', r.it.label));\n",
+	"      c.appendChild(el('div', null, size(r.it.v)));\n",
+	"      if (r.it.id >= 0) {\n",
+	"        c.title = dirs[r.it.id][0];\n",
+	"        c.setAttribute('data-dir', String(r.it.id));\n",
+	"        c.addEventListener('click', function () { cur = r.it.id; draw(); });\n",
+	"      }\n",
+	"      box.appendChild(c);\n",
+	"    });\n",
+	"  }\n",
+	"  draw();\n",
+	"\n",
+	"  /* ---- the overlapping directories ---- */\n",
+	"  var pb = document.querySelector('#pairs tbody');\n",
+	"  D.pairs.forEach(function (p) { /* [a, b, filesA, bytesA, filesB, bytesB] */\n",
+	"    var tr = el('tr');\n",
+	"    [[p[0], p[2], p[3]], [p[1], p[4], p[5]]].forEach(function (s) {\n",
+	"      tr.appendChild(el('td', 'path', dirs[s[0]][0] + '/'));\n",
+	"      tr.appendChild(el('td', 'num', pct(s[2], dirs[s[0]][3]) + '% (' + count(s[1]) + ' of ' +\n",
+	"        count(dirs[s[0]][2]) + ' files, ' + size(s[2]) + ')'));\n",
+	"    });\n",
+	"    pb.appendChild(tr);\n",
+	"  });\n",
+	"  document.getElementById('nopairs').hidden = D.pairs.length > 0;\n",
+	"\n",
+	"  /* ---- the sets: sorted by a column, filtered by path ---- */\n",
+	"  var rows = D.sets.map(function (s) {\n",
+	"    var tr = el('tr'), td = el('td', 'path');\n",
+	"    tr.appendChild(el('td', 'num', size(s[0] * (s[1].length - 1))));\n",
+	"    tr.appendChild(el('td', 'num', size(s[0])));\n",
+	"    tr.appendChild(el('td', 'num', String(s[1].length)));\n",
+	"    s[1].forEach(function (p) { td.appendChild(el('div', null, p)); });\n",
+	"    tr.appendChild(td);\n",
+	"    return { tr: tr, waste: s[0] * (s[1].length - 1), size: s[0], count: s[1].length, text: s[1].join('\\n').toLowerCase() };\n",
+	"  });\n",
+	"  var sb = document.querySelector('#sets tbody'), key = 'waste', desc = true;\n",
+	"  function showSets() {\n",
+	"    rows.sort(function (a, b) { return (desc ? b[key] - a[key] : a[key] - b[key]); });\n",
+	"    rows.forEach(function (r) { sb.appendChild(r.tr); });\n",
+	"  }\n",
+	"  Array.prototype.forEach.call(document.querySelectorAll('#sets th.sortable'), function (th) {\n",
+	"    th.addEventListener('click', function () {\n",
+	"      desc = th.getAttribute('data-key') === key ? !desc : true;\n",
+	"      key = th.getAttribute('data-key');\n",
+	"      showSets();\n",
+	"    });\n",
+	"  });\n",
+	"  document.getElementById('filter').addEventListener('input', function (e) {\n",
+	"    var q = e.target.value.toLowerCase();\n",
+	"    rows.forEach(function (r) { r.tr.hidden = q !== '' && r.text.indexOf(q) < 0; });\n",
+	"  });\n",
+	"  showSets();\n",
+	"\n",
+	"  /* ---- #selftest: the page drives itself and leaves what it saw in data-selftest ---- */\n",
+	"  if (location.hash.indexOf('#selftest') === 0) {\n",
+	"    var seen = { cells: document.querySelectorAll('#treemap .cell').length };\n",
+	"    var first = document.querySelector('#treemap .cell[data-dir]');\n",
+	"    if (first) {\n",
+	"      var want = Number(first.getAttribute('data-dir'));\n",
+	"      first.dispatchEvent(new MouseEvent('click', { bubbles: true }));\n",
+	"      seen.opened = cur === want ? dirs[want][0] : 'not opened';\n",
+	"      seen.crumbs = document.querySelectorAll('#crumbs button').length;\n",
+	"      seen.cellsInside = document.querySelectorAll('#treemap .cell').length;\n",
+	"    }\n",
+	"    document.querySelector('#sets th[data-key=\"size\"]').dispatchEvent(new MouseEvent('click', { bubbles: true }));\n",
+	"    seen.firstBySize = rows.length ? rows[0].size : 0;\n",
+	"    var f = document.getElementById('filter');\n",
+	"    f.value = decodeURIComponent(location.hash.slice('#selftest='.length));\n",
+	"    f.dispatchEvent(new Event('input'));\n",
+	"    seen.shownByFilter = rows.filter(function (r) { return !r.tr.hidden; }).length;\n",
+	"    document.body.setAttribute('data-selftest', JSON.stringify(seen));\n",
+	"  }\n",
+	"})();\n",
+	NULL
+};
+
+static void put_lines(const char *const *lines, FILE *out)
+{
+	for (; *lines; lines++)
+		fputs(*lines, out);
+}
+
+static void html_string(const char *s, FILE *out)
+{
+	fputc('"', out);
+	json_chars_in(s, out, true);
+	fputc('"', out);
+}
+
+/* [path, parent, files, bytes, dupFiles, dupBytes] a directory */
+static int data_dirs(const dupscan_scan *scan, FILE *out)
+{
+	size_t n = dupscan_dir_count(scan);
+	fputs("\"dirs\": [", out);
+	for (size_t d = 0; d < n; d++) {
+		size_t len = dupscan_dir_path(scan, d, NULL, 0);
+		char *p = malloc(len + 1);
+		if (!p)
+			return -1;
+		dupscan_dir_path(scan, d, p, len + 1);
+		size_t up = dupscan_dir_parent(scan, d);
+		fputs(d ? ",\n[" : "\n[", out);
+		html_string(p, out);
+		fprintf(out, ", %lld, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]",
+			up == SIZE_MAX ? -1LL : (long long)up, dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES),
+			dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES), dupscan_dir_tally(scan, d, DUPSCAN_TALLY_DUP_FILES),
+			dupscan_dir_tally(scan, d, DUPSCAN_TALLY_DUP_BYTES));
+		free(p);
+	}
+	fputs("],\n", out);
+	return 0;
+}
+
+/* [a, b, filesA, bytesA, filesB, bytesB] a pair; [size, [paths]] a set */
+static void data_sets(const dupscan_scan *scan, FILE *out)
+{
+	size_t n = dupscan_overlap_count(scan);
+	fputs("\"pairs\": [", out);
+	for (size_t i = 0; i < n; i++) {
+		size_t a, b;
+		dupscan_overlap_dirs(scan, i, &a, &b);
+		fprintf(out, "%s[%zu, %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ",\n" : "\n", a, b,
+			dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_FILES),
+			dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_BYTES),
+			dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_FILES),
+			dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_BYTES));
+	}
+	fputs("],\n\"sets\": [", out);
+	n = dupscan_set_count(scan);
+	for (size_t i = 0; i < n; i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		fprintf(out, "%s[%" PRIu64 ", [", i ? ",\n" : "\n", dupscan_file_size(dupscan_set_file(set, 0)));
+		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
+			if (k)
+				fputs(", ", out);
+			html_string(dupscan_file_path(dupscan_set_file(set, k)), out);
+		}
+		fputs("]]", out);
+	}
+	fputs("]\n", out);
+}
+
+int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
+{
+	unsigned percent = o->overlap ? o->overlap : 50;
+	int rc = dupscan_find_overlaps(scan, percent);
+	if (rc < 0) {
+		fprintf(stderr, "dupscan: --format=html: %s\n", dupscan_strerror(rc));
+		return 1;
+	}
+	put_lines(page_head, out);
+	fputs("<script id=\"data\" type=\"application/json\">\n{\"command\": \"", out);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			fputc(' ', out);
+		json_chars_in(argv[i], out, true);
+	}
+	fprintf(out, "\",\n\"percent\": %u,\n", percent);
+	if (data_dirs(scan, out) < 0) {
+		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(-ENOMEM));
+		return 1;
+	}
+	data_sets(scan, out);
+	fputs("}\n</script>\n<script>\n", out);
+	put_lines(page_script, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	return 0;
+}

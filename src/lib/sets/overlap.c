@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/* overlap.c: the pairs of directories where one holds copies of at least a
+ * given share of the other's bytes.
+ *
+ * A set of size s with c files under A and at least one under B (neither
+ * inside the other) gives A s * c bytes with a copy in B. Counting that for
+ * every pair of directories a set touches costs the square of its
+ * directories: a file copied into ten thousand folders would fill memory
+ * with pairs that never reach the share. So pairs are made as in prefix
+ * filtering: the sets are taken largest file first, and a directory A makes
+ * new pairs only while the bytes of its files with a copy outside it that are
+ * still to come could reach the share alone; after that it only adds to the
+ * pairs it has. A directory B that no set touched with A in that first part
+ * can hold at most what was still to come, less than the share: no pair is
+ * lost, and every pair's count is whole (nothing was left out before it was
+ * made). A directory whose files with a copy outside it fall short of the
+ * share makes no pair at all. The other side of a pair found is counted
+ * again over every set when it was not made on its own. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sets/tally.h"
+
+enum { E_SEL = 1, E_FRESH = 2, E_HIDE = 4, E_ROW = 8 };
+
+struct entry {
+	uint64_t key;                /* (a + 1) << 32 | b; 0: empty */
+	uint64_t bytes, files;       /* a's files with a copy in b */
+	unsigned flags;
+};
+
+struct ovl {
+	dupscan_scan *s;
+	struct ds_tally *t;
+	unsigned pct;
+	struct ds_set_dirs sd;
+	struct entry *e;
+	size_t cap, n;               /* cap a power of two, n at most half of it */
+	uint64_t *left;              /* by directory: bytes with a copy outside, still to come */
+	uint8_t *elig, *recount;     /* by directory */
+};
+
+static uint64_t key_of(uint32_t a, uint32_t b)
+{
+	return ((uint64_t)a + 1) << 32 | b;
+}
+
+static size_t slot_of(const struct ovl *o, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (o->cap - 1);
+}
+
+static struct entry *find(const struct ovl *o, uint32_t a, uint32_t b)
+{
+	uint64_t key = key_of(a, b);
+	for (size_t i = slot_of(o, key);; i = (i + 1) & (o->cap - 1)) {
+		if (o->e[i].key == key)
+			return &o->e[i];
+		if (o->e[i].key == 0)
+			return NULL;
+	}
+}
+
+static int grow(struct ovl *o)
+{
+	size_t cap = o->cap * 2;
+	struct entry *old = o->e, *e = calloc(cap, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	size_t oldcap = o->cap;
+	o->e = e;
+	o->cap = cap;
+	for (size_t i = 0; i < oldcap; i++) {
+		if (!old[i].key)
+			continue;
+		size_t j = slot_of(o, old[i].key);
+		while (e[j].key)
+			j = (j + 1) & (cap - 1);
+		e[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* The entry of (a, b), made when new; NULL on ENOMEM. */
+static struct entry *add(struct ovl *o, uint32_t a, uint32_t b)
+{
+	struct entry *f = find(o, a, b);
+	if (f)
+		return f;
+	if (2 * (o->n + 1) > o->cap && grow(o) < 0)
+		return NULL;
+	uint64_t key = key_of(a, b);
+	size_t i = slot_of(o, key);
+	while (o->e[i].key)
+		i = (i + 1) & (o->cap - 1);
+	o->e[i] = (struct entry){ .key = key };
+	o->n++;
+	return &o->e[i];
+}
+
+/* Is one of a and b inside the other (or are they one)? */
+static bool related(const struct ovl *o, uint32_t a, uint32_t b)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	if (o->t->depth[a] > o->t->depth[b]) {
+		uint32_t x = a;
+		a = b;
+		b = x;
+	}
+	for (uint32_t up = o->t->depth[b] - o->t->depth[a]; up > 0 && b != DS_NONE; up--)
+		b = dirs[b].parent;
+	return a == b;
+}
+
+/* The bytes of each directory's files that have a copy outside it. */
+static int count_outside(struct ovl *o)
+{
+	struct ds_set_dirs *sd = &o->sd;
+	for (size_t i = 0; i < o->s->nsets; i++) {
+		if (ds_set_dirs_count(o->s, sd, i) < 0)
+			return -ENOMEM;
+		for (size_t j = 0; j < sd->n; j++) {
+			uint32_t d = sd->list[j];
+			if (sd->count[d] < sd->k)
+				o->left[d] += sd->size * sd->count[d];
+		}
+	}
+	for (uint32_t d = 0; d < o->t->ndirs; d++)
+		o->elig[d] = o->t->bytes[d] > 0 && ds_share_at_least(o->left[d], o->t->bytes[d], o->pct);
+	return 0;
+}
+
+/* Set i's share to the pairs of directory a: made while a may still reach
+ * the share (make), else only to those it has; only to fresh ones (fresh). */
+static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
+{
+	const struct ds_set_dirs *sd = &o->sd;
+	uint64_t c = sd->count[a];
+	for (size_t j = 0; j < sd->n; j++) {
+		uint32_t b = sd->list[j];
+		if (b == a || related(o, a, b))
+			continue;
+		struct entry *e = make ? add(o, a, b) : find(o, a, b);
+		if (make && !e)
+			return -ENOMEM;
+		if (e && (!fresh || (e->flags & E_FRESH))) {
+			e->bytes += sd->size * c;
+			e->files += c;
+		}
+	}
+	return 0;
+}
+
+static int cmp_set_size(void *ctx, const void *pa, const void *pb)
+{
+	const dupscan_scan *s = ctx;
+	uint64_t a = dupscan_file_size(&s->sets[*(const uint32_t *)pa].files[0]);
+	uint64_t b = dupscan_file_size(&s->sets[*(const uint32_t *)pb].files[0]);
+	return a > b ? -1 : a < b;
+}
+
+static int make_pairs(struct ovl *o)
+{
+	size_t n = o->s->nsets;
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	int rc = ds_sort(order, n, sizeof(*order), cmp_set_size, o->s);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct ds_set_dirs *sd = &o->sd;
+		rc = ds_set_dirs_count(o->s, sd, order[i]);
+		for (size_t j = 0; rc == 0 && j < sd->n; j++) {
+			uint32_t a = sd->list[j];
+			if (!o->elig[a] || sd->count[a] >= sd->k)
+				continue;
+			rc = add_set(o, a, ds_share_at_least(o->left[a], o->t->bytes[a], o->pct), false);
+			o->left[a] -= sd->size * sd->count[a];
+		}
+	}
+	free(order);
+	return rc;
+}
+
+/* Mark the pairs at the share; give each the entry of its other side,
+ * counted over every set when it is new. */
+static int select_pairs(struct ovl *o)
+{
+	uint64_t *sel = NULL;
+	size_t nsel = 0, cap = 0;
+	for (size_t i = 0; i < o->cap; i++) {
+		struct entry *e = &o->e[i];
+		if (!e->key || !ds_share_at_least(e->bytes, o->t->bytes[(e->key >> 32) - 1], o->pct))
+			continue;
+		e->flags |= E_SEL;
+		if (DS_GROW(sel, cap, nsel + 1)) {
+			free(sel);
+			return -ENOMEM;
+		}
+		sel[nsel++] = e->key;
+	}
+	bool any = false;
+	for (size_t i = 0; i < nsel; i++) {
+		uint32_t a = (uint32_t)(sel[i] >> 32) - 1, b = (uint32_t)sel[i];
+		if (find(o, b, a))
+			continue;
+		struct entry *r = add(o, b, a);
+		if (!r) {
+			free(sel);
+			return -ENOMEM;
+		}
+		r->flags |= E_FRESH;
+		o->recount[b] = 1;
+		any = true;
+	}
+	free(sel);
+	struct ds_set_dirs *sd = &o->sd;
+	for (size_t i = 0; any && i < o->s->nsets; i++) {
+		if (ds_set_dirs_count(o->s, sd, i) < 0)
+			return -ENOMEM;
+		for (size_t j = 0; j < sd->n; j++) {
+			uint32_t d = sd->list[j];
+			if (o->recount[d] && sd->count[d] < sd->k)
+				add_set(o, d, false, true);
+		}
+	}
+	return 0;
+}
+
+/* a * b compared with c * d, in full (no 128-bit type on every target). */
+static int cmp_product(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t p[2][2];
+	uint64_t x[2] = { a, c }, y[2] = { b, d };
+	for (int k = 0; k < 2; k++) {
+		uint64_t a0 = x[k] & 0xffffffffu, a1 = x[k] >> 32, b0 = y[k] & 0xffffffffu, b1 = y[k] >> 32;
+		uint64_t lo = a0 * b0, m1 = a1 * b0, m2 = a0 * b1, hi = a1 * b1;
+		uint64_t mid = (lo >> 32) + (m1 & 0xffffffffu) + (m2 & 0xffffffffu);
+		p[k][0] = hi + (m1 >> 32) + (m2 >> 32) + (mid >> 32);
+		p[k][1] = (mid << 32) | (lo & 0xffffffffu);
+	}
+	if (p[0][0] != p[1][0])
+		return p[0][0] < p[1][0] ? -1 : 1;
+	return p[0][1] < p[1][1] ? -1 : p[0][1] > p[1][1];
+}
+
+/* Leave out a pair whose A's parent has as large a share of itself in B or
+ * B's parent, and a pair whose B has a subdirectory holding as much of A. */
+static void hide_nested(struct ovl *o)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	const uint64_t *bytes = o->t->bytes;
+	for (size_t i = 0; i < o->cap; i++) {
+		struct entry *e = &o->e[i];
+		if (!(e->flags & E_SEL))
+			continue;
+		uint32_t a = (uint32_t)(e->key >> 32) - 1, b = (uint32_t)e->key;
+		uint32_t pa = dirs[a].parent, pb = dirs[b].parent;
+		struct entry *up = pb != DS_NONE ? find(o, a, pb) : NULL;
+		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
+			up->flags |= E_HIDE;
+		for (int k = 0; pa != DS_NONE && k < 2; k++) {
+			uint32_t y = k == 0 ? b : pb;
+			struct entry *p = y != DS_NONE ? find(o, pa, y) : NULL;
+			if (p && (p->flags & E_SEL) && cmp_product(p->bytes, bytes[a], e->bytes, bytes[pa]) >= 0)
+				e->flags |= E_HIDE;
+		}
+	}
+}
+
+struct row {
+	struct ds_overlap p;
+	char *path[2];
+};
+
+static int cmp_row(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct row *x = pa, *y = pb;
+	if (x->p.bytes[0] != y->p.bytes[0])
+		return x->p.bytes[0] > y->p.bytes[0] ? -1 : 1;
+	int c = strcmp(x->path[0], y->path[0]);
+	return c ? c : strcmp(x->path[1], y->path[1]);
+}
+
+/* One row a shown pair (both sides shown: one row), its larger side first. */
+static int make_rows(struct ovl *o, struct row **out, size_t *nout)
+{
+	struct row *rows = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < o->cap; i++) {
+		struct entry *e = &o->e[i];
+		if ((e->flags & (E_SEL | E_HIDE)) != E_SEL || (e->flags & E_ROW))
+			continue;
+		uint32_t a = (uint32_t)(e->key >> 32) - 1, b = (uint32_t)e->key;
+		struct entry *r = find(o, b, a);
+		e->flags |= E_ROW;
+		r->flags |= E_ROW;
+		struct row w = { .p = { a, b, { e->files, r->files }, { e->bytes, r->bytes } } };
+		w.path[0] = ds_dir_path(o->s, a);
+		w.path[1] = ds_dir_path(o->s, b);
+		if (w.path[0] && w.path[1] && (w.p.bytes[1] > w.p.bytes[0] ||
+		    (w.p.bytes[1] == w.p.bytes[0] && strcmp(w.path[1], w.path[0]) < 0))) {
+			w = (struct row){ .p = { b, a, { r->files, e->files }, { r->bytes, e->bytes } },
+					  .path = { w.path[1], w.path[0] } };
+		}
+		if (!w.path[0] || !w.path[1] || DS_GROW(rows, cap, n + 1)) {
+			free(w.path[0]);
+			free(w.path[1]);
+			rc = -ENOMEM;
+			break;
+		}
+		rows[n++] = w;
+	}
+	if (rc == 0)
+		rc = ds_sort(rows, n, sizeof(*rows), cmp_row, NULL);
+	*out = rows;
+	*nout = n;
+	return rc;
+}
+
+static int keep_rows(struct ovl *o)
+{
+	struct row *rows;
+	size_t n;
+	int rc = make_rows(o, &rows, &n);
+	struct ds_overlap *pairs = rc == 0 ? malloc((n ? n : 1) * sizeof(*pairs)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (pairs)
+			pairs[i] = rows[i].p;
+		free(rows[i].path[0]);
+		free(rows[i].path[1]);
+	}
+	free(rows);
+	if (!pairs)
+		return rc ? rc : -ENOMEM;
+	free(o->t->pairs);
+	o->t->pairs = pairs;
+	o->t->npairs = n;
+	return 0;
+}
+
+int ds_overlaps(dupscan_scan *s, unsigned percent)
+{
+	struct ovl o = { .s = s, .t = s->tally, .pct = percent, .cap = 1024 };
+	size_t nd = s->tree.ndirs ? s->tree.ndirs : 1;
+	int rc = ds_set_dirs_init(&o.sd, s->tree.ndirs);
+	o.e = calloc(o.cap, sizeof(*o.e));
+	o.left = calloc(nd, sizeof(*o.left));
+	o.elig = calloc(nd, 1);
+	o.recount = calloc(nd, 1);
+	if (rc == 0 && (!o.e || !o.left || !o.elig || !o.recount))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = count_outside(&o);
+	if (rc == 0)
+		rc = make_pairs(&o);
+	if (rc == 0)
+		rc = select_pairs(&o);
+	if (rc == 0) {
+		hide_nested(&o);
+		rc = keep_rows(&o);
+	}
+	ds_set_dirs_free(&o.sd);
+	free(o.e);
+	free(o.left);
+	free(o.elig);
+	free(o.recount);
+	return rc;
+}
+
+/* ---- the library's calls ---- */
+
+DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
+{
+	if (!s || percent < 1 || percent > 100)
+		return -EINVAL;
+	int rc = ds_tally(s);
+	return rc ? rc : ds_overlaps(s, percent);
+}
+
+DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *s)
+{
+	return s && s->tally ? s->tally->npairs : 0;
+}
+
+DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *s, size_t i, size_t *a, size_t *b)
+{
+	if (i >= dupscan_overlap_count(s))
+		return -EINVAL;
+	if (a)
+		*a = s->tally->pairs[i].a;
+	if (b)
+		*b = s->tally->pairs[i].b;
+	return 0;
+}
+
+DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *s, size_t i, int side, int what)
+{
+	if (i >= dupscan_overlap_count(s) || side < 0 || side > 1)
+		return 0;
+	const struct ds_overlap *p = &s->tally->pairs[i];
+	return what == DUPSCAN_TALLY_FILES ? p->files[side] : what == DUPSCAN_TALLY_BYTES ? p->bytes[side] : 0;
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* tally.c: each directory's files and the bytes of them that have a copy,
+ * rolled up the tree as du does, over a finished scan; and the directories a
+ * set's files lie in, which overlap.c counts pairs from. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sets/sets.h"
+#include "sets/tally.h"
+
+bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent)
+{
+	/* part >= ceil(whole * percent / 100), whole split so nothing overflows */
+	uint64_t need = whole / 100 * percent + (whole % 100 * percent + 99) / 100;
+	return part >= need;
+}
+
+static void add_file(struct ds_tally *t, uint32_t dir, uint64_t size, bool dup)
+{
+	t->files[dir]++;
+	t->bytes[dir] += size;
+	if (dup) {
+		t->dupfiles[dir]++;
+		t->dupbytes[dir] += size;
+	}
+}
+
+static int add_unique(void *user, uint32_t rec)
+{
+	dupscan_scan *s = user;
+	add_file(s->tally, ds_rec_dir(s, rec), ds_rec_size(s, ds_rec(s, rec)), false);
+	return 0;
+}
+
+/* A set's file of this host (another host's are in a scan of their own). */
+static bool local_file(const dupscan_scan *s, const struct dupscan_file *f)
+{
+	return f->scan == s && !(f->idx & DS_OUTSIDE);
+}
+
+static int count_files(dupscan_scan *s)
+{
+	int rc = ds_each_unique(s, add_unique, s);
+	for (size_t i = 0; rc == 0 && i < s->nsets; i++) {
+		const struct dupscan_set *set = &s->sets[i];
+		for (size_t k = 0; !set->dirs && k < set->count; k++)
+			if (local_file(s, &set->files[k]))
+				add_file(s->tally, ds_file_dir(&set->files[k]), dupscan_file_size(&set->files[k]), true);
+	}
+	return rc;
+}
+
+/* Each directory's figures to its parent's, deepest first: a directory is
+ * added after its parent, so its number is larger. */
+static void roll_up(const dupscan_scan *s, struct ds_tally *t)
+{
+	for (uint32_t d = t->ndirs; d-- > 0;) {
+		uint32_t p = s->tree.dirs[d].parent;
+		if (p == DS_NONE)
+			continue;
+		t->files[p] += t->files[d];
+		t->bytes[p] += t->bytes[d];
+		t->dupfiles[p] += t->dupfiles[d];
+		t->dupbytes[p] += t->dupbytes[d];
+	}
+	for (uint32_t d = 0; d < t->ndirs; d++) {
+		uint32_t p = s->tree.dirs[d].parent;
+		t->depth[d] = p == DS_NONE ? 0 : t->depth[p] + 1;
+	}
+}
+
+int ds_tally(dupscan_scan *s)
+{
+	if (s->tally)
+		return 0;
+	if (!s->ran || s->from_report)
+		return DUPSCAN_E_STATE;
+	if (s->opt.dir_sets)
+		return DUPSCAN_E_OPTION;
+	struct ds_tally *t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	size_t n = s->tree.ndirs ? s->tree.ndirs : 1;
+	t->ndirs = s->tree.ndirs;
+	t->files = calloc(n, sizeof(*t->files));
+	t->bytes = calloc(n, sizeof(*t->bytes));
+	t->dupfiles = calloc(n, sizeof(*t->dupfiles));
+	t->dupbytes = calloc(n, sizeof(*t->dupbytes));
+	t->depth = calloc(n, sizeof(*t->depth));
+	s->tally = t;
+	int rc = t->files && t->bytes && t->dupfiles && t->dupbytes && t->depth ? count_files(s) : -ENOMEM;
+	if (rc) {
+		ds_tally_free(s);
+		return rc < 0 ? rc : -ENOMEM;
+	}
+	roll_up(s, t);
+	return 0;
+}
+
+void ds_tally_free(dupscan_scan *s)
+{
+	struct ds_tally *t = s->tally;
+	if (!t)
+		return;
+	free(t->files);
+	free(t->bytes);
+	free(t->dupfiles);
+	free(t->dupbytes);
+	free(t->depth);
+	free(t->pairs);
+	free(t);
+	s->tally = NULL;
+}
+
+/* ---- a set's directories ---- */
+
+int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs)
+{
+	memset(sd, 0, sizeof(*sd));
+	size_t n = ndirs ? ndirs : 1;
+	sd->stamp = calloc(n, sizeof(*sd->stamp));
+	sd->count = calloc(n, sizeof(*sd->count));
+	if (sd->stamp && sd->count)
+		return 0;
+	ds_set_dirs_free(sd);
+	return -ENOMEM;
+}
+
+void ds_set_dirs_free(struct ds_set_dirs *sd)
+{
+	free(sd->stamp);
+	free(sd->count);
+	free(sd->list);
+	memset(sd, 0, sizeof(*sd));
+}
+
+int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
+{
+	const struct dupscan_set *set = &s->sets[i];
+	uint32_t mark = (uint32_t)i + 1;
+	sd->n = 0;
+	sd->k = (uint32_t)set->count;
+	sd->size = set->count ? dupscan_file_size(&set->files[0]) : 0;
+	for (size_t m = 0; !set->dirs && m < set->count; m++) {
+		if (!local_file(s, &set->files[m]))
+			continue;
+		for (uint32_t d = ds_file_dir(&set->files[m]); d != DS_NONE; d = s->tree.dirs[d].parent) {
+			if (sd->stamp[d] != mark) {
+				if (DS_GROW(sd->list, sd->cap, sd->n + 1))
+					return -ENOMEM;
+				sd->stamp[d] = mark;
+				sd->count[d] = 0;
+				sd->list[sd->n++] = d;
+			}
+			sd->count[d]++;
+		}
+	}
+	return 0;
+}
+
+/* ---- the library's calls ---- */
+
+DUPSCAN_API int dupscan_tally_dirs(dupscan_scan *s)
+{
+	return s ? ds_tally(s) : -EINVAL;
+}
+
+DUPSCAN_API size_t dupscan_dir_count(const dupscan_scan *s)
+{
+	return s && s->tally ? s->tally->ndirs : 0;
+}
+
+DUPSCAN_API size_t dupscan_dir_path(const dupscan_scan *s, size_t dir, char *buf, size_t cap)
+{
+	if (dir >= dupscan_dir_count(s))
+		return 0;
+	return ds_dir_path_in(s, (uint32_t)dir, buf, cap);
+}
+
+DUPSCAN_API size_t dupscan_dir_parent(const dupscan_scan *s, size_t dir)
+{
+	if (dir >= dupscan_dir_count(s) || s->tree.dirs[dir].parent == DS_NONE)
+		return SIZE_MAX;
+	return s->tree.dirs[dir].parent;
+}
+
+DUPSCAN_API unsigned dupscan_dir_depth(const dupscan_scan *s, size_t dir)
+{
+	return dir < dupscan_dir_count(s) ? s->tally->depth[dir] : 0;
+}
+
+DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *s, size_t dir, int what)
+{
+	if (dir >= dupscan_dir_count(s))
+		return 0;
+	const struct ds_tally *t = s->tally;
+	switch (what) {
+	case DUPSCAN_TALLY_FILES: return t->files[dir];
+	case DUPSCAN_TALLY_BYTES: return t->bytes[dir];
+	case DUPSCAN_TALLY_DUP_FILES: return t->dupfiles[dir];
+	case DUPSCAN_TALLY_DUP_BYTES: return t->dupbytes[dir];
+	default: return 0;
+	}
+}

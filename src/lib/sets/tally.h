@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* sets/tally.h: where the copies are, directory by directory, and which
+ * directories overlap (tally.c, overlap.c); never installed. */
+#ifndef DUPSCAN_SETS_TALLY_H
+#define DUPSCAN_SETS_TALLY_H
+
+/* One overlap pair: side 0 is a's files that have a copy in b, side 1 b's in a. */
+struct ds_overlap {
+	uint32_t a, b;
+	uint64_t files[2], bytes[2];
+};
+
+/* A scan's directory figures, rolled up (each directory's subtree), by
+ * directory number; and its overlap pairs. */
+struct ds_tally {
+	uint32_t ndirs;
+	uint64_t *files, *bytes, *dupfiles, *dupbytes;
+	uint32_t *depth;             /* levels below its argument */
+	struct ds_overlap *pairs;
+	size_t npairs;
+};
+
+/* tally.c: the figures, once (s->tally). @return 0, -ENOMEM,
+ * DUPSCAN_E_STATE or DUPSCAN_E_OPTION (dupscan_tally_dirs()). */
+int ds_tally(dupscan_scan *s);
+void ds_tally_free(dupscan_scan *s);
+/* part is at least percent of whole, exactly (no overflow). */
+bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
+
+/* The members of one set as the directories see them (tally.c): every
+ * directory holding one of its files at any depth, with how many; k the set's
+ * files on every host. */
+struct ds_set_dirs {
+	uint32_t *stamp, *count;     /* by directory: the set last counted (+1), its files there */
+	uint32_t *list;              /* the directories counted for the set */
+	size_t n, cap;
+	uint32_t k;
+	uint64_t size;
+};
+int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs);
+void ds_set_dirs_free(struct ds_set_dirs *sd);
+/* Count set number i's files into sd. @return 0 or -ENOMEM. */
+int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i);
+
+/* overlap.c: the pairs at percent into s->tally (ds_tally() first). @return
+ * 0 or -ENOMEM. */
+int ds_overlaps(dupscan_scan *s, unsigned percent);
+
+#endif /* DUPSCAN_SETS_TALLY_H */
