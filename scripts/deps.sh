@@ -17,7 +17,7 @@ ensure_packages() {
   fi
 }
 BUILD_PACKAGES=(gcc meson ninja-build pkg-config libxxhash-dev)
-TEST_PACKAGES=(check python3 mandoc abigail-tools jdupes bsdutils util-linux btrfs-progs e2fsprogs valgrind g++ clang libclang-rt-14-dev strace zsh fish openssh-client openssh-server)
+TEST_PACKAGES=(check python3 mandoc abigail-tools jdupes bsdutils util-linux btrfs-progs e2fsprogs valgrind g++ clang libclang-rt-14-dev strace zsh fish openssh-client openssh-server chromium)
 
 # The i386 toolchain for the 32-bit test build: gcc -m32 and the i386 builds of
 # the libraries. Installed (as root) when missing; @return 1 when it cannot be,

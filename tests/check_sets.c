@@ -475,6 +475,79 @@ START_TEST(test_dir_sets)
 }
 END_TEST
 
+/* Where the copies are, through the library's calls: a folder, its copy and
+ * half of it again; each directory's figures, the pairs at 50% and 100%,
+ * and the states and values refused. */
+START_TEST(test_tally_and_overlaps)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "a/x", 1000, 1, -1);
+	tu_file(dir, "a/y", 3000, 2, -1);
+	tu_file(dir, "b/x", 1000, 1, -1);
+	tu_file(dir, "b/y", 3000, 2, -1);
+	tu_file(dir, "c/y", 3000, 2, -1);
+	tu_file(dir, "c/z", 5000, 3, -1);
+	dupscan_scan *fresh;
+	ck_assert_int_eq(dupscan_create(&fresh), 0);
+	ck_assert_int_eq(dupscan_tally_dirs(fresh), DUPSCAN_E_STATE);
+	ck_assert_int_eq(dupscan_find_overlaps(fresh, 50), DUPSCAN_E_STATE);
+	ck_assert_uint_eq(dupscan_dir_count(fresh), 0);
+	dupscan_free(fresh);
+	dupscan_scan *dirs = tu_scan(dir, DUPSCAN_OPT_DIRS, 1, 0);
+	ck_assert_int_eq(dupscan_tally_dirs(dirs), DUPSCAN_E_OPTION);
+	dupscan_free(dirs);
+
+	dupscan_scan *scan = tu_scan(dir, 0);
+	ck_assert_int_eq(dupscan_find_overlaps(scan, 0), -EINVAL);
+	ck_assert_int_eq(dupscan_find_overlaps(scan, 101), -EINVAL);
+	ck_assert_int_eq(dupscan_tally_dirs(scan), 0);
+	ck_assert_uint_eq(dupscan_dir_count(scan), 4); /* the argument, a, b, c */
+	size_t byname[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	for (size_t d = 0; d < dupscan_dir_count(scan); d++) {
+		char buf[4096];
+		size_t len = dupscan_dir_path(scan, d, buf, sizeof(buf));
+		ck_assert_uint_eq(len, strlen(buf));
+		ck_assert_uint_eq(dupscan_dir_path(scan, d, buf, len), len); /* no room: the length, nothing written */
+		if (dupscan_dir_parent(scan, d) == SIZE_MAX) {
+			ck_assert_uint_eq(dupscan_dir_depth(scan, d), 0);
+			ck_assert_uint_eq(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES), 6);
+			ck_assert_uint_eq(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES), 16000);
+			ck_assert_uint_eq(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_DUP_FILES), 5);
+			ck_assert_uint_eq(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_DUP_BYTES), 11000);
+			continue;
+		}
+		ck_assert_uint_eq(dupscan_dir_depth(scan, d), 1);
+		byname[buf[len - 1] - 'a'] = d;
+	}
+	ck_assert_uint_eq(dupscan_dir_tally(scan, byname[2], DUPSCAN_TALLY_BYTES), 8000);
+	ck_assert_uint_eq(dupscan_dir_tally(scan, byname[2], DUPSCAN_TALLY_DUP_BYTES), 3000);
+	ck_assert_uint_eq(dupscan_dir_tally(scan, byname[2], 99), 0);
+	ck_assert_uint_eq(dupscan_dir_path(scan, 4, NULL, 0), 0);
+
+	/* at 50%: a and b (all of each in the other), a's y in c is 75% of a:
+	 * (a, c) and (b, c); c has 3000 of 8000 in each: 37% */
+	ck_assert_int_eq(dupscan_find_overlaps(scan, 50), 0);
+	ck_assert_uint_eq(dupscan_overlap_count(scan), 3);
+	size_t a, b;
+	ck_assert_int_eq(dupscan_overlap_dirs(scan, 0, &a, &b), 0);
+	ck_assert(a == byname[0] && b == byname[1]); /* 4000 bytes each way; a's path first */
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 0, 0, DUPSCAN_TALLY_BYTES), 4000);
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 0, 1, DUPSCAN_TALLY_FILES), 2);
+	ck_assert_int_eq(dupscan_overlap_dirs(scan, 1, &a, &b), 0);
+	ck_assert(a == byname[0] && b == byname[2]);
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 1, 0, DUPSCAN_TALLY_BYTES), 3000);
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 1, 1, DUPSCAN_TALLY_BYTES), 3000);
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 1, 1, DUPSCAN_TALLY_FILES), 1);
+	ck_assert_int_eq(dupscan_overlap_dirs(scan, 3, &a, &b), -EINVAL);
+	ck_assert_uint_eq(dupscan_overlap_tally(scan, 0, 2, DUPSCAN_TALLY_BYTES), 0);
+	/* at 100%: a and b alone; a second call replaces the pairs */
+	ck_assert_int_eq(dupscan_find_overlaps(scan, 100), 0);
+	ck_assert_uint_eq(dupscan_overlap_count(scan), 1);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sets");
@@ -497,6 +570,7 @@ int main(void)
 	tcase_add_test(tc, test_filter_predicate);
 	tcase_add_test(tc, test_stage_callback);
 	tcase_add_test(tc, test_dir_sets);
+	tcase_add_test(tc, test_tally_and_overlaps);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_set_option");
 	tcase_add_test(tc, test_options_and_errors);

@@ -19,7 +19,7 @@ bash_complete() { # WORDS...: what _dupscan offers for the last word
 }
 missing=$(for o in $longs; do bash_complete dupscan "$o" | grep -qxF -- "$o" || bash_complete dupscan "$o" | grep -qxF -- "$o=" || echo "$o"; done)
 [ -z "$missing" ] && ok "bash: every long option offered ($(echo "$longs" | wc -l))" || not_ok "bash lacks" "$missing"
-[ "$(bash_complete dupscan --format= | sort | tr '\n' ' ')" = "--format=csv --format=fdupes --format=json --format=text " ] &&
+[ "$(bash_complete dupscan --format= | sort | tr '\n' ' ')" = "--format=csv --format=fdupes --format=html --format=json --format=text " ] &&
   ok "bash: --format= offers its values" || not_ok "bash --format=" "$(bash_complete dupscan --format=)"
 bash_complete dupscan --from-report=d/rep | grep -qx -- "--from-report=d/report.json" && ok "bash: --from-report= completes a file" ||
   not_ok "bash --from-report=" "$(bash_complete dupscan --from-report=d/rep)"
@@ -72,7 +72,7 @@ if command -v fish >/dev/null; then
   got=$(fish_complete "dupscan --")
   missing=$(for o in $longs; do grep -qxF -- "$o" <<< "$got" || echo "$o"; done)
   [ -z "$missing" ] && ok "fish: every long option offered" || not_ok "fish lacks" "$missing"
-  [ "$(fish_complete "dupscan --format=" | tr '\n' ' ')" = "--format=csv --format=fdupes --format=json --format=text " ] &&
+  [ "$(fish_complete "dupscan --format=" | tr '\n' ' ')" = "--format=csv --format=fdupes --format=html --format=json --format=text " ] &&
     ok "fish: --format= offers its values" || not_ok "fish --format=" "$(fish_complete "dupscan --format=")"
   fish_complete "dupscan --from-report d/rep" | grep -qx "d/report.json" && ok "fish: --from-report completes a file" ||
     not_ok "fish --from-report" "$(fish_complete "dupscan --from-report d/rep")"

@@ -139,7 +139,7 @@ void ds_set_dirs_free(struct ds_set_dirs *sd)
 int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 {
 	const struct dupscan_set *set = &s->sets[i];
-	uint32_t mark = (uint32_t)i + 1;
+	uint32_t mark = ++sd->gen; /* a count of its own: the passes take the sets in other orders */
 	sd->n = 0;
 	sd->k = (uint32_t)set->count;
 	sd->size = set->count ? dupscan_file_size(&set->files[0]) : 0;

@@ -31,7 +31,8 @@ bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
  * directory holding one of its files at any depth, with how many; k the set's
  * files on every host. */
 struct ds_set_dirs {
-	uint32_t *stamp, *count;     /* by directory: the set last counted (+1), its files there */
+	uint32_t *stamp, *count;     /* by directory: the count it was last in (gen), its files there */
+	uint32_t gen;                /* counts made: 1, 2, ... */
 	uint32_t *list;              /* the directories counted for the set */
 	size_t n, cap;
 	uint32_t k;

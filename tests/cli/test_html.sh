@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --format=html in a real browser (Debian's chromium, headless; scripts/test
+# installs it; skipped where it cannot run): the page loads from a file with
+# no error, shows every set's files and every overlapping pair of the tree,
+# draws the treemap and opens a directory on a click, sorts and filters the
+# sets, needs nothing beside it, and shows a name holding <script> as text.
+. "$(dirname "$0")/lib.sh"
+# the page is the program's, the same in every build: checked once a run (scripts/test)
+[ -n "${HTML_TESTED:-}" ] && { ok "# SKIP the page was checked in an earlier build of this run"; done_testing; }
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || { ok "# SKIP no chromium here"; done_testing; }
+
+mk 'p/2019/a' 'first photo, taken in January'
+mk 'p/2019/b' 'second photo, taken in February, a longer one'
+mk 'p/2019/c' 'third photo, alone'
+mk 'p/2018/<script>alert(1)</script>/d' 'a photo under a hostile name'
+mk 'p/2018/e' 'fifth'
+mkdir -p bk && cp -r p/2019 bk/2019 && cp 'p/2018/<script>alert(1)</script>/d' bk/d-copy
+mk "bk/line
+break" 'fifth'
+"$DUPSCAN" -rq --format=html p bk > report.html
+rc=$?
+[ "$rc" = 0 ] && [ -s report.html ] && ok "--format=html writes the page (status 0)" || not_ok "--format=html" "$rc"
+
+# nothing is fetched: no URL in the page but the standard's own name spaces
+urls=$(grep -oE '(src|href)=|https?://|url\(' report.html | sort -u | tr '\n' ' ')
+[ -z "$urls" ] && ok "the page names no other file and no address" || not_ok "the page refers to: $urls"
+
+# chromium headless: the DOM after the page's script ran, and the console
+# (a user of its own: root needs --no-sandbox, and no profile is kept)
+dump() {
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/profile" \
+    --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$T/report.html$1" 2>console.log
+}
+dom=$(dump '#selftest=2019') || { ok "# SKIP chromium does not run here: $(tail -n 3 console.log | tr '\n' ' ')"; done_testing; }
+printf '%s' "$dom" > dom.html
+
+# the page's own record of errors, and the console's
+if ! grep -q 'data-errors=' dom.html && ! grep -qiE 'CONSOLE.*(error|uncaught)|Uncaught' console.log; then
+  ok "the page loads with no error in the console"
+else
+  not_ok "errors" "$(grep -o 'data-errors="[^"]*"' dom.html)" "$(grep -iE 'console|uncaught' console.log | head -n 5)"
+fi
+
+# every file of every set, and every pair, as the DOM shows them (HTML text)
+python3 - "$DUPSCAN" <<'PY' && ok "every set's files and every overlapping pair are on the page" || not_ok "sets and pairs on the page"
+import html, json, subprocess, sys
+dom = open("dom.html", encoding="utf-8").read()
+sets = json.loads(subprocess.run([sys.argv[1], "-rqj", "p", "bk"], capture_output=True).stdout)["matchSets"]
+pairs = json.loads(subprocess.run([sys.argv[1], "-rq", "--overlap", "--format=json", "p", "bk"],
+                                  capture_output=True).stdout)["overlaps"]
+missing = [f["filePath"] for s in sets for f in s["fileList"] if ">" + html.escape(f["filePath"], quote=False) + "<" not in dom]
+missing += [p[s]["path"] for p in pairs for s in "ab" if ">" + html.escape(p[s]["path"], quote=False) + "<" not in dom]
+rows = dom.count("<tr")
+if missing or not sets or not pairs or rows != len(sets) + len(pairs) + 2:  # and the two header rows
+    print("missing:", missing, "sets", len(sets), "pairs", len(pairs), "rows", rows, file=sys.stderr)
+    sys.exit(1)
+PY
+
+# the hostile name is text: the DOM holds the page's two scripts and no other
+scripts=$(grep -o '<script' dom.html | wc -l)
+if [ "$scripts" = 2 ] && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;/d' dom.html; then
+  ok "a path holding <script> is shown as text, no script made of it"
+else
+  not_ok "hostile name" "$scripts script elements" "$(grep -o '.\{40\}alert(1).\{40\}' dom.html | head -n 3)"
+fi
+
+# the page drove itself (#selftest=2019): treemap boxes, one opened by a
+# click, the sets sorted by size and filtered by "2019"
+python3 - <<'PY' && ok "the treemap draws, a click opens a directory, the sets sort and filter" || not_ok "self-test" "$(grep -o 'data-selftest="[^"]*"' dom.html)"
+import html, re, sys
+m = re.search(r'data-selftest="([^"]*)"', open("dom.html", encoding="utf-8").read())
+seen = __import__("json").loads(html.unescape(m.group(1))) if m else {}
+# p and bk both hold copies: the top shows both; either opens to two boxes
+ok = (seen.get("cells") == 2 and seen.get("opened") in ("p", "bk") and seen.get("crumbs") == 2
+      and seen.get("cellsInside", 0) >= 2 and seen.get("firstBySize") == len("second photo, taken in February, a longer one")
+      and seen.get("shownByFilter") == 3)  # the sets of a, b and c, under 2019/
+sys.exit(0 if ok else 1)
+PY
+
+export HTML_TESTED=1
+done_testing

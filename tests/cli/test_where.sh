@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Where the copies are (issue 50): --summary=dirs and --overlap give, on a
+# photo tree with two partial backups, nested copies, hard links, empty files
+# and names with a newline and with invalid UTF-8, exactly the rows that
+# where_oracle.py computes from the tree alone (every pair of directories
+# tried, the bytes read and compared there); text and CSV say what JSON
+# says; the options are refused where they make no sense. The HTML page
+# is checked in test_html.sh.
+. "$(dirname "$0")/lib.sh"
+ORACLE="$SOURCE_ROOT/tests/cli/where_oracle.py"
+
+# t/: Photos, Backup1 (2019, Feb in part; one of Feb's files a hard link of
+# the original), Backup2 (2018 and one of January's under other names)
+python3 - <<'PY'
+import os
+def mk(path, data):
+    path = os.fsencode(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+def body(tag, size):
+    return (tag.encode() * (size // len(tag) + 1))[:size]
+jan = {f"a{i}": body(f"jan{i}-", 3000 + 700 * i) for i in range(1, 5)}
+feb = {f"b{i}": body(f"feb{i}-", 5000 + 300 * i) for i in range(1, 4)}
+old = {f"c{i}": body(f"old{i}-", 800 * i) for i in range(1, 4)}
+for n, d in jan.items():
+    mk(f"t/Photos/2019/Jan/{n}", d)
+    mk(f"t/Backup1/2019/Jan/{n}", d)
+for n in ("a1", "a2"):
+    mk(f"t/Photos/2019/Jan/again/{n}.copy", jan[n])          # a copy inside its own folder
+for n, d in feb.items():
+    mk(f"t/Photos/2019/Feb/{n}", d)
+mk("t/Backup1/2019/Feb/b1", feb["b1"])
+os.link("t/Photos/2019/Feb/b2", "t/Backup1/2019/Feb/b2")       # a hard link, not a copy of its own
+mk("t/Photos/2019/Feb/u1", body("unique-", 20000))
+mk("t/Photos/2019/Feb/empty0", b"")
+for n, d in old.items():
+    mk(f"t/Photos/2018/{n}", d)
+mk("t/Photos/2018/empty", b"")
+mk("t/Photos/2018/new\nline", body("newline-", 1500))
+mk("t/Photos/bad\xff\xfename/d1", body("d1-", 900))
+mk("t/Photos/bad\xff\xfename/d2", old["c1"])
+mk("t/Backup2/old/Photos-2018/c1", old["c1"])
+mk("t/Backup2/old/Photos-2018/c2", old["c2"])
+mk("t/Backup2/old/Photos-2018/line\nbreak", body("newline-", 1500))
+mk("t/Backup2/old/misc/third", jan["a3"])
+mk("t/Backup2/u2", body("u2-", 700))
+PY
+
+# the rows as dupscan --format=json gives them, both lists, keys sorted
+rows() { python3 -c 'import json, sys
+d = json.load(sys.stdin)
+json.dump({k: d[k] for k in ("overlaps", "directories")}, sys.stdout, indent=1, sort_keys=True)'; }
+
+for flags in "-H" "-H -z"; do
+  for pct in 50 90 100; do
+    want=$(python3 "$ORACLE" t "$pct" $flags)
+    got=$("$DUPSCAN" -rq $flags --overlap="$pct" --summary=dirs --format=json t | rows)
+    n=$(printf '%s' "$want" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(len(d["overlaps"]), len(d["directories"]))')
+    if [ -n "$got" ] && [ "$got" = "$want" ]; then
+      ok "-r $flags --overlap=$pct --summary=dirs: the oracle's pairs and directories ($n)"
+    else
+      not_ok "-r $flags --overlap=$pct --summary=dirs against the oracle" "$(diff <(echo "$want") <(echo "$got") | head -n 40)"
+    fi
+  done
+done
+
+# the pairs at 50% are more than nothing: a test of the rules, not of an empty list
+pairs=$("$DUPSCAN" -rqH --overlap --format=json t | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["overlaps"]))')
+[ "$pairs" -ge 3 ] && ok "the tree has $pairs pairs at 50%" || not_ok "pairs at 50%: $pairs"
+
+# text: two lines a pair, then a blank line; the same figures as JSON
+"$DUPSCAN" -rqH --overlap --format=json t | python3 -c '
+import json, sys
+def count(n): return f"{n:,}"
+def size(b):
+    if b < 1000: return f"{b} byte" + ("" if b == 1 else "s")
+    v, u = b / 1000, 0
+    while v >= 999.95 and u < 5: v, u = v / 1000, u + 1
+    return f"{v:.1f} " + ["KB", "MB", "GB", "TB", "PB", "EB"][u]
+for p in json.load(sys.stdin)["overlaps"]:
+    for x, y in ((p["a"], p["b"]), (p["b"], p["a"])):
+        print(f"{x['"'"'path'"'"']}: {x['"'"'percent'"'"']}% ({count(x['"'"'files'"'"'])} of {count(x['"'"'filesTotal'"'"'])} files, {size(x['"'"'bytes'"'"'])}) also in {y['"'"'path'"'"']}")
+    print()' > want.txt
+"$DUPSCAN" -rqH --overlap t > got.txt
+cmp -s want.txt got.txt && ok "--overlap as text: the JSON's figures, two lines a pair" || not_ok "--overlap text" "$(diff want.txt got.txt | head -n 20)"
+# by hand: Photos' files with a copy in Backup1/2019 are a1-a4 and the two
+# copies in again/ (27,100 bytes), b1 and b2 (10,900); of 16 files, 71,900 bytes
+grep -q '^t/Photos/: 52% (8 of 16 files, 38.0 KB) also in t/Backup1/2019/$' got.txt &&
+  ok "--overlap: 't/Photos/: 52% (8 of 16 files, 38.0 KB) also in t/Backup1/2019/'" ||
+  not_ok "--overlap: Photos in Backup1/2019" "$(cat got.txt)"
+
+# CSV: a header and a row a pair, the JSON's numbers
+"$DUPSCAN" -rqH --overlap --format=csv t > got.csv
+python3 - <<'PY' && ok "--overlap --format=csv: the JSON's rows" || not_ok "--overlap csv" "$(head -n 5 got.csv)"
+import csv, json, subprocess, sys, os
+j = json.loads(subprocess.run([os.environ["DUPSCAN"], "-rqH", "--overlap", "--format=json", "t"], capture_output=True).stdout)
+rows = list(csv.reader(open("got.csv", newline="", encoding="utf-8", errors="surrogateescape")))
+keys = ("percent", "files", "filesTotal", "bytes", "bytesTotal")
+want = [[p["a"]["path"], p["b"]["path"]] + [str(p[s][k]) for s in "ab" for k in keys] for p in j["overlaps"]]
+sys.exit(0 if rows[0][0] == "dir_a" and rows[1:] == want and len(want) > 0 else 1)
+PY
+
+# --summary=dirs --max-depth=1: the arguments and their children only; as du, the whole tree counted
+"$DUPSCAN" -rqH --summary=dirs --max-depth=1 --format=csv t > d1.csv
+python3 - <<'PY' && ok "--summary=dirs --max-depth=1: t/ and its children, each counting its whole subtree" || not_ok "--max-depth=1 listing" "$(cat d1.csv)"
+import csv, json, subprocess, os, sys
+rows = list(csv.reader(open("d1.csv", newline="", encoding="utf-8", errors="surrogateescape")))
+full = json.loads(subprocess.run([os.environ["DUPSCAN"], "-rqH", "--summary=dirs", "--format=json", "t"], capture_output=True).stdout)
+want = [[e["path"], str(e["depth"]), str(e["files"]), str(e["bytes"]), str(e["dupFiles"]), str(e["dupBytes"]), str(e["percent"])]
+        for e in full["directories"] if e["depth"] <= 1]
+sys.exit(0 if rows[1:] == want and {r[0] for r in rows[1:]} == {"t/", "t/Photos/", "t/Backup1/", "t/Backup2/"} else 1)
+PY
+
+# hard links without -H: one inode counted once, and no copy of itself
+mkdir -p h/A h/B && printf 'linked' > h/A/x && ln h/A/x h/B/x && printf 'alone' > h/B/y
+expect "without -H, two names of one inode are one file and no copy: no directory listed" 0 "" \
+  "$DUPSCAN" -rq --summary=dirs h
+run "$DUPSCAN" -rq --summary=dirs --format=json h
+files=$(printf '%s' "$out" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["directories"]))')
+[ "$files" = 0 ] && ok "--summary=dirs --format=json: an empty list" || not_ok "json, no copies: $out"
+expect "with -H they are copies of each other: A and B overlap whole" 0 "h/A/: 100% (1 of 1 files, 6 bytes) also in h/B/
+h/B/: 54% (1 of 2 files, 6 bytes) also in h/A/" "$DUPSCAN" -rqH --overlap h
+
+# refusals (status 2, the option named)
+for bad in "-d" "-m" "-u" "--dirs" "-e" "-TT"; do
+  run "$DUPSCAN" -rq --overlap $bad t
+  [ "$rc" = 2 ] && printf '%s' "$err" | grep -q -- "--overlap shows where the copies are" &&
+    ok "--overlap $bad: refused (status 2)" || not_ok "--overlap $bad" "$rc" "$err"
+done
+run "$DUPSCAN" -rq --overlap=0 t
+[ "$rc" = 2 ] && expect_err "--overlap=0: a percentage from 1 to 100" "invalid value '0' for --overlap" || not_ok "--overlap=0: $rc"
+run "$DUPSCAN" -rq --summary=files t
+[ "$rc" = 2 ] && expect_err "--summary=files: only dirs" "invalid value 'files' for --summary" || not_ok "--summary=files: $rc"
+run "$DUPSCAN" -rq --overlap --summary=dirs --format=csv t
+[ "$rc" = 2 ] && ok "--format=csv with --overlap and --summary=dirs: refused, one table" || not_ok "csv, two tables: $rc"
+
+done_testing
