@@ -131,7 +131,7 @@ wide_big() { # DIR on the ext4 image
   grow() { python3 -c '
 import os, sys
 for d in sys.argv[1:]:
-    names = [os.path.join(d, "x" * 40 + str(i)) for i in range(400)]
+    names = [os.path.join(d, "x" * 240 + str(i)) for i in range(70)]  # 70 entries of 248 bytes: past 16 KiB
     for p in names: open(p, "w").close()
     for p in names: os.unlink(p)' "$@"; }
   (cd "$d" && mkdir $(seq -f 'd%g' 1 70) && for i in $(seq 1 70); do printf 'w%d' $((i % 9)) > "d$i/f"; done)

@@ -5,6 +5,9 @@
 # compared with one member of the class they join; a forged cache may fool a
 # listing but never an action. What is read is shown with the fault shim: an
 # open that fails is reported, and TRACE logs every read by path.
+# the reads it expects were worked out on the disk (on tmpfs a new copy is
+# compared with another member of its class)
+ON_DISK=1
 . "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME="$T/.cache"
 TOOL="python3 $(dirname "$0")/cachetool.py"
