@@ -2,8 +2,9 @@
 /* act_html.c: --format=html, one self-contained page (no network, nothing
  * beside it; its Content-Security-Policy allows no other source): the sets,
  * sortable by wasted bytes and filtered by path; the overlapping
- * directories; and a treemap of the bytes that have a copy, directory by
- * directory, a click opening one level down. The scan's figures go into the
+ * directories; and a treemap of the space the copies waste, directory by
+ * directory (a set of k copies wastes the bytes of k - 1, shared among its
+ * k files), a click opening one level down. The scan's figures go into the
  * page as JSON inside a script element of type application/json, with '<',
  * '>' and '&' escaped, so no name can close it; the page's script shows
  * every name as text (textContent), never as markup. Opened as
@@ -46,7 +47,7 @@ static const char *const page_head[] = {
 	"<h1>dupscan report</h1>\n",
 	"<p id=\"summary\"></p>\n",
 	"<h2>Where the copies are</h2>\n",
-	"<p class=\"muted\">Each box is a directory, its area the bytes of its files that have a copy; click one to open it.</p>\n",
+	"<p class=\"muted\">Each box is a directory, its area the space its files waste (a set of k copies wastes the bytes of k - 1, shared among the k); click one to open it.</p>\n",
 	"<div id=\"crumbs\"></div>\n",
 	"<div id=\"treemap\"></div>\n",
 	"<h2>Directories that overlap</h2>\n",
@@ -97,13 +98,24 @@ static const char *const page_script[] = {
 	"    count(dupFiles) + ' files; ' + size(waste) + ' would be freed keeping one file of each set. ' + D.command;\n",
 	"\n",
 	"  /* ---- the treemap: squarified rows in a 160 x 100 box, shown in percent ---- */\n",
+	"  /* each directory's waste: a set's k - 1 copies shared among its k files, rolled up */\n",
+	"  var waste = dirs.map(function () { return 0; }), at = {};\n",
+	"  dirs.forEach(function (d, i) { at[d[0]] = i; });\n",
+	"  D.sets.forEach(function (s) {\n",
+	"    var share = s[0] * (s[1].length - 1) / s[1].length;\n",
+	"    s[1].forEach(function (p) {\n",
+	"      var j = p.lastIndexOf('/'), d = j < 0 ? undefined : (p.slice(0, j) in at ? at[p.slice(0, j)] : at[p.slice(0, j + 1)]);\n",
+	"      if (d !== undefined) waste[d] += share;\n",
+	"    });\n",
+	"  });\n",
+	"  for (var w = dirs.length - 1; w >= 0; w--) if (dirs[w][1] >= 0) waste[dirs[w][1]] += waste[w];\n",
 	"  var cur = -1; /* -1: the arguments; one argument with copies: opened at once */\n",
-	"  var withCopies = tops.filter(function (i) { return dirs[i][5] > 0; });\n",
+	"  var withCopies = tops.filter(function (i) { return waste[i] > 0.5; });\n",
 	"  if (withCopies.length === 1) cur = withCopies[0];\n",
 	"  function items(d) {\n",
 	"    var ids = d < 0 ? tops : kids[d], out = [], sub = 0;\n",
-	"    ids.forEach(function (i) { sub += dirs[i][5]; if (dirs[i][5] > 0) out.push({ id: i, label: name(i), v: dirs[i][5] }); });\n",
-	"    if (d >= 0 && dirs[d][5] - sub > 0) out.push({ id: -1, label: '(files here)', v: dirs[d][5] - sub });\n",
+	"    ids.forEach(function (i) { sub += waste[i]; if (waste[i] > 0.5) out.push({ id: i, label: name(i), v: waste[i] }); });\n",
+	"    if (d >= 0 && waste[d] - sub > 0.5) out.push({ id: -1, label: '(files here)', v: waste[d] - sub });\n",
 	"    out.sort(function (a, b) { return b.v - a.v; });\n",
 	"    return out;\n",
 	"  }\n",
@@ -160,7 +172,7 @@ static const char *const page_script[] = {
 	"      c.style.width = (r.w / 1.6) + '%'; c.style.height = r.h + '%';\n",
 	"      c.style.background = 'hsl(' + (k * 47 % 360) + ', 45%, 42%)';\n",
 	"      c.appendChild(el('div', 'path', r.it.label));\n",
-	"      c.appendChild(el('div', null, size(r.it.v)));\n",
+	"      c.appendChild(el('div', null, size(Math.round(r.it.v))));\n",
 	"      if (r.it.id >= 0) {\n",
 	"        c.title = dirs[r.it.id][0];\n",
 	"        c.setAttribute('data-dir', String(r.it.id));\n",
@@ -214,7 +226,8 @@ static const char *const page_script[] = {
 	"\n",
 	"  /* ---- #selftest: the page drives itself and leaves what it saw in data-selftest ---- */\n",
 	"  if (location.hash.indexOf('#selftest') === 0) {\n",
-	"    var seen = { cells: document.querySelectorAll('#treemap .cell').length };\n",
+	"    var seen = { cells: document.querySelectorAll('#treemap .cell').length,\n",
+	"                 wasteTotal: Math.round(tops.reduce(function (t, i) { return t + waste[i]; }, 0)) };\n",
 	"    var first = document.querySelector('#treemap .cell[data-dir]');\n",
 	"    if (first) {\n",
 	"      var want = Number(first.getAttribute('data-dir'));\n",

@@ -69,13 +69,16 @@ fi
 # the page drove itself (#selftest=2019): treemap boxes, one opened by a
 # click, the sets sorted by size and filtered by "2019"
 python3 - <<'PY' && ok "the treemap draws, a click opens a directory, the sets sort and filter" || not_ok "self-test" "$(grep -o 'data-selftest="[^"]*"' dom.html)"
-import html, re, sys
+import html, json, os, re, subprocess, sys
+sets = json.loads(subprocess.run([os.environ["DUPSCAN"], "-rqj", "p", "bk"], capture_output=True).stdout)["matchSets"]
+waste = sum(s["fileSize"] * (len(s["fileList"]) - 1) for s in sets)
 m = re.search(r'data-selftest="([^"]*)"', open("dom.html", encoding="utf-8").read())
-seen = __import__("json").loads(html.unescape(m.group(1))) if m else {}
+seen = json.loads(html.unescape(m.group(1))) if m else {}
 # p and bk both hold copies: the top shows both; either opens to two boxes
 ok = (seen.get("cells") == 2 and seen.get("opened") in ("p", "bk") and seen.get("crumbs") == 2
       and seen.get("cellsInside", 0) >= 2 and seen.get("firstBySize") == len("second photo, taken in February, a longer one")
-      and seen.get("shownByFilter") == 3)  # the sets of a, b and c, under 2019/
+      and seen.get("shownByFilter") == 3  # the sets of a, b and c, under 2019/
+      and seen.get("wasteTotal") == waste)  # the treemap's boxes hold the sets' waste, each byte once
 sys.exit(0 if ok else 1)
 PY
 
