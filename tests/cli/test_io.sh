@@ -412,9 +412,11 @@ three_disks() {
 # marked rotational whose image lies where storage cannot be told (this
 # machine's disk), and tmpfs; copies across them are found as with --io=ssd
 disk_beside_memory() {
-  local L i
-  truncate -s 24M "$T/rot.img" && mkfs.ext4 -q -F "$T/rot.img" 2>/dev/null &&
-    L=$(losetup -f --show "$T/rot.img" 2>/dev/null) || { ok "# SKIP no loop device for a disk beside memory"; return; }
+  local L i img
+  # (the image on the disk, even when the test's tree is on tmpfs: storage
+  # follows a loop device to its image's filesystem, and tmpfs is memory)
+  img=$(mktemp "${TMPDIR:-/tmp}/dupscan-rot-XXXXXX.img") && truncate -s 24M "$img" && mkfs.ext4 -q -F "$img" 2>/dev/null &&
+    L=$(losetup -f --show "$img" 2>/dev/null) || { rm -f "$img"; ok "# SKIP no loop device for a disk beside memory"; return; }
   if echo 1 > "/sys/block/${L#/dev/}/queue/rotational" 2>/dev/null && mkdir -p rot mem && mount "$L" rot 2>/dev/null &&
      mount -t tmpfs -o size=16m none mem 2>/dev/null; then
     for i in 1 2 3 4; do
@@ -437,7 +439,7 @@ disk_beside_memory() {
   else
     ok "# SKIP a loop device cannot be marked rotational and mounted here"
   fi
-  umount mem 2>/dev/null; umount rot 2>/dev/null; losetup -d "$L"
+  umount mem 2>/dev/null; umount rot 2>/dev/null; losetup -d "$L"; rm -f "$img"
 }
 
 # two partitions of one disk are one stream: one thread reads both (two

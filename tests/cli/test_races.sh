@@ -4,6 +4,9 @@
 # saved by rename or rewritten in place with its mtime put back right after its
 # set is journaled, a duplicate rewritten the same way, one entry seen twice
 # through a bind mount, and two runs deleting in opposite orders at once.
+# on the disk: its windows were measured there (on tmpfs the writer never
+# caught --move-to between its journal line and its rename: "0 of 0")
+ON_DISK=1
 . "$(dirname "$0")/lib.sh"
 N=${RACE_SETS:-300}
 
