@@ -61,7 +61,7 @@ static uint32_t intern_list(struct intern *in, const uint64_t *v, uint32_t n)
 	size_t j = h & (in->tcap - 1);
 	for (; in->table[j]; j = (j + 1) & (in->tcap - 1)) {
 		uint32_t k = in->table[j] - 1;
-		if (in->hash[k] == h && in->len[k] == n && memcmp(in->lists + in->start[k], v, n * sizeof(*v)) == 0)
+		if (in->hash[k] == h && in->len[k] == n && (n == 0 || memcmp(in->lists + in->start[k], v, n * sizeof(*v)) == 0))
 			return k;
 	}
 	if (in->count == in->capk) {
@@ -79,7 +79,8 @@ static uint32_t intern_list(struct intern *in, const uint64_t *v, uint32_t n)
 	}
 	if (DS_GROW(in->lists, in->cap, in->used + n))
 		return DS_NONE;
-	memcpy(in->lists + in->used, v, n * sizeof(*v));
+	if (n) /* an empty directory's list is empty: lists may be NULL yet */
+		memcpy(in->lists + in->used, v, n * sizeof(*v));
 	uint32_t k = in->count++;
 	in->start[k] = (uint32_t)in->used;
 	in->len[k] = n;
