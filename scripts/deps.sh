@@ -9,7 +9,8 @@ ensure_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
     echo "installing: ${missing[*]}" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+    # a mirror caught mid-sync fails one list; what was fetched may be enough
+    DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
   else
     echo "missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
