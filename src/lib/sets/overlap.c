@@ -141,7 +141,8 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 	uint64_t c = sd->count[a];
 	for (size_t j = 0; j < sd->n; j++) {
 		uint32_t b = sd->list[j];
-		if (b == a || related(o, a, b))
+		/* b holding all the set's files holds a's too: inside it or a itself */
+		if (b == a || sd->count[b] == sd->k || related(o, a, b))
 			continue;
 		struct entry *e = make ? add(o, a, b) : find(o, a, b);
 		if (make && !e)
@@ -154,26 +155,33 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 	return 0;
 }
 
+/* A set by its file size, largest first (the size read once, not at each comparison). */
+struct by_size {
+	uint64_t size;
+	uint32_t set;
+};
+
 static int cmp_set_size(void *ctx, const void *pa, const void *pb)
 {
-	const dupscan_scan *s = ctx;
-	uint64_t a = dupscan_file_size(&s->sets[*(const uint32_t *)pa].files[0]);
-	uint64_t b = dupscan_file_size(&s->sets[*(const uint32_t *)pb].files[0]);
+	(void)ctx;
+	uint64_t a = ((const struct by_size *)pa)->size, b = ((const struct by_size *)pb)->size;
 	return a > b ? -1 : a < b;
 }
 
 static int make_pairs(struct ovl *o)
 {
 	size_t n = o->s->nsets;
-	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	struct by_size *order = malloc((n ? n : 1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)i;
-	int rc = ds_sort(order, n, sizeof(*order), cmp_set_size, o->s);
+	for (size_t i = 0; i < n; i++) {
+		const struct dupscan_set *set = &o->s->sets[i];
+		order[i] = (struct by_size){ set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0, (uint32_t)i };
+	}
+	int rc = ds_sort(order, n, sizeof(*order), cmp_set_size, NULL);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct ds_set_dirs *sd = &o->sd;
-		rc = ds_set_dirs_count(o->s, sd, order[i]);
+		rc = ds_set_dirs_count(o->s, sd, order[i].set);
 		for (size_t j = 0; rc == 0 && j < sd->n; j++) {
 			uint32_t a = sd->list[j];
 			if (!o->elig[a] || sd->count[a] >= sd->k)

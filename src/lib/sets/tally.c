@@ -45,9 +45,11 @@ static int count_files(dupscan_scan *s)
 	int rc = ds_each_unique(s, add_unique, s);
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++) {
 		const struct dupscan_set *set = &s->sets[i];
-		for (size_t k = 0; !set->dirs && k < set->count; k++)
-			if (local_file(s, &set->files[k]))
-				add_file(s->tally, ds_file_dir(&set->files[k]), dupscan_file_size(&set->files[k]), true);
+		for (size_t k = 0; !set->dirs && k < set->count; k++) {
+			const struct dupscan_file *f = &set->files[k];
+			if (local_file(s, f))
+				add_file(s->tally, ds_file_dir(f), ds_rec_size(s, f->rec), true);
+		}
 	}
 	return rc;
 }
@@ -142,7 +144,7 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 	uint32_t mark = ++sd->gen; /* a count of its own: the passes take the sets in other orders */
 	sd->n = 0;
 	sd->k = (uint32_t)set->count;
-	sd->size = set->count ? dupscan_file_size(&set->files[0]) : 0;
+	sd->size = set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
 	for (size_t m = 0; !set->dirs && m < set->count; m++) {
 		if (!local_file(s, &set->files[m]))
 			continue;
