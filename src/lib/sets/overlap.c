@@ -141,8 +141,13 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 	uint64_t c = sd->count[a];
 	for (size_t j = 0; j < sd->n; j++) {
 		uint32_t b = sd->list[j];
-		/* b holding all the set's files holds a's too: inside it or a itself */
-		if (b == a || sd->count[b] == sd->k || related(o, a, b))
+		/* b holding all the set's files holds a's too: inside it or a itself;
+		 * two directories of the list are one inside the other exactly when
+		 * they hold a file in common (each holds one; the inner one's are the
+		 * outer one's), which the masks tell for sets of 64 files or fewer */
+		if (b == a || sd->count[b] == sd->k)
+			continue;
+		if (sd->masked ? (sd->mask[a] & sd->mask[b]) != 0 : related(o, a, b))
 			continue;
 		struct entry *e = make ? add(o, a, b) : find(o, a, b);
 		if (make && !e)

@@ -124,7 +124,8 @@ int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs)
 	size_t n = ndirs ? ndirs : 1;
 	sd->stamp = calloc(n, sizeof(*sd->stamp));
 	sd->count = calloc(n, sizeof(*sd->count));
-	if (sd->stamp && sd->count)
+	sd->mask = calloc(n, sizeof(*sd->mask));
+	if (sd->stamp && sd->count && sd->mask)
 		return 0;
 	ds_set_dirs_free(sd);
 	return -ENOMEM;
@@ -134,6 +135,7 @@ void ds_set_dirs_free(struct ds_set_dirs *sd)
 {
 	free(sd->stamp);
 	free(sd->count);
+	free(sd->mask);
 	free(sd->list);
 	memset(sd, 0, sizeof(*sd));
 }
@@ -145,20 +147,26 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 	sd->n = 0;
 	sd->k = (uint32_t)set->count;
 	sd->size = set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
+	uint32_t here = 0;
 	for (size_t m = 0; !set->dirs && m < set->count; m++) {
 		if (!local_file(s, &set->files[m]))
 			continue;
+		uint64_t bit = here < 64 ? 1ull << here : 0;
+		here++;
 		for (uint32_t d = ds_file_dir(&set->files[m]); d != DS_NONE; d = s->tree.dirs[d].parent) {
 			if (sd->stamp[d] != mark) {
 				if (DS_GROW(sd->list, sd->cap, sd->n + 1))
 					return -ENOMEM;
 				sd->stamp[d] = mark;
 				sd->count[d] = 0;
+				sd->mask[d] = 0;
 				sd->list[sd->n++] = d;
 			}
 			sd->count[d]++;
+			sd->mask[d] |= bit;
 		}
 	}
+	sd->masked = here <= 64;
 	return 0;
 }
 

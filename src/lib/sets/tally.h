@@ -33,10 +33,12 @@ bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
 struct ds_set_dirs {
 	uint32_t *stamp, *count;     /* by directory: the count it was last in (gen), its files there */
 	uint32_t gen;                /* counts made: 1, 2, ... */
+	uint64_t *mask;              /* by directory: which of the set's first 64 files of this host it holds */
 	uint32_t *list;              /* the directories counted for the set */
 	size_t n, cap;
 	uint32_t k;
 	uint64_t size;
+	bool masked;                 /* the set has at most 64 files here: mask tells them all */
 };
 int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs);
 void ds_set_dirs_free(struct ds_set_dirs *sd);
