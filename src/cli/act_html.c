@@ -324,11 +324,7 @@ int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv
 	}
 	put_lines(page_head, out);
 	fputs("<script id=\"data\" type=\"application/json\">\n{\"command\": \"", out);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			fputc(' ', out);
-		json_chars_in(argv[i], out, true);
-	}
+	json_command_line(argc, argv, out, true);
 	fprintf(out, "\",\n\"percent\": %u,\n", percent);
 	if (data_dirs(scan, out) < 0) {
 		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(-ENOMEM));

@@ -78,17 +78,28 @@ void json_string(const char *str, FILE *out)
 	fputc('"', out);
 }
 
-void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
+void json_command_line(int argc, char **argv, FILE *out, bool in_html)
+{
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			fputc(' ', out);
+		json_chars_in(argv[i], out, in_html);
+	}
+}
+
+void json_head(int argc, char **argv, FILE *out)
 {
 	fprintf(out, "{\n  \"dupscanVersion\": ");
 	json_string(dupscan_version(), out);
 	fprintf(out, ",\n  \"commandLine\": \"");
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			fputc(' ', out);
-		json_chars(argv[i], out);
-	}
-	fprintf(out, "\",\n  \"extensionFlags\": \"\",\n  \"matchSets\": [\n");
+	json_command_line(argc, argv, out, false);
+	fputc('"', out);
+}
+
+void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
+{
+	json_head(argc, argv, out);
+	fprintf(out, ",\n  \"extensionFlags\": \"\",\n  \"matchSets\": [\n");
 	size_t n = dupscan_set_count(scan);
 	for (size_t i = 0; i < n; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);

@@ -244,15 +244,8 @@ int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **arg
 		return 1;
 	}
 	if (o->json) {
-		fprintf(out, "{\n  \"dupscanVersion\": ");
-		json_string(dupscan_version(), out);
-		fprintf(out, ",\n  \"commandLine\": \"");
-		for (int i = 0; i < argc; i++) {
-			if (i)
-				fputc(' ', out);
-			json_chars(argv[i], out);
-		}
-		fprintf(out, "\",\n");
+		json_head(argc, argv, out);
+		fprintf(out, ",\n");
 	}
 	if (o->overlap)
 		rc = print_overlaps(scan, o, out);

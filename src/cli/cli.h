@@ -98,6 +98,10 @@ int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 void json_chars(const char *str, FILE *out);
 /* with in_html, '<', '>' and '&' escaped too (JSON inside a page's script) */
 void json_chars_in(const char *str, FILE *out, bool in_html);
+/* The arguments, space-separated, as the characters of a JSON string. */
+void json_command_line(int argc, char **argv, FILE *out, bool in_html);
+/* A report's first lines: '{', "dupscanVersion" and "commandLine" (no comma after). */
+void json_head(int argc, char **argv, FILE *out);
 void json_string(const char *str, FILE *out);
 void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* actions: each @return the number of files it failed to act on */

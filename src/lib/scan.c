@@ -13,6 +13,7 @@
 #include "read/read.h"
 #include "match/result.h"
 #include "sets/sets.h"
+#include "sets/tally.h"
 #include "cache/cache_run.h"
 
 /* One per online CPU, at least DS_MIN_THREADS: reads from a cold cache wait
@@ -76,6 +77,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	if (!s)
 		return;
 	ds_free_results(s);
+	ds_tally_free(s); /* (made after a run only: a failed run's results have none) */
 	ds_index_free(&s->index);
 	ds_tree_free(&s->tree);
 	free(s->reading.devkinds);

@@ -6,7 +6,6 @@
 
 #include "internal.h"
 #include "sets/sets.h"
-#include "sets/tally.h"
 #include "cache/cache_run.h"
 
 static int cmp_set(void *ctx, const void *pa, const void *pb)
@@ -360,5 +359,4 @@ void ds_free_results(dupscan_scan *s)
 	s->uniques = NULL;
 	s->nsets = s->nuniques = 0;
 	ds_arena_free(&s->out);
-	ds_tally_free(s);
 }
