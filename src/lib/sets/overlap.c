@@ -49,7 +49,11 @@ static uint64_t key_of(uint32_t a, uint32_t b)
 
 static size_t slot_of(const struct ovl *o, uint64_t key)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (o->cap - 1);
+	/* both halves folded in before the low bits are taken: a multiply
+	 * alone leaves the low bits to b's, and the hundreds of directories
+	 * paired with one backup folder made one long probe run */
+	uint64_t h = (key ^ key >> 32) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h ^ h >> 32) & (o->cap - 1);
 }
 
 static struct entry *find(const struct ovl *o, uint32_t a, uint32_t b)
