@@ -31,7 +31,7 @@ urls=$(grep -oE '(src|href)=|https?://|url\(' report.html | sort -u | tr '\n' ' 
 # (a user of its own: root needs --no-sandbox, and no profile is kept)
 dump() {
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/profile" \
-    --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$T/report.html$1" 2>console.log
+    --enable-logging=stderr --v=0 --virtual-time-budget=5000 --dump-dom "file://$T/${2:-report.html}$1" 2>console.log
 }
 dom=$(dump '#selftest=2019') || { ok "# SKIP chromium does not run here: $(tail -n 3 console.log | tr '\n' ' ')"; done_testing; }
 printf '%s' "$dom" > dom.html
@@ -79,6 +79,36 @@ ok = (seen.get("cells") == 2 and seen.get("opened") in ("p", "bk") and seen.get(
       and seen.get("cellsInside", 0) >= 2 and seen.get("firstBySize") == len("second photo, taken in February, a longer one")
       and seen.get("shownByFilter") == 3  # the sets of a, b and c, under 2019/
       and seen.get("wasteTotal") == waste)  # the treemap's boxes hold the sets' waste, each byte once
+sys.exit(0 if ok else 1)
+PY
+
+# a larger report: 450 sets in 90 folders under one argument. The sets come
+# 200 rows at a time ("Show more" adds 200), the filter counts every match
+# and shows its first page; the treemap shows 59 folders and one box for the
+# 31 smallest
+python3 - <<'PY'
+import os
+for d in range(90):
+    os.makedirs(f"w/d{d:02d}")
+    for i in range(5):
+        data = f"set {d}-{i} ".encode() * (1 + d)
+        for name in (f"f{i}", f"f{i}.copy"):
+            with open(f"w/d{d:02d}/{name}", "wb") as f:
+                f.write(data)
+PY
+"$DUPSCAN" -rq --format=html w > big.html
+dump '#selftest=d07/' big.html > bigdom.html
+python3 - <<'PY' && ok "450 sets: 200 rows, 200 more on a click, the filter's 5, and 60 boxes of 90 folders" || not_ok "450 sets" "$(grep -o 'data-selftest="[^"]*"' bigdom.html)" "$(grep -o 'data-errors="[^"]*"' bigdom.html)"
+import html, json, re, sys
+dom = open("bigdom.html", encoding="utf-8").read()
+m = re.search(r'data-selftest="([^"]*)"', dom)
+seen = json.loads(html.unescape(m.group(1))) if m else {}
+labels = seen.get("boxLabels", [])
+ok = ("data-errors=" not in dom and seen.get("setRows") == 200 and seen.get("setRowsMore") == 400
+      and seen.get("setsShown") == "The first 400 of 450 sets."
+      and seen.get("shownByFilter") == 5 and seen.get("setRowsFiltered") == 5 and seen.get("setRowsCleared") == 200
+      and seen.get("cells") == 60 and labels.count("(31 more)") == 1 and "d89" in labels and "d00" not in labels
+      and dom.count("<tr") == 200 + 1 + 1)  # the first page again, and the two tables' header rows
 sys.exit(0 if ok else 1)
 PY
 
