@@ -70,6 +70,27 @@ done
 pairs=$("$DUPSCAN" -rqH --overlap --format=json t | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["overlaps"]))')
 [ "$pairs" -ge 3 ] && ok "the tree has $pairs pairs at 50%" || not_ok "pairs at 50%: $pairs"
 
+# a backup wrapped in folders holding nothing else (backup/home/user/Photos):
+# one row, named by the deepest of them, not one a level
+mkdir -p c/Photos c/backup/home/user/Photos
+printf 'aaaaaaaaaaaa' > c/Photos/a
+printf 'bbbbbbbbbbbbbbbbbb' > c/Photos/b
+printf 'unique' > c/Photos/u
+cp c/Photos/a c/Photos/b c/backup/home/user/Photos/
+expect "--overlap: folders that only wrap a copy are not pairs of their own" 0 "c/Photos/: 83% (2 of 3 files, 30 bytes) also in c/backup/home/user/Photos/
+c/backup/home/user/Photos/: 100% (2 of 2 files, 30 bytes) also in c/Photos/" "$DUPSCAN" -rq --overlap c
+# both sides wrapped: still one row (each side's parent is looked for past
+# the folders that only wrap it, where the other side is no longer apart)
+mkdir -p w2/x/home/user/P w2/y/home/user/P
+cp c/Photos/a c/Photos/b w2/x/home/user/P/
+cp c/Photos/a c/Photos/b w2/y/home/user/P/
+expect "--overlap: two wrapped copies, one row" 0 "w2/x/home/user/P/: 100% (2 of 2 files, 30 bytes) also in w2/y/home/user/P/
+w2/y/home/user/P/: 100% (2 of 2 files, 30 bytes) also in w2/x/home/user/P/" "$DUPSCAN" -rq --overlap w2
+want=$(python3 "$ORACLE" c 50 -H)
+got=$("$DUPSCAN" -rqH --overlap --summary=dirs --format=json c | rows)
+[ -n "$got" ] && [ "$got" = "$want" ] && ok "the wrapped backup: the oracle's rows" ||
+  not_ok "the wrapped backup against the oracle" "$(diff <(echo "$want") <(echo "$got") | head -n 20)"
+
 # many pairs: 200 folders and a backup of each (a file missing from every
 # third, every seventh rewritten), more pairs than the pair table's first
 # size holds: it grows and rehashes, and every pair against the one backup

@@ -70,12 +70,18 @@ def main():
             if mine:
                 shared[a, b] = (len(mine), sum(f[2] for f in mine))
     sel = {k for k, v in shared.items() if share_at_least(v[1], tally[k[0]][1], pct) and tally[k[0]][1] > 0}
+    # a directory whose files all lie under one of its subdirectories
+    wrapper = {p for d, p in dirs.items() if p is not None and 0 < tally[d][0] == tally[p][0]}
     hidden = set()
     for a, b in sel:
+        if a in wrapper or b in wrapper:
+            hidden.add((a, b))  # the subdirectory it wraps is named
         pb = dirs[b]
         if pb is not None and (a, pb) in sel and shared[a, pb][1] == shared[a, b][1]:
             hidden.add((a, pb))  # a subdirectory of pb holds as much of a
         pa = dirs[a]
+        while pa is not None and pa in wrapper:
+            pa = dirs[pa]  # past the folders that only wrap a
         for y in (b, pb):
             if pa is not None and y is not None and (pa, y) in sel and \
                     shared[pa, y][1] * tally[a][1] >= shared[a, b][1] * tally[pa][1]:

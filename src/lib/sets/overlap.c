@@ -40,6 +40,7 @@ struct ovl {
 	size_t cap, n;               /* cap a power of two, n at most half of it */
 	uint64_t *left;              /* by directory: bytes with a copy outside, still to come */
 	uint8_t *elig, *recount;     /* by directory */
+	uint8_t *wrapper;            /* by directory: all its files in one subdirectory */
 };
 
 static uint64_t key_of(uint32_t a, uint32_t b)
@@ -265,18 +266,38 @@ static int cmp_product(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return p[0][1] < p[1][1] ? -1 : p[0][1] > p[1][1];
 }
 
-/* Leave out a pair whose A's parent has as large a share of itself in B or
- * B's parent, and a pair whose B has a subdirectory holding as much of A. */
+/* Mark each directory whose files all lie in one of its subdirectories
+ * (home/ holding only user/Photos/): it holds what that one holds, and the
+ * deepest such folder is the one named. */
+static void mark_wrappers(struct ovl *o)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	for (uint32_t d = 0; d < o->t->ndirs; d++) {
+		uint32_t p = dirs[d].parent;
+		if (p != DS_NONE && o->t->files[d] > 0 && o->t->files[d] == o->t->files[p])
+			o->wrapper[p] = 1;
+	}
+}
+
+/* Leave out a pair with a side that only wraps a subdirectory; a pair whose
+ * A's parent (past the folders wrapping A) has as large a share of itself in
+ * B or B's parent; and a pair whose B has a subdirectory holding as much of
+ * A. */
 static void hide_nested(struct ovl *o)
 {
 	const struct ds_dir *dirs = o->s->tree.dirs;
 	const uint64_t *bytes = o->t->bytes;
+	mark_wrappers(o);
 	for (size_t i = 0; i < o->cap; i++) {
 		struct entry *e = &o->e[i];
 		if (!(e->flags & E_SEL))
 			continue;
 		uint32_t a = (uint32_t)(e->key >> 32) - 1, b = (uint32_t)e->key;
+		if (o->wrapper[a] || o->wrapper[b])
+			e->flags |= E_HIDE;
 		uint32_t pa = dirs[a].parent, pb = dirs[b].parent;
+		while (pa != DS_NONE && o->wrapper[pa])
+			pa = dirs[pa].parent;
 		struct entry *up = pb != DS_NONE ? find(o, a, pb) : NULL;
 		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
 			up->flags |= E_HIDE;
@@ -371,7 +392,8 @@ int ds_overlaps(dupscan_scan *s, unsigned percent)
 	o.left = calloc(nd, sizeof(*o.left));
 	o.elig = calloc(nd, 1);
 	o.recount = calloc(nd, 1);
-	if (rc == 0 && (!o.e || !o.left || !o.elig || !o.recount))
+	o.wrapper = calloc(nd, 1);
+	if (rc == 0 && (!o.e || !o.left || !o.elig || !o.recount || !o.wrapper))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = count_outside(&o);
@@ -388,6 +410,7 @@ int ds_overlaps(dupscan_scan *s, unsigned percent)
 	free(o.left);
 	free(o.elig);
 	free(o.recount);
+	free(o.wrapper);
 	return rc;
 }
 
