@@ -78,6 +78,7 @@ seen = json.loads(html.unescape(m.group(1))) if m else {}
 ok = (seen.get("cells") == 2 and seen.get("opened") in ("p", "bk") and seen.get("crumbs") == 2
       and seen.get("cellsInside", 0) >= 2 and seen.get("firstBySize") == len("second photo, taken in February, a longer one")
       and seen.get("shownByFilter") == 3  # the sets of a, b and c, under 2019/
+      and seen.get("setsShown") == "5 sets." and seen.get("setRows") == 5
       and seen.get("wasteTotal") == waste)  # the treemap's boxes hold the sets' waste, each byte once
 sys.exit(0 if ok else 1)
 PY
@@ -107,6 +108,7 @@ labels = seen.get("boxLabels", [])
 ok = ("data-errors=" not in dom and seen.get("setRows") == 200 and seen.get("setRowsMore") == 400
       and seen.get("setsShown") == "The first 400 of 450 sets."
       and seen.get("shownByFilter") == 5 and seen.get("setRowsFiltered") == 5 and seen.get("setRowsCleared") == 200
+      and seen.get("setsShownFiltered") == "5 sets with a path containing \u201cd07/\u201d (of 450)."
       and seen.get("cells") == 60 and labels.count("(31 more)") == 1 and "d89" in labels and "d00" not in labels
       and dom.count("<tr") == 200 + 1 + 1)  # the first page again, and the two tables' header rows
 sys.exit(0 if ok else 1)
