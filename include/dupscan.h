@@ -99,9 +99,12 @@ enum dupscan_error {
 	DUPSCAN_E_CHANGED_CTIME = -1019,   /* its inode's change time only: rewritten with its mtime
 	                                    * put back, or its owner, mode or links changed */
 	DUPSCAN_E_CHANGED_WRITTEN = -1020, /* written to while the action ran (inotify saw it) */
-	DUPSCAN_E_UNTOLD = -1021    /* the two files have one inode number where the filesystem
+	DUPSCAN_E_UNTOLD = -1021,   /* the two files have one inode number where the filesystem
 	                             * does not keep numbers (see dupscan_same_file()): they may be
 	                             * one file, so it is not removed or moved (since 0.9) */
+	DUPSCAN_E_TOO_MANY = -1022  /* more pairs of directories to weigh than the scan has files
+	                             * (many directories holding copies of the same files:
+	                             * dupscan_find_overlaps()) (since 0.10) */
 };
 
 /* Flags for the action functions. */
@@ -513,8 +516,11 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * pair comes once, its first side the one with more bytes in the other; the
  * pairs are ordered by those bytes, largest first, then by path. Tallies the
  * directories first (dupscan_tally_dirs()); a second call replaces the
- * pairs. @return 0, -EINVAL (percent out of range), -ENOMEM, or as
- * dupscan_tally_dirs(). Since 0.10. */
+ * pairs. The pairs weighed are kept in a table of at most one entry a file
+ * listed (or 1,048,576): past it (thousands of directories holding copies of
+ * one file, or many snapshots of one tree) it stops with DUPSCAN_E_TOO_MANY
+ * and no pair. @return 0, -EINVAL (percent out of range), -ENOMEM,
+ * DUPSCAN_E_TOO_MANY, or as dupscan_tally_dirs(). Since 0.10. */
 DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *scan, unsigned percent);
 /* @return the pairs found (0 before dupscan_find_overlaps()). Since 0.10. */
 DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *scan);

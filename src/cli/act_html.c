@@ -377,7 +377,7 @@ int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv
 	unsigned percent = o->overlap ? o->overlap : 50;
 	int rc = dupscan_find_overlaps(scan, percent);
 	if (rc < 0) {
-		fprintf(stderr, "dupscan: --format=html: %s\n", dupscan_strerror(rc));
+		where_error("--format=html", rc);
 		return 1;
 	}
 	put_lines(page_head, out);

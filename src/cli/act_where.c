@@ -236,11 +236,18 @@ static int print_dirs(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 	return 0;
 }
 
+void where_error(const char *what, int rc)
+{
+	fprintf(stderr, "dupscan: %s: %s\n", what, dupscan_strerror(rc));
+	if (rc == DUPSCAN_E_TOO_MANY)
+		fprintf(stderr, "dupscan: --dirs lists the directories equal in content as sets\n");
+}
+
 int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
 {
 	int rc = o->overlap ? dupscan_find_overlaps(scan, o->overlap) : dupscan_tally_dirs(scan);
 	if (rc < 0) {
-		fprintf(stderr, "dupscan: %s: %s\n", o->overlap ? "--overlap" : "--summary=dirs", dupscan_strerror(rc));
+		where_error(o->overlap ? "--overlap" : "--summary=dirs", rc);
 		return 1;
 	}
 	if (o->json) {

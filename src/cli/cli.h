@@ -133,6 +133,8 @@ void act_prune(struct act_ctx *a, const dupscan_file *gone);
 /* act_where.c: --overlap and --summary=dirs (text, json, csv); the scan's
  * directories tallied first. @return 0, or 1 after saying why on stderr. */
 int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
+/* The views' failure on standard error, with what to try instead. */
+void where_error(const char *what, int rc);
 /* A directory's path as shown, ending in '/' (malloc'ed; NULL on ENOMEM). */
 char *where_dir_path(const dupscan_scan *scan, size_t dir);
 /* The largest whole percentage of whole that part reaches (100 when whole is 0). */

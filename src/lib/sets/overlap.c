@@ -38,6 +38,8 @@ struct ovl {
 	struct ds_set_dirs sd;
 	struct entry *e;
 	size_t cap, n;               /* cap a power of two, n at most half of it */
+	size_t limit;                /* entries at most (ds_overlaps_limit()) */
+	bool full;                   /* an entry past the limit was asked for */
 	uint64_t *left;              /* by directory: bytes with a copy outside, still to come */
 	uint8_t *elig, *recount;     /* by directory */
 	uint8_t *wrapper;            /* by directory: all its files in one subdirectory */
@@ -89,12 +91,17 @@ static int grow(struct ovl *o)
 	return 0;
 }
 
-/* The entry of (a, b), made when new; NULL on ENOMEM. */
+/* The entry of (a, b), made when new; NULL on ENOMEM or past the limit
+ * (o->full). */
 static struct entry *add(struct ovl *o, uint32_t a, uint32_t b)
 {
 	struct entry *f = find(o, a, b);
 	if (f)
 		return f;
+	if (o->n >= o->limit) {
+		o->full = true;
+		return NULL;
+	}
 	if (2 * (o->n + 1) > o->cap && grow(o) < 0)
 		return NULL;
 	uint64_t key = key_of(a, b);
@@ -156,7 +163,7 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 			continue;
 		struct entry *e = make ? add(o, a, b) : find(o, a, b);
 		if (make && !e)
-			return -ENOMEM;
+			return o->full ? DUPSCAN_E_TOO_MANY : -ENOMEM;
 		if (e && (!fresh || (e->flags & E_FRESH))) {
 			e->bytes += sd->size * c;
 			e->files += c;
@@ -229,7 +236,7 @@ static int select_pairs(struct ovl *o)
 		struct entry *r = add(o, b, a);
 		if (!r) {
 			free(sel);
-			return -ENOMEM;
+			return o->full ? DUPSCAN_E_TOO_MANY : -ENOMEM;
 		}
 		r->flags |= E_FRESH;
 		o->recount[b] = 1;
@@ -383,9 +390,20 @@ static int keep_rows(struct ovl *o)
 	return 0;
 }
 
-int ds_overlaps(dupscan_scan *s, unsigned percent)
+size_t ds_overlaps_limit(const dupscan_scan *s)
 {
-	struct ovl o = { .s = s, .t = s->tally, .pct = percent, .cap = 1024 };
+	/* a pair table about as large as the scan's own tables at most: its
+	 * entries can grow as the square of the directories holding one file */
+	uint64_t files = 0;
+	for (uint32_t d = 0; d < s->tally->ndirs; d++)
+		if (s->tree.dirs[d].parent == DS_NONE)
+			files += s->tally->files[d];
+	return files > DS_OVERLAPS_FLOOR ? (size_t)files : DS_OVERLAPS_FLOOR;
+}
+
+int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
+{
+	struct ovl o = { .s = s, .t = s->tally, .pct = percent, .cap = 1024, .limit = limit };
 	size_t nd = s->tree.ndirs ? s->tree.ndirs : 1;
 	int rc = ds_set_dirs_init(&o.sd, s->tree.ndirs);
 	o.e = calloc(o.cap, sizeof(*o.e));
@@ -404,6 +422,10 @@ int ds_overlaps(dupscan_scan *s, unsigned percent)
 	if (rc == 0) {
 		hide_nested(&o);
 		rc = keep_rows(&o);
+	} else { /* no pair rather than the last call's */
+		free(s->tally->pairs);
+		s->tally->pairs = NULL;
+		s->tally->npairs = 0;
 	}
 	ds_set_dirs_free(&o.sd);
 	free(o.e);
@@ -421,7 +443,7 @@ DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
 	if (!s || percent < 1 || percent > 100)
 		return -EINVAL;
 	int rc = ds_tally(s);
-	return rc ? rc : ds_overlaps(s, percent);
+	return rc ? rc : ds_overlaps(s, percent, ds_overlaps_limit(s));
 }
 
 DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *s)

@@ -45,8 +45,13 @@ void ds_set_dirs_free(struct ds_set_dirs *sd);
 /* Count set number i's files into sd. @return 0 or -ENOMEM. */
 int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i);
 
-/* overlap.c: the pairs at percent into s->tally (ds_tally() first). @return
- * 0 or -ENOMEM. */
-int ds_overlaps(dupscan_scan *s, unsigned percent);
+/* overlap.c: the pairs at percent into s->tally (ds_tally() first), with
+ * at most limit entries of pairs weighed. @return 0, -ENOMEM or
+ * DUPSCAN_E_TOO_MANY (and no pair). */
+int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit);
+/* The limit dupscan_find_overlaps() gives: one entry a file listed, at
+ * least DS_OVERLAPS_FLOOR. */
+enum { DS_OVERLAPS_FLOOR = 1 << 18 };
+size_t ds_overlaps_limit(const dupscan_scan *s);
 
 #endif /* DUPSCAN_SETS_TALLY_H */
