@@ -174,27 +174,27 @@ files=$(printf '%s' "$out" | python3 -c 'import json, sys; print(len(json.load(s
 expect "with -H they are copies of each other: A and B overlap whole" 0 "h/A/: 100% (1 of 1 files, 6 bytes) also in h/B/
 h/B/: 54% (1 of 2 files, 6 bytes) also in h/A/" "$DUPSCAN" -rqH --overlap h
 
-# 800 folders holding one file alike: 319,600 pairs, all at 100%. The pairs
+# 1,500 folders holding one file alike: 1,124,250 pairs, all at 100%. The pairs
 # to weigh would grow as the square of the folders (3,000 of them took 1.7
-# GB and 18 s): past one entry a file listed (at least 262,144) the views stop,
+# GB and 18 s): past one entry a file listed (at least 1,048,576) the views stop,
 # status 1, and say why and what lists such folders
 python3 - <<'PY'
 import os
-for i in range(800):
-    os.makedirs(f"alike/d{i:03d}")
-    with open(f"alike/d{i:03d}/desktop.ini", "w") as f:
+for i in range(1500):
+    os.makedirs(f"alike/d{i:04d}")
+    with open(f"alike/d{i:04d}/desktop.ini", "w") as f:
         f.write("[.ShellClassInfo]\nIconResource=x\n")
 PY
 for view in "--overlap" "--overlap --format=json" "--format=html"; do
   run "$DUPSCAN" -rq $view alike
   [ "$rc" = 1 ] && [ -z "$out" ] && printf '%s' "$err" | grep -q "^dupscan: ${view%% *}: More pairs of directories to weigh than files" &&
     printf '%s' "$err" | grep -q -- "--dirs lists the directories equal in content as sets" &&
-    ok "$view: 800 folders alike: stops (status 1), says why, nothing on standard output" || not_ok "$view on 800 folders alike" "$rc" "$err" "$(printf '%s' "$out" | head -c 300)"
+    ok "$view: 1,500 folders alike: stops (status 1), says why, nothing on standard output" || not_ok "$view on 1,500 folders alike" "$rc" "$err" "$(printf '%s' "$out" | head -c 300)"
 done
 run "$DUPSCAN" -rq --dirs alike
-[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 800 ] && ok "--dirs: the 800 folders, one set" || not_ok "--dirs alike" "$rc" "$(printf '%s' "$out" | head -n 3)"
+[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1500 ] && ok "--dirs: the 1,500 folders, one set" || not_ok "--dirs alike" "$rc" "$(printf '%s' "$out" | head -n 3)"
 run "$DUPSCAN" -rq --summary=dirs alike
-[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 801 ] && ok "--summary=dirs on them: weighs no pair, lists the 801 folders" || not_ok "--summary=dirs alike" "$rc" "$err"
+[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1501 ] && ok "--summary=dirs on them: weighs no pair, lists the 1,501 folders" || not_ok "--summary=dirs alike" "$rc" "$err"
 
 # refusals (status 2, the option named)
 for bad in "-d" "-m" "-u" "--dirs" "-e" "-TT"; do

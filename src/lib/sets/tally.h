@@ -51,7 +51,7 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i);
 int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit);
 /* The limit dupscan_find_overlaps() gives: one entry a file listed, at
  * least DS_OVERLAPS_FLOOR. */
-enum { DS_OVERLAPS_FLOOR = 1 << 18 };
+enum { DS_OVERLAPS_FLOOR = 1 << 20 };
 size_t ds_overlaps_limit(const dupscan_scan *s);
 
 #endif /* DUPSCAN_SETS_TALLY_H */
