@@ -196,6 +196,27 @@ run "$DUPSCAN" -rq --dirs alike
 run "$DUPSCAN" -rq --summary=dirs alike
 [ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 1501 ] && ok "--summary=dirs on them: weighs no pair, lists the 1,501 folders" || not_ok "--summary=dirs alike" "$rc" "$err"
 
+# a copy on another host (HOST:PATH through a fake remote shell that runs
+# the server here): a copy for --summary=dirs, no directory of its own, no
+# pair (L/Photos' b has its only copy there)
+cat > rsh <<'SH'
+#!/bin/sh
+shift
+exec sh -c "$*"
+SH
+chmod +x rsh
+mkdir -p L/Photos L/Old R/Backup
+body() { python3 -c "import sys; sys.stdout.write((sys.argv[1] * int(sys.argv[2]))[:int(sys.argv[2])])" "$1" "$2"; }
+body "a-" 1000 > L/Photos/a; body "b-" 2000 > L/Photos/b; body "u-" 500 > L/Photos/u
+cp L/Photos/a L/Old/a; cp L/Photos/b R/Backup/b
+expect "--overlap --summary=dirs with a copy on another host: counted, not listed" 0 "L/Old/: 100% (1 of 1 files, 1.0 KB) also in L/Photos/
+L/Photos/: 28% (1 of 3 files, 1.0 KB) also in L/Old/
+
+
+    4.0 KB  88%  3 of 4 files  L/
+    3.0 KB  85%  2 of 3 files  L/Photos/
+    1.0 KB 100%  1 of 1 files  L/Old/" "$DUPSCAN" -rq --rsh="$T/rsh" --remote-dupscan="$DUPSCAN" --overlap --summary=dirs L localhost:R
+
 # refusals (status 2, the option named)
 for bad in "-d" "-m" "-u" "--dirs" "-e" "-TT"; do
   run "$DUPSCAN" -rq --overlap $bad t
