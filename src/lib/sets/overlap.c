@@ -14,8 +14,10 @@
  * can hold at most what was still to come, less than the share: no pair is
  * lost, and every pair's count is whole (nothing was left out before it was
  * made). A directory whose files with a copy outside it fall short of the
- * share makes no pair at all. The other side of a pair found is counted
- * again over every set when it was not made on its own. */
+ * share makes no pair at all, and no pair is made with a directory B whose
+ * bytes outside it with a copy in it fall short of A's share (A's files
+ * with a copy in B are among them). The other side of a pair shown is
+ * counted again over every set when it was not made on its own. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ struct ovl {
 	size_t limit;                /* entries at most (ds_overlaps_limit()) */
 	bool full;                   /* an entry past the limit was asked for */
 	uint64_t *left;              /* by directory: bytes with a copy outside, still to come */
+	uint64_t *cover;             /* by directory: bytes outside it with a copy in it */
 	uint8_t *elig, *recount;     /* by directory */
 	uint8_t *wrapper;            /* by directory: all its files in one subdirectory */
 };
@@ -127,7 +130,8 @@ static bool related(const struct ovl *o, uint32_t a, uint32_t b)
 	return a == b;
 }
 
-/* The bytes of each directory's files that have a copy outside it. */
+/* The bytes of each directory's files that have a copy outside it, and the
+ * bytes outside it that have a copy in it. */
 static int count_outside(struct ovl *o)
 {
 	struct ds_set_dirs *sd = &o->sd;
@@ -136,8 +140,10 @@ static int count_outside(struct ovl *o)
 			return -ENOMEM;
 		for (size_t j = 0; j < sd->n; j++) {
 			uint32_t d = sd->list[j];
-			if (sd->count[d] < sd->k)
+			if (sd->count[d] < sd->k) {
 				o->left[d] += sd->size * sd->count[d];
+				o->cover[d] += sd->size * (sd->k - sd->count[d]);
+			}
 		}
 	}
 	for (uint32_t d = 0; d < o->t->ndirs; d++)
@@ -151,13 +157,17 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 {
 	const struct ds_set_dirs *sd = &o->sd;
 	uint64_t c = sd->count[a];
+	/* a's files with a copy in b lie outside b: at most b's cover. A b
+	 * covering less than a's share cannot pair with it (an entry fresh for
+	 * the other side of a pair found is counted whole) */
+	uint64_t need = fresh ? 0 : ds_share_need(o->t->bytes[a], o->pct);
 	for (size_t j = 0; j < sd->n; j++) {
 		uint32_t b = sd->list[j];
 		/* b holding all the set's files holds a's too: inside it or a itself;
 		 * two directories of the list are one inside the other exactly when
 		 * they hold a file in common (each holds one; the inner one's are the
 		 * outer one's), which the masks tell for sets of 64 files or fewer */
-		if (b == a || sd->count[b] == sd->k)
+		if (b == a || sd->count[b] == sd->k || o->cover[b] < need)
 			continue;
 		if (sd->masked ? (sd->mask[a] & sd->mask[b]) != 0 : related(o, a, b))
 			continue;
@@ -209,51 +219,6 @@ static int make_pairs(struct ovl *o)
 	}
 	free(order);
 	return rc;
-}
-
-/* Mark the pairs at the share; give each the entry of its other side,
- * counted over every set when it is new. */
-static int select_pairs(struct ovl *o)
-{
-	uint64_t *sel = NULL;
-	size_t nsel = 0, cap = 0;
-	for (size_t i = 0; i < o->cap; i++) {
-		struct entry *e = &o->e[i];
-		if (!e->key || !ds_share_at_least(e->bytes, o->t->bytes[(e->key >> 32) - 1], o->pct))
-			continue;
-		e->flags |= E_SEL;
-		if (DS_GROW(sel, cap, nsel + 1)) {
-			free(sel);
-			return -ENOMEM;
-		}
-		sel[nsel++] = e->key;
-	}
-	bool any = false;
-	for (size_t i = 0; i < nsel; i++) {
-		uint32_t a = (uint32_t)(sel[i] >> 32) - 1, b = (uint32_t)sel[i];
-		if (find(o, b, a))
-			continue;
-		struct entry *r = add(o, b, a);
-		if (!r) {
-			free(sel);
-			return o->full ? DUPSCAN_E_TOO_MANY : -ENOMEM;
-		}
-		r->flags |= E_FRESH;
-		o->recount[b] = 1;
-		any = true;
-	}
-	free(sel);
-	struct ds_set_dirs *sd = &o->sd;
-	for (size_t i = 0; any && i < o->s->nsets; i++) {
-		if (ds_set_dirs_count(o->s, sd, i) < 0)
-			return -ENOMEM;
-		for (size_t j = 0; j < sd->n; j++) {
-			uint32_t d = sd->list[j];
-			if (o->recount[d] && sd->count[d] < sd->k)
-				add_set(o, d, false, true);
-		}
-	}
-	return 0;
 }
 
 /* a * b compared with c * d, in full (no 128-bit type on every target). */
@@ -315,6 +280,57 @@ static void hide_nested(struct ovl *o)
 				e->flags |= E_HIDE;
 		}
 	}
+}
+
+/* Mark the pairs at the share and those left out; give each pair shown the
+ * entry of its other side, counted over every set when it is new (only for
+ * those shown: in snapshots of one tree most pairs at the share are a folder
+ * against the parents of its copies, left out). */
+static int select_pairs(struct ovl *o)
+{
+	for (size_t i = 0; i < o->cap; i++) {
+		struct entry *e = &o->e[i];
+		if (e->key && ds_share_at_least(e->bytes, o->t->bytes[(e->key >> 32) - 1], o->pct))
+			e->flags |= E_SEL;
+	}
+	hide_nested(o);
+	uint64_t *sel = NULL;
+	size_t nsel = 0, cap = 0;
+	for (size_t i = 0; i < o->cap; i++) {
+		if ((o->e[i].flags & (E_SEL | E_HIDE)) != E_SEL)
+			continue;
+		if (DS_GROW(sel, cap, nsel + 1)) {
+			free(sel);
+			return -ENOMEM;
+		}
+		sel[nsel++] = o->e[i].key;
+	}
+	bool any = false;
+	for (size_t i = 0; i < nsel; i++) {
+		uint32_t a = (uint32_t)(sel[i] >> 32) - 1, b = (uint32_t)sel[i];
+		if (find(o, b, a))
+			continue;
+		struct entry *r = add(o, b, a);
+		if (!r) {
+			free(sel);
+			return o->full ? DUPSCAN_E_TOO_MANY : -ENOMEM;
+		}
+		r->flags |= E_FRESH;
+		o->recount[b] = 1;
+		any = true;
+	}
+	free(sel);
+	struct ds_set_dirs *sd = &o->sd;
+	for (size_t i = 0; any && i < o->s->nsets; i++) {
+		if (ds_set_dirs_count(o->s, sd, i) < 0)
+			return -ENOMEM;
+		for (size_t j = 0; j < sd->n; j++) {
+			uint32_t d = sd->list[j];
+			if (o->recount[d] && sd->count[d] < sd->k)
+				add_set(o, d, false, true);
+		}
+	}
+	return 0;
 }
 
 struct row {
@@ -408,10 +424,11 @@ int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
 	int rc = ds_set_dirs_init(&o.sd, s->tree.ndirs);
 	o.e = calloc(o.cap, sizeof(*o.e));
 	o.left = calloc(nd, sizeof(*o.left));
+	o.cover = calloc(nd, sizeof(*o.cover));
 	o.elig = calloc(nd, 1);
 	o.recount = calloc(nd, 1);
 	o.wrapper = calloc(nd, 1);
-	if (rc == 0 && (!o.e || !o.left || !o.elig || !o.recount || !o.wrapper))
+	if (rc == 0 && (!o.e || !o.left || !o.cover || !o.elig || !o.recount || !o.wrapper))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = count_outside(&o);
@@ -419,10 +436,9 @@ int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
 		rc = make_pairs(&o);
 	if (rc == 0)
 		rc = select_pairs(&o);
-	if (rc == 0) {
-		hide_nested(&o);
+	if (rc == 0)
 		rc = keep_rows(&o);
-	} else { /* no pair rather than the last call's */
+	else { /* no pair rather than the last call's */
 		free(s->tally->pairs);
 		s->tally->pairs = NULL;
 		s->tally->npairs = 0;
@@ -430,6 +446,7 @@ int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
 	ds_set_dirs_free(&o.sd);
 	free(o.e);
 	free(o.left);
+	free(o.cover);
 	free(o.elig);
 	free(o.recount);
 	free(o.wrapper);

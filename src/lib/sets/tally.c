@@ -10,11 +10,15 @@
 #include "sets/sets.h"
 #include "sets/tally.h"
 
+uint64_t ds_share_need(uint64_t whole, unsigned percent)
+{
+	/* ceil(whole * percent / 100), whole split so nothing overflows */
+	return whole / 100 * percent + (whole % 100 * percent + 99) / 100;
+}
+
 bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent)
 {
-	/* part >= ceil(whole * percent / 100), whole split so nothing overflows */
-	uint64_t need = whole / 100 * percent + (whole % 100 * percent + 99) / 100;
-	return part >= need;
+	return part >= ds_share_need(whole, percent);
 }
 
 static void add_file(struct ds_tally *t, uint32_t dir, uint64_t size, bool dup)

@@ -24,8 +24,10 @@ struct ds_tally {
  * DUPSCAN_E_STATE or DUPSCAN_E_OPTION (dupscan_tally_dirs()). */
 int ds_tally(dupscan_scan *s);
 void ds_tally_free(dupscan_scan *s);
-/* part is at least percent of whole, exactly (no overflow). */
+/* part is at least percent of whole, exactly (no overflow); the least such
+ * part. */
 bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
+uint64_t ds_share_need(uint64_t whole, unsigned percent);
 
 /* The members of one set as the directories see them (tally.c): every
  * directory holding one of its files at any depth, with how many; k the set's
