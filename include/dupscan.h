@@ -518,7 +518,7 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * directories first (dupscan_tally_dirs()); a second call replaces the
  * pairs. The pairs weighed are kept in a table of at most one entry a file
  * listed (or 1,048,576): past it (thousands of directories holding copies of
- * one file, or tens of snapshots of a large tree) it stops with DUPSCAN_E_TOO_MANY
+ * one file, or a tree kept in tens of snapshots) it stops with DUPSCAN_E_TOO_MANY
  * and no pair. @return 0, -EINVAL (percent out of range), -ENOMEM,
  * DUPSCAN_E_TOO_MANY, or as dupscan_tally_dirs(). Since 0.10. */
 DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *scan, unsigned percent);
