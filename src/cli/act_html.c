@@ -232,6 +232,7 @@ static const char *const page_script[] = {
 	"      return tr;\n",
 	"    });\n",
 	"  pairs.show(D.pairs.map(function (p) { return { p: p }; }));\n",
+	"  if (D.pairsError) document.getElementById('pairsshown').textContent = D.pairsError + ': no pair weighed (dupscan --dirs lists directories alike).';\n",
 	"\n",
 	"  /* ---- the sets: sorted by a column, filtered by path ---- */\n",
 	"  var rows = D.sets.map(function (s) {\n",
@@ -376,14 +377,21 @@ int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv
 {
 	unsigned percent = o->overlap ? o->overlap : 50;
 	int rc = dupscan_find_overlaps(scan, percent);
-	if (rc < 0) {
+	/* too many pairs to weigh: the page without them (the sets and the map
+	 * are what such a tree needs most), and status 1 */
+	if (rc < 0)
 		where_error("--format=html", rc);
+	if (rc < 0 && rc != DUPSCAN_E_TOO_MANY)
 		return 1;
-	}
 	put_lines(page_head, out);
 	fputs("<script id=\"data\" type=\"application/json\">\n{\"command\": \"", out);
 	json_command_line(argc, argv, out, true);
 	fprintf(out, "\",\n\"percent\": %u,\n", percent);
+	if (rc < 0) {
+		fputs("\"pairsError\": ", out);
+		html_string(dupscan_strerror(rc), out);
+		fputs(",\n", out);
+	}
 	if (data_dirs(scan, out) < 0) {
 		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(-ENOMEM));
 		return 1;
@@ -392,5 +400,5 @@ int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv
 	fputs("}\n</script>\n<script>\n", out);
 	put_lines(page_script, out);
 	fputs("</script>\n</body>\n</html>\n", out);
-	return 0;
+	return rc < 0;
 }

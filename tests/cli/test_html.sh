@@ -114,4 +114,29 @@ ok = ("data-errors=" not in dom and seen.get("setRows") == 200 and seen.get("set
 sys.exit(0 if ok else 1)
 PY
 
+# 1,500 folders holding one file alike: too many pairs to weigh (test_where.sh);
+# the page still shows its set and map, and says why it has no pair
+python3 - <<'PY'
+import os
+for i in range(1500):
+    os.makedirs(f"alike/d{i:04d}")
+    with open(f"alike/d{i:04d}/desktop.ini", "w") as f:
+        f.write("[.ShellClassInfo]\nIconResource=x\n")
+PY
+"$DUPSCAN" -rq --format=html alike > alike.html 2>/dev/null
+rc=$?
+dump '#selftest=d0007' alike.html > alikedom.html
+python3 - "$rc" <<'PY' && ok "too many pairs: the page (status 1) shows the set, the map and why no pair" || not_ok "too many pairs, the page" "$(grep -o 'data-selftest="[^"]*"' alikedom.html)" "$(grep -o '<span id="pairsshown"[^<]*' alikedom.html)"
+import html, json, re, sys
+dom = open("alikedom.html", encoding="utf-8").read()
+m = re.search(r'data-selftest="([^"]*)"', dom)
+seen = json.loads(html.unescape(m.group(1))) if m else {}
+note = re.search(r'<span id="pairsshown"[^>]*>([^<]*)<', dom)
+ok = (sys.argv[1] == "1" and "data-errors=" not in dom and seen.get("setsShown") == "1 set."
+      and seen.get("shownByFilter") == 1 and seen.get("cells", 0) >= 2
+      and note and html.unescape(note.group(1)).startswith("More pairs of directories to weigh than files")
+      and dom.count("<tr") == 1 + 1 + 1)  # the set, and the two header rows
+sys.exit(0 if ok else 1)
+PY
+
 done_testing
