@@ -512,14 +512,14 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * left out when a side's files all lie in one of its subdirectories (the
  * deepest is named), when A's parent (past such folders; with B or with B's
  * parent) has at least as large a share, or when a subdirectory of B holds
- * as many of A's bytes as B. Each
- * pair comes once, its first side the one with more bytes in the other; the
- * pairs are ordered by those bytes, largest first, then by path. Tallies the
- * directories first (dupscan_tally_dirs()); a second call replaces the
- * pairs. The pairs weighed are kept in a table of at most one entry a file
- * listed (or 1,048,576): past it (thousands of directories holding copies of
- * one file, or a tree kept in tens of snapshots) it stops with DUPSCAN_E_TOO_MANY
- * and no pair. @return 0, -EINVAL (percent out of range), -ENOMEM,
+ * as many of A's bytes as B. Each pair comes once, its first side the one
+ * with more bytes in the other; the pairs are ordered by those bytes,
+ * largest first, then by path. Tallies the directories first
+ * (dupscan_tally_dirs()); a second call replaces the pairs. The pairs
+ * weighed are kept in a table of at most one entry a file listed (or
+ * 1,048,576): past it (thousands of directories holding copies of one file,
+ * or a tree kept in tens of snapshots) it stops with DUPSCAN_E_TOO_MANY and
+ * no pair. @return 0, -EINVAL (percent out of range), -ENOMEM,
  * DUPSCAN_E_TOO_MANY, or as dupscan_tally_dirs(). Since 0.10. */
 DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *scan, unsigned percent);
 /* @return the pairs found (0 before dupscan_find_overlaps()). Since 0.10. */
