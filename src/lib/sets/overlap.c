@@ -201,10 +201,8 @@ static int make_pairs(struct ovl *o)
 	struct by_size *order = malloc((n ? n : 1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct dupscan_set *set = &o->s->sets[i];
-		order[i] = (struct by_size){ set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0, (uint32_t)i };
-	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = (struct by_size){ ds_set_size(&o->s->sets[i]), (uint32_t)i };
 	int rc = ds_sort(order, n, sizeof(*order), cmp_set_size, NULL);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct ds_set_dirs *sd = &o->sd;

@@ -150,7 +150,7 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 	uint32_t mark = ++sd->gen; /* a count of its own: the passes take the sets in other orders */
 	sd->n = 0;
 	sd->k = (uint32_t)set->count;
-	sd->size = set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
+	sd->size = ds_set_size(set);
 	uint32_t here = 0;
 	for (size_t m = 0; !set->dirs && m < set->count; m++) {
 		if (!local_file(s, &set->files[m]))

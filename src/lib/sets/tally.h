@@ -42,6 +42,11 @@ struct ds_set_dirs {
 	uint64_t size;
 	bool masked;                 /* the set has at most 64 files here: mask tells them all */
 };
+/* The size of a set's files (0 for a set of none). */
+static inline uint64_t ds_set_size(const struct dupscan_set *set)
+{
+	return set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
+}
 int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs);
 void ds_set_dirs_free(struct ds_set_dirs *sd);
 /* Count set number i's files into sd. @return 0 or -ENOMEM. */
