@@ -102,9 +102,12 @@ enum dupscan_error {
 	DUPSCAN_E_UNTOLD = -1021,   /* the two files have one inode number where the filesystem
 	                             * does not keep numbers (see dupscan_same_file()): they may be
 	                             * one file, so it is not removed or moved (since 0.9) */
-	DUPSCAN_E_TOO_MANY = -1022  /* more pairs of directories to weigh than the scan has files
+	DUPSCAN_E_TOO_MANY = -1022, /* more pairs of directories to weigh than the scan has files
 	                             * (many directories holding copies of the same files:
 	                             * dupscan_find_overlaps()) (since 0.10) */
+	DUPSCAN_E_LINK_UNCHECKED = -1023 /* a hard link where the filesystem does not keep inode
+	                                  * numbers: that the link reaches the kept file cannot be
+	                                  * checked, so none is made (since 0.10) */
 };
 
 /* Flags for the action functions. */

@@ -30,7 +30,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	if (!a->journal || (a->flags & DUPSCAN_ACT_DRY_RUN))
 		return 0;
 	struct journal_change c = { .kind = kind, .kept = dupscan_file_path(keep), .dup = dupscan_file_path(dup),
-				    .dest = dest, .hash = hash };
+				    .kept_remote = dupscan_file_host(keep) != NULL, .dest = dest, .hash = hash };
 	char target[PATH_MAX];
 	/* gone or unreadable since the scan: this file is skipped, the run goes on */
 	if (lstat(c.dup, &c.entry) != 0 || (!dest && !dupscan_file_host(keep) && stat(c.kept, &c.kept_st) != 0))

@@ -12,10 +12,43 @@ static void show(FILE *out, const char *arrow, const char *path)
 	fputc('\n', out);
 }
 
+/* The devices where hard links cannot be checked (DUPSCAN_E_LINK_UNCHECKED):
+ * said once each, then their pairs are left without a word or a journal line. */
+#define UNCHECKED_MAX 16
+struct unchecked {
+	uint64_t dev[UNCHECKED_MAX];
+	size_t n;
+	unsigned long pairs;
+};
+
+static bool is_unchecked(const struct unchecked *u, const dupscan_file *keep)
+{
+	for (size_t i = 0; i < u->n; i++)
+		if (u->dev[i] == dupscan_file_dev(keep))
+			return true;
+	return false;
+}
+
+static void note_unchecked(struct unchecked *u, const dupscan_file *keep, FILE *out)
+{
+	u->pairs++;
+	if (is_unchecked(u, keep))
+		return;
+	if (u->n < UNCHECKED_MAX)
+		u->dev[u->n++] = dupscan_file_dev(keep);
+	fflush(out);
+	fputs("dupscan: not hard linking on the filesystem of '", stderr);
+	fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
+	fputs("': it does not keep inode numbers (FUSE, SMB with noserverino), so a new link "
+	      "cannot be checked to reach the kept file; its duplicates are left as they are "
+	      "(run dupscan -L on the host that holds them)\n", stderr);
+}
+
 int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 {
 	FILE *out = a->out;
 	int failures = 0;
+	struct unchecked unchecked = { .n = 0 };
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
@@ -44,6 +77,8 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 				continue;
 			}
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : 0;
+			if (rc == 0 && kind == DUPSCAN_LINK_HARD && is_unchecked(&unchecked, keep))
+				rc = DUPSCAN_E_LINK_UNCHECKED;
 			/* a hard link already in place needs no journal line */
 			bool same = dupscan_same_file(f, keep);
 			if (rc == 0 && !(same && kind == DUPSCAN_LINK_HARD))
@@ -55,6 +90,10 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 				show(out, kind == DUPSCAN_LINK_HARD ? "---->" : "-@@->", dupscan_file_path(f));
 			} else if (rc == DUPSCAN_E_ALREADY) {
 				show(out, "-==->", dupscan_file_path(f));
+			} else if (rc == DUPSCAN_E_LINK_UNCHECKED) {
+				show(out, "-//->", dupscan_file_path(f));
+				note_unchecked(&unchecked, keep, out);
+				failures++;
 			} else {
 				show(out, "-//->", dupscan_file_path(f));
 				fflush(out);
@@ -68,5 +107,7 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 		}
 		fflush(out);
 	}
+	if (unchecked.pairs > 1)
+		fprintf(stderr, "dupscan: %lu duplicates not hard linked where inode numbers are not kept\n", unchecked.pairs);
 	return failures;
 }

@@ -111,11 +111,12 @@ static void put_escaped(struct line *l, const char *s)
 	}
 }
 
-/* A tab, then the path made absolute against cwd, escaped. */
+/* A tab, then the path made absolute against cwd (NULL: another host's
+ * HOST:PATH, as it is), escaped. */
 static void put_path(struct line *l, const char *cwd, const char *path)
 {
 	put(l, "\t", 1);
-	if (path[0] != '/') {
+	if (cwd && path[0] != '/') {
 		put_escaped(l, cwd);
 		if (strcmp(cwd, "/") != 0)
 			put(l, "/", 1);
@@ -289,7 +290,7 @@ int journal_record(struct journal *j, const struct journal_change *c)
 			put_path(&l, j->cwd, c->siblings[i]);
 		return commit(j, &l);
 	}
-	put_path(&l, j->cwd, c->kept);
+	put_path(&l, c->kept_remote ? NULL : j->cwd, c->kept);
 	put_path(&l, j->cwd, c->dup);
 	put_num(&l, true, (long long)(st->st_mode & 07777));
 	put_num(&l, false, (long long)st->st_uid);

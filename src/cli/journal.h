@@ -25,6 +25,7 @@ bool journal_written(const struct journal *j);
 struct journal_change {
 	const char *kind;          /* "move", "hardlink", "symlink", "delete", "dedupe" */
 	const char *kept, *dup;    /* for "move": the file moved (dup) and dest */
+	bool kept_remote;          /* kept is HOST:PATH, on another host: written as it is */
 	const char *dest;
 	struct stat entry;         /* the duplicate's directory entry (lstat) */
 	struct stat kept_st;       /* the kept file (stat) */

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,11 @@ static int undo_one(struct undo_state *u, const struct entry *e)
 	if ((strcmp(k, "hardlink") == 0 || strcmp(k, "symlink") == 0) && e->n >= 3)
 		return undo_link(u, e, k[0] == 's');
 	if (strcmp(k, "delete") == 0 && e->n >= 3) {
-		undo_complain(e->f[2], "was deleted (without --move-to): cannot be undone");
+		/* the copy it was deleted for: a local path, or HOST:PATH */
+		char why[PATH_MAX + 96];
+		snprintf(why, sizeof(why), "was deleted (without --move-to): cannot be undone; its copy was kept at %s",
+			 e->f[1]);
+		undo_complain(e->f[2], why);
 		return 1;
 	}
 	if (strcmp(k, "dedupe") == 0 && e->n >= 3) {

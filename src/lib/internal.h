@@ -141,11 +141,16 @@ struct ds_tree {
 	struct ds_intern devs;       /* st_dev of records: k0 (at most 65,536) */
 	struct ds_intern attrs;      /* st_mode of records: k1; owner << 32 | group: k0 */
 	struct ds_intern kinds;      /* records' (device index, attributes index): k0, k1 */
-	/* visited directories, open addressing on (dev, ino) */
+	/* visited directories, open addressing on (dev, ino) (identity.c) */
 	uint64_t *seen;              /* pairs: dev, ino+1 (0 = empty) */
 	size_t seen_cap, seen_count;
-	uint64_t *protect;           /* pairs: dev, ino of protected paths */
-	size_t nprotect;
+	/* the real paths the walk starts from: the arguments and, where inode
+	 * numbers are not kept, the directories entered through a symlink */
+	struct ds_root { char *path; const char *base; uint32_t arg; bool walked; } *roots;
+	size_t nroots, cap_roots;
+	/* protected paths: their identity both ways (identity.c) */
+	struct ds_protect { uint64_t dev, ino; char *real; const char *base; } *protect;
+	size_t nprotect, cap_protect;
 };
 
 /* The run's progress in its phase (progress.c): set by the run's thread,

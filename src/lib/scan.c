@@ -221,17 +221,7 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
 	int rr = ds_remote_protect(s, path);
 	if (rr <= 0)
 		return rr;
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return -errno;
-	uint64_t *p = realloc(s->tree.protect, (s->tree.nprotect + 1) * 2 * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	s->tree.protect = p;
-	p[2 * s->tree.nprotect] = st.st_dev;
-	p[2 * s->tree.nprotect + 1] = st.st_ino;
-	s->tree.nprotect++;
-	return 0;
+	return ds_protect_add(s, path);
 }
 
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn, void *user)

@@ -164,6 +164,18 @@ run "$DUPSCAN" -rqdN "${R[@]}" --journal="$J/j1" --protect="localhost:$T/B" "$T/
 [ "$rc" = 0 ] && [ "$(count "$T/A")" = 0 ] && [ "$(count "$T/B")" = "$n" ] && ! grep -q '\[!\]' <<< "$out" &&
   ok "-dN keeping the remote copies of $n sets: every local copy deleted, none refused" ||
   not_ok "-dN at scale" "rc $rc, $(count "$T/A") left" "$(grep -m3 '\[!\]' <<< "$out")" "$err"
+# the kept copy on the other host is named HOST:PATH in the journal, not as
+# a path under the working directory; --undo names it where it says the
+# deletion cannot be undone
+kept=$(awk -F'\t' '$1 == "delete" { print $2; exit }' "$J/j1")
+case $kept in
+  "localhost:$T/B/"*) ok "the journal names the remote kept file HOST:PATH ($kept)" ;;
+  *) not_ok "the journal names the remote kept file HOST:PATH" "kept: $kept" ;;
+esac
+run "$DUPSCAN" --undo="$J/j1"
+[ "$rc" = 1 ] && expect_err "--undo of a deletion names the copy kept on the other host" \
+  "was deleted \(without --move-to\): cannot be undone; its copy was kept at localhost:$T/B/" ||
+  not_ok "--undo of a remote-kept deletion: status 1" "rc $rc" "$err"
 mk_many "$n"
 run "$DUPSCAN" -rq "${R[@]}" --journal="$J/j2" --protect="localhost:$T/B" --move-to="$J/M" "$T/A" "localhost:$T/B"
 [ "$rc" = 0 ] && [ "$(count "$T/A")" = 0 ] && [ "$(count "$J/M")" = "$n" ] && [ "$(count "$T/B")" = "$n" ] &&

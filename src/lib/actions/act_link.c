@@ -155,14 +155,17 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 		return DUPSCAN_E_REMOTE_FILE;
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
+	/* a new link is checked to reach the kept inode by its number: where
+	 * numbers are not kept (sshfs shows each new link with a number of its
+	 * own; a FUSE mount of two filesystems repeats them) it cannot be */
+	if (kind == DUPSCAN_LINK_HARD && !ds_act_numbers_kept(keep))
+		return DUPSCAN_E_LINK_UNCHECKED;
 	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	char *target = NULL;
 	bool hard = kind == DUPSCAN_LINK_HARD;
 	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
-	/* one number is one file only where the filesystem keeps numbers; where
-	 * it does not, the pair was compared byte by byte and is linked */
-	if (rc == 0 && hard && d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino && ds_act_numbers_kept(keep))
+	if (rc == 0 && hard && d.file.st_dev == k.st.st_dev && d.file.st_ino == k.st.st_ino)
 		rc = DUPSCAN_E_ALREADY;
 	else if (rc == 0 && hard && d.entry.st_dev != k.st.st_dev)
 		rc = -EXDEV;

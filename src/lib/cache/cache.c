@@ -49,6 +49,19 @@
 
 #include "cache.h"
 #include "internal.h"
+#include "read/read.h"
+
+/* A key (device, inode, size, mtime, ctime) names one content only where the
+ * device keeps its inode numbers (ds_inodes_trusted()). Where it does not
+ * (FUSE, SMB with noserverino) a remount numbers files anew in the order
+ * they are looked up, and sshfs reports a ctime equal to the mtime in whole
+ * seconds: a copy rewritten at its size with its mtime put back, or made
+ * again, has its old key. Files there are neither looked up nor saved: they
+ * are read every run. */
+static bool keyed_by_content(dupscan_scan *s, const struct ds_rec *r)
+{
+	return ds_inodes_trusted(s, ds_rec_dev(s, r));
+}
 
 bool ds_cachefile_is(const struct cache_file *f, const struct stat *st)
 {
@@ -325,7 +338,7 @@ static int join_prefixes(dupscan_scan *s, const uint32_t *order, uint32_t n)
 			k++;
 		const struct cache_entry *e = k < c->nprefix ? &c->prefix[k] : NULL;
 		if (e && ds_cache_cmp_key(e, dev, ino) == 0 && e->size == ds_rec_size(s, r) && e->mtime_ns == r->mtime_ns &&
-		    e->ctime_ns == r->ctime_ns)
+		    e->ctime_ns == r->ctime_ns && keyed_by_content(s, r))
 			c->pre_at[order[i]] = (uint32_t)k;
 	}
 	return 0;
@@ -351,7 +364,8 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s, r), ds_rec_ino(s, r));
 		c->at[order[i]] = DS_NONE;
 		/* only an entry whose key is the file's as walked is kept */
-		if (!e || e->size != ds_rec_size(s, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns)
+		if (!e || e->size != ds_rec_size(s, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns ||
+		    !keyed_by_content(s, r))
 			continue;
 		if (DS_GROW(c->hits, c->caphits, c->nhits + 1)) {
 			rc = -ENOMEM;
@@ -500,7 +514,7 @@ int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p)
 int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
 {
 	struct ds_cache *c = s->cache.run;
-	if (!c)
+	if (!c || !keyed_by_content(s, ds_rec(s, h->rec)))
 		return 0;
 	if (DS_GROW(c->noted, c->capnoted, c->nnoted + 1))
 		return -ENOMEM;

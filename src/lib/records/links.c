@@ -15,11 +15,10 @@ static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const stru
 	return ds_rec_ino(s, a) == ds_rec_ino(s, b) && ds_rec_devi(s, a) == ds_rec_devi(s, b);
 }
 
-static bool same_place(const dupscan_scan *s, uint32_t a, uint32_t b)
+static bool same_place(dupscan_scan *s, uint32_t a, uint32_t b)
 {
-	const struct ds_dir *da = &s->tree.dirs[ds_rec_dir(s, a)], *db = &s->tree.dirs[ds_rec_dir(s, b)];
-	return da->dev == db->dev && da->ino == db->ino &&
-	       strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0;
+	return strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0 &&
+	       ds_same_dir(s, ds_rec_dir(s, a), ds_rec_dir(s, b));
 }
 
 /* Paths of one inode number that are one path reached twice (DS_F_ALIAS

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* records.c: what the walk records: the file and directory tables, the one
- * builder of paths from them, the visited directories and protected paths. */
+ * builder of paths from them (visited directories and protected paths:
+ * identity.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -167,83 +168,6 @@ char *ds_dir_path(const dupscan_scan *s, uint32_t d)
 	return p;
 }
 
-/* ---- visited directories ---- */
-
-static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
-{
-	uint64_t h = (dev * 0x9E3779B97F4A7C15ull) ^ (ino * 0xC2B2AE3D27D4EB4Full);
-	h ^= h >> 29;
-	return (size_t)(h & (cap - 1));
-}
-
-/* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
-int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
-{
-	if ((s->tree.seen_count + 1) * 2 > s->tree.seen_cap) {
-		size_t cap = s->tree.seen_cap ? s->tree.seen_cap * 2 : 1024;
-		uint64_t *t = calloc(cap * 2, sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->tree.seen_cap; i++) {
-			if (s->tree.seen[2 * i + 1] == 0)
-				continue;
-			size_t j = seen_slot(s->tree.seen[2 * i], s->tree.seen[2 * i + 1] - 1, cap);
-			while (t[2 * j + 1] != 0)
-				j = (j + 1) & (cap - 1);
-			t[2 * j] = s->tree.seen[2 * i];
-			t[2 * j + 1] = s->tree.seen[2 * i + 1];
-		}
-		free(s->tree.seen);
-		s->tree.seen = t;
-		s->tree.seen_cap = cap;
-	}
-	size_t j = seen_slot(dev, ino, s->tree.seen_cap);
-	while (s->tree.seen[2 * j + 1] != 0) {
-		if (s->tree.seen[2 * j] == dev && s->tree.seen[2 * j + 1] == ino + 1)
-			return 1;
-		j = (j + 1) & (s->tree.seen_cap - 1);
-	}
-	s->tree.seen[2 * j] = dev;
-	s->tree.seen[2 * j + 1] = ino + 1;
-	s->tree.seen_count++;
-	return 0;
-}
-
-/* ---- protected paths ---- */
-
-static bool is_protected(const dupscan_scan *s, uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < s->tree.nprotect; i++)
-		if (s->tree.protect[2 * i] == dev && s->tree.protect[2 * i + 1] == ino)
-			return true;
-	return false;
-}
-
-/* Is directory path, or a directory above it, protected? Climbs ".." by
- * descriptor, so spelling and symlinks in the argument do not matter. */
-bool ds_under_protected(const dupscan_scan *s, const char *path)
-{
-	if (s->tree.nprotect == 0)
-		return false;
-	int fd = ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	bool found = false;
-	for (int depth = 0; fd >= 0 && depth < 65536; depth++) {
-		struct stat st, up;
-		if (fstat(fd, &st) != 0)
-			break;
-		if ((found = is_protected(s, st.st_dev, st.st_ino)))
-			break;
-		int ufd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		close(fd);
-		fd = ufd;
-		if (fd < 0 || fstat(fd, &up) != 0 || (up.st_dev == st.st_dev && up.st_ino == st.st_ino))
-			break; /* "/" is its own parent */
-	}
-	if (fd >= 0)
-		close(fd);
-	return found;
-}
-
 /* ---- values records share ---- */
 
 static uint32_t intern_slot(uint64_t k0, uint64_t k1, uint32_t nslot)
@@ -350,7 +274,8 @@ int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, 
 	d->name = copy;
 	d->parent = parent;
 	d->arg = arg;
-	d->prot = parent != DS_NONE && (s->tree.dirs[parent].prot || is_protected(s, st->st_dev, st->st_ino));
+	d->prot = parent != DS_NONE && s->tree.nprotect &&
+		  (s->tree.dirs[parent].prot || ds_is_protected(s, parent, copy, nlen, st));
 	d->incomplete = d->pseudo = false;
 	d->dev = st->st_dev;
 	d->ino = st->st_ino;
@@ -392,7 +317,7 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 	int rc = ds_rec_identity(s, &tmp, st);
 	if (rc)
 		return rc;
-	if (s->tree.nprotect && (s->tree.dirs[dir].prot || is_protected(s, st->st_dev, st->st_ino)))
+	if (s->tree.nprotect && (s->tree.dirs[dir].prot || ds_is_protected(s, dir, name, nlen, st)))
 		tmp.flags |= DS_F_PROTECTED;
 	if (s->cb.filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);
@@ -447,8 +372,7 @@ void ds_tree_free(struct ds_tree *t)
 	free(t->rec_blocks);
 	free(t->links);
 	free(t->runs);
-	free(t->seen);
-	free(t->protect);
+	ds_identity_free(t);
 	ds_arena_free(&t->names);
 	ds_intern_free(&t->devs);
 	ds_intern_free(&t->attrs);

@@ -184,11 +184,30 @@ int ds_file_change(const dupscan_scan *s, const struct stat *st, const struct ds
 size_t ds_dir_path_in(const dupscan_scan *s, uint32_t d, char *buf, size_t cap);
 /* Directory d's path, malloc'ed; NULL on ENOMEM. */
 char *ds_dir_path(const dupscan_scan *s, uint32_t d);
-/* Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
+/* identity.c: one directory reached twice, protected paths; by (device,
+ * inode) where the device keeps its numbers (ds_inodes_trusted()), by the
+ * real path where it does not.
+ * Note directory (dev, ino) as visited. @return 0 when new, 1 when seen
  * before, -ENOMEM. */
 int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino);
+/* The arguments' real paths, noted before the walk. @return 0 or -ENOMEM. */
+int ds_roots_note_args(dupscan_scan *s);
+/* Argument a (a directory, stat st) is about to be walked: @return 1 when
+ * it was walked already (given twice, or inside another argument walked),
+ * 0 when it is walked now, -ENOMEM. */
+int ds_seen_arg(dupscan_scan *s, uint32_t a, const struct stat *st);
+/* The same for directory parent/name (stat st), met in parent's listing;
+ * link: the entry is a symlink followed (-s): 1 yes, 0 no, -1 not known. */
+int ds_seen_dir(dupscan_scan *s, uint32_t parent, const char *name, const struct stat *st, int link);
+/* Protect path and what lies under it. @return 0 or -errno. */
+int ds_protect_add(dupscan_scan *s, const char *path);
+/* Is dir/name (nlen bytes, stat st) a protected path itself? */
+bool ds_is_protected(dupscan_scan *s, uint32_t dir, const char *name, size_t nlen, const struct stat *st);
 /* Is directory path, or one above it, under a protected path? */
-bool ds_under_protected(const dupscan_scan *s, const char *path);
+bool ds_under_protected(dupscan_scan *s, const char *path);
+/* Are directories a and b one place (the same path reached twice)? */
+bool ds_same_dir(dupscan_scan *s, uint32_t a, uint32_t b);
+void ds_identity_free(struct ds_tree *t);
 
 /* One representative per inode (ds_rec_rep()), aliases flagged. order: nrecs scratch entries. */
 int ds_collapse_links(dupscan_scan *s, uint32_t *order);

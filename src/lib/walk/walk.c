@@ -318,6 +318,15 @@ static void list_ahead(struct walker *w)
 	free(e);
 }
 
+/* Is a directory entry of type d_type a symlink followed (-s)? 1 yes, 0
+ * no, -1 not known (ds_seen_dir() asks lstat() where it matters). */
+static int entered_by_link(const dupscan_scan *s, unsigned char d_type)
+{
+	if (!s->opt.follow_symlinks || d_type == DT_DIR)
+		return 0;
+	return d_type == DT_LNK ? 1 : -1;
+}
+
 /* Add one listed entry of directory d (k: its index in j's first batch, else
  * SIZE_MAX): a file record, or a directory to walk. */
 static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, size_t k, bool *skipped)
@@ -363,7 +372,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
 	}
 	/* d_type did not say it was a directory: ask the filter now */
 	int keep = s->cb.dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
-	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : ds_seen_add(s, st->st_dev, st->st_ino);
+	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : ds_seen_dir(s, d, name, st, entered_by_link(s, we->d_type));
 	if (seen < 0)
 		return seen;
 	if (seen == 1) {
@@ -469,6 +478,8 @@ static int arg_devices_io(dupscan_scan *s)
 int ds_walk(dupscan_scan *s)
 {
 	int rc = arg_devices_io(s);
+	if (rc == 0)
+		rc = ds_roots_note_args(s);
 	if (rc)
 		return rc;
 	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a
@@ -519,7 +530,7 @@ int ds_walk(dupscan_scan *s)
 			ds_report(s, path, DUPSCAN_E_NOTREG);
 			continue;
 		}
-		int seen = ds_seen_add(s, st.st_dev, st.st_ino);
+		int seen = ds_seen_arg(s, a, &st);
 		if (seen != 0) {
 			rc = seen < 0 ? seen : 0;
 			continue;
