@@ -149,3 +149,43 @@ work_in_shm() {
     mkdir -p "$XDG_STATE_HOME"
   fi
 }
+
+# start_sshd: an OpenSSH server on 127.0.0.1, on a free port, with host and
+# user keys made here; the caller's EXIT trap calls stop_sshd. Sets SSH_CMD
+# (ssh with the options that reach it), SSH_HOST (user@127.0.0.1),
+# SSHD_PORT and SSH_KEYS; @return 1, with SSHD_WHY, where it cannot start
+start_sshd() {
+  local sshd k=$T/.ssh
+  sshd=$(command -v sshd || echo /usr/sbin/sshd)
+  if [ ! -x "$sshd" ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/dev/null; then
+    SSHD_WHY="no OpenSSH server here (openssh-server)"; return 1
+  fi
+  mkdir -p "$k" && chmod 700 "$k"
+  ssh-keygen -q -t ed25519 -N '' -f "$k/host" && ssh-keygen -q -t ed25519 -N '' -f "$k/user" &&
+    cp "$k/user.pub" "$k/authorized_keys" && chmod 600 "$k/authorized_keys"
+  SSHD_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  cat > "$k/sshd_config" <<CFG
+Port $SSHD_PORT
+ListenAddress 127.0.0.1
+HostKey $k/host
+PidFile $k/sshd.pid
+AuthorizedKeysFile $k/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PermitRootLogin prohibit-password
+Subsystem sftp internal-sftp
+CFG
+  mkdir -p /run/sshd 2>/dev/null
+  if ! "$sshd" -f "$k/sshd_config" -E "$k/sshd.log" 2>"$k/start.err"; then
+    SSHD_WHY="sshd would not start: $(head -c 200 "$k/start.err")"; return 1
+  fi
+  SSH_KEYS=$k
+  SSH_CMD="ssh -p $SSHD_PORT -i $k/user -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=$k/known -o LogLevel=ERROR"
+  SSH_HOST="$(id -un)@127.0.0.1"
+  local _
+  for _ in $(seq 50); do $SSH_CMD "$SSH_HOST" true 2>/dev/null && return 0; sleep 0.1; done
+  SSHD_WHY="cannot log in through the test's sshd: $(tail -c 300 "$k/sshd.log")"; return 1
+}
+stop_sshd() { [ -f "${SSH_KEYS:-/nonexistent}/sshd.pid" ] && kill "$(cat "$SSH_KEYS/sshd.pid")"; }

@@ -4,38 +4,11 @@
 # host and user keys made here (skipped where sshd cannot start): the sets
 # equal a local scan's, -dN keeping the remote copy deletes local ones only.
 . "$(dirname "$0")/lib.sh"
-SSHD=$(command -v sshd || echo /usr/sbin/sshd)
-if [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null || ! command -v ssh-keygen >/dev/null; then
-  echo "ok 1 # SKIP no OpenSSH server here (openssh-server)"; echo "1..1"; exit 0
-fi
-K="$T/.ssh"; mkdir -p "$K" && chmod 700 "$K"
-ssh-keygen -q -t ed25519 -N '' -f "$K/host" && ssh-keygen -q -t ed25519 -N '' -f "$K/user" && cp "$K/user.pub" "$K/authorized_keys" && chmod 600 "$K/authorized_keys"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat > "$K/sshd_config" <<CFG
-Port $port
-ListenAddress 127.0.0.1
-HostKey $K/host
-PidFile $K/sshd.pid
-AuthorizedKeysFile $K/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-PermitRootLogin prohibit-password
-CFG
-mkdir -p /run/sshd 2>/dev/null
-if ! "$SSHD" -f "$K/sshd_config" -E "$K/sshd.log" 2>"$K/start.err"; then
-  echo "ok 1 # SKIP sshd would not start: $(head -c 200 "$K/start.err")"; echo "1..1"; exit 0
-fi
-trap '[ -f "$K/sshd.pid" ] && kill "$(cat "$K/sshd.pid")"; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
-RSH="ssh -p $port -i $K/user -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=$K/known -o LogLevel=ERROR"
-up=
-for _ in $(seq 50); do $RSH "$(id -un)@127.0.0.1" true 2>/dev/null && { up=1; break; }; sleep 0.1; done
-if [ -z "$up" ]; then
-  echo "ok 1 # SKIP cannot log in through the test's sshd: $(tail -c 300 "$K/sshd.log")"; echo "1..1"; exit 0
-fi
+start_sshd || { echo "ok 1 # SKIP $SSHD_WHY"; echo "1..1"; exit 0; }
+trap 'stop_sshd; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
+RSH=$SSH_CMD port=$SSHD_PORT K=$SSH_KEYS
 ok "sshd on 127.0.0.1:$port with keys made here"
-H="$(id -un)@127.0.0.1"
+H=$SSH_HOST
 
 mkdir -p "$T/A/d" "$T/B/e"
 head -c 1000000 /dev/urandom > "$T/A/big"; cp "$T/A/big" "$T/B/e/big2"; cp "$T/A/big" "$T/A/d/big3"

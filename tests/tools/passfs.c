@@ -3,10 +3,11 @@
  * tree SRC at MNT as it is, mounts inside it included, and passes the
  * server's inode numbers on (use_ino), as some FUSE filesystems do: where
  * SRC holds two filesystems, two files (and the two roots) can show one
- * number on the one device of the mount. With --invent, the numbers are
- * FUSE's own, given in the order of lookups, as sshfs gives them.
+ * number on the one device of the mount. With --sftp, as sshfs shows a
+ * tree: the numbers are FUSE's own, given in the order of lookups, and the
+ * times whole seconds, the ctime the mtime (SFTP carries no other).
  *
- *     passfs [--invent] SRC MNT    (returns once mounted; umount MNT)
+ *     passfs [--sftp] SRC MNT    (returns once mounted; umount MNT)
  */
 #define FUSE_USE_VERSION 31
 #define _GNU_SOURCE
@@ -23,6 +24,7 @@
 
 static int root_fd = -1;
 static int use_ino = 1;
+static int sftp_times = 0;
 
 /* "/a/b" as a path below the root; "/" is "." */
 static const char *rel(const char *path)
@@ -48,9 +50,12 @@ static void *pf_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 static int pf_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
-	if (fi)
-		return RC(fstat((int)fi->fh, st));
-	return RC(fstatat(root_fd, rel(path), st, AT_SYMLINK_NOFOLLOW));
+	int rc = fi ? RC(fstat((int)fi->fh, st)) : RC(fstatat(root_fd, rel(path), st, AT_SYMLINK_NOFOLLOW));
+	if (rc == 0 && sftp_times) {
+		st->st_atim.tv_nsec = st->st_mtim.tv_nsec = 0;
+		st->st_ctim = st->st_mtim;
+	}
+	return rc;
 }
 
 static int pf_readlink(const char *path, char *buf, size_t size)
@@ -183,12 +188,13 @@ static const struct fuse_operations ops = {
 int main(int argc, char **argv)
 {
 	int a = 1;
-	if (a < argc && strcmp(argv[a], "--invent") == 0) {
+	if (a < argc && strcmp(argv[a], "--sftp") == 0) {
 		use_ino = 0;
+		sftp_times = 1;
 		a++;
 	}
 	if (argc - a != 2) {
-		fprintf(stderr, "usage: passfs [--invent] SRC MNT\n");
+		fprintf(stderr, "usage: passfs [--sftp] SRC MNT\n");
 		return 2;
 	}
 	root_fd = open(argv[a], O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -182,8 +182,9 @@ static void close_slot(struct slot *d)
 }
 
 /* The directory entry a path names, following symlinks in its last component
- * too: the entry's directory (by device and inode) and its name. */
-static int final_entry(const char *path, struct stat *dir, char **name)
+ * too: the entry's directory (by device and inode; dir_path, when not NULL,
+ * its path, malloc'ed) and its name. */
+static int final_entry(const char *path, struct stat *dir, char **name, char **dir_path)
 {
 	char *p = strdup(path);
 	int rc = p ? 0 : -ENOMEM;
@@ -217,9 +218,22 @@ static int final_entry(const char *path, struct stat *dir, char **name)
 	char *d = NULL;
 	if (rc == 0 && (rc = split_path(p, &d, name)) == 0 && stat(d, dir) != 0)
 		rc = -errno;
-	free(d);
+	if (rc == 0 && dir_path)
+		*dir_path = d;
+	else
+		free(d);
 	free(p);
 	return rc;
+}
+
+/* Are the directories at paths a and b one, by their real paths? */
+static bool same_real_dir(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = ra ? realpath(b, NULL) : NULL;
+	bool same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
 }
 
 /* Does keep's path end at dup's very directory entry (through a symlink, a
@@ -228,10 +242,18 @@ static int final_entry(const char *path, struct stat *dir, char **name)
 static bool same_entry(const dupscan_file *keep, const struct slot *d)
 {
 	struct stat kdir, ddir;
-	char *kname = NULL;
-	bool same = final_entry(keep->path, &kdir, &kname) == 0 && fstat(d->dirfd, &ddir) == 0 &&
+	char *kname = NULL, *kdir_path = NULL;
+	bool same = final_entry(keep->path, &kdir, &kname, &kdir_path) == 0 && fstat(d->dirfd, &ddir) == 0 &&
 		    kdir.st_dev == ddir.st_dev && kdir.st_ino == ddir.st_ino && strcmp(kname, d->name) == 0;
+	/* where numbers are not kept, two directories of one number (the roots
+	 * of two filesystems a FUSE mount shows) are one only by their real
+	 * paths; a bind mount there, one directory by two paths, is caught by
+	 * the files' one number (ds_act_untold()) and by the kept path failing
+	 * once the duplicate is set aside (ds_act_kept_holds()) */
+	if (same && !ds_act_numbers_kept(keep))
+		same = same_real_dir(kdir_path, d->dir);
 	free(kname);
+	free(kdir_path);
 	return same;
 }
 
