@@ -119,10 +119,10 @@ PY
 # at f43952b); 96 and 314 at 25a1e3c, before the full hash was seeded and
 # the sweep's buckets made lean. With eight threads the ssd slope moved
 # from 93 to 119 run to run, with the groups in flight at the peak.
-# At d0dccb2 58-62 in ssd mode (five runs, tmpfs and disk), and 61-68 at
-# 1456376 (seven runs, the lower of two a tree in four of them), with
-# nothing added a file: the slope moves by the 100-200 KiB a peak moves run
-# to run; 66 failed one run in three.
+# The slope moves by the 100-200 KiB a peak moves run to run: d0dccb2 and
+# 1456376 (which adds nothing a file) alternated five times on one tmpfs
+# tree gave 54-62 (median 60) and 56-62 (59); this harness saw 61-68, and
+# 66 failed one run in three.
 COPIES_SSD_BOUND=${COPIES_SSD_BOUND:-70}
 COPIES_HDD_BOUND=${COPIES_HDD_BOUND:-160}
 # one thread: what grows with the files, not what the threads hold at the
