@@ -8,11 +8,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "testutil.h"
+#include "read/read.h"
 #include "walk/walk.h"
 
 struct errs {
@@ -121,6 +123,85 @@ START_TEST(test_symlink_loop_and_twice)
 	free(self);
 	free(t);
 	free(sub);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* A scan whose storage lookups read mountinfo (NULL: the system's). */
+static dupscan_scan *scan_on(struct errs *e, int follow, const char *mountinfo, const char *protect,
+			     const char *const *paths, int n)
+{
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	if (mountinfo)
+		scan->reading.mountinfo = mountinfo;
+	dupscan_set_error_callback(scan, on_error, e);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_FOLLOW_SYMLINKS, follow), 0);
+	if (protect)
+		ck_assert_int_eq(dupscan_protect_path(scan, protect), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(dupscan_add_path(scan, paths[i], 1), i);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	return scan;
+}
+
+/* How many records are flagged protected. */
+static uint32_t protected_count(const dupscan_scan *scan)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < scan->tree.nrecs; i++)
+		n += (ds_rec(scan, i)->flags & DS_F_PROTECTED) != 0;
+	return n;
+}
+
+/* Where the filesystem does not keep inode numbers (its mount says sshfs),
+ * "already seen" and --protect go by the real path: the same directory
+ * given twice, a directory inside another argument (either order), a
+ * symlink loop and a symlink to an argument are each walked once, as where
+ * numbers are kept; a protected subdirectory protects its files only. */
+START_TEST(test_numbers_not_kept)
+{
+	char *dir = tu_tmpdir_shm();
+	tu_text(dir, "t/a", "loop\n");
+	tu_text(dir, "t/sub/b", "loop\n");
+	tu_text(dir, "t/sub/deeper/c", "other\n");
+	char *up = tu_path(dir, "t/sub/up"), *side = tu_path(dir, "t/side");
+	ck_assert_int_eq(symlink("..", up), 0);
+	ck_assert_int_eq(symlink("sub/deeper", side), 0);
+	char *t = tu_path(dir, "t"), *sub = tu_path(dir, "t/sub"), *mi = tu_path(dir, "mountinfo");
+	struct stat st;
+	ck_assert_int_eq(stat(t, &st), 0);
+	FILE *f = fopen(mi, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "36 1 %u:%u / %s rw - fuse.sshfs nas:/t rw\n", major(st.st_dev), minor(st.st_dev), dir);
+	fclose(f);
+	/* (on a filesystem with a device of its own the mount cannot be
+	 * feigned: the system's answer, numbers kept, is checked the same) */
+	for (int fake = 0; fake < 2; fake++) {
+		const char *mountinfo = fake ? mi : NULL;
+		const char *a1[] = { t, t, sub }, *a2[] = { sub, t };
+		for (int follow = 0; follow < 2; follow++) {
+			struct errs e = { 0 };
+			dupscan_scan *scan = scan_on(&e, follow, mountinfo, NULL, a1, 3);
+			ck_assert_uint_eq(scan->tree.nrecs, 3);
+			ck_assert_int_eq(e.count, 0);
+			if (fake && major(st.st_dev) == 0)
+				ck_assert(!ds_inodes_trusted(scan, (uint64_t)st.st_dev));
+			dupscan_free(scan);
+			scan = scan_on(&e, follow, mountinfo, NULL, a2, 2);
+			ck_assert_uint_eq(scan->tree.nrecs, 3);
+			dupscan_free(scan);
+		}
+		struct errs e = { 0 };
+		dupscan_scan *scan = scan_on(&e, 0, mountinfo, sub, a1, 1);
+		ck_assert_uint_eq(protected_count(scan), 2); /* t/sub/b, t/sub/deeper/c */
+		dupscan_free(scan);
+	}
+	free(up);
+	free(side);
+	free(t);
+	free(sub);
+	free(mi);
 	tu_cleanup(dir);
 }
 END_TEST
@@ -380,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, test_recursion_per_path);
 	tcase_add_test(tc, test_special_files_never_opened);
 	tcase_add_test(tc, test_symlink_loop_and_twice);
+	tcase_add_test(tc, test_numbers_not_kept);
 	tcase_add_test(tc, test_symlinks_not_followed_by_default);
 	tcase_add_test(tc, test_hidden);
 	tcase_add_test(tc, test_max_depth);
