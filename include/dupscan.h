@@ -105,9 +105,12 @@ enum dupscan_error {
 	DUPSCAN_E_TOO_MANY = -1022, /* more pairs of directories to weigh than the scan has files
 	                             * (many directories holding copies of the same files:
 	                             * dupscan_find_overlaps()) (since 0.10) */
-	DUPSCAN_E_LINK_UNCHECKED = -1023 /* a hard link where the filesystem does not keep inode
-	                                  * numbers: that the link reaches the kept file cannot be
-	                                  * checked, so none is made (since 0.10) */
+	DUPSCAN_E_LINK_UNCHECKED = -1023, /* a hard link where the filesystem does not keep inode
+	                                   * numbers: that the link reaches the kept file cannot be
+	                                   * checked, so none is made (since 0.10) */
+	DUPSCAN_E_TWO_SETS = -1024  /* dupscan_report_file() gave one file (device and inode, where
+	                             * the filesystem keeps its numbers) in two sets: the run
+	                             * stops, naming it (since 0.10) */
 };
 
 /* Flags for the action functions. */

@@ -271,35 +271,26 @@ static int cmp_path(const void *pa, const void *pb)
 	return strcmp(a->path, b->path);
 }
 
-static int cmp_identity(const void *pa, const void *pb)
-{
-	const struct report_file *a = *(const struct report_file *const *)pa, *b = *(const struct report_file *const *)pb;
-	if (a->dev != b->dev)
-		return a->dev < b->dev ? -1 : 1;
-	return a->ino < b->ino ? -1 : a->ino > b->ino;
-}
-
-/* No path, and no recorded inode, in two sets: each checked on the files
- * sorted by it (8 bytes a file). */
+/* No path in two sets: checked on the paths sorted (8 bytes a file). One
+ * file by two paths in two sets is the library's to tell (it knows where
+ * inode numbers are kept): dupscan_run() stops with DUPSCAN_E_TWO_SETS. */
 static int check_twice(const struct report *r, char *msg, size_t cap)
 {
 	const struct report_file **v = malloc((r->nfiles ? r->nfiles : 1) * sizeof(*v));
 	if (!v)
 		return fail(msg, cap, "out of memory");
 	int rc = 0;
-	for (int pass = 0; pass < 2 && rc == 0; pass++) {
-		for (size_t i = 0; i < r->nfiles; i++)
-			v[i] = &r->files[i];
-		qsort(v, r->nfiles, sizeof(*v), pass ? cmp_identity : cmp_path);
-		for (size_t i = 1; i < r->nfiles && rc == 0; i++) {
-			bool same = pass ? cmp_identity(&v[i - 1], &v[i]) == 0 : cmp_path(&v[i - 1], &v[i]) == 0;
-			if (same && v[i - 1]->set != v[i]->set)
-				rc = fail(msg, cap, "set %u and set %u both hold %s '%s'", v[i - 1]->set + 1,
-					  v[i]->set + 1, pass ? "the file (same device and inode) of" : "the path",
-					  v[i]->path);
-			else if (same && !pass)
-				rc = fail(msg, cap, "set %u: the path '%s' twice", v[i]->set + 1, v[i]->path);
-		}
+	for (size_t i = 0; i < r->nfiles; i++)
+		v[i] = &r->files[i];
+	qsort(v, r->nfiles, sizeof(*v), cmp_path);
+	for (size_t i = 1; i < r->nfiles && rc == 0; i++) {
+		if (cmp_path(&v[i - 1], &v[i]) != 0)
+			continue;
+		if (v[i - 1]->set != v[i]->set)
+			rc = fail(msg, cap, "set %u and set %u both hold the path '%s'", v[i - 1]->set + 1,
+				  v[i]->set + 1, v[i]->path);
+		else
+			rc = fail(msg, cap, "set %u: the path '%s' twice", v[i]->set + 1, v[i]->path);
 	}
 	free(v);
 	return rc;

@@ -364,6 +364,13 @@ int main(int argc, char **argv)
 		cli_clear_interrupt();
 		rc = 0;
 	}
+	if (rc == DUPSCAN_E_TWO_SETS) {
+		/* (the paths were named through the error callback) */
+		fprintf(stderr, "dupscan: --from-report '%s': one file (the same device and inode) in two sets; "
+			"nothing was done\n", o.from_report);
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(rc));
 		status = 1;

@@ -110,6 +110,15 @@ mkdir -p adir; refuse adir "'adir': $(errtext EISDIR); nothing was done" "a dire
 echo '{"sets": []}' > bad.json; refuse bad.json "no \"matchSets\"" "a report of another shape"
 cp good.json bad.json; edit bad.json 'd["matchSets"][1]["fileList"].append(d["matchSets"][0]["fileList"][1])'; refuse bad.json "set 1 and set 2 both hold" "a path in two sets"
 cp good.json bad.json; edit bad.json 'del d["matchSets"][0]["fileList"][0]["inode"]'; refuse bad.json "set 1: 't/a' has no device" "a file without its identity"
+# one file by two names in two sets (a hard link of set 1's first file put
+# in set 2): told by the library, where the filesystem keeps inode numbers
+ln t/a t/hl; before=$(snap)
+cp good.json bad.json
+edit bad.json 'f = dict(d["matchSets"][0]["fileList"][0]); f["filePath"] = "t/hl"; d["matchSets"][1]["fileList"].append(f)'
+refuse bad.json "t/(a|hl): One file \(the same device and inode\) in two sets of the report" "one file by two paths in two sets"
+grep -q "one file (the same device and inode) in two sets; nothing was done" <<< "$err" &&
+  ok "... said as the report's fault" || not_ok "two sets: the report named" "$err"
+rm t/hl; before=$(snap)
 # a key the reader uses, twice: which one a person meant is not known (JSON
 # readers differ: Python's takes the last), so the report is refused
 dupkey() { cp good.json bad.json; python3 - "$1" "$2" <<'PY'

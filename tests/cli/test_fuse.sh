@@ -86,6 +86,15 @@ c=$(find "$SRV/d1" -name c | wc -l)
   ok "-dN: a copy on the unprotected side removed; a pair of one number refused, named" ||
   not_ok "-dN removed the unprotected copies" "$c copies of d1/c left" "$out" "$err"
 
+# a report of the mount: files of one number in two of its sets are two
+# files there, not a report that holds one file twice
+mktree && serve
+"$DUPSCAN" -rqj "$M" > "$T/r.json"
+before=$(contents "$SRV")
+run "$DUPSCAN" --from-report="$T/r.json" -dN
+[ "$rc" != 2 ] && [ "$(contents "$SRV")" = "$before" ] && [ "$(find "$SRV/other/d2" -name c | wc -l)" = 1 ] &&
+  ok "--from-report -dN on the mount: acted on, no content lost" || not_ok "--from-report on the mount" "rc $rc" "$out" "$err"
+
 # -dN, --move-to and -L lose nothing
 for act in -dN --move-to=$T/moved -L; do
   mktree && serve; rm -rf "$T/moved"

@@ -43,6 +43,7 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_CHANGED_CTIME: return "Changed since the scan: its inode (ctime; its mtime as it was)";
 	case DUPSCAN_E_CHANGED_WRITTEN: return "Written to while the action ran";
 	case DUPSCAN_E_TOO_MANY: return "More pairs of directories to weigh than files: many directories hold copies of the same files";
+	case DUPSCAN_E_TWO_SETS: return "One file (the same device and inode) in two sets of the report";
 	case DUPSCAN_E_LINK_UNCHECKED: return "Hard links cannot be checked on a filesystem that does not keep inode numbers: not linked";
 	case DUPSCAN_E_UNTOLD: return "One inode number on a filesystem that does not keep them: may be the kept file itself";
 	case DUPSCAN_E_LEFTOVER: return "Temporary name left by an interrupted dupscan action (check it, then remove it)";

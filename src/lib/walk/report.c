@@ -17,6 +17,7 @@
 struct ds_report_file {
 	char *path;
 	uint32_t set;
+	uint32_t nlink;     /* its link count now (check_paths()), 0 when not known */
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
 };
@@ -33,7 +34,7 @@ DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *p
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	s->report[s->nreport++] = (struct ds_report_file){ copy, set, dev, ino, size, mtime_ns, ctime_ns };
+	s->report[s->nreport++] = (struct ds_report_file){ copy, set, 0, dev, ino, size, mtime_ns, ctime_ns };
 	s->from_report = true;
 	return 0;
 }
@@ -58,6 +59,9 @@ static void given_stat(const struct ds_report_file *f, struct stat *st)
 	st->st_mtim = ns_time(f->mtime_ns);
 	st->st_ctim = ns_time(f->ctime_ns);
 	st->st_mode = S_IFREG;
+	/* the kernel's link count tells two names of one inode from two files
+	 * of one number (ds_collapse_links()) */
+	st->st_nlink = f->nlink;
 }
 
 /* The files given, once they are records (or the scan is freed). */
@@ -72,13 +76,17 @@ void ds_report_free(dupscan_scan *s)
 
 /* Every path must still name something that may be a file: a directory or a
  * symlink in its place makes the whole report invalid (nothing is acted on).
- * A path gone, or another file there, only fails its own check later. */
+ * A path gone, or another file there, only fails its own check later. Each
+ * file's link count is noted on the way. */
 static int check_paths(dupscan_scan *s)
 {
 	int rc = 0;
 	for (size_t i = 0; i < s->nreport; i++) {
 		struct stat st;
-		if (lstat(s->report[i].path, &st) != 0 || S_ISREG(st.st_mode))
+		if (lstat(s->report[i].path, &st) != 0)
+			continue;
+		s->report[i].nlink = st.st_nlink > UINT32_MAX ? UINT32_MAX : (uint32_t)st.st_nlink;
+		if (S_ISREG(st.st_mode))
 			continue;
 		ds_report(s, s->report[i].path, DUPSCAN_E_NOTREG);
 		rc = DUPSCAN_E_NOTREG;
@@ -127,6 +135,26 @@ static uint64_t scramble(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* One file in two sets (paths of one inode, where the device keeps its
+ * numbers: ds_collapse_links() made them one) says the report is wrong about
+ * it: refused, each such path named. Where numbers are not kept, two paths
+ * of one number are two files (a FUSE mount of two filesystems). */
+static int check_one_set(dupscan_scan *s)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+		if (!(ds_rec(s, i)->flags & DS_F_LINKED) || ds_rec_arg(s, ds_rec_rep(s, i)) == ds_rec_arg(s, i))
+			continue;
+		char *p = ds_rec_path_alloc(s, i);
+		if (!p)
+			return -ENOMEM;
+		ds_report(s, p, DUPSCAN_E_TWO_SETS);
+		free(p);
+		rc = DUPSCAN_E_TWO_SETS;
+	}
+	return rc;
+}
+
 int ds_report_build(dupscan_scan *s)
 {
 	int rc = check_paths(s);
@@ -145,9 +173,10 @@ int ds_report_build(dupscan_scan *s)
 	if (rc == 0)
 		rc = ds_collapse_links(s, order);
 	if (rc == 0)
+		rc = check_one_set(s);
+	if (rc == 0)
 		rc = ds_index_reserve(&s->index, s->tree.nrecs);
-	/* one class per set, named by its first inode; the same inode in two sets
-	 * stays in the first (the caller refuses such reports) */
+	/* one class per set, named by its first inode */
 	if (rc == 0 && !(first = malloc((nsets ? nsets : 1) * sizeof(*first))))
 		rc = -ENOMEM;
 	for (uint32_t k = 0; rc == 0 && k < nsets; k++)
