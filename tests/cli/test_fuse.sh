@@ -128,6 +128,19 @@ grep -q "$M/d2/a" <<< "$first" && ! grep -q "$M/d2/a" <<< "$out" &&
 run "$DUPSCAN" -r "$M"
 got=$(sets "$M" "$M" <<< "$out"); want=$("$DUPSCAN" -r "$SRV" | sets "$SRV" "$M")
 [ "$got" = "$want" ] && ok "as sshfs shows it: the server's sets" || not_ok "sftp-like mount: sets" "$(diff <(echo "$want") <(echo "$got"))"
+# a report acted on after a remount that numbered every file anew (looked
+# up in the other order): the numbers say nothing there, the contents do
+"$DUPSCAN" -rqj "$M" > "$T/r2.json"
+serve --sftp
+find "$M" -type f | sort -r | xargs stat -c %i > "$T/renumbered"
+before=$(contents "$SRV")
+run "$DUPSCAN" --from-report="$T/r2.json" -dN
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["matchSets"][0]["fileList"][0]["inode"])' "$T/r2.json")" != \
+  "$(stat -c %i "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["matchSets"][0]["fileList"][0]["filePath"])' "$T/r2.json")")" ] &&
+  ok "the remount numbered the report's files anew" || not_ok "renumbered by the remount"
+[ "$rc" = 0 ] && ! grep -q "Changed since the scan" <<< "$out$err" && [ "$(contents "$SRV")" = "$before" ] &&
+  [ "$(find "$SRV/d3" -name c | wc -l)" = 1 ] &&
+  ok "--from-report -dN after renumbering: acted on, no content lost" || not_ok "--from-report after renumbering" "rc $rc" "$out" "$err"
 umount "$M"
 
 # ---- sshfs through the test's own sshd ----

@@ -51,6 +51,10 @@ bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev);
  * the kernel's link count says they are two). Looked up once per device. */
 bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev);
 void ds_inodes_distrust(dupscan_scan *s, uint64_t dev);
+/* ds_inodes_trusted() without noting anything, for any thread: the answer
+ * looked up already, or the mount's (matching looks up every device it
+ * reads on the scan's thread first: ds_choose_io()). */
+bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev);
 /* A FUSE filesystem of no known kind (device dev) is read as a network one
  * (NET mode) when listing dir, on it, takes s->reading.net_probe_ns or more. */
 #define DS_NET_PROBE_NS 1000000

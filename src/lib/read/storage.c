@@ -372,6 +372,14 @@ bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev)
 	return device(s, dev).inos;
 }
 
+bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev)
+{
+	for (size_t i = 0; i < s->reading.ndevkinds; i++)
+		if (s->reading.devkinds[i].dev == dev)
+			return s->reading.devkinds[i].inos;
+	return ds_inode_numbers_kept(s->reading.mountinfo, dev);
+}
+
 void ds_inodes_distrust(dupscan_scan *s, uint64_t dev)
 {
 	device(s, dev);

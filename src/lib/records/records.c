@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "read/read.h"
 
 /* ---- paths ---- */
 
@@ -132,7 +133,11 @@ int ds_file_change(const dupscan_scan *s, const struct stat *st, const struct ds
 {
 	if (!S_ISREG(st->st_mode))
 		return DUPSCAN_E_CHANGED_TYPE;
-	if (st->st_dev != ds_rec_dev(s, r) || st->st_ino != ds_rec_ino(s, r))
+	/* where numbers are not kept they say nothing: FUSE numbers a file
+	 * anew once the kernel forgot it (a large tree walked over sshfs, then
+	 * read), and may give another file its old number */
+	if (st->st_dev != ds_rec_dev(s, r) ||
+	    (st->st_ino != ds_rec_ino(s, r) && ds_inodes_trusted_now(s, ds_rec_dev(s, r))))
 		return DUPSCAN_E_CHANGED_INODE;
 	if ((uint64_t)st->st_size != ds_rec_size(s, r))
 		return DUPSCAN_E_CHANGED_SIZE;

@@ -171,8 +171,8 @@ size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap);
 char *ds_rec_path_dup(dupscan_scan *s, uint32_t i);
 /* Same, malloc'ed (free it). @return NULL on ENOMEM. */
 char *ds_rec_path_alloc(const dupscan_scan *s, uint32_t i);
-/* The one meaning of "unchanged": st is a regular file with r's device, inode,
- * size and mtime, and the ctime ctime_ns (the scan's, r->ctime_ns, or the one
+/* The one meaning of "unchanged": st is a regular file with r's device, inode
+ * (where the device keeps its numbers: ds_inodes_trusted_now()), size and mtime, and the ctime ctime_ns (the scan's, r->ctime_ns, or the one
  * an action's own change left). The ctime catches a rewrite in place whose
  * mtime was put back (cp -p, rsync --inplace -t), while reading as at acting. */
 bool ds_same_file(const dupscan_scan *s, const struct stat *st, const struct ds_rec *r, int64_t ctime_ns);
