@@ -108,14 +108,25 @@ enum dupscan_error {
 	DUPSCAN_E_LINK_UNCHECKED = -1023, /* a hard link where the filesystem does not keep inode
 	                                   * numbers: that the link reaches the kept file cannot be
 	                                   * checked, so none is made (since 0.10) */
-	DUPSCAN_E_TWO_SETS = -1024  /* dupscan_report_file() gave one file (device and inode, where
+	DUPSCAN_E_TWO_SETS = -1024, /* dupscan_report_file() gave one file (device and inode, where
 	                             * the filesystem keeps its numbers) in two sets: the run
 	                             * stops, naming it (since 0.10) */
+	/* Why a link would change who may read or write a path: the duplicate's
+	 * differs from the kept file's (dupscan_access_differs(); lifted by
+	 * DUPSCAN_ACT_IGNORE_ACCESS) (since 0.10) */
+	DUPSCAN_E_ACCESS_OWNER = -1025, /* its owner */
+	DUPSCAN_E_ACCESS_GROUP = -1026, /* its group */
+	DUPSCAN_E_ACCESS_MODE = -1027,  /* its permission bits (and setuid, setgid, sticky) */
+	DUPSCAN_E_ACCESS_ACL = -1028,   /* its POSIX ACL (system.posix_acl_access) */
+	DUPSCAN_E_ACCESS_LABEL = -1029  /* its security labels (security.* attributes) */
 };
 
 /* Flags for the action functions. */
 #define DUPSCAN_ACT_NO_CHANGE_CHECK 0x1u /* skip re-checking that files are as scanned (jdupes -t) */
 #define DUPSCAN_ACT_DRY_RUN 0x2u         /* check everything, change nothing */
+/* link even where the path would change owner, group, mode, ACL or security
+ * labels (see dupscan_access_differs()) (since 0.10) */
+#define DUPSCAN_ACT_IGNORE_ACCESS 0x4u
 
 /* Kinds of link for dupscan_replace_with_link(). */
 enum dupscan_link_kind {
@@ -554,10 +565,20 @@ DUPSCAN_API void dupscan_cancel(dupscan_scan *scan);
 /* @return 0 when the file is as scanned, DUPSCAN_E_CHANGED, or -errno. */
 DUPSCAN_API int dupscan_check_unchanged(const dupscan_file *file);
 
+/* 0 when a link of b to a would leave b's path with the owner, group,
+ * permission bits, POSIX ACL and security labels (security.* attributes) it
+ * has; else the first that differs, DUPSCAN_E_ACCESS_OWNER ... _LABEL, or
+ * -errno, DUPSCAN_E_REMOTE_FILE. Looked up by path now. Since 0.10. */
+DUPSCAN_API int dupscan_access_differs(const dupscan_file *a, const dupscan_file *b);
+
 /* Replace dup by a hard link (same device only: -EXDEV otherwise) or a relative
  * symlink to keep. A hard link shares keep's inode and so its owner, mode and
- * times. @return 0, DUPSCAN_E_ALREADY (dup is already a hard link of keep, for
- * DUPSCAN_LINK_HARD), DUPSCAN_E_SAME_ENTRY, DUPSCAN_E_CHANGED or -errno. */
+ * times; a symlink reaches them: refused when they, its ACL or its security
+ * labels differ from dup's (dupscan_access_differs(), checked on both files
+ * held open), unless flags has DUPSCAN_ACT_IGNORE_ACCESS. @return 0,
+ * DUPSCAN_E_ALREADY (dup is already a hard link of keep, for
+ * DUPSCAN_LINK_HARD), DUPSCAN_E_ACCESS_*, DUPSCAN_E_SAME_ENTRY,
+ * DUPSCAN_E_CHANGED or -errno. */
 DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupscan_file *dup,
 					  int kind, unsigned flags);
 

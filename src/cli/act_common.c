@@ -3,6 +3,8 @@
  * journaling a change before it is made, and --prune-empty-dirs. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <grp.h>
+#include <pwd.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -109,4 +111,52 @@ void act_prune(struct act_ctx *a, const dupscan_file *gone)
 		fputs("/\n", a->out);
 	}
 	free(p);
+}
+
+/* "name (uid)" of a user or group id, into buf. */
+static const char *id_name(char *buf, size_t cap, unsigned id, bool group)
+{
+	const struct passwd *pw = group ? NULL : getpwuid((uid_t)id);
+	const struct group *gr = group ? getgrgid((gid_t)id) : NULL;
+	const char *name = pw ? pw->pw_name : gr ? gr->gr_name : NULL;
+	if (name)
+		snprintf(buf, cap, "%s", name);
+	else
+		snprintf(buf, cap, "%u", id);
+	return buf;
+}
+
+bool act_access_refused(FILE *out, const char *what, const dupscan_file *f, const dupscan_file *keep, int code)
+{
+	static const struct { int code; const char *attr; } attrs[] = {
+		{ DUPSCAN_E_ACCESS_OWNER, "owner" }, { DUPSCAN_E_ACCESS_GROUP, "group" },
+		{ DUPSCAN_E_ACCESS_MODE, "mode" }, { DUPSCAN_E_ACCESS_ACL, "ACL" },
+		{ DUPSCAN_E_ACCESS_LABEL, "security label" },
+	};
+	const char *attr = NULL;
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+		if (attrs[i].code == code)
+			attr = attrs[i].attr;
+	if (!attr)
+		return false;
+	/* the two values, as they are now, for the owner, group and mode */
+	char detail[160] = "", x[64], y[64];
+	struct stat sf, sk;
+	if (code != DUPSCAN_E_ACCESS_ACL && code != DUPSCAN_E_ACCESS_LABEL && stat(dupscan_file_path(f), &sf) == 0 &&
+	    stat(dupscan_file_path(keep), &sk) == 0) {
+		if (code == DUPSCAN_E_ACCESS_MODE)
+			snprintf(detail, sizeof(detail), " (%04o, %04o)", (unsigned)(sf.st_mode & 07777),
+				 (unsigned)(sk.st_mode & 07777));
+		else
+			snprintf(detail, sizeof(detail), " (%s, %s)",
+				 id_name(x, sizeof(x), code == DUPSCAN_E_ACCESS_GROUP ? sf.st_gid : sf.st_uid, code == DUPSCAN_E_ACCESS_GROUP),
+				 id_name(y, sizeof(y), code == DUPSCAN_E_ACCESS_GROUP ? sk.st_gid : sk.st_uid, code == DUPSCAN_E_ACCESS_GROUP));
+	}
+	fflush(out);
+	fputs("dupscan: ", stderr);
+	fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
+	fprintf(stderr, ": %s: its %s differs from ", what, attr);
+	fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
+	fprintf(stderr, "'s%s\n", detail);
+	return true;
 }

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* act_link.c: -L and -l, replacing each duplicate by a link to its set's first file. */
+/* act_link.c: -L and -l, replacing each duplicate by a link to its set's first
+ * file of the same owner, group, mode, ACL and labels. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "keep.h"
 
 static void show(FILE *out, const char *arrow, const char *path)
 {
@@ -44,70 +48,156 @@ static void note_unchecked(struct unchecked *u, const dupscan_file *keep, FILE *
 	      "(run dupscan -L on the host that holds them)\n", stderr);
 }
 
+struct link_run {
+	struct act_ctx *a;
+	int kind;
+	struct unchecked unchecked;
+	int failures;
+};
+
+/* Link f to keep, and say how it went. */
+static void link_one(struct link_run *lr, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
+		     const uint64_t *hash)
+{
+	struct act_ctx *a = lr->a;
+	FILE *out = a->out;
+	bool hard = lr->kind == DUPSCAN_LINK_HARD;
+	if (dupscan_file_is_protected(f)) {
+		show(out, "[PRO]", dupscan_file_path(f));
+		return;
+	}
+	int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : 0;
+	if (rc == 0 && hard && is_unchecked(&lr->unchecked, keep))
+		rc = DUPSCAN_E_LINK_UNCHECKED;
+	/* a hard link already in place needs no journal line */
+	bool same = dupscan_same_file(f, keep);
+	if (rc == 0 && !(same && hard))
+		rc = act_journal(a, hard ? "hardlink" : "symlink", set, keep, f, NULL, hash);
+	if (rc == 0)
+		rc = dupscan_replace_with_link(keep, f, lr->kind, a->flags);
+	if (rc == 0) {
+		show(out, hard ? "---->" : "-@@->", dupscan_file_path(f));
+		return;
+	}
+	if (rc == DUPSCAN_E_ALREADY) {
+		show(out, "-==->", dupscan_file_path(f));
+		return;
+	}
+	show(out, "-//->", dupscan_file_path(f));
+	lr->failures++;
+	if (rc == DUPSCAN_E_LINK_UNCHECKED) {
+		note_unchecked(&lr->unchecked, keep, out);
+	} else if (act_access_refused(out, "Not linked", f, keep, rc)) {
+		/* said */
+	} else {
+		fflush(out);
+		fprintf(stderr, "dupscan: warning: unable to %s link '", hard ? "hard" : "soft");
+		fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
+		fputs("' -> '", stderr);
+		fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
+		fprintf(stderr, "': %s\n", dupscan_strerror(rc));
+	}
+}
+
+/* The files of a set in classes of one owner, group, mode, ACL and labels:
+ * only files of one class may be linked together (--ignore-access: one
+ * class). cls[k] is file k's; @return how many classes, 0 out of memory. */
+static size_t access_classes(const dupscan_set *set, bool ignore, size_t *cls)
+{
+	size_t n = dupscan_set_file_count(set), nclass = 0;
+	for (size_t k = 0; k < n; k++) {
+		const dupscan_file *f = dupscan_set_file(set, k);
+		size_t c = 0;
+		/* a file that cannot be looked at goes alone: its link fails and says why */
+		for (; c < nclass && !ignore; c++) {
+			size_t rep = 0;
+			while (cls[rep] != c)
+				rep++;
+			if (dupscan_access_differs(dupscan_set_file(set, rep), f) == 0)
+				break;
+		}
+		cls[k] = ignore ? 0 : c;
+		nclass += c == nclass;
+	}
+	return nclass;
+}
+
+/* Link the files of class c to its kept file (the keep rules' choice among
+ * them); the files of the classes alone are refused under the set's first
+ * class, said with what differs from its kept file. */
+static void link_class(struct link_run *lr, const dupscan_set *set, const size_t *cls, size_t c, const bool *alone,
+		       bool *among)
+{
+	struct act_ctx *a = lr->a;
+	size_t n = dupscan_set_file_count(set);
+	for (size_t k = 0; k < n; k++)
+		among[k] = cls[k] == c;
+	const dupscan_file *keep = dupscan_set_file(set, keep_index_among(set, &a->o->keep, among));
+	/* a class made only of hard links to one inode has nothing to link */
+	size_t others = 0;
+	for (size_t k = 0; k < n; k++)
+		others += among[k] && !dupscan_same_file(dupscan_set_file(set, k), keep);
+	if (others == 0 && lr->kind == DUPSCAN_LINK_HARD && !alone)
+		return;
+	show(a->out, "[SRC]", dupscan_file_path(keep));
+	/* the content's hash goes in the journal: --undo checks that what it
+	 * restores is that content (one read of the kept file per class) */
+	uint64_t hash = 0;
+	bool hashed = a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN) && others > 0 &&
+		      dupscan_hash_file(dupscan_file_path(keep), NULL, &hash) == 0;
+	for (size_t k = 0; k < n && !cli_interrupted() && !a->stop; k++) {
+		const dupscan_file *f = dupscan_set_file(set, k);
+		if (among[k] && f != keep) {
+			link_one(lr, set, keep, f, hashed ? &hash : NULL);
+		} else if (alone && alone[cls[k]] && !dupscan_file_is_protected(f)) {
+			show(a->out, "-//->", dupscan_file_path(f));
+			act_access_refused(a->out, "Not linked", f, keep, dupscan_access_differs(keep, f));
+			lr->failures++;
+		}
+	}
+	fflush(a->out);
+}
+
+/* One set: its first class (the one the keep rules choose from first), with
+ * the files alone in their class refused under it; then every other class
+ * of two files or more, linked on its own. */
+static int link_set(struct link_run *lr, const dupscan_set *set)
+{
+	size_t n = dupscan_set_file_count(set);
+	size_t *cls = malloc(n * sizeof(*cls)), *count = calloc(n, sizeof(*count));
+	bool *among = malloc(n * sizeof(*among)), *alone = calloc(n, sizeof(*alone));
+	size_t nclass = cls && count && among && alone ? access_classes(set, lr->a->flags & DUPSCAN_ACT_IGNORE_ACCESS, cls) : 0;
+	if (nclass) {
+		size_t first = cls[keep_index(set, &lr->a->o->keep)];
+		for (size_t k = 0; k < n; k++)
+			count[cls[k]]++;
+		bool any = false;
+		for (size_t c = 0; c < nclass; c++)
+			any |= alone[c] = count[c] == 1 && c != first;
+		link_class(lr, set, cls, first, any ? alone : NULL, among);
+		for (size_t c = 0; c < nclass; c++)
+			if (c != first && count[c] > 1 && !cli_interrupted() && !lr->a->stop)
+				link_class(lr, set, cls, c, NULL, among);
+	}
+	free(cls);
+	free(count);
+	free(among);
+	free(alone);
+	return nclass ? 0 : -ENOMEM;
+}
+
 int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 {
-	FILE *out = a->out;
-	int failures = 0;
-	struct unchecked unchecked = { .n = 0 };
+	struct link_run lr = { .a = a, .kind = kind };
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
-		const dupscan_set *set = dupscan_get_set(scan, i);
-		size_t n = dupscan_set_file_count(set);
-		const dupscan_file *keep = act_kept(set, a->o);
-		/* a set made only of hard links to one inode has nothing to link */
-		size_t others = 0;
-		for (size_t k = 0; k < n; k++) {
-			const dupscan_file *f = dupscan_set_file(set, k);
-			others += !dupscan_same_file(f, keep);
+		if (link_set(&lr, dupscan_get_set(scan, i)) != 0) {
+			fprintf(stderr, "dupscan: out of memory\n");
+			return lr.failures + 1;
 		}
-		if (others == 0 && kind == DUPSCAN_LINK_HARD)
-			continue;
-		show(out, "[SRC]", dupscan_file_path(keep));
-		/* the content's hash goes in the journal: --undo checks that what it
-		 * restores is that content (one read of the kept file per set) */
-		uint64_t hash = 0;
-		bool hashed = a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN) &&
-			      dupscan_hash_file(dupscan_file_path(keep), NULL, &hash) == 0;
-		for (size_t k = 0; k < n; k++) {
-			const dupscan_file *f = dupscan_set_file(set, k);
-			if (f == keep)
-				continue;
-			if (dupscan_file_is_protected(f)) {
-				show(out, "[PRO]", dupscan_file_path(f));
-				continue;
-			}
-			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : 0;
-			if (rc == 0 && kind == DUPSCAN_LINK_HARD && is_unchecked(&unchecked, keep))
-				rc = DUPSCAN_E_LINK_UNCHECKED;
-			/* a hard link already in place needs no journal line */
-			bool same = dupscan_same_file(f, keep);
-			if (rc == 0 && !(same && kind == DUPSCAN_LINK_HARD))
-				rc = act_journal(a, kind == DUPSCAN_LINK_HARD ? "hardlink" : "symlink", set, keep, f, NULL,
-						 hashed ? &hash : NULL);
-			if (rc == 0)
-				rc = dupscan_replace_with_link(keep, f, kind, a->flags);
-			if (rc == 0) {
-				show(out, kind == DUPSCAN_LINK_HARD ? "---->" : "-@@->", dupscan_file_path(f));
-			} else if (rc == DUPSCAN_E_ALREADY) {
-				show(out, "-==->", dupscan_file_path(f));
-			} else if (rc == DUPSCAN_E_LINK_UNCHECKED) {
-				show(out, "-//->", dupscan_file_path(f));
-				note_unchecked(&unchecked, keep, out);
-				failures++;
-			} else {
-				show(out, "-//->", dupscan_file_path(f));
-				fflush(out);
-				fprintf(stderr, "dupscan: warning: unable to %s link '", kind == DUPSCAN_LINK_HARD ? "hard" : "soft");
-				fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
-				fputs("' -> '", stderr);
-				fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
-				fprintf(stderr, "': %s\n", dupscan_strerror(rc));
-				failures++;
-			}
-		}
-		fflush(out);
 	}
-	if (unchecked.pairs > 1)
-		fprintf(stderr, "dupscan: %lu duplicates not hard linked where inode numbers are not kept\n", unchecked.pairs);
-	return failures;
+	if (lr.unchecked.pairs > 1)
+		fprintf(stderr, "dupscan: %lu duplicates not hard linked where inode numbers are not kept\n",
+			lr.unchecked.pairs);
+	return lr.failures;
 }

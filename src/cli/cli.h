@@ -27,7 +27,7 @@ struct cli_opts {
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
-	bool json, csv, no_prompt, soft_abort, no_change_check, dry_run;
+	bool json, csv, no_prompt, soft_abort, no_change_check, dry_run, ignore_access;
 	const char *format; /* --format as given (NULL: none), for messages */
 	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear, cache_trust;
 	const char *cache_file; /* --cache=FILE, NULL: the default place */
@@ -127,6 +127,10 @@ size_t act_listed(size_t kept, size_t pos);
  * this file); or -errno after telling the user and setting a->stop. */
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
 		const dupscan_file *dup, const char *dest, const uint64_t *hash);
+/* A refusal because f's access (owner, group, mode, ACL, labels) differs
+ * from keep's, said on stderr as "PATH: WHAT: its owner differs from KEPT's
+ * (f's, keep's)". @return false when code is no such refusal (nothing said). */
+bool act_access_refused(FILE *out, const char *what, const dupscan_file *f, const dupscan_file *keep, int code);
 /* --prune-empty-dirs: remove the directories a file left empty, up to (not
  * including) its argument. */
 void act_prune(struct act_ctx *a, const dupscan_file *gone);

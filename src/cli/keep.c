@@ -127,12 +127,19 @@ static int by_rule(const struct keep_rule *r, const dupscan_file *a, const dupsc
 
 size_t keep_index(const dupscan_set *set, const struct keep_rules *r)
 {
+	return keep_index_among(set, r, NULL);
+}
+
+size_t keep_index_among(const dupscan_set *set, const struct keep_rules *r, const bool *among)
+{
 	size_t n = dupscan_set_file_count(set), best = SIZE_MAX;
 	bool any_protected = false;
 	for (size_t k = 0; k < n; k++)
-		any_protected |= dupscan_file_is_protected(dupscan_set_file(set, k)) != 0;
+		any_protected |= (!among || among[k]) && dupscan_file_is_protected(dupscan_set_file(set, k)) != 0;
 	for (size_t k = 0; k < n; k++) {
 		const dupscan_file *f = dupscan_set_file(set, k);
+		if (among && !among[k])
+			continue;
 		/* a protected file stays whatever the rules say */
 		if (any_protected && !dupscan_file_is_protected(f))
 			continue;

@@ -3,6 +3,7 @@
 #ifndef DUPSCAN_KEEP_H
 #define DUPSCAN_KEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dupscan.h"
@@ -24,5 +25,7 @@ void keep_free(struct keep_rules *r);
  * by the rules in order, ties going to the set's own order (-o, -O, -i).
  * @return its index in the set. */
 size_t keep_index(const dupscan_set *set, const struct keep_rules *r);
+/* The same among the files whose among[] is true (all of them for NULL). */
+size_t keep_index_among(const dupscan_set *set, const struct keep_rules *r, const bool *among);
 
 #endif /* DUPSCAN_KEEP_H */

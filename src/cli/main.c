@@ -20,7 +20,8 @@
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 {
 	struct act_ctx a = { o, (o->no_change_check ? DUPSCAN_ACT_NO_CHANGE_CHECK : 0) |
-				(o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0), stdout, NULL, false };
+				(o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0) | (o->ignore_access ? DUPSCAN_ACT_IGNORE_ACCESS : 0),
+			     stdout, NULL, false };
 	/* no change without its journal line first */
 	if (!o->dry_run && dupscan_set_count(scan) > 0 && !(a.journal = journal_open(o->journal)))
 		return -1;

@@ -55,6 +55,8 @@ static const char help_text1b[] =
 "                      requests in flight, as many as the link answers)\n"
 "    --io-memory=SIZE  file contents hdd mode keeps in memory to compare files\n"
 "                      in disk order (K, M, G suffixes; default 256M)\n"
+"    --ignore-access   with -L, -l: link even where a path would change owner,\n"
+"                      group, mode, ACL or security label (refused by default)\n"
 " -I --isolate         files under the same path argument never match each other\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
 "    --journal=FILE    append the changes of an action to FILE (default: a new\n"
@@ -130,7 +132,7 @@ enum { /* long-only options */
 	OPT_DRY_RUN = 256, OPT_THREADS, OPT_PROTECT, OPT_EXCLUDE, OPT_INCLUDE, OPT_FILES_FROM,
 	OPT_MOVE_TO, OPT_JOURNAL, OPT_UNDO, OPT_PRUNE, OPT_DIRS, OPT_CACHE, OPT_CACHE_CLEAR, OPT_IO,
 	OPT_IO_MEMORY, OPT_CACHE_TRUST, OPT_KEEP, OPT_FROM_REPORT, OPT_PROGRESS, OPT_MAX_DEPTH, OPT_FORMAT,
-	OPT_SERVER, OPT_RSH, OPT_REMOTE_DUPSCAN, OPT_REMOTE_TIMEOUT, OPT_OVERLAP, OPT_SUMMARY
+	OPT_SERVER, OPT_RSH, OPT_REMOTE_DUPSCAN, OPT_REMOTE_TIMEOUT, OPT_OVERLAP, OPT_SUMMARY, OPT_IGNORE_ACCESS
 };
 
 static const struct option long_opts[] = {
@@ -147,6 +149,7 @@ static const struct option long_opts[] = {
 	{ "error-on-dupe", no_argument, NULL, 'e' },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "files-from", required_argument, NULL, OPT_FILES_FROM },
+	{ "ignore-access", no_argument, NULL, OPT_IGNORE_ACCESS },
 	{ "include", required_argument, NULL, OPT_INCLUDE },
 	{ "journal", required_argument, NULL, OPT_JOURNAL },
 	{ "move-to", required_argument, NULL, OPT_MOVE_TO },
@@ -511,6 +514,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 		case 't': o->no_change_check = true; break;
 		case 'Z': o->soft_abort = true; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_IGNORE_ACCESS: o->ignore_access = true; break;
 		case OPT_THREADS: {
 			long v;
 			if (!parse_long(optarg, 1, 1024, &v))
@@ -707,5 +711,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				   "which would act on files that may differ", action_name(o->action));
 	if (o->dry_run && !o->action)
 		return usage_error("%s", "--dry-run needs an action: -d, -L, -l, -B or --move-to");
+	if (o->ignore_access && o->action != 'L' && o->action != 'l')
+		return usage_error("%s", "--ignore-access goes with -L or -l");
 	return 0;
 }

@@ -171,6 +171,9 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 		rc = -EXDEV;
 	else if (rc == 0 && !hard && !(target = relative_target(keep->path, dup->path)))
 		rc = errno ? -errno : -ENOMEM;
+	/* the path would take keep's owner, group, mode, ACL and labels */
+	if (rc == 0 && !(flags & DUPSCAN_ACT_IGNORE_ACCESS))
+		rc = ds_access_differs(k.fd, keep->path, &k.st, d.fd, dup->path, &d.file);
 	if (rc || (flags & DUPSCAN_ACT_DRY_RUN))
 		goto out;
 	rc = make_link(keep, &k, &d, hard, target, flags);

@@ -89,4 +89,9 @@ int ds_act_put_back_copy(struct slot *d, bool over_own_symlink);
 /* Swap d->tmp and d->name. @return 1 swapped, 0 when the filesystem cannot, -errno. */
 int ds_act_swap_in(struct slot *d);
 
+/* access.c: 0 when b (open at fb, or at path pb when fb < 0; stat b) has a's
+ * owner, group, permission bits, POSIX ACL and security labels; else the
+ * first that differs (DUPSCAN_E_ACCESS_*) or -errno. */
+int ds_access_differs(int fa, const char *pa, const struct stat *a, int fb, const char *pb, const struct stat *b);
+
 #endif /* DUPSCAN_ACTION_H */

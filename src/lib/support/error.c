@@ -43,6 +43,11 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_CHANGED_CTIME: return "Changed since the scan: its inode (ctime; its mtime as it was)";
 	case DUPSCAN_E_CHANGED_WRITTEN: return "Written to while the action ran";
 	case DUPSCAN_E_TOO_MANY: return "More pairs of directories to weigh than files: many directories hold copies of the same files";
+	case DUPSCAN_E_ACCESS_OWNER: return "Its owner differs from the kept file's: a link would change who may read it";
+	case DUPSCAN_E_ACCESS_GROUP: return "Its group differs from the kept file's: a link would change who may read it";
+	case DUPSCAN_E_ACCESS_MODE: return "Its mode differs from the kept file's: a link would change who may read it";
+	case DUPSCAN_E_ACCESS_ACL: return "Its ACL differs from the kept file's: a link would change who may read it";
+	case DUPSCAN_E_ACCESS_LABEL: return "Its security labels differ from the kept file's: a link would change who may read it";
 	case DUPSCAN_E_TWO_SETS: return "One file (the same device and inode) in two sets of the report";
 	case DUPSCAN_E_LINK_UNCHECKED: return "Hard links cannot be checked on a filesystem that does not keep inode numbers: not linked";
 	case DUPSCAN_E_UNTOLD: return "One inode number on a filesystem that does not keep them: may be the kept file itself";
