@@ -118,7 +118,15 @@ enum dupscan_error {
 	DUPSCAN_E_ACCESS_GROUP = -1026, /* its group */
 	DUPSCAN_E_ACCESS_MODE = -1027,  /* its permission bits (and setuid, setgid, sticky) */
 	DUPSCAN_E_ACCESS_ACL = -1028,   /* its POSIX ACL (system.posix_acl_access) */
-	DUPSCAN_E_ACCESS_LABEL = -1029  /* its security labels (security.* attributes) */
+	DUPSCAN_E_ACCESS_LABEL = -1029, /* its security labels (security.* attributes) */
+	/* Why a duplicate is not removed or moved away (lifted by
+	 * DUPSCAN_ACT_IGNORE_ACCESS) (since 0.10) */
+	DUPSCAN_E_ACCESS_READ = -1030,  /* someone who may read it (its owner, its group, others,
+	                                 * a user or group its ACL names) could not read the
+	                                 * kept file */
+	DUPSCAN_E_ACCESS_UNTOLD = -1031 /* the kept file is on another host and the duplicate is
+	                                 * another user's: whether they could read it there
+	                                 * cannot be told */
 };
 
 /* Flags for the action functions. */

@@ -56,7 +56,8 @@ static const char help_text1b[] =
 "    --io-memory=SIZE  file contents hdd mode keeps in memory to compare files\n"
 "                      in disk order (K, M, G suffixes; default 256M)\n"
 "    --ignore-access   with -L, -l: link even where a path would change owner,\n"
-"                      group, mode, ACL or security label (refused by default)\n"
+"                      group, mode, ACL or security label; with -d, --move-to:\n"
+"                      remove a file its owner could not read the kept copy of\n"
 " -I --isolate         files under the same path argument never match each other\n"
 " -j --json            print the sets as JSON (jdupes' shape)\n"
 "    --journal=FILE    append the changes of an action to FILE (default: a new\n"
@@ -711,7 +712,7 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 				   "which would act on files that may differ", action_name(o->action));
 	if (o->dry_run && !o->action)
 		return usage_error("%s", "--dry-run needs an action: -d, -L, -l, -B or --move-to");
-	if (o->ignore_access && o->action != 'L' && o->action != 'l')
-		return usage_error("%s", "--ignore-access goes with -L or -l");
+	if (o->ignore_access && (!o->action || o->action == 'B'))
+		return usage_error("%s", "--ignore-access goes with -L, -l, -d or --move-to");
 	return 0;
 }

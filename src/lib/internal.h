@@ -206,7 +206,22 @@ struct dupscan_scan {
 	 * a grace period, milliseconds each); -1 until the first action. Apart
 	 * from the handle: actions set it through const file handles */
 	int *act_watch;
+	/* whether a user could read a kept file (actions/access.c), asked once
+	 * per user and kept file; set through const file handles likewise */
+	struct ds_readers {
+		struct ds_reader { uint32_t uid, gid; const char *kept; int reads; } *v;
+		size_t n, cap;
+		/* directories a reader may search: open addressing on the
+		 * reader and the path (actions/readers.c) */
+		struct ds_searchable { uint64_t key; char *dir; uint32_t uid, gid; bool ok; } *dirs;
+		size_t ndirs, capdirs;
+		struct ds_principal *users; /* users with their groups, as looked up (readers.c) */
+		size_t nusers, capusers;
+	} *act_readers;
 };
+
+/* actions/readers.c */
+void ds_readers_free(struct ds_readers *r);
 
 static inline struct ds_rec *ds_rec(const dupscan_scan *s, uint32_t i)
 {

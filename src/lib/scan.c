@@ -54,7 +54,11 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->opt.threads = default_threads();
 	s->opt.order = DUPSCAN_ORDER_NAME;
 	s->opt.max_depth = -1;
-	if (!(s->act_watch = malloc(sizeof(*s->act_watch)))) {
+	s->act_watch = malloc(sizeof(*s->act_watch));
+	s->act_readers = calloc(1, sizeof(*s->act_readers));
+	if (!s->act_watch || !s->act_readers) {
+		free(s->act_watch);
+		free(s->act_readers);
 		free(s);
 		*out = NULL;
 		return -ENOMEM;
@@ -88,6 +92,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	if (*s->act_watch >= 0)
 		close(*s->act_watch);
 	free(s->act_watch);
+	ds_readers_free(s->act_readers);
 	ds_pool_stop(s->reading.pool);
 	ds_netio_free(s->reading.net);
 	ds_remote_free(s);

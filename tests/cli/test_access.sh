@@ -68,7 +68,46 @@ run "$DUPSCAN" -rL --ignore-access t
 [ "$rc" = 0 ] && [ "$("$PY" "$TREE" classes t | awk '{ n[$1] = 1 } END { print length(n) }')" -gt 0 ] &&
   [ "$(find t -type f -links 1 | wc -l)" = 0 ] && ok "--ignore-access: every duplicate linked, whoever owned it" ||
   not_ok "--ignore-access" "rc $rc" "$(find t -type f -links 1 | head)"
-run "$DUPSCAN" -r --ignore-access -dN t
-[ "$rc" = 2 ] && expect_err "--ignore-access without -L or -l: a usage error" "--ignore-access goes with -L or -l" ||
-  not_ok "--ignore-access -dN" "rc $rc"
+run "$DUPSCAN" -r --ignore-access -B t
+[ "$rc" = 2 ] && expect_err "--ignore-access with -B (which keeps every file's own): a usage error" \
+  "--ignore-access goes with -L, -l, -d or --move-to" || not_ok "--ignore-access -B" "rc $rc"
+
+# -dN and --move-to: a file goes only when its owner could read the kept file
+rm -rf ex && mkdir ex && echo secret > ex/a && echo secret > ex/b && chmod 600 ex/a && chown 65534 ex/b
+for act in -dN --move-to=moved; do
+  rm -rf moved
+  run "$DUPSCAN" -rq $act ex
+  [ "$rc" = 1 ] && grep -q "\[!\] ex/b -- Someone who may read it could not read the kept file" <<< "$out" && [ -e ex/b ] && [ -z "$(find moved -type f 2>/dev/null)" ] &&
+    ok "$act: nobody's only readable copy of root's private file kept, named" || not_ok "$act: refused" "rc $rc" "$out" "$err"
+done
+chmod 644 ex/a
+run "$DUPSCAN" -rq -dN ex
+[ "$rc" = 0 ] && [ ! -e ex/b ] && ok "-dN: removed once its owner could read the kept file" || not_ok "-dN readable" "$out"
+for act in -dN --move-to=moved; do
+  rm -rf t moved && cp -a t.orig t
+  run "$DUPSCAN" -rq $act t
+  [ "$("$PY" "$TREE" readable t)" = "$readable_root" ] && [ "$(as_nobody "$PY" "$TREE" readable t)" = "$readable_nobody" ] &&
+    ok "$act: root and nobody read the contents they read before" || not_ok "$act: readable contents changed" "$err"
+  # the sets all of root's 0644 (every fifth) end with one file; every file
+  # left past one a set is a refusal, named
+  alike=$(for s in $(seq 0 5 195); do find t -name "f$s-*" | wc -l; done | sort -u)
+  refused=$(grep -c "Someone who may read it could not read the kept file" <<< "$out")
+  left=$(( $(find t -type f | wc -l) - 200 ))
+  [ "$alike" = 1 ] && [ "$refused" -gt 0 ] && [ "$refused" = "$left" ] &&
+    ok "$act: the sets alike down to one file; $refused refused, each named" ||
+    not_ok "$act: removed" "files a set alike: $alike" "$refused refused, $left left past one a set"
+done
+rm -rf t && cp -a t.orig t
+run "$DUPSCAN" -rq -dN --ignore-access t
+[ "$rc" = 0 ] && [ "$(find t -type f | wc -l)" = 200 ] && ok "-dN --ignore-access: one file a set, whoever could read it" ||
+  not_ok "-dN --ignore-access" "rc $rc" "$(find t -type f | wc -l) files"
+# run by a user, not root: the same judgement (root's copy readable by
+# anyone, nobody's kept file private: refused)
+mkdir u j && chown 65534 u j && echo same > u/a && chown 65534 u/a && chmod 600 u/a && echo same > u/b && chmod 644 u/b
+out=$(as_nobody "$DUPSCAN" -rqdN --journal=j/journal u 2>&1); rc=$?
+[ "$rc" = 1 ] && grep -q "\[!\] u/b -- Someone who may read it could not read the kept file" <<< "$out" && [ -e u/b ] &&
+  ok "-dN run by nobody: root's world-readable copy of nobody's private file left, named" || not_ok "-dN as nobody" "rc $rc" "$out"
+chmod 644 u/a
+out=$(as_nobody "$DUPSCAN" -rqdN --journal=j/journal u 2>&1); rc=$?
+[ "$rc" = 0 ] && [ ! -e u/b ] && ok "-dN run by nobody: removed once anyone may read the kept file" || not_ok "-dN as nobody, readable" "rc $rc" "$out"
 done_testing

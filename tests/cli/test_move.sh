@@ -15,7 +15,7 @@ tree() {
     head -c 300000 /dev/urandom > c/big1; cp c/big1 c/big2
     echo linked > c/l1; ln c/l1 c/l1.hard; cp c/l1 b/l1copy
     echo unique > a/u
-    chmod 600 b/x; chmod 751 "a/sub/with space"
+    chmod 600 b/x; chmod 755 "a/sub/with space" # (readable by all who may read its copies: -d, --move-to keep to that)
     touch -d '2001-02-03 04:05:06.123456789' b/x; touch -d '1999-12-31 23:59:59' c/big2 )
 }
 moved_ok() { # NAME: every content of the pre-run tree is under t or the move target

@@ -5,7 +5,7 @@
  * security labels (the security.* attributes: SELinux, SMACK, IMA), and its
  * own are gone. Such a change is refused unless the caller lifts the rule
  * (DUPSCAN_ACT_IGNORE_ACCESS), as util-linux hardlink refuses owners and
- * modes that differ. */
+ * modes that differ. (Removing a duplicate: readers.c.) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>

@@ -16,6 +16,8 @@ DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan
 	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
 	if (rc == 0)
 		rc = ds_act_untold(keep, &k, &d);
+	if (rc == 0 && !(flags & DUPSCAN_ACT_IGNORE_ACCESS))
+		rc = ds_access_owner_reads(keep, &k, &d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN))
 		rc = ds_act_hide_and_check(keep, dup, &k, &d, flags);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_DRY_RUN)) {

@@ -156,6 +156,8 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 	int rc = ds_act_prepare(keep, dup, flags, &k, &d);
 	if (rc == 0)
 		rc = ds_act_untold(keep, &k, &d);
+	if (rc == 0 && !(flags & DUPSCAN_ACT_IGNORE_ACCESS))
+		rc = ds_access_owner_reads(keep, &k, &d);
 	if (rc == 0 && lstat(dest, &st) == 0)
 		rc = -EEXIST;
 	else if (rc == 0 && errno != ENOENT)

@@ -94,4 +94,9 @@ int ds_act_swap_in(struct slot *d);
  * first that differs (DUPSCAN_E_ACCESS_*) or -errno. */
 int ds_access_differs(int fa, const char *pa, const struct stat *a, int fb, const char *pb, const struct stat *b);
 
+/* readers.c: dup (open in d) is removed or moved away only when everyone
+ * who may read it could read keep (asked once per reader and kept file).
+ * @return 0, DUPSCAN_E_ACCESS_READ, DUPSCAN_E_ACCESS_UNTOLD or a change. */
+int ds_access_owner_reads(const dupscan_file *keep, const struct kept *k, const struct slot *d);
+
 #endif /* DUPSCAN_ACTION_H */
