@@ -604,9 +604,11 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 				       const char *dest, unsigned flags);
 
 /* Move the file from to the new path to, never overwriting (-EEXIST). Across
- * filesystems: copied under a temporary name beside to, fsynced, compared byte
- * by byte with from, given its name, and only then is from unlinked; a crash
- * at any point leaves from in place. Honours DUPSCAN_ACT_DRY_RUN.
+ * filesystems: copied into an unnamed file of to's directory (O_TMPFILE; else
+ * under a temporary name beside to), fsynced, compared byte by byte with
+ * from, given its name, and only then is from unlinked; a crash at any point
+ * leaves from in place, and no partial copy where O_TMPFILE is supported.
+ * Honours DUPSCAN_ACT_DRY_RUN.
  * @return 0, -EEXIST, DUPSCAN_E_DIFFERS (the copy did not read back equal) or -errno. */
 DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags);
 

@@ -162,6 +162,13 @@ if [ -n "$other" ]; then
     [ "$rc" = 0 ] && [ "$(cat t/b/x)" = hello ] && printf '%s' "$out" | grep -q "restored $T/t/b/x" && ok "--undo after a killed move: the original is back at its name" || not_ok "undo killed" "$out $err"
     run "$DUPSCAN" -rq t
     [ "$rc" = 1 ] && expect_err "the set-aside copy is reported by the next scan" "dupscan-tmp-.*left by an interrupted action|interrupted"
+    # killed while it copies (its first write into the destination): the
+    # copy is an unnamed file until complete, so nothing is left there
+    tree t; rm -rf "$X/mv"
+    DUPSCAN_FAULT="write:$X/mv/:KILL" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --move-to="$X/mv" --journal=jw t > /dev/null 2>&1; krc=$?
+    [ "$krc" = 137 ] && [ -z "$(find "$X/mv" -type f 2>/dev/null)" ] && [ "$(cat t/b/x)" = hello ] &&
+      ok "killed while copying across filesystems: no partial copy left, the original in place" ||
+      not_ok "killed mid-copy" "status $krc" "$(find "$X/mv" -type f 2>/dev/null)"
   fi
   rm -rf "$X"
 else

@@ -57,9 +57,9 @@ static int make_temp(const char *dup, char **out, int (*create)(const char *tmp,
 	return 0;
 }
 
-static int create_copy(const char *tmp, const void *from)
+static int create_copy_of_fd(const char *tmp, const void *in)
 {
-	int rc = dupscan_copy_file(from, tmp);
+	int rc = ds_copy_fd(*(const int *)in, tmp);
 	if (rc == 0)
 		return 0;
 	/* make_temp() retries on EEXIST and reports errno otherwise */
@@ -67,29 +67,48 @@ static int create_copy(const char *tmp, const void *from)
 	return -1;
 }
 
-static int create_copy_of_slot(const char *tmp, const void *slot)
+/* The copy in an unnamed file of to's directory (O_TMPFILE), given the name
+ * to once complete and read back equal: killed at any instant, it leaves
+ * nothing behind. @return 0, -EOPNOTSUPP where the filesystem cannot, or a
+ * negative code. */
+static int place_unnamed(const char *to, int in)
 {
-	const struct slot *d = slot;
-	int rc = ds_copy_fd(d->fd, tmp);
+	struct stat st;
+	char *dir = ds_dir_part(to);
+	if (!dir)
+		return -ENOMEM;
+	int out = fstat(in, &st) != 0 ? -1 : open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int rc = out >= 0 ? 0 : errno == EISDIR || errno == EINVAL || errno == ENOENT ? -EOPNOTSUPP : -errno;
+	free(dir);
+	if (rc == 0 && !S_ISREG(st.st_mode))
+		rc = DUPSCAN_E_NOTREG;
 	if (rc == 0)
-		return 0;
-	/* make_temp() retries on EEXIST and reports errno otherwise */
-	errno = rc == -EEXIST ? EEXIST : rc < 0 && rc > -4096 ? -rc : EIO;
-	return -1;
+		rc = ds_copy_into(in, out, &st);
+	char proc[32];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", out);
+	if (rc == 0 && linkat(AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) != 0)
+		rc = errno == ENOENT ? -EOPNOTSUPP : -errno; /* (no /proc: by a name) */
+	if (out >= 0)
+		close(out);
+	return rc;
 }
 
-/* A verified copy made by create() under a temporary name beside to, then
- * given the name to (link: never over an existing file), fsynced. */
-static int place_copy(const char *to, int (*create)(const char *tmp, const void *arg), const void *arg)
+/* A verified copy of in given the name to (never over an existing file),
+ * fsynced: made unnamed where the filesystem allows it, else under a
+ * temporary name beside to (which the walk reports as left over if a kill
+ * comes first). */
+static int place_copy(const char *to, int in)
 {
-	char *tmp = NULL;
-	int rc = make_temp(to, &tmp, create, arg);
-	if (rc)
-		return rc;
-	if (link(tmp, to) != 0)
-		rc = -errno;
-	unlink(tmp);
-	free(tmp);
+	int rc = place_unnamed(to, in);
+	if (rc == -EOPNOTSUPP) {
+		char *tmp = NULL;
+		rc = make_temp(to, &tmp, create_copy_of_fd, &in);
+		if (rc == 0 && link(tmp, to) != 0)
+			rc = -errno;
+		if (tmp)
+			unlink(tmp);
+		free(tmp);
+	}
 	if (rc == 0 && (rc = ds_fsync_dir_of(to)) != 0)
 		unlink(to); /* ours: the link just made */
 	return rc;
@@ -119,7 +138,11 @@ static int move_path(const char *from, const char *to, unsigned flags)
 		return -err;
 	/* another filesystem: a verified copy gets its name first, and only then
 	 * does from go; killed in between, both copies are left */
-	int rc = place_copy(to, create_copy, from);
+	int in = open(from, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (in < 0)
+		return -errno;
+	int rc = place_copy(to, in);
+	close(in);
 	return rc ? rc : unlink(from) == 0 ? 0 : -errno;
 }
 
@@ -142,7 +165,7 @@ static int copy_to(const struct slot *d, const char *dest)
 		target[n] = '\0';
 		return symlink(target, dest) == 0 ? ds_fsync_dir_of(dest) : -errno;
 	}
-	return place_copy(dest, create_copy_of_slot, d);
+	return place_copy(dest, d->fd);
 }
 
 DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_file *dup,
