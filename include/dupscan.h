@@ -607,10 +607,18 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
  * filesystems: copied into an unnamed file of to's directory (O_TMPFILE; else
  * under a temporary name beside to), fsynced, compared byte by byte with
  * from, given its name, and only then is from unlinked; a crash at any point
- * leaves from in place, and no partial copy where O_TMPFILE is supported.
+ * leaves from in place, and no partial copy (where O_TMPFILE is refused, at
+ * most one, which dupscan_remove_partial_copy() removes).
  * Honours DUPSCAN_ACT_DRY_RUN.
  * @return 0, -EEXIST, DUPSCAN_E_DIFFERS (the copy did not read back equal) or -errno. */
 DUPSCAN_API int dupscan_move_path(const char *from, const char *to, unsigned flags);
+
+/* Where O_TMPFILE is refused, a copy to to is made under a temporary name
+ * derived from to's, in its directory: remove what a killed copy left there
+ * (a regular file of one name, or another name of to). dupscan --undo calls
+ * it for each move of its journal. @return 1 removed, 0 nothing there, or
+ * -errno. Since 0.10. */
+DUPSCAN_API int dupscan_remove_partial_copy(const char *to);
 
 /* Copy the regular file from to a new file to (created exclusively: -EEXIST
  * when it exists) with from's mode, modification time and, when permitted,

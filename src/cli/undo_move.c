@@ -214,6 +214,10 @@ int undo_move(struct undo_state *u, const struct entry *e)
 {
 	const char *from = e->f[1], *to = e->f[2];
 	struct stat fs, ts;
+	/* a copy across filesystems killed before it was named (where the
+	 * destination's filesystem has no O_TMPFILE) */
+	if (dupscan_remove_partial_copy(to) == 1)
+		undo_say("removed", to, "a partial copy of it, left by an interrupted move");
 	bool have_to = lstat(to, &ts) == 0;
 	int rc = undo_set_aside(u, e, have_to ? &ts : NULL);
 	if (rc < 0) {

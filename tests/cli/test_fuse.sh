@@ -110,6 +110,27 @@ n=$(grep -c "not hard linking on the filesystem of" <<< "$err")
   ok "-L: said once that links cannot be checked there, and how many were left" || not_ok "-L said once" "rc $rc" "$err"
 [ "$(find "$SRV" -type f -links +1 | wc -l)" = 0 ] && ok "-L: no link made there" || not_ok "-L made links"
 
+# a move into the mount, which has no O_TMPFILE, killed while it copies:
+# the copy's temporary name is derived from its destination's, which the
+# journal names; --undo removes it, and so does the next copy to that name
+if [ -n "${FAULT_LIB:-}" ]; then
+  mktree && serve
+  rm -rf "$T/src" && mkdir -p "$T/src" && echo copied > "$T/src/a" && cp "$T/src/a" "$T/src/b"
+  DUPSCAN_FAULT="write:$M/moved/:KILL" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --move-to="$M/moved" --journal="$T/jm" "$T/src" >/dev/null 2>&1
+  krc=$?
+  left=$(find "$SRV/moved" -name '.dupscan-tmp-*' 2>/dev/null)
+  [ "$krc" = 137 ] && [ "$(wc -l <<< "$left")" = 1 ] && [ -n "$left" ] && [ "$(cat "$T/src/b")" = copied ] &&
+    ok "killed copying into a filesystem without O_TMPFILE: one temporary copy, the original in place" ||
+    not_ok "killed copy into the mount" "status $krc" "$left"
+  run "$DUPSCAN" --undo="$T/jm"
+  [ -z "$(find "$SRV/moved" -name '.dupscan-tmp-*')" ] && grep -q "removed $M/moved/b" <<< "$out" &&
+    ok "--undo removes the partial copy, named" || not_ok "--undo of the killed copy" "rc $rc" "$out" "$err"
+  DUPSCAN_FAULT="write:$M/moved/:KILL" LD_PRELOAD="$FAULT_LIB" "$DUPSCAN" -rq --move-to="$M/moved" --journal="$T/jm2" "$T/src" >/dev/null 2>&1
+  run "$DUPSCAN" -rq --move-to="$M/moved" --journal="$T/jm3" "$T/src"
+  [ "$rc" = 0 ] && [ -z "$(find "$SRV/moved" -name '.dupscan-tmp-*')" ] && [ "$(cat "$SRV/moved/b")" = copied ] && [ ! -e "$T/src/b" ] &&
+    ok "the next move to that name removes the partial copy and moves" || not_ok "the next move" "rc $rc" "$out" "$err" "$(find "$SRV/moved")"
+fi
+
 # --cache-trust after a remount: as sshfs shows it (numbers in lookup order,
 # ctime = mtime), a copy rewritten at its size with its mtime put back keeps
 # its key; it must be read, not trusted

@@ -93,22 +93,75 @@ static int place_unnamed(const char *to, int in)
 	return rc;
 }
 
+/* The temporary name a copy to to is made under where O_TMPFILE is refused:
+ * the first of a sequence seeded by to's own name, so that what names to (a
+ * journal's move line) names it too. malloc'ed, or NULL. */
+static char *partial_name(const char *to)
+{
+	char *dir = ds_dir_part(to);
+	const char *base = strrchr(to, '/') ? strrchr(to, '/') + 1 : to;
+	char *tmp = dir ? malloc(strlen(dir) + DS_TEMP_NAME_SIZE + 2) : NULL;
+	if (tmp) {
+		char name[DS_TEMP_NAME_SIZE];
+		uint64_t x = ds_hash_oneshot(base, strlen(base)) | 1;
+		ds_act_temp_name(name, &x);
+		sprintf(tmp, "%s/%s", dir, name);
+	}
+	free(dir);
+	return tmp;
+}
+
+/* A copy a kill left at to's temporary name: a regular file of one name, or
+ * another name of to itself. Removed. @return 1 removed, 0 none, -errno. */
+DUPSCAN_API int dupscan_remove_partial_copy(const char *to)
+{
+	if (!to)
+		return -EINVAL;
+	char *tmp = partial_name(to);
+	if (!tmp)
+		return -ENOMEM;
+	struct stat st, ts;
+	int rc = 0;
+	if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_nlink == 1 || (lstat(to, &ts) == 0 && ts.st_dev == st.st_dev && ts.st_ino == st.st_ino)))
+		rc = unlink(tmp) == 0 ? 1 : -errno;
+	free(tmp);
+	return rc;
+}
+
+/* Where O_TMPFILE is refused: the copy under to's temporary name (one a
+ * kill left there first removed), linked to to. */
+static int place_named(const char *to, int in)
+{
+	int rc = dupscan_remove_partial_copy(to);
+	char *tmp = rc >= 0 ? partial_name(to) : NULL;
+	if (rc >= 0 && !tmp)
+		rc = -ENOMEM;
+	if (rc >= 0)
+		rc = ds_copy_fd(in, tmp); /* (a failed copy removes itself) */
+	if (rc == -EEXIST) { /* held by a file not ours to remove: another name */
+		free(tmp);
+		tmp = NULL;
+		rc = make_temp(to, &tmp, create_copy_of_fd, &in);
+	}
+	bool made = rc >= 0;
+	if (made && link(tmp, to) != 0)
+		rc = -errno;
+	if (made)
+		unlink(tmp);
+	free(tmp);
+	return rc < 0 ? rc : 0;
+}
+
 /* A verified copy of in given the name to (never over an existing file),
  * fsynced: made unnamed where the filesystem allows it, else under a
- * temporary name beside to (which the walk reports as left over if a kill
- * comes first). */
+ * temporary name derived from to's (a kill leaves it there, and the next
+ * copy to to, or --undo of the journal that names to, removes it). */
 static int place_copy(const char *to, int in)
 {
 	int rc = place_unnamed(to, in);
-	if (rc == -EOPNOTSUPP) {
-		char *tmp = NULL;
-		rc = make_temp(to, &tmp, create_copy_of_fd, &in);
-		if (rc == 0 && link(tmp, to) != 0)
-			rc = -errno;
-		if (tmp)
-			unlink(tmp);
-		free(tmp);
-	}
+	if (rc == -EOPNOTSUPP)
+		rc = place_named(to, in);
 	if (rc == 0 && (rc = ds_fsync_dir_of(to)) != 0)
 		unlink(to); /* ours: the link just made */
 	return rc;
