@@ -80,7 +80,16 @@ for act in -dN --move-to=moved; do
   [ "$rc" = 1 ] && grep -q "\[!\] ex/b -- Someone who may read it could not read the kept file" <<< "$out" && [ -e ex/b ] && [ -z "$(find moved -type f 2>/dev/null)" ] &&
     ok "$act: nobody's only readable copy of root's private file kept, named" || not_ok "$act: refused" "rc $rc" "$out" "$err"
 done
-chmod 644 ex/a
+# the kept file's ACL denies nobody what "others" may: nobody reads the copy
+# by its mode, not the kept file
+chmod 644 ex/a ex/b && chown 0 ex/b && "$PY" -c 'import os, struct, sys
+e = [(1, 6, 0xFFFFFFFF), (2, 0, 65534), (4, 4, 0xFFFFFFFF), (0x10, 4, 0xFFFFFFFF), (0x20, 4, 0xFFFFFFFF)]
+os.setxattr(sys.argv[1], "system.posix_acl_access", struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e))' ex/a
+run "$DUPSCAN" -rq -dN ex
+[ "$rc" = 1 ] && [ -e ex/b ] && grep -q "\[!\] ex/b -- Someone who may read it" <<< "$out" &&
+  [ "$(as_nobody cat ex/b)" = secret ] && ! as_nobody cat ex/a 2>/dev/null &&
+  ok "-dN: a copy kept for the user the kept file's ACL denies" || not_ok "-dN: ACL-denied reader" "rc $rc" "$out"
+chown 65534 ex/b && "$PY" -c 'import os, sys; os.removexattr(sys.argv[1], "system.posix_acl_access")' ex/a && chmod 644 ex/a
 run "$DUPSCAN" -rq -dN ex
 [ "$rc" = 0 ] && [ ! -e ex/b ] && ok "-dN: removed once its owner could read the kept file" || not_ok "-dN readable" "$out"
 for act in -dN --move-to=moved; do

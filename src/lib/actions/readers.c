@@ -2,7 +2,9 @@
 /* readers.c: a duplicate removed (or moved away) leaves those who could read
  * it the kept file only, so it goes only when each of them could read that:
  * its owner; its group, when its mode or ACL lets the group read; anyone,
- * when it lets others read; the users and groups its ACL names. Judged as
+ * when it lets others read; the users and groups its ACL names; and those
+ * the kept file singles out (its owner, the users and groups of its ACL),
+ * each of them only when they could read the duplicate. Judged as
  * the kernel's permission check judges a process of theirs (the owner's
  * bits, then the ACL's named users, then the groups, then others; a named
  * entry limited by the mask; root reads anything), for search on every
@@ -251,30 +253,39 @@ static bool keeps_reading(const dupscan_file *keep, const struct ds_principal *p
 	return !reads(keep->scan->act_readers, p, dup) || reads_kept(keep, p, kept);
 }
 
-/* Everyone who could read the duplicate could read the kept file? Its
- * owner, others, its group, the users and groups its ACL names. */
-static bool readers_read(const dupscan_file *keep, const struct held *dup, const struct held *kept)
+/* The users and groups acl names (each, when it could read the duplicate,
+ * must read the kept file)? */
+static bool named_keep_reading(const dupscan_file *keep, const struct acl *acl, const struct held *dup,
+			       const struct held *kept)
 {
-	struct ds_readers *r = keep->scan->act_readers;
-	const struct stat *st = dup->st;
 	struct ds_principal p;
-	user_principal(r, &p, (uint32_t)st->st_uid);
-	if (!keeps_reading(keep, &p, dup, kept))
-		return false;
-	struct ds_principal anyone = { NAMELESS, { 0 }, 0 }, group = { NAMELESS, { (uint32_t)st->st_gid }, 1 };
-	if (!keeps_reading(keep, &anyone, dup, kept) || !keeps_reading(keep, &group, dup, kept))
-		return false;
-	for (int i = 0; i < dup->acl.n; i++) {
-		if (dup->acl.tag[i] == A_USER)
-			user_principal(r, &p, dup->acl.id[i]);
-		else if (dup->acl.tag[i] == A_GROUP)
-			p = (struct ds_principal){ NAMELESS, { dup->acl.id[i] }, 1 };
+	for (int i = 0; i < acl->n; i++) {
+		if (acl->tag[i] == A_USER)
+			user_principal(keep->scan->act_readers, &p, acl->id[i]);
+		else if (acl->tag[i] == A_GROUP)
+			p = (struct ds_principal){ NAMELESS, { acl->id[i] }, 1 };
 		else
 			continue;
 		if (!keeps_reading(keep, &p, dup, kept))
 			return false;
 	}
-	return dup->acl.n >= 0;
+	return acl->n >= 0;
+}
+
+/* Everyone who could read the duplicate could read the kept file? Its
+ * owner, others, its group, the users and groups its ACL names; and those
+ * the kept file singles out: its owner (whose own bits may be fewer than
+ * the group's) and the users and groups its ACL names. */
+static bool readers_read(const dupscan_file *keep, const struct held *dup, const struct held *kept)
+{
+	struct ds_readers *r = keep->scan->act_readers;
+	struct ds_principal owner, kept_owner, anyone = { NAMELESS, { 0 }, 0 },
+				   group = { NAMELESS, { (uint32_t)dup->st->st_gid }, 1 };
+	user_principal(r, &owner, (uint32_t)dup->st->st_uid);
+	user_principal(r, &kept_owner, (uint32_t)kept->st->st_uid);
+	return keeps_reading(keep, &owner, dup, kept) && keeps_reading(keep, &kept_owner, dup, kept) &&
+	       keeps_reading(keep, &anyone, dup, kept) && keeps_reading(keep, &group, dup, kept) &&
+	       named_keep_reading(keep, &dup->acl, dup, kept) && named_keep_reading(keep, &kept->acl, dup, kept);
 }
 
 int ds_access_owner_reads(const dupscan_file *keep, const struct kept *k, const struct slot *d)
