@@ -31,16 +31,29 @@ static void on_error(void *user, const char *path, int code)
 	snprintf(e->path, sizeof(e->path), "%s", path);
 }
 
-static dupscan_scan *scan_paths(struct errs *e, int follow, const char *const *paths, const int *recurse, int n)
+/* A scan whose storage lookups read mountinfo (NULL: the system's), with
+ * protect protected (or NULL), of paths, each recursed unless recurse[i]
+ * says not (recurse NULL: all). */
+static dupscan_scan *scan_on(struct errs *e, int follow, const char *mountinfo, const char *protect,
+			     const char *const *paths, const int *recurse, int n)
 {
 	dupscan_scan *scan = NULL;
 	ck_assert_int_eq(dupscan_create(&scan), 0);
+	if (mountinfo)
+		scan->reading.mountinfo = mountinfo;
 	dupscan_set_error_callback(scan, on_error, e);
 	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_FOLLOW_SYMLINKS, follow), 0);
+	if (protect)
+		ck_assert_int_eq(dupscan_protect_path(scan, protect), 0);
 	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(dupscan_add_path(scan, paths[i], recurse[i]), i);
+		ck_assert_int_eq(dupscan_add_path(scan, paths[i], recurse ? recurse[i] : 1), i);
 	ck_assert_int_eq(dupscan_run(scan), 0);
 	return scan;
+}
+
+static dupscan_scan *scan_paths(struct errs *e, int follow, const char *const *paths, const int *recurse, int n)
+{
+	return scan_on(e, follow, NULL, NULL, paths, recurse, n);
 }
 
 START_TEST(test_recursion_per_path)
@@ -127,23 +140,6 @@ START_TEST(test_symlink_loop_and_twice)
 }
 END_TEST
 
-/* A scan whose storage lookups read mountinfo (NULL: the system's). */
-static dupscan_scan *scan_on(struct errs *e, int follow, const char *mountinfo, const char *protect,
-			     const char *const *paths, int n)
-{
-	dupscan_scan *scan = NULL;
-	ck_assert_int_eq(dupscan_create(&scan), 0);
-	if (mountinfo)
-		scan->reading.mountinfo = mountinfo;
-	dupscan_set_error_callback(scan, on_error, e);
-	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_FOLLOW_SYMLINKS, follow), 0);
-	if (protect)
-		ck_assert_int_eq(dupscan_protect_path(scan, protect), 0);
-	for (int i = 0; i < n; i++)
-		ck_assert_int_eq(dupscan_add_path(scan, paths[i], 1), i);
-	ck_assert_int_eq(dupscan_run(scan), 0);
-	return scan;
-}
 
 /* How many records are flagged protected. */
 static uint32_t protected_count(const dupscan_scan *scan)
@@ -182,18 +178,18 @@ START_TEST(test_numbers_not_kept)
 		const char *a1[] = { t, t, sub }, *a2[] = { sub, t };
 		for (int follow = 0; follow < 2; follow++) {
 			struct errs e = { 0 };
-			dupscan_scan *scan = scan_on(&e, follow, mountinfo, NULL, a1, 3);
+			dupscan_scan *scan = scan_on(&e, follow, mountinfo, NULL, a1, NULL, 3);
 			ck_assert_uint_eq(scan->tree.nrecs, 3);
 			ck_assert_int_eq(e.count, 0);
 			if (fake && major(st.st_dev) == 0)
 				ck_assert(!ds_inodes_trusted(scan, (uint64_t)st.st_dev));
 			dupscan_free(scan);
-			scan = scan_on(&e, follow, mountinfo, NULL, a2, 2);
+			scan = scan_on(&e, follow, mountinfo, NULL, a2, NULL, 2);
 			ck_assert_uint_eq(scan->tree.nrecs, 3);
 			dupscan_free(scan);
 		}
 		struct errs e = { 0 };
-		dupscan_scan *scan = scan_on(&e, 0, mountinfo, sub, a1, 1);
+		dupscan_scan *scan = scan_on(&e, 0, mountinfo, sub, a1, NULL, 1);
 		ck_assert_uint_eq(protected_count(scan), 2); /* t/sub/b, t/sub/deeper/c */
 		dupscan_free(scan);
 	}
