@@ -298,6 +298,7 @@ static int read_files_from(struct cli_opts *o)
 		if (len + 65536 + 1 > cap) {
 			char *b = realloc(buf, cap = (len + 65536 + 1) * 2);
 			if (!b) {
+				fprintf(stderr, "dupscan: --files-from '%s': out of memory after %zu bytes\n", o->files_from, len);
 				rc = 1;
 				break;
 			}
