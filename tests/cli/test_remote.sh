@@ -100,6 +100,18 @@ run "$DUPSCAN" -rq "${R[@]}" -dN --protect="localhost:$T/B" "$T/A" "localhost:$T
   [ -e "$T/B/x/big3" ] && [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && ok "-dN keeping the remote file deletes the local copies only" ||
   not_ok "-dN remote kept" "rc $rc" "$out" "$err" "$(find "$T/A" "$T/B")"
 grep -q "\[+\] localhost:$T/B/x/r2 -- protected\|\[+\] localhost:$T/B/r1" <<< "$out" && ok "a set all on the other host stays whole" || not_ok "remote set" "$out"
+# another user's local copy of a file kept on another host: who may read it
+# there cannot be told, so it stays (as root, with the nobody user)
+if [ "$(id -u)" = 0 ] && getent passwd 65534 >/dev/null; then
+  mk; chown 65534 "$T/A/s"
+  run "$DUPSCAN" -rq "${R[@]}" -dN --protect="localhost:$T/B" "$T/A" "localhost:$T/B"
+  [ "$rc" = 1 ] && [ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] &&
+    grep -q "\[!\] $T/A/s -- Another user's, kept on another host" <<< "$out" &&
+    ok "-dN: another user's copy of a remote kept file stays, named; the user's own go" ||
+    not_ok "-dN: another user's copy, kept remotely" "rc $rc" "$out" "$err"
+  run "$DUPSCAN" -rq "${R[@]}" -dN --ignore-access --protect="localhost:$T/B" "$T/A" "localhost:$T/B"
+  [ "$rc" = 0 ] && [ ! -e "$T/A/s" ] && ok "... and goes with --ignore-access" || not_ok "--ignore-access remote" "rc $rc" "$out"
+fi
 mk
 run "$DUPSCAN" -rq "${R[@]}" -dN "localhost:$T/B" "$T/A"
 [ -e "$T/B/r1" ] && [ -e "$T/B/x/r2" ] && [ -e "$T/B/x/big3" ] && [ -e "$T/A/big" ] && ok "remote files are never deleted" || not_ok "remote delete" "$out" "$err"
