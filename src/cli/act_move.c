@@ -69,7 +69,7 @@ static int move_as_link(struct act_ctx *a, const dupscan_file *keep, const dupsc
 		return dupscan_remove_duplicate(keep, f, a->flags);
 	if (link(twin_dest, dest) != 0)
 		return -errno;
-	int rc = lstat(dest, &made) == 0 ? cli_fsync_dir_of(dest) : -errno;
+	int rc = lstat(dest, &made) == 0 ? ds_fsync_dir_of(dest) : -errno;
 	if (rc == 0)
 		rc = dupscan_remove_duplicate(keep, f, a->flags);
 	/* refused (changed, ...): the name made above goes again, if it is still ours */

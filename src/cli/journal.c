@@ -49,20 +49,6 @@ static char *default_path(void)
 	return out;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* ---- lines ---- */
 
@@ -149,10 +135,6 @@ static void put_hash(struct line *l, long long size, const uint64_t *hash)
 	put_str(l, hash ? hex : "-");
 }
 
-static int64_t ns(struct timespec ts)
-{
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* The file, made (or opened to append) with the first change: a run that
  * changes nothing (every set kept, stdin closed) leaves no journal. @return
@@ -172,7 +154,7 @@ static int begin(struct journal *j, struct line *head)
 		int fd = open(tmp, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
 		if (fd < 0)
 			return -errno;
-		int rc = write_all(fd, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC));
+		int rc = ds_write_all(fd, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC));
 		if (rc == 0 && link(tmp, j->path) == 0)
 			j->fd = fd;
 		else
@@ -212,7 +194,7 @@ static int commit(struct journal *j, struct line *l)
 		free(head.buf);
 	}
 	if (rc == 0)
-		rc = l->oom ? -ENOMEM : write_all(j->fd, l->buf, l->len);
+		rc = l->oom ? -ENOMEM : ds_write_all(j->fd, l->buf, l->len);
 	if (rc == 0 && fdatasync(j->fd) != 0)
 		rc = -errno;
 	free(l->buf);
@@ -295,10 +277,10 @@ int journal_record(struct journal *j, const struct journal_change *c)
 	put_num(&l, true, (long long)(st->st_mode & 07777));
 	put_num(&l, false, (long long)st->st_uid);
 	put_num(&l, false, (long long)st->st_gid);
-	put_num(&l, false, (long long)ns(st->st_atim));
-	put_num(&l, false, (long long)ns(st->st_mtim));
+	put_num(&l, false, (long long)ds_ns(st->st_atim));
+	put_num(&l, false, (long long)ds_ns(st->st_mtim));
 	put_num(&l, false, (long long)kept->st_size);
-	put_num(&l, false, (long long)ns(kept->st_mtim));
+	put_num(&l, false, (long long)ds_ns(kept->st_mtim));
 	put_num(&l, false, (long long)st->st_dev);
 	put_num(&l, false, (long long)st->st_ino);
 	put_num(&l, false, (long long)kept->st_dev);

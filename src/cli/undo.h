@@ -54,8 +54,6 @@ void undo_say(const char *what, const char *path, const char *why);
 void undo_complain(const char *path, const char *why);
 /* "what at path: why", for complaints that name a second path. */
 void undo_complain2(const char *path, const char *why, const char *other);
-char *undo_parent(const char *path);
-int64_t undo_ns(struct timespec ts);
 
 /* Is anything recorded to check a content against? */
 bool undo_known(const struct content *c);

@@ -74,25 +74,25 @@ static int make_restored(const char *tmp, const void *arg)
 static int swap_in(const char *tmp, const char *dup, const struct stat *ls)
 {
 	struct stat out;
-	int rc = cli_rename2(tmp, dup, RENAME_EXCHANGE);
+	int rc = ds_rename_paths(tmp, dup, RENAME_EXCHANGE);
 	if (rc == -EINVAL) {
 		/* no exchange on this filesystem: checked again just before */
 		rc = lstat(dup, &out) != 0 ? -errno : out.st_dev != ls->st_dev || out.st_ino != ls->st_ino
 			? DUPSCAN_E_CHANGED : rename(tmp, dup) == 0 ? 0 : -errno;
 		if (rc)
 			unlink(tmp);
-		return rc ? rc : cli_fsync_dir_of(dup);
+		return rc ? rc : ds_fsync_dir_of(dup);
 	}
 	if (rc) {
 		unlink(tmp);
 		return rc;
 	}
 	if (lstat(tmp, &out) == 0 && out.st_dev == ls->st_dev && out.st_ino == ls->st_ino) {
-		rc = cli_fsync_dir_of(dup);
+		rc = ds_fsync_dir_of(dup);
 		unlink(tmp); /* a name of the kept file, or a symlink to it */
 		return rc;
 	}
-	if (cli_rename2(tmp, dup, RENAME_EXCHANGE) == 0)
+	if (ds_rename_paths(tmp, dup, RENAME_EXCHANGE) == 0)
 		unlink(tmp);
 	else
 		undo_complain2(dup, "replaced while it was being restored; what was put there is now at ", tmp);
@@ -147,7 +147,7 @@ int undo_link(struct undo_state *u, const struct entry *e, bool soft)
 	if (!src.symlink && !src.link_to) {
 		bool same = e->want.hashed ? undo_holds(&e->want, kept)
 					   : (long long)ks.st_size == e->want.size &&
-						     undo_ns(ks.st_mtim) == strtoll(e->f[9], NULL, 10);
+						     ds_ns(ks.st_mtim) == strtoll(e->f[9], NULL, 10);
 		if (!same) {
 			undo_complain(dup, "its kept twin changed since; its own content cannot be restored from it");
 			return 1;

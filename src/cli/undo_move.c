@@ -36,7 +36,8 @@ static char *aside_name(const char *dir, long long dev, long long ino)
 	struct dirent *de;
 	struct stat st;
 	while (!found && (de = readdir(d))) {
-		if (strncmp(de->d_name, ".dupscan-tmp-", 13) != 0 || strncmp(de->d_name, ".dupscan-tmp-undo", 17) == 0)
+		if (strncmp(de->d_name, DS_TEMP_PREFIX, DS_TEMP_PREFIX_LEN) != 0 ||
+		    strncmp(de->d_name, DS_TEMP_PREFIX "undo", DS_TEMP_PREFIX_LEN + 4) == 0)
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (long long)st.st_dev == dev &&
 		    (long long)st.st_ino == ino && (found = malloc(strlen(dir) + strlen(de->d_name) + 2)))
@@ -51,7 +52,7 @@ static int link_back(const char *src, const char *from)
 {
 	if (link(src, from) != 0)
 		return -errno;
-	return cli_fsync_dir_of(from);
+	return ds_fsync_dir_of(from);
 }
 
 /* The moved copy to goes once from holds the content: only if it is still
@@ -72,7 +73,7 @@ static int undo_set_aside(struct undo_state *u, const struct entry *e, const str
 	const char *from = e->f[1], *to = e->f[2];
 	long long dev, ino;
 	recorded_inode(e, &dev, &ino);
-	char *dir = dev >= 0 ? undo_parent(from) : NULL;
+	char *dir = dev >= 0 ? ds_dir_part(from) : NULL;
 	char *aside = dir ? aside_name(dir, dev, ino) : NULL;
 	free(dir);
 	if (!aside)
@@ -234,7 +235,7 @@ int undo_move(struct undo_state *u, const struct entry *e)
 		undo_complain(from, "its moved copy is gone; cannot move it back");
 		return 1;
 	}
-	char *dir = undo_parent(from);
+	char *dir = ds_dir_part(from);
 	rc = dir ? cli_make_dirs(dir, strlen(dir), 0777) : -ENOMEM;
 	free(dir);
 	if (rc == 0)

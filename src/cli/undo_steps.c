@@ -6,7 +6,6 @@
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,20 +40,7 @@ void undo_complain(const char *path, const char *why)
 	undo_complain2(path, why, NULL);
 }
 
-char *undo_parent(const char *path)
-{
-	char *c = strdup(path);
-	if (!c)
-		return NULL;
-	char *d = strdup(dirname(c));
-	free(c);
-	return d;
-}
 
-int64_t undo_ns(struct timespec ts)
-{
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- content ---- */
 
@@ -74,50 +60,13 @@ bool undo_holds(const struct content *c, const char *path)
 	return dupscan_hash_file(path, &size, &hash) == 0 && (long long)size == c->size && hash == c->hash;
 }
 
-/* Up to len bytes, fewer only at the end of the file. @return the count, or -1. */
-static ssize_t read_full(int fd, char *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static bool same_bytes(const char *a, const char *b)
-{
-	enum { CHUNK = 1 << 16 };
-	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int fb = open(b, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	char *buf = malloc(2 * CHUNK);
-	bool same = fa >= 0 && fb >= 0 && buf;
-	for (ssize_t na = 1; same && na > 0;) {
-		na = read_full(fa, buf, CHUNK);
-		ssize_t nb = read_full(fb, buf + CHUNK, CHUNK);
-		same = na >= 0 && na == nb && memcmp(buf, buf + CHUNK, (size_t)(na > 0 ? na : 0)) == 0;
-	}
-	free(buf);
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	return same;
-}
-
 bool undo_same_entry(const char *a, const char *b)
 {
 	struct stat sa, sb;
 	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || (sa.st_mode & S_IFMT) != (sb.st_mode & S_IFMT))
 		return false;
 	if (S_ISREG(sa.st_mode))
-		return sa.st_size == sb.st_size && same_bytes(a, b);
+		return sa.st_size == sb.st_size && ds_compare_paths(a, b) == 0;
 	char ta[PATH_MAX], tb[PATH_MAX];
 	ssize_t na = S_ISLNK(sa.st_mode) ? readlink(a, ta, sizeof(ta)) : -1;
 	ssize_t nb = S_ISLNK(sb.st_mode) ? readlink(b, tb, sizeof(tb)) : -1;
@@ -172,11 +121,11 @@ void undo_forget(struct restored_map *u)
 
 int undo_make_temp(const char *beside, char **out, int (*make)(const char *tmp, const void *arg), const void *arg)
 {
-	char *dir = undo_parent(beside);
+	char *dir = ds_dir_part(beside);
 	char *tmp = dir ? malloc(strlen(dir) + 64) : NULL;
 	int rc = tmp ? -EEXIST : -ENOMEM;
 	for (int i = 0; rc == -EEXIST && i < 1000; i++) {
-		sprintf(tmp, "%s/.dupscan-tmp-undo%ld-%d", dir, (long)getpid(), i);
+		sprintf(tmp, "%s/" DS_TEMP_PREFIX "undo%ld-%d", dir, (long)getpid(), i);
 		rc = make(tmp, arg);
 	}
 	free(dir);
@@ -191,12 +140,12 @@ int undo_make_temp(const char *beside, char **out, int (*make)(const char *tmp, 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) &&
-	       a->st_size == b->st_size && undo_ns(a->st_mtim) == undo_ns(b->st_mtim);
+	       a->st_size == b->st_size && ds_ns(a->st_mtim) == ds_ns(b->st_mtim);
 }
 
 static int rename_aside(const char *tmp, const void *path)
 {
-	return cli_rename2(path, tmp, RENAME_NOREPLACE);
+	return ds_rename_paths(path, tmp, RENAME_NOREPLACE);
 }
 
 int undo_remove_checked(const char *path, const struct stat *st)
@@ -213,7 +162,7 @@ int undo_remove_checked(const char *path, const struct stat *st)
 		return rc;
 	if (lstat(aside, &now) == 0 && same_file(&now, st))
 		rc = unlink(aside) == 0 ? 0 : -errno;
-	else if ((rc = cli_rename2(aside, path, RENAME_NOREPLACE)) == 0)
+	else if ((rc = ds_rename_paths(aside, path, RENAME_NOREPLACE)) == 0)
 		rc = DUPSCAN_E_CHANGED;
 	else
 		undo_complain2(path, "replaced while it was being removed; what was put there is now at ", aside);

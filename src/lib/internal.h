@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "fsutil.h"
 #include "dupscan.h"
 #include "dupscan_config.h"
 
@@ -28,12 +29,6 @@
 #define DS_HDD_LOCKSTEP_BUDGET (64u * 1024u * 1024u) /* the same budget for its one stream */
 #define DS_SPREAD_DISKS 8u /* disks a lockstep comparison reads at once, at most */
 #define DS_MEMORY_STAT_NS 10000 /* see walk.c, one_stream() */
-
-/* Nanoseconds since the epoch, as records keep times. */
-static inline int64_t ds_ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 /* Now on the monotonic clock, in nanoseconds: for measuring, never stored. */
 static inline int64_t ds_mono_ns(void)

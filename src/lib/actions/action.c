@@ -366,12 +366,12 @@ void ds_act_temp_name(char name[DS_TEMP_NAME_SIZE], uint64_t *x)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		*x = ((uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() ^ (uintptr_t)name) | 1;
 	}
-	memcpy(name, ".dupscan-tmp-", 13);
-	for (int i = 0; i < 6; i++) {
+	memcpy(name, DS_TEMP_PREFIX, DS_TEMP_PREFIX_LEN);
+	for (size_t i = 0; i < 6; i++) {
 		*x = *x * 6364136223846793005ull + 1442695040888963407ull;
-		name[13 + i] = alphabet[(*x >> 33) % (sizeof(alphabet) - 1)];
+		name[DS_TEMP_PREFIX_LEN + i] = alphabet[(*x >> 33) % (sizeof(alphabet) - 1)];
 	}
-	name[19] = '\0';
+	name[DS_TEMP_PREFIX_LEN + 6] = '\0';
 }
 
 /* Make a fresh ".dupscan-tmp-XXXXXX" name in d's directory with create(). */

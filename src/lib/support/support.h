@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "dupscan.h"
+#include "fsutil.h" /* (src/util: shared with the program) */
 
 struct ds_rec;
 
@@ -89,36 +90,19 @@ size_t ds_open_per_thread(int threads);
  * most often early; a long run of equal bytes is read in large requests). */
 #define DS_FIRST_ROUND (64u * 1024u)
 #define DS_LAST_ROUND (64u * 1024u * 1024u)
-#define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
 /* open(2) for a path of any length (longer than PATH_MAX: in pieces with openat). */
 int ds_open_path(const char *path, int flags);
-/* renameat2(2), also where the C library has no wrapper (musl): flags as
- * RENAME_NOREPLACE, RENAME_EXCHANGE. @return 0, or -1 with errno. */
-int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags);
-/* Write all len bytes (retrying short writes and EINTR). @return 0 or -errno. */
-int ds_write_all(int fd, const void *buf, size_t len);
 /* Read exactly len bytes at off. @return 0, -errno, or DUPSCAN_E_SHORT. */
 int ds_pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* Is all of [off, off + len) of fd in the page cache (false where the
  * kernel cannot tell, before Linux 6.5)? Reads nothing. */
 bool ds_all_cached(int fd, uint64_t off, uint64_t len);
-/* Read up to len bytes at off, fewer only at the end of the file.
- * @return the bytes read or -errno. */
-ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off);
-/* Both descriptors from offset 0 to their ends, through ba and bb
- * (DS_COPY_BUF bytes each): equal bytes? @return 0, DUPSCAN_E_DIFFERS or -errno. */
-int ds_compare_fds(int a, int b, unsigned char *ba, unsigned char *bb);
 /* in's content into the new empty file out, synced and read back equal; then
  * st's mode, owner (when permitted) and times. @return 0 or a negative code. */
 int ds_copy_into(int in, int out, const struct stat *st);
 /* The regular file open at in (from its start) copied as above to the new
  * file to (removed again on failure). @return 0 or a negative code. */
 int ds_copy_fd(int in, const char *to);
-/* The directory part of path, malloc'ed; NULL on ENOMEM. */
-char *ds_dir_part(const char *path);
-/* fsync the directory holding path, so a name made there is durable (a
- * filesystem that cannot sync a directory counts as done). @return 0 or -errno. */
-int ds_fsync_dir_of(const char *path);
 
 /* ---- sort.c ---- */
 /* Stable merge sort with a context argument (qsort has none), taking half

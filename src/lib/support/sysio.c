@@ -17,19 +17,7 @@
 #include "dupscan_config.h"
 #include "internal.h"
 
-#if !HAVE_RENAMEAT2
-#include <sys/syscall.h>
-#endif
 
-int ds_renameat2(int olddir, const char *old, int newdir, const char *new_, unsigned flags)
-{
-#if HAVE_RENAMEAT2
-	return renameat2(olddir, old, newdir, new_, flags);
-#else
-	/* no libc wrapper (musl): the system call itself */
-	return (int)syscall(SYS_renameat2, olddir, old, newdir, new_, flags);
-#endif
-}
 
 /* Open a path of any length: past PATH_MAX, piece by piece. */
 int ds_open_path(const char *path, int flags)
@@ -70,37 +58,7 @@ int ds_open_path(const char *path, int flags)
 	return fd;
 }
 
-int ds_write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
-ssize_t ds_pread_some(int fd, void *buf, size_t len, uint64_t off)
-{
-	unsigned char *p = buf;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, p + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
 
 /* cachestat(2), Linux 6.5: what of a file's range is in the page cache,
  * asked without reading anything (a read with RWF_NOWAIT starts readahead on
@@ -130,20 +88,6 @@ int ds_pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return got < 0 ? (int)got : (size_t)got == len ? 0 : DUPSCAN_E_SHORT;
 }
 
-/* Both descriptors from offset 0 to their ends: equal bytes? @return 0,
- * DUPSCAN_E_DIFFERS or -errno. */
-int ds_compare_fds(int a, int b, unsigned char *ba, unsigned char *bb)
-{
-	for (uint64_t off = 0;; off += DS_COPY_BUF) {
-		ssize_t na = ds_pread_some(a, ba, DS_COPY_BUF, off), nb = ds_pread_some(b, bb, DS_COPY_BUF, off);
-		if (na < 0 || nb < 0)
-			return (int)(na < 0 ? na : nb);
-		if (na != nb || memcmp(ba, bb, (size_t)na) != 0)
-			return DUPSCAN_E_DIFFERS;
-		if (na == 0)
-			return 0;
-	}
-}
 
 /* in's content, from its start, into the new empty file out, synced and read
  * back equal; then st's mode, owner (when permitted) and times. */
@@ -175,15 +119,6 @@ int ds_copy_into(int in, int out, const struct stat *st)
 	return rc;
 }
 
-char *ds_dir_part(const char *path)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return NULL;
-	char *d = strdup(dirname(copy));
-	free(copy);
-	return d;
-}
 
 /* ---- moving and copying ---- */
 
@@ -197,20 +132,6 @@ size_t ds_open_per_thread(int threads)
 	return per < 8 ? 8 : per > DS_LOCKSTEP_MAX ? DS_LOCKSTEP_MAX : per;
 }
 
-int ds_fsync_dir_of(const char *path)
-{
-	char *dir = ds_dir_part(path);
-	if (!dir)
-		return -ENOMEM;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (fd < 0)
-		return -errno;
-	int rc = fsync(fd) == 0 ? 0 : -errno;
-	close(fd);
-	/* some filesystems cannot sync a directory; the data itself was synced */
-	return rc == -EINVAL ? 0 : rc;
-}
 
 /* Copy the regular file open at in (from its start) to the new file to. */
 int ds_copy_fd(int in, const char *to)

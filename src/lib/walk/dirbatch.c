@@ -93,7 +93,7 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 		if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))
 			continue;
 		int kind = ENT_STAT;
-		if (strncmp(name, ".dupscan-tmp-", 13) == 0) {
+		if (strncmp(name, DS_TEMP_PREFIX, DS_TEMP_PREFIX_LEN) == 0) {
 			/* made by an action that was killed between link and rename */
 			kind = ENT_LEFTOVER;
 			j->skipped = true;
