@@ -144,7 +144,7 @@ uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t ful
 /* Visit nodes in key order; the callback returns nonzero to stop. @return that value. */
 int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_node *), void *user);
 
-/* records.c: the tables the walk fills, and the one path builder.
+/* records.c: the tables the walk fills (place.c: the one path builder).
  * Add a directory (parent DS_NONE for a root, whose name is a path prefix) or a
  * file record, as the walk does. @return 0, -ENOMEM, or -EOVERFLOW (a file on
  * a 65,537th device); a record the filter
@@ -220,11 +220,11 @@ int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *a, const stru
 /* The chosen order between two struct dupscan_file; ctx is the scan. */
 int ds_cmp_file(void *ctx, const void *a, const void *b);
 
-/* ---- records.c, links.c: a record's directory, argument, representative ---- */
+/* ---- place.c, links.c: a record's directory, argument, representative ---- */
 /* The record standing for record i's inode: the first of its names in the
  * chosen order (links.c), i itself when it is the inode's only name. */
 uint32_t ds_rec_rep(const dupscan_scan *s, uint32_t i);
-/* The directory record i is in (records.c). */
+/* The directory record i is in (place.c). */
 uint32_t ds_rec_dir(const dupscan_scan *s, uint32_t i);
 /* The index of the added path record i was reached from. */
 uint32_t ds_rec_arg(const dupscan_scan *s, uint32_t i);
