@@ -117,6 +117,8 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a);
 int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind);
 int act_dedupe(const dupscan_scan *scan, struct act_ctx *a);
 int act_move(const dupscan_scan *scan, struct act_ctx *a);
+/* help.c: --help's text to out. */
+void cli_print_help(FILE *out);
 /* act_common.c: the file a set keeps: its first protected file, else its first */
 const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o);
 /* Listing order: the kept file (index kept) first, then the others in the
