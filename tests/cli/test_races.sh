@@ -3,7 +3,8 @@
 # Writers racing the actions never make dupscan lose a content: a kept file
 # saved by rename or rewritten in place with its mtime put back right after its
 # set is journaled, a duplicate rewritten the same way, one entry seen twice
-# through a bind mount, and two runs deleting in opposite orders at once.
+# through a bind mount, two runs deleting in opposite orders at once, and a
+# kept file made private while -L and -l run (no path changes who may read it).
 # on the disk: its windows were measured there (on tmpfs the writer never
 # caught --move-to between its journal line and its rename: "0 of 0")
 ON_DISK=1
@@ -43,6 +44,7 @@ mode, who, journal = sys.argv[1:4]
 seen, buf, n = 0, b"", 0
 edited = set()
 expect = open("expect", "w")
+unlinked = open("unlinked", "w")
 open("ready", "w").close()
 
 def present(content, dup):
@@ -85,6 +87,14 @@ while not os.path.exists("stop"):
             if (st.st_dev, st.st_ino) in edited:
                 continue
             edited.add((st.st_dev, st.st_ino))
+            if mode == "chmod":
+                # the kept file made private: a duplicate not linked to it by
+                # now may no longer be (who may read its path would change)
+                os.chmod(path, 0o600)
+                ds = os.lstat(dup)
+                if os.path.islink(dup) is False and (ds.st_dev, ds.st_ino) != (st.st_dev, st.st_ino):
+                    unlinked.write(dup + "\n")
+                continue
             old = open(path, "rb").read()
             if mode == "rename":
                 new = f"EDITED {n} {path}\n".encode()
@@ -102,6 +112,7 @@ while not os.path.exists("stop"):
         except OSError:
             pass
 expect.close()
+unlinked.close()
 PY
   writer_pid=$!
 }
@@ -145,6 +156,26 @@ race() {
     || not_ok "$name: $m of $checked contents lost" "$(head -5 act.err)"
   [ -z "$(find t -name '.dupscan-tmp-*')" ] && ok "$name: no temporary name left" || not_ok "$name: temporaries left" "$(find t -name '.dupscan-tmp-*' | head)"
 }
+
+# race_access NAME DELAY ACTION...: the writer makes each kept file private
+# (0600) as its line is journaled; a duplicate not yet linked to it then must
+# not be linked (nor symlinked) after: its path would change who may read it
+race_access() {
+  local name=$1 delay=$2; shift 2
+  [ -n "${FAULT_LIB:-}" ] || { ok "# SKIP $name: no fault library"; return; }
+  sets "$N"; rm -f stop ready expect unlinked j; : > j
+  writer chmod kept "$PWD/j"
+  for _ in $(seq 300); do [ -e ready ] && break; sleep 0.05; done
+  env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="$delay" "$DUPSCAN" -rqO "$@" --journal="$PWD/j" t/k t/d > act.out 2> act.err
+  touch stop; wait "$writer_pid"
+  local raced bad
+  raced=$(grep -c . unlinked)
+  bad=$(while read -r d; do k=${d/\/t\/d\//\/t\/k\/}; [ -L "$d" ] || [ "$d" -ef "$k" ] && echo "$d"; done < unlinked | head -3)
+  [ "$raced" -gt 0 ] && [ -z "$bad" ] && ok "$name: none of the $raced made private before their link was linked" ||
+    not_ok "$name: linked after the kept file changed its mode" "$raced raced" "$bad"
+}
+race_access "-L, kept file made private, window at the swap" "rename:t/d/:DELAY" -L
+race_access "-l, kept file made private, window at the swap" "rename:t/d/:DELAY" -l
 
 # as it comes, and with a window held open at the step that makes the change final
 race "-L, kept file saved by rename" rename kept "" -L
