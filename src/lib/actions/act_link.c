@@ -117,6 +117,19 @@ static int make_link(const dupscan_file *keep, struct kept *k, struct slot *d, b
 	return rc;
 }
 
+/* The kept file, as it is now, still has the duplicate's owner, group,
+ * mode, ACL and labels? Asked again once the link is in place: a chmod in
+ * the instant after the first check moves the kept file's ctime within the
+ * change dupscan makes itself, so no ctime tells it. */
+static int access_holds(const dupscan_file *keep, const dupscan_file *dup, const struct kept *k,
+			const struct slot *d, unsigned flags)
+{
+	struct stat now;
+	if (flags & DUPSCAN_ACT_IGNORE_ACCESS)
+		return 0;
+	return fstat(k->fd, &now) != 0 ? -errno : ds_access_differs(k->fd, keep->path, &now, d->fd, dup->path, &d->file);
+}
+
 /* The link at d->tmp takes the duplicate's name: swapped in one step and the
  * duplicate checked at d->tmp (swapped back if it is not the one checked),
  * or, where the filesystem cannot swap, renamed over it after a last look. */
@@ -131,15 +144,19 @@ static int swap_link_in(const dupscan_file *keep, const dupscan_file *dup, struc
 		if (fstatat(d->dirfd, d->name, &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_ino != d->entry.st_ino ||
 		    now.st_dev != d->entry.st_dev)
 			return ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
-		if (renameat(d->dirfd, d->tmp, d->dirfd, d->name) != 0)
-			return -errno;
-		d->tmp[0] = '\0';
-		return 0;
+		int rc = access_holds(keep, dup, k, d, flags);
+		if (rc == 0 && renameat(d->dirfd, d->tmp, d->dirfd, d->name) != 0)
+			rc = -errno;
+		if (rc == 0)
+			d->tmp[0] = '\0';
+		return rc;
 	}
 	own_swap(keep, dup, k, d, hard);
 	int rc = ds_act_tmp_holds_dup(dup, d, flags);
 	if (rc == 0)
 		rc = ds_act_kept_holds(keep, k, flags);
+	if (rc == 0)
+		rc = access_holds(keep, dup, k, d, flags);
 	if (rc && ds_act_swap_in(d) == 1)
 		own_swap(keep, dup, k, d, hard);
 	else if (rc)
