@@ -65,8 +65,9 @@ static int attrs_within(int fa, const char *pa, int fb, const char *pb, bool acl
 	if (len < 0)
 		return (int)len;
 	int rc = 1;
-	char *va = malloc(65536), *vb = malloc(65536);
-	if (!va || !vb)
+	/* most files have no attribute at all: nothing to hold their values */
+	char *va = len ? malloc(65536) : NULL, *vb = len ? malloc(65536) : NULL;
+	if (len && (!va || !vb))
 		rc = -ENOMEM;
 	for (ssize_t off = 0; rc == 1 && off < len; off += (ssize_t)strlen(names + off) + 1) {
 		const char *name = names + off;
