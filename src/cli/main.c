@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* main.c: dupscan, a thin frontend over libdupscan's public API. */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <limits.h>
 #if defined(__GLIBC__)
@@ -11,10 +12,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "change.h"
+#include "fsutil.h"
+#include "output.h"
 #include "fromreport.h"
 #include "journal.h"
-#include "remote.h"
+#include "hosts.h"
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
@@ -144,24 +147,10 @@ static char *cache_path(const struct cli_opts *o)
 {
 	if (o->cache_file)
 		return strdup(o->cache_file);
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char dir[4096];
-	if (xdg && xdg[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/dupscan", xdg);
-	else if (home && home[0])
-		snprintf(dir, sizeof(dir), "%s/.cache/dupscan", home);
-	else
-		return NULL;
-	/* the parent may be missing too: one level is enough for ~/.cache */
-	char *slash = strrchr(dir, '/');
-	*slash = '\0';
-	mkdir(dir, 0700);
-	*slash = '/';
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return NULL;
-	char *p = malloc(strlen(dir) + 8);
-	if (p)
-		sprintf(p, "%s/hashes", dir);
+	char *dir = ds_xdg_dir("XDG_CACHE_HOME", ".cache"), *p = NULL;
+	if (dir && asprintf(&p, "%s/hashes", dir) < 0)
+		p = NULL;
+	free(dir);
 	return p;
 }
 

@@ -4,10 +4,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dupscan.h"
@@ -116,4 +118,64 @@ int ds_fsync_dir_of(const char *path)
 	close(fd);
 	/* some filesystems cannot sync a directory; the data itself was synced */
 	return rc == -EINVAL ? 0 : rc;
+}
+
+int ds_make_dirs(const char *path, size_t len, mode_t mode)
+{
+	char *p = strndup(path, len);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *s = p + (len > 0); len > 0 && rc == 0; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			rc = -errno;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
+char *ds_xdg_dir(const char *var, const char *fallback)
+{
+	const char *xdg = getenv(var), *home = getenv("HOME");
+	char *dir = NULL;
+	int n = -1;
+	if (xdg && xdg[0] == '/') /* the XDG spec: a relative value is ignored */
+		n = asprintf(&dir, "%s/dupscan", xdg);
+	else if (home && home[0])
+		n = asprintf(&dir, "%s/%s/dupscan", home, fallback);
+	else
+		errno = ENOENT;
+	if (n < 0)
+		return NULL;
+	int rc = ds_make_dirs(dir, strlen(dir), 0700);
+	if (rc) {
+		free(dir);
+		errno = -rc;
+		return NULL;
+	}
+	return dir;
+}
+
+const char *ds_size_text(uint64_t b, char buf[DS_SIZE_TEXT])
+{
+	static const char *const unit[] = { "KB", "MB", "GB", "TB", "PB", "EB" };
+	if (b < 1000) {
+		snprintf(buf, DS_SIZE_TEXT, "%" PRIu64 " byte%s", b, b == 1 ? "" : "s");
+		return buf;
+	}
+	double v = (double)b / 1000;
+	int u = 0;
+	while (v >= 999.95 && u < 5) { /* 999.95 KB would print as "1000.0 KB" */
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, DS_SIZE_TEXT, "%.1f %s", v, unit[u]);
+	return buf;
 }

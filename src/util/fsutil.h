@@ -17,6 +17,13 @@
 #define DS_TEMP_PREFIX_LEN (sizeof(DS_TEMP_PREFIX) - 1)
 #define DS_COPY_BUF (1u << 20) /* bytes a copy or a comparison of whole files moves at once */
 
+#ifndef RENAME_NOREPLACE /* (a C library without renameat2's flags) */
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+
 static inline int64_t ds_ns(struct timespec t)
 {
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -43,5 +50,17 @@ char *ds_dir_part(const char *path);
 /* fsync the directory holding path, so a name made there is durable (a
  * filesystem that cannot sync a directory counts as done). @return 0 or -errno. */
 int ds_fsync_dir_of(const char *path);
+/* mkdir -p for the first len bytes of path. @return 0 or -errno. */
+int ds_make_dirs(const char *path, size_t len, mode_t mode);
+/* dupscan's directory of one XDG kind, made (0700) when missing: $VAR/dupscan
+ * where VAR is set to an absolute path, else $HOME/FALLBACK/dupscan (VAR
+ * "XDG_CACHE_HOME", FALLBACK ".cache"). @return its path, malloc'ed, or NULL
+ * (no place: neither is set; or it cannot be made) with errno. */
+char *ds_xdg_dir(const char *var, const char *fallback);
+
+/* A size as a person reads it, in powers of 1000 as -m gives them: "812
+ * bytes", "1 byte", "4.1 GB". @return buf. */
+#define DS_SIZE_TEXT 32
+const char *ds_size_text(uint64_t bytes, char buf[DS_SIZE_TEXT]);
 
 #endif /* DUPSCAN_FSUTIL_H */

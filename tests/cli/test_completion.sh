@@ -9,7 +9,7 @@ SRC=${SOURCE_ROOT:?}
 # it tests the source tree's files, not the build: once per run of scripts/test
 [ -n "${COMPLETION_TESTED:-}" ] && { ok "# SKIP the completions were tested in an earlier build of this run"; done_testing; }
 BASH_C="$SRC/src/cli/dupscan.bash-completion" ZSH_C="$SRC/src/cli/dupscan.zsh-completion" FISH_C="$SRC/src/cli/dupscan.fish-completion"
-longs=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+longs=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 mkdir -p d/sub; : > d/report.json
 
 # bash: the function fills COMPREPLY for the words given

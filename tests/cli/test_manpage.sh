@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The option table in src/cli/options.c, --help and man/dupscan.1 list the same
+# The option table in src/cli/input/options.c, --help and man/dupscan.1 list the same
 # options, short and long (jdupes 1.20's man page once lacked options --help had).
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}
 
-table=$(grep -oE "^\\s*\\{ \"[a-z0-9:-]+\", [a-z_]+, NULL, '.' \\}" "$SRC/src/cli/options.c" |
+table=$(grep -oE "^\\s*\\{ \"[a-z0-9:-]+\", [a-z_]+, NULL, '.' \\}" "$SRC/src/cli/input/options.c" |
   sed -E 's/.*\{ "([^"]+)".*'"'"'(.)'"'"'.*/-\2 --\1/' | sort)
 help=$("$DUPSCAN" --help | grep -oE '^ -[^ ] --[a-z0-9:-]+' | sed 's/^ //' | sort)
 man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\-(.) ", " \\-\\-([^ ]+).*/-\1 --\2/; s/\\-/-/g' | sort)
 
 # long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, an entry in the man page
-table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
 # (option entries only: the line after .TP, ".B \-\-name" or ".BI \-\-name= ARG")
 man_long=$(awk 'prev == ".TP" && /^\.BI? \\-\\-[a-z]/ {print} {prev = $0}' "$SRC/man/dupscan.1" |
@@ -37,7 +37,7 @@ while read -r short long; do
   [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
 done <<< "$table"
 index=$(grep -oE "^\.\\\\\" options: .*" "$SRC/man/dupscan.1" | sed 's/.*options: //' | tr ' ' '\n' | sort)
-all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
 [ -n "$index" ] && [ "$index" = "$all" ] && ok "the man page's plain index of long options is complete" || not_ok "man page index" "$(diff <(echo "$all") <(echo "$index"))"
 missing=$(for o in $all; do grep -qE -- "(^|[ '])$o(=|[ ']|$)" "$SRC/src/cli/dupscan.bash-completion" || echo "$o"; done)
 [ -z "$missing" ] && ok "bash completion offers every long option" || not_ok "bash completion lacks" "$missing"
@@ -45,7 +45,7 @@ grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS
 # every variable the program reads is in ENVIRONMENT; FILES names the cache and the journals
 envsec=$(sed -n '/^\.SH ENVIRONMENT/,/^\.SH FILES/p' "$SRC/man/dupscan.1")
 files=$(sed -n '/^\.SH FILES/,/^\.SH EXIT STATUS/p' "$SRC/man/dupscan.1")
-vars=$(grep -ohE 'getenv\("[A-Z_]+"\)' "$SRC"/src/cli/*.c | grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u)
+vars=$(grep -ohE 'getenv\("[A-Z_]+"\)' "$SRC"/src/cli/*.c "$SRC"/src/cli/*/*.c "$SRC"/src/util/*.c | grep -oE '"[A-Z_]+"' | tr -d '"' | sort -u)
 missing=$(for v in $vars; do grep -q "^\.B $v\$" <<< "$envsec" || echo "$v"; done)
 [ -n "$vars" ] && [ -z "$missing" ] && ok "ENVIRONMENT: each variable read ($(echo $vars))" || not_ok "ENVIRONMENT lacks" "$missing"
 grep -q 'dupscan/hashes' <<< "$files" && grep -q 'journal' <<< "$files" && ok "FILES: the cache and the journals" || not_ok "FILES section"

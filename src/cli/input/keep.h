@@ -28,4 +28,12 @@ size_t keep_index(const dupscan_set *set, const struct keep_rules *r);
 /* The same among the files whose among[] is true (all of them for NULL). */
 size_t keep_index_among(const dupscan_set *set, const struct keep_rules *r, const bool *among);
 
+/* Listing order: the kept file (index kept) first, then the others in the
+ * set's order, so what is listed first is what -dN keeps. @return the index
+ * in the set of the file listed at pos. */
+static inline size_t keep_listed(size_t kept, size_t pos)
+{
+	return pos == 0 ? kept : pos <= kept ? pos - 1 : pos;
+}
+
 #endif /* DUPSCAN_KEEP_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* act_printmatches.c: print duplicate sets and unique files in jdupes' format. */
+/* listing.c: print duplicate sets and unique files in jdupes' format. */
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli.h"
+#include "output.h"
 
 static void put_path(const char *path, const struct cli_opts *o, FILE *out)
 {
@@ -24,7 +24,7 @@ void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE 
 		}
 		size_t kept = keep_index(set, &o->keep);
 		for (size_t k = o->omit_first ? 1 : 0; k < count; k++)
-			put_path(dupscan_file_path(dupscan_set_file(set, act_listed(kept, k))), o, out);
+			put_path(dupscan_file_path(dupscan_set_file(set, keep_listed(kept, k))), o, out);
 		fputc(o->print_null ? '\0' : '\n', out);
 	}
 }

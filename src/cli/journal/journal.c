@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dirs.h"
+#include "fsutil.h"
 #include "dupscan_config.h"
 #include "journal.h"
 
@@ -29,23 +29,17 @@ struct journal {
 
 static char *default_path(void)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char dir[PATH_MAX];
-	if (state && state[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/dupscan", state);
-	else if (home && home[0])
-		snprintf(dir, sizeof(dir), "%s/.local/state/dupscan", home);
-	else
-		return NULL;
-	if (cli_make_dirs(dir, strlen(dir), 0700) != 0)
+	char *dir = ds_xdg_dir("XDG_STATE_HOME", ".local/state");
+	if (!dir)
 		return NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 	char stamp[32];
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", localtime_r(&now, &tm));
-	char *out = malloc(strlen(dir) + 64);
-	if (out)
-		sprintf(out, "%s/journal-%s-%ld", dir, stamp, (long)getpid());
+	char *out = NULL;
+	if (asprintf(&out, "%s/journal-%s-%ld", dir, stamp, (long)getpid()) < 0)
+		out = NULL;
+	free(dir);
 	return out;
 }
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirs.h"
+#include "fsutil.h"
 #include "undo.h"
 
 /* the inode the name had before it was moved, (-1, -1) in journals before 0.5.1 */
@@ -236,7 +236,7 @@ int undo_move(struct undo_state *u, const struct entry *e)
 		return 1;
 	}
 	char *dir = ds_dir_part(from);
-	rc = dir ? cli_make_dirs(dir, strlen(dir), 0777) : -ENOMEM;
+	rc = dir ? ds_make_dirs(dir, strlen(dir), 0777) : -ENOMEM;
 	free(dir);
 	if (rc == 0)
 		rc = put_back(u, e, &ts);

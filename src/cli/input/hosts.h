@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* remote.h: HOST:PATH arguments, the ssh (or --rsh) each one starts, and
+/* hosts.h: HOST:PATH arguments, the ssh (or --rsh) each one starts, and
  * --server's side. */
 #ifndef DUPSCAN_CLI_REMOTE_H
 #define DUPSCAN_CLI_REMOTE_H

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "remote.h"
+#include "hosts.h"
 #include "dupscan_config.h"
 
 enum { /* long-only options */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* act_link.c: -L and -l, replacing each duplicate by a link to its set's first
+/* relink.c: -L and -l, replacing each duplicate by a link to its set's first
  * file of the same owner, group, mode, ACL and labels. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "change.h"
 #include "keep.h"
 
 static void show(FILE *out, const char *arrow, const char *path)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirs.h"
+#include "fsutil.h"
 #include "undo.h"
 
 /* A name of the duplicate's former inode that is still there with its content:

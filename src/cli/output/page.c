@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* act_html.c: --format=html, one self-contained page (no network, nothing
+/* page.c: --format=html, one self-contained page (no network, nothing
  * beside it; its Content-Security-Policy allows no other source): the sets,
  * sortable by wasted bytes and filtered by path; the overlapping
  * directories; and a treemap of the space the copies waste, directory by
@@ -15,7 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "output.h"
 
 static const char *const page_head[] = {
 	"<!DOCTYPE html>\n",

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* act_delete.c: -d, with jdupes' prompt, or -dN keeping the first file of each set. */
+/* remove.c: -d, with jdupes' prompt, or -dN keeping the first file of each set. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "change.h"
 #include "prompt.h"
 
 static void line(FILE *out, const char *tag, const char *path, const char *why)
@@ -83,7 +83,7 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 		if (!keep)
 			return failures + 1;
 		if (o->no_prompt) {
-			const dupscan_file *first = act_kept(set, o);
+			const dupscan_file *first = dupscan_set_file(set, keep_index(set, &o->keep));
 			for (size_t k = 0; k < n; k++)
 				keep[k] = dupscan_set_file(set, k) == first;
 			fputc('\n', out);

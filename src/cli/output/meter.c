@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* progress.c: a progress line on stderr, at most five updates a second: for
+/* meter.c: a progress line on stderr, at most five updates a second: for
  * each phase its files, bytes, rate and how long it has left at most. On a
  * terminal only, unless --progress asks for it (then one line a second). */
 #include <stdatomic.h>
@@ -7,7 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "fsutil.h"
+#include "output.h"
 
 struct cli_progress {
 	/* the bytes callback may come from a reading thread while an error is
@@ -54,19 +55,6 @@ static double seconds(struct timespec a, struct timespec b)
 	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
-/* n bytes as "812 KB", "3.4 GB" (SI, as rates are given) */
-static const char *human(uint64_t n, char buf[16])
-{
-	static const char unit[] = "BKMGTPE";
-	double v = (double)n;
-	int u = 0;
-	while (v >= 1000 && u < 6) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, 16, u == 0 ? "%.0f %c" : v < 10 ? "%.1f %cB" : "%.0f %cB", v, unit[u]);
-	return buf;
-}
 
 /* "1h05m", "3m20s", "12 s": rounded up, as it is a most */
 static void duration(double s, char buf[32])
@@ -82,12 +70,12 @@ static void duration(double s, char buf[32])
 
 static int show(struct cli_progress *p, const struct dupscan_progress *r, double elapsed)
 {
-	char a[16], b[16], c[16], eta[32];
+	char a[DS_SIZE_TEXT], b[DS_SIZE_TEXT], c[DS_SIZE_TEXT], eta[32];
 	int io = dupscan_io_mode(p->scan);
 	const char *mode = io == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : io == DUPSCAN_IO_NET ? "net" : "ssd";
 	if (r->phase == DUPSCAN_PHASE_WALK)
 		return fprintf(stderr, "Scanning: %llu files, %s", (unsigned long long)r->files_done,
-			       human(r->bytes_done, a));
+			       ds_size_text(r->bytes_done, a));
 	double rate = elapsed >= 0.5 ? (double)r->bytes_done / elapsed : 0;
 	bool known = rate > 0 || r->bytes_done == r->bytes_total;
 	if (known)
@@ -96,7 +84,7 @@ static int show(struct cli_progress *p, const struct dupscan_progress *r, double
 	unsigned pct = r->files_total ? (unsigned)(r->files_done * 100 / r->files_total) : 100u;
 	return fprintf(stderr, "%s [%llu/%llu] %3u%%, %s of at most %s read, %s/s, %s%s (%s)", what,
 		       (unsigned long long)r->files_done, (unsigned long long)r->files_total, pct,
-		       human(r->bytes_done, a), human(r->bytes_total, b), human((uint64_t)rate, c),
+		       ds_size_text(r->bytes_done, a), ds_size_text(r->bytes_total, b), ds_size_text((uint64_t)rate, c),
 		       known ? "at most " : "", known ? eta : "time left unknown yet", mode);
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* act_move.c: --move-to=DIR, moving each duplicate under DIR at its path
+/* relocate.c: --move-to=DIR, moving each duplicate under DIR at its path
  * below its argument, never over an existing file. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "dirs.h"
+#include "change.h"
+#include "fsutil.h"
 
 static void line(FILE *out, const char *tag, const char *path, const char *to, const char *why)
 {
@@ -117,7 +117,7 @@ static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_fil
 		if (!dest)
 			break;
 		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
-			rc = cli_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
+			rc = ds_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
 		const uint64_t *hash = rc == 0 && a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN)
 					       ? content_of(content, dupscan_file_path(f), dest) : NULL;
 		if (rc == 0)
@@ -145,7 +145,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 	struct moved_content content = { 0, 0, 0, false };
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
-		const dupscan_file *keep = act_kept(set, a->o);
+		const dupscan_file *keep = dupscan_set_file(set, keep_index(set, &a->o->keep));
 		/* where the last inode moved as a copy went: its other names follow
 		 * it there (inodes of the directory entries: a symlink is its own) */
 		struct stat last = { 0 }, now;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* act_summarize.c: jdupes' one-line summary of the duplicates found. */
+/* summary.c: jdupes' one-line summary of the duplicates found. */
 #include <inttypes.h>
 
-#include "cli.h"
+#include "output.h"
 
 /* With HOST:PATH arguments: what went through the channels. */
 static void channel_bytes(const dupscan_scan *scan, FILE *out)

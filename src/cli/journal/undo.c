@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirs.h"
+#include "fsutil.h"
 #include "undo.h"
 
 /* ---- reading the journal ---- */
@@ -116,7 +116,7 @@ static int undo_one(struct undo_state *u, const struct entry *e)
 		struct stat st;
 		if (lstat(e->f[1], &st) == 0)
 			return 0;
-		int rc = cli_make_dirs(e->f[1], strlen(e->f[1]), (mode_t)strtol(e->f[2], NULL, 8));
+		int rc = ds_make_dirs(e->f[1], strlen(e->f[1]), (mode_t)strtol(e->f[2], NULL, 8));
 		if (rc) {
 			undo_complain(e->f[1], strerror(-rc));
 			return 1;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* remote.c: HOST:PATH arguments. For each, the program starts a remote shell
+/* hosts.c: HOST:PATH arguments. For each, the program starts a remote shell
  * (ssh, or --rsh / $DUPSCAN_RSH) running "dupscan --server" there, and gives
  * the library the two ends of its pipes; the protocol is the library's. */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "remote.h"
+#include "hosts.h"
 
 bool remote_arg(const char *arg)
 {

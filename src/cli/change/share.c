@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* act_dedupe.c: -B, asking the filesystem to share the extents of each set. */
+/* share.c: -B, asking the filesystem to share the extents of each set. */
 #include <errno.h>
 #include <string.h>
 
-#include "cli.h"
+#include "change.h"
 
 static void show(FILE *out, const char *arrow, const char *path)
 {
@@ -21,7 +21,7 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
-		const dupscan_file *keep = act_kept(set, a->o);
+		const dupscan_file *keep = dupscan_set_file(set, keep_index(set, &a->o->keep));
 		show(out, "[SRC]", dupscan_file_path(keep));
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirs.h"
+#include "fsutil.h"
 #include "undo.h"
 
 void undo_say(const char *what, const char *path, const char *why)

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* act_printjson.c: jdupes-shaped JSON. Output is plain ASCII: other characters
+/* json.c: jdupes-shaped JSON. Output is plain ASCII: other characters
  * are \u escapes, and bytes that are not valid UTF-8 become \udc80..\udcff
  * (Python's "surrogateescape"), so no name is lost or turns JSON invalid. */
 #include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
+#include "output.h"
 
 /* Length of the valid UTF-8 sequence at s (1..4) and its code point, or 0. */
 static int utf8_seq(const unsigned char *s, uint32_t *cp)
@@ -121,7 +121,7 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 		size_t kept = keep_index(set, &o->keep);
 		for (size_t k = 0; k < count; k++) {
 			/* the kept file first; each file as scanned, to act on later */
-			const dupscan_file *f = dupscan_set_file(set, act_listed(kept, k));
+			const dupscan_file *f = dupscan_set_file(set, keep_listed(kept, k));
 			fprintf(out, "        { \"filePath\": ");
 			json_string(dupscan_file_path(f), out);
 			if (dupscan_file_host(f)) {

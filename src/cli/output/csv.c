@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* act_printcsv.c: --format=csv, the sets as fclones writes them (size, hash,
+/* csv.c: --format=csv, the sets as fclones writes them (size, hash,
  * count, then one column a path), for spreadsheets; RFC 4180 quoting. */
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli.h"
+#include "output.h"
 
 /* A field, quoted when it holds a comma, a quote or a line break (quotes doubled). */
 void csv_field(const char *s, FILE *out)
@@ -27,7 +27,7 @@ void csv_field(const char *s, FILE *out)
 static const dupscan_file *hashed_file(const dupscan_set *set, size_t kept)
 {
 	for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
-		const dupscan_file *f = dupscan_set_file(set, act_listed(kept, k));
+		const dupscan_file *f = dupscan_set_file(set, keep_listed(kept, k));
 		if (!dupscan_file_host(f))
 			return f;
 	}
@@ -63,7 +63,7 @@ int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 		fprintf(out, ",%zu", count);
 		for (size_t k = 0; k < count; k++) {
 			fputc(',', out);
-			csv_field(dupscan_file_path(dupscan_set_file(set, act_listed(kept, k))), out);
+			csv_field(dupscan_file_path(dupscan_set_file(set, keep_listed(kept, k))), out);
 		}
 		fputc('\n', out);
 	}

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* act_common.c: what every destructive action shares: which file a set keeps,
- * journaling a change before it is made, and --prune-empty-dirs. */
+/* change.c: what every destructive action shares: journaling a change before it is made, and --prune-empty-dirs. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <grp.h>
@@ -12,19 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "change.h"
 #include "journal.h"
-
-const dupscan_file *act_kept(const dupscan_set *set, const struct cli_opts *o)
-{
-	return dupscan_set_file(set, keep_index(set, &o->keep));
-}
-
-size_t act_listed(size_t kept, size_t pos)
-{
-	/* what is listed first is what -dN keeps */
-	return pos == 0 ? kept : pos <= kept ? pos - 1 : pos;
-}
 
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
 		const dupscan_file *dup, const char *dest, const uint64_t *hash)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* act_where.c: where the copies are. --overlap: the pairs of directories
+/* where.c: where the copies are. --overlap: the pairs of directories
  * where one holds copies of most of the other; --summary=dirs: each
  * directory's bytes that have a copy, rolled up as du does, largest first.
  * The figures are the library's (dupscan_find_overlaps(), dupscan_dir_tally());
@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "fsutil.h"
+#include "output.h"
 
 char *where_dir_path(const dupscan_scan *scan, size_t dir)
 {
@@ -46,23 +47,6 @@ static const char *count_text(uint64_t n, char buf[32])
 	return buf;
 }
 
-/* 812 bytes, 4.1 GB (powers of 1000, as -m says) */
-static const char *size_text(uint64_t b, char buf[32])
-{
-	static const char *const unit[] = { "KB", "MB", "GB", "TB", "PB", "EB" };
-	if (b < 1000) {
-		snprintf(buf, 32, "%" PRIu64 " byte%s", b, b == 1 ? "" : "s");
-		return buf;
-	}
-	double v = (double)b / 1000;
-	int u = 0;
-	while (v >= 999.95 && u < 5) {
-		v /= 1000;
-		u++;
-	}
-	snprintf(buf, 32, "%.1f %s", v, unit[u]);
-	return buf;
-}
 
 static int say_nomem(void)
 {
@@ -82,7 +66,7 @@ static void overlap_side(const dupscan_scan *scan, FILE *out, size_t i, int side
 	char c1[32], c2[32], sz[32];
 	fprintf(out, "%s: %u%% (%s of %s files, %s) also in %s\n", p,
 		where_percent(bytes, dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES)), count_text(files, c1),
-		count_text(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES), c2), size_text(bytes, sz), q);
+		count_text(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES), c2), ds_size_text(bytes, sz), q);
 }
 
 static void overlap_json_side(const dupscan_scan *scan, FILE *out, size_t i, int side, size_t d)
@@ -211,7 +195,7 @@ static void dir_row(const dupscan_scan *scan, const struct cli_opts *o, const st
 		fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u\n", depth, files, bytes, dupfiles,
 			e->dup, pct);
 	} else {
-		fprintf(out, "%10s %3u%%  %s of %s files  %s\n", size_text(e->dup, sz), pct, count_text(dupfiles, c1),
+		fprintf(out, "%10s %3u%%  %s of %s files  %s\n", ds_size_text(e->dup, sz), pct, count_text(dupfiles, c1),
 			count_text(files, c2), e->path);
 	}
 }
