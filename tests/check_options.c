@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "optable.h"
 #include "testutil.h"
 
 /* Parse "dupscan" and the arguments (NULL-terminated) into *o. @return cli_parse()'s status. */
@@ -69,6 +70,59 @@ START_TEST(test_sets)
 }
 END_TEST
 
+/* The table agrees with itself: each name, letter and value once; a short
+ * option returns its letter; an argument has a name in --help; a switch sets
+ * a bool and takes no value; it fits getopt's tables; --help shows it. */
+START_TEST(test_table)
+{
+	ck_assert_uint_gt(opt_count, 50);
+	ck_assert_uint_lt(opt_count, OPT_MAX);
+	char help[16384];
+	FILE *f = fmemopen(help, sizeof(help), "w");
+	cli_print_help(f);
+	fclose(f);
+	for (size_t i = 0; i < opt_count; i++) {
+		const struct opt_def *d = &opt_table[i];
+		ck_assert_msg(d->letter ? d->id == d->letter : d->id >= 256, "--%s: its id", d->name);
+		ck_assert_msg((d->arg == OPT_ARG_NONE) == (d->meta == NULL), "--%s: its argument's name", d->name);
+		ck_assert_msg(!d->sets || d->arg == OPT_ARG_NONE, "--%s: a switch with a value", d->name);
+		ck_assert_msg(d->help && d->help[0] && d->brief && d->brief[0], "--%s: its texts", d->name);
+		ck_assert_msg(d->section < SEC_COUNT, "--%s: its section", d->name);
+		for (size_t k = i + 1; k < opt_count; k++) {
+			ck_assert_msg(strcmp(d->name, opt_table[k].name) != 0, "--%s twice", d->name);
+			ck_assert_msg(d->id != opt_table[k].id, "--%s and --%s: one id", d->name, opt_table[k].name);
+		}
+		char spelled[64];
+		snprintf(spelled, sizeof(spelled), "--%s%s", d->name, d->arg == OPT_ARG_REQUIRED ? "=" :
+								  d->arg == OPT_ARG_OPTIONAL ? "[=" : " ");
+		ck_assert_msg(strstr(help, spelled), "--help lacks %s", spelled);
+	}
+}
+END_TEST
+
+/* Each switch of the table sets its field, by either spelling. */
+START_TEST(test_switches)
+{
+	for (size_t i = 0; i < opt_count; i++) {
+		const struct opt_def *d = &opt_table[i];
+		if (!d->sets)
+			continue;
+		char lng[64], shrt[4] = { '-', d->letter, 0, 0 };
+		snprintf(lng, sizeof(lng), "--%s", d->name);
+		for (int way = 0; way < (d->letter ? 2 : 1); way++) {
+			struct cli_opts o;
+			memset(&o, 0, sizeof(o));
+			char *argv[] = { "dupscan", way ? shrt : lng, NULL };
+			optind = 0;
+			bool stop = false;
+			cli_parse(2, argv, &o, &stop); /* (most refuse a run without paths: the field is set all the same) */
+			ck_assert_msg(*(bool *)((char *)&o + d->sets - 1), "%s sets nothing", argv[1]);
+			cli_opts_free(&o);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
 	ck_assert_int_eq(status_of("-L", "-l", "t", NULL), EXIT_USAGE);       /* one action */
@@ -102,6 +156,8 @@ int main(void)
 	TCase *tc = tcase_create("cli_parse");
 	tcase_add_test(tc, test_sets);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_table);
+	tcase_add_test(tc, test_switches);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -12,10 +12,20 @@
 #include "glob.h"
 #include "interrupt.h"
 #include "keep.h"
+#include "msg.h"
 
-#define EXIT_USAGE 2
-#define EXIT_DUPE 255       /* -e: a duplicate was found */
 #define ACT_MOVE 'M'        /* --move-to: no short letter */
+
+/* What is shown of a scan without an action (decided by cli_check()). */
+enum cli_view {
+	VIEW_SETS,    /* the sets as text (-M: then the summary) */
+	VIEW_UNIQUE,  /* -u */
+	VIEW_SUMMARY, /* -m */
+	VIEW_JSON,    /* -j, --format=json */
+	VIEW_CSV,     /* --format=csv */
+	VIEW_WHERE,   /* --overlap, --summary=dirs */
+	VIEW_PAGE,    /* --format=html */
+};
 
 struct cli_path {
 	const char *path;
@@ -64,12 +74,22 @@ struct cli_opts {
 	const char **forward;   /* options the server takes too (-X, --exclude, --include) */
 	int nforward;
 	int nremote;            /* HOST:PATH arguments */
+	enum cli_view view;
 };
 
 /* options.c: @return 0 to go on, or an exit status (after --help, -v or a usage error). */
 int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop);
 /* What cli_parse() allocated in o. */
 void cli_opts_free(struct cli_opts *o);
+/* conflicts.c: the options read as a whole: the modes, --files-from read,
+ * the rules of what goes together, the view. @return 0 or EXIT_USAGE. */
+int cli_check(struct cli_opts *o);
+/* The action c (a letter, or ACT_MOVE), refused when another was given. */
+int cli_set_action(struct cli_opts *o, int c);
+/* pathlist.c: a path to scan (after_R: given after -R). @return 0 or 1. */
+int cli_add_path(struct cli_opts *o, const char *path, bool after_R);
+/* --files-from's paths added. @return 0 or an exit status (said). */
+int cli_read_files_from(struct cli_opts *o);
 
 /* help.c: --help's text to out. */
 void cli_print_help(FILE *out);

@@ -6,10 +6,16 @@
 # complete -C). A shell that is not installed is skipped.
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?}
-# it tests the source tree's files, not the build: once per run of scripts/test
+# the completions are made from the option table by optgen at build time:
+# once per run of scripts/test is enough
 [ -n "${COMPLETION_TESTED:-}" ] && { ok "# SKIP the completions were tested in an earlier build of this run"; done_testing; }
-BASH_C="$SRC/src/cli/dupscan.bash-completion" ZSH_C="$SRC/src/cli/dupscan.zsh-completion" FISH_C="$SRC/src/cli/dupscan.fish-completion"
-longs=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+BASH_C="$COMPLETIONS/dupscan" ZSH_C="$COMPLETIONS/_dupscan" FISH_C="$COMPLETIONS/dupscan.fish"
+longs=$("$OPTGEN" list | grep -oE -- '--[a-z0-9:-]+$' | sort)
+[ "$(echo "$longs" | wc -l)" -gt 50 ] && ok "the option table lists $(echo "$longs" | wc -l) long options" || not_ok "optgen list" "$longs"
+# and the other way: no shell offers an option the table lacks
+offered=$(grep -oE -- "(^|[ '|(])--[a-z0-9-]+:?" "$BASH_C" | grep -oE -- '--[a-z0-9:-]+' | sort -u)
+extra=$(comm -13 <(echo "$longs") <(echo "$offered"))
+[ -z "$extra" ] && ok "bash offers no option the table lacks" || not_ok "bash offers more than the table" "$extra"
 mkdir -p d/sub; : > d/report.json
 
 # bash: the function fills COMPREPLY for the words given

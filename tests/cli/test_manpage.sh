@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The option table in src/cli/input/options.c, --help and man/dupscan.1 list the same
+# The option table (src/cli/input/optable.c, listed by optgen), --help and man/dupscan.1 list the same
 # options, short and long (jdupes 1.20's man page once lacked options --help had).
 . "$(dirname "$0")/lib.sh"
 SRC=${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}
 
-table=$(grep -oE "^\\s*\\{ \"[a-z0-9:-]+\", [a-z_]+, NULL, '.' \\}" "$SRC/src/cli/input/options.c" |
-  sed -E 's/.*\{ "([^"]+)".*'"'"'(.)'"'"'.*/-\2 --\1/' | sort)
+table=$("$OPTGEN" list | grep '^-[^-]' | sort)
 help=$("$DUPSCAN" --help | grep -oE '^ -[^ ] --[a-z0-9:-]+' | sed 's/^ //' | sort)
 man=$(grep -E '^\.BR \\-. ", " \\-\\-' "$SRC/man/dupscan.1" | sed -E 's/^\.BR \\-(.) ", " \\-\\-([^ ]+).*/-\1 --\2/; s/\\-/-/g' | sort)
 
 # long-only options: "{ "name", ..., OPT_NAME }", "    --name" in --help, an entry in the man page
-table_long=$(grep -oE '^\s*\{ "[a-z0-9-]+", [a-z_]+, NULL, OPT_' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+table_long=$("$OPTGEN" list | grep '^--' | sort)
 help_long=$("$DUPSCAN" --help | grep -oE '^    --[a-z0-9-]+' | sed 's/^ *//' | sort)
 # (option entries only: the line after .TP, ".B \-\-name" or ".BI \-\-name= ARG")
 man_long=$(awk 'prev == ".TP" && /^\.BI? \\-\\-[a-z]/ {print} {prev = $0}' "$SRC/man/dupscan.1" |
@@ -37,9 +36,9 @@ while read -r short long; do
   [ "$rc" != 2 ] && ok "accepts $long" || not_ok "accepts $long" "$err"
 done <<< "$table"
 index=$(grep -oE "^\.\\\\\" options: .*" "$SRC/man/dupscan.1" | sed 's/.*options: //' | tr ' ' '\n' | sort)
-all=$(grep -oE '^\s*\{ "[a-z0-9:-]+", [a-z_]+, NULL, ' "$SRC/src/cli/input/options.c" | sed -E 's/.*"([^"]+)".*/--\1/' | sort)
+all=$("$OPTGEN" list | grep -oE -- '--[a-z0-9:-]+$' | sort)
 [ -n "$index" ] && [ "$index" = "$all" ] && ok "the man page's plain index of long options is complete" || not_ok "man page index" "$(diff <(echo "$all") <(echo "$index"))"
-missing=$(for o in $all; do grep -qE -- "(^|[ '])$o(=|[ ']|$)" "$SRC/src/cli/dupscan.bash-completion" || echo "$o"; done)
+missing=$(for o in $all; do grep -qE -- "(^|[ '])$o(=|[ ']|$)" "$COMPLETIONS/dupscan" || echo "$o"; done)
 [ -z "$missing" ] && ok "bash completion offers every long option" || not_ok "bash completion lacks" "$missing"
 grep -q '^\.SH EXIT STATUS' "$SRC/man/dupscan.1" && ok "man page has EXIT STATUS" || not_ok "man page has EXIT STATUS"
 # every variable the program reads is in ENVIRONMENT; FILES names the cache and the journals

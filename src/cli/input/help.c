@@ -1,131 +1,46 @@
 /* SPDX-License-Identifier: MIT */
-/* help.c: --help, the man page's summary (split for C's string-length limit). */
+/* help.c: --help, made from the option table: a section at a time, each
+ * option's spellings in the first 22 columns and its text beside them. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "optable.h"
 
-static const char help_text[] =
-"Usage: dupscan [options] FILES and/or DIRECTORIES...\n"
-"\n"
-"Prints sets of duplicate files (identical content, confirmed byte by byte).\n"
-"\n"
-" -0 --print-null      end each printed path with a NUL byte instead of a newline\n"
-" -1 --one-file-system never match files across filesystems, nor enter another one\n"
-" -A --no-hidden       skip hidden files and directories (names starting with '.')\n"
-" -B --dedupe          ask the filesystem to share the data of duplicates\n"
-"                      (Linux FIDEDUPERANGE: btrfs, xfs with reflink)\n"
-" -C --chunk-size=BYTES  read size, 4096 to 16777216 (default 131072)\n"
-"    --cache[=FILE]    keep hashes between runs (default file under\n"
-"                      $XDG_CACHE_HOME/dupscan/); files are still compared\n"
-"    --cache-clear     delete the hash cache (alone: then exit)\n"
-"    --cache-trust     with the cache: list sets earlier runs proved, unchanged\n"
-"                      files unread (actions still compare each pair)\n"
-" -d --delete          prompt for the files to keep in each set, delete the rest\n"
-"    --dirs            also list directories whose whole content is identical\n"
-"    --dry-run         with an action: print what it would do, change nothing\n"
-" -e --error-on-dupe   exit with status 255 as soon as a duplicate is found\n"
-"    --exclude=GLOB    leave out files matching GLOB (relative to their argument;\n"
-"                      '**' spans directories; GLOB/ prunes directories)\n"
-" -f --omit-first      omit the first file of each set\n"
-"    --format=FORMAT   the sets as text (default), json (as -j), csv (size,\n"
-"                      hash,count,paths, as fclones), fdupes (as text), or html\n"
-"                      (one page: the sets, the overlapping directories and a\n"
-"                      map of the copies by directory)\n""    --from-report=FILE  with an action: act on the sets of a -j report (perhaps\n"
-"                      edited: files dropped stay, the first file listed stays);\n"
-"                      each file is checked and compared again first\n"
-"    --files-from=FILE read more paths from FILE ('-': stdin), one per line,\n"
-"                      or NUL-separated with -0\n"
-" -h --help            print this help and exit\n"
-" -H --hard-links      list every path of hard-linked files; hard links to one\n"
-"                      inode are then duplicates of each other\n"
-;
-static const char help_text1b[] =
-" -i --reverse         reverse the order of files and sets\n"
-"    --include=GLOB    consider only files matching GLOB (repeatable)\n"
-"    --io=MODE         read for the storage: auto (default), hdd (one stream a\n"
-"                      disk, in its order, all disks at once), ssd (reads on\n"
-"                      every thread) or net (a network filesystem: many\n"
-"                      requests in flight, as many as the link answers)\n"
-"    --io-memory=SIZE  file contents hdd mode keeps in memory to compare files\n"
-"                      in disk order (K, M, G suffixes; default 256M)\n"
-"    --ignore-access   with -L, -l: link even where a path would change owner,\n"
-"                      group, mode, ACL or security label; with -d, --move-to:\n"
-"                      remove a file its owner could not read the kept copy of\n"
-" -I --isolate         files under the same path argument never match each other\n"
-" -j --json            print the sets as JSON (jdupes' shape)\n"
-"    --journal=FILE    append the changes of an action to FILE (default: a new\n"
-"                      file under $XDG_STATE_HOME/dupscan/)\n"
-"    --keep=RULE[,RULE] which file of each set stays (listed first): newest,\n"
-"                      oldest, shortest-path, longest-path, shallowest, deepest,\n"
-"                      path=GLOB, most-links, arg-order; ties go on to the next\n"
-"                      rule, then the set's order (--protect wins over all)\n"
-" -l --link-soft       replace duplicates by relative symlinks to the first file\n"
-" -L --link-hard       replace duplicates by hard links to the first file\n"
-" -m --summarize       print only a summary of the duplicates\n"
-"    --max-depth=N     with -r or -R: enter directories at most N levels below\n"
-"                      each argument (0: the argument's own files only); with\n"
-"                      --summary=dirs: list directories that deep, scan all\n"
-" -M --print-summarize print the sets, then the summary\n"
-"    --move-to=DIR     move duplicates under DIR, at their path below their\n"
-"                      argument; never overwrites\n"
-" -N --no-prompt       with -d: keep the first file of each set, delete the rest\n"
-;
+#define HELP_COLUMN 22 /* where the text starts; a spelling that reaches it is followed by two spaces */
 
-/* (split: a C99 compiler need not take a string of more than 4095 bytes) */
-static const char help_text_remote[] =
-"    --remote-dupscan=PATH  the dupscan a HOST:PATH argument runs there\n"
-"    --remote-timeout=SECONDS  a remote side silent this long fails the run (120)\n"
-"    --rsh=COMMAND     how a HOST:PATH argument is reached (default $DUPSCAN_RSH,\n"
-"                      else ssh): COMMAND HOST dupscan --server\n"
-"    --server          serve a client's HOST:PATH on stdin and stdout\n"
-;
-
-static const char help_text2[] =
-" -o --order=BY        order files by name (default) or time (modification time)\n"
-" -O --param-order     order by path argument first, then by -o\n"
-"    --overlap[=PERCENT]  list the directories, neither inside the other, where\n"
-"                      at least PERCENT (default 50) of one's bytes have a copy\n"
-"                      in the other, instead of the sets\n"
-
-" -p --permissions     files with different mode, owner or group never match\n"
-" -P --print=STAGE     also print the files that pass a stage together:\n"
-"                      early, partial or fullhash (repeatable)\n"
-"    --protect=PATH    files under PATH are listed but never deleted, linked,\n"
-"                      moved or deduplicated, and are kept first (repeatable)\n"
-"    --prune-empty-dirs  after -d or --move-to, remove directories left empty\n"
-" -q --quiet           no progress indicator\n"
-"    --progress        progress even when stderr is not a terminal (a line\n"
-"                      a second)\n"
-" -Q --quick           skip the byte-by-byte confirmation: hashes only (risky)\n"
-" -r --recurse         descend into subdirectories of every directory argument\n"
-" -R --recurse:        descend into subdirectories of directory arguments given\n"
-"                      after this option only\n"
-" -s --symlinks        follow symlinks to files and directories\n"
-" -S --size            print the size of the files of each set\n"
-"    --summary=dirs    list each directory's bytes that have a copy, counted\n"
-"                      over its subtree (as du), largest first\n"
-" -t --no-change-check do not re-check that files are unchanged before acting\n"
-"    --threads=N       walk, read and hash with N threads (default: one per CPU,\n"
-"                      at least 8; 1 when built without thread support)\n"
-" -T --partial-only    match on size and the first 4096 bytes only; must be given\n"
-"                      twice (-TT); dangerous\n"
-" -u --print-unique    print the files that have no duplicate\n"
-"    --undo=FILE       reverse the moves and links recorded in a journal\n"
-" -v --version         print the version and exit\n"
-" -X --ext-filter=SPEC  only consider files passing a filter (repeatable);\n"
-"                      '-X help' lists them: size[+-=]:N, noext:, onlyext:,\n"
-"                      nostr:, onlystr:, newer:, older:\n"
-" -z --zero-match      zero-length files are duplicates of each other\n"
-" -Z --soft-abort      on Ctrl-C, act on the sets found so far\n"
-"\n"
-"Exit status: 0 scan completed, 1 a path could not be read or acted on,\n"
-"2 usage error, 255 a duplicate was found with -e.\n"
-"See dupscan(1) for details.\n";
+static void print_row(const struct opt_def *d, FILE *out)
+{
+	char spell[64];
+	int n = d->letter ? snprintf(spell, sizeof(spell), " -%c --%s", d->letter, d->name)
+			  : snprintf(spell, sizeof(spell), "    --%s", d->name);
+	if (d->arg == OPT_ARG_REQUIRED)
+		n += snprintf(spell + n, sizeof(spell) - (size_t)n, "=%s", d->meta);
+	else if (d->arg == OPT_ARG_OPTIONAL)
+		n += snprintf(spell + n, sizeof(spell) - (size_t)n, "[=%s]", d->meta);
+	fprintf(out, "%-*s", n < HELP_COLUMN ? HELP_COLUMN : n + 2, spell);
+	for (const char *line = d->help; *line;) {
+		size_t len = strcspn(line, "\n");
+		fprintf(out, "%.*s\n", (int)len, line);
+		line += len;
+		if (*line == '\n' && *++line)
+			fprintf(out, "%*s", HELP_COLUMN, "");
+	}
+}
 
 void cli_print_help(FILE *out)
 {
-	fputs(help_text, out);
-	fputs(help_text1b, out);
-	fputs(help_text_remote, out);
-	fputs(help_text2, out);
+	fputs("Usage: dupscan [options] FILES and/or DIRECTORIES...\n"
+	      "\n"
+	      "Prints sets of duplicate files (identical content, confirmed byte by byte).\n", out);
+	for (int s = 0; s < SEC_COUNT; s++) {
+		fprintf(out, "\n%s:\n", opt_section_title[s]);
+		for (size_t i = 0; i < opt_count; i++)
+			if ((int)opt_table[i].section == s)
+				print_row(&opt_table[i], out);
+	}
+	fputs("\n"
+	      "Exit status: 0 scan completed, 1 a path could not be read or acted on,\n"
+	      "2 usage error, 255 a duplicate was found with -e.\n"
+	      "See dupscan(1) for details.\n", out);
 }

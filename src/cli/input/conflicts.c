@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* conflicts.c: which options go together, as data: each rule names what
+ * makes it apply, what it refuses or needs, and the message; the first rule
+ * that applies is said (in the order of the tables). The modes that take no
+ * scan (--undo, --server, --cache-clear alone) are decided first. */
+#include <stdint.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hosts.h"
+
+/* what the command line holds, a bit each */
+#define G_ACTION (1u << 0)
+#define G_DELETE (1u << 1)
+#define G_MOVE (1u << 2)
+#define G_DEDUPE (1u << 3)
+#define G_LINK (1u << 4)
+#define G_FROM_REPORT (1u << 5)
+#define G_UNIQUE (1u << 6)
+#define G_SUMMARIZE (1u << 7)
+#define G_PRINT_SUMMARIZE (1u << 8)
+#define G_DIRS (1u << 9)
+#define G_OMIT_FIRST (1u << 10)
+#define G_NULL (1u << 11)
+#define G_ERROR_ON_DUPE (1u << 12)
+#define G_T_ONCE (1u << 13)
+#define G_TT (1u << 14)
+#define G_QUICK (1u << 15)
+#define G_CACHE (1u << 16)
+#define G_CACHE_TRUST (1u << 17)
+#define G_VIEW (1u << 18)
+#define G_CSV (1u << 19)
+#define G_OVERLAP (1u << 20)
+#define G_SUMMARY_DIRS (1u << 21)
+#define G_PRUNE (1u << 22)
+#define G_JOURNAL (1u << 23)
+#define G_DRY_RUN (1u << 24)
+#define G_IGNORE_ACCESS (1u << 25)
+#define G_MAX_DEPTH (1u << 26)
+#define G_RECURSING (1u << 27)
+#define G_PATHS (1u << 28)
+#define G_PERMISSIONS (1u << 29)
+#define G_FILES_FROM (1u << 30)
+#define G_REMOTE (1u << 31)
+
+enum rule_name { NAME_NONE, NAME_ACTION, NAME_VIEW }; /* what the message's %s is */
+
+struct rule {
+	uint32_t when;    /* all of these given, */
+	uint32_t refused; /* and any of these (0: nothing more needed), */
+	uint32_t needs;   /* and none of these (0: no need): the message */
+	enum rule_name name;
+	const char *msg;
+};
+
+#define ACTIONS "-d, -L, -l, -B or --move-to"
+#define NEEDS_ACTION(bit, opt) { bit, 0, G_ACTION, NAME_NONE, opt " needs an action: " ACTIONS }
+
+/* Before the formats are known. */
+static const struct rule early_rules[] = {
+	{ G_REMOTE, G_LINK | G_DEDUPE, 0, NAME_ACTION, "%s with a HOST:PATH argument: links and dedupe need both "
+	  "files on this host (-d and --move-to change local files only)" },
+	{ G_REMOTE, G_PERMISSIONS, 0, NAME_NONE, "-p/--permissions is not available with a HOST:PATH argument" },
+	{ G_REMOTE, G_CACHE_TRUST, 0, NAME_NONE, "--cache-trust is not available with a HOST:PATH argument" },
+	{ G_T_ONCE, 0, 0, NAME_NONE, "-T/--partial-only must be given twice (-TT) to take effect: it matches on the "
+	  "first 4096 bytes only" },
+	{ G_FROM_REPORT, G_PATHS | G_FILES_FROM, 0, NAME_NONE, "--from-report=FILE takes no paths: the report names the files" },
+	{ G_FROM_REPORT, 0, G_ACTION, NAME_NONE, "--from-report needs an action: " ACTIONS " (with --dry-run to see what "
+	  "it would do)" },
+	{ G_FROM_REPORT, G_DIRS | G_CACHE | G_QUICK | G_TT, 0, NAME_NONE, "--from-report acts on the report's sets: "
+	  "--dirs, --cache, -Q and -T do not apply" },
+	{ G_FILES_FROM, 0, G_PATHS | G_FROM_REPORT, NAME_NONE, "no paths in --files-from" },
+	{ 0, 0, G_PATHS | G_FROM_REPORT, NAME_NONE, "no files or directories given" },
+};
+
+static const struct rule rules[] = {
+	{ G_VIEW, G_ACTION | G_FROM_REPORT | G_UNIQUE | G_SUMMARIZE | G_PRINT_SUMMARIZE | G_DIRS | G_OMIT_FIRST | G_NULL |
+	  G_ERROR_ON_DUPE | G_TT, 0, NAME_VIEW, "%s shows where the copies are, in place of the sets: it is refused "
+	  "with an action, --from-report, -u, -m, -M, -e, -f, -0, -TT and --dirs" },
+	{ G_CSV | G_OVERLAP | G_SUMMARY_DIRS, 0, 0, NAME_NONE, "--format=csv gives one table: --overlap or "
+	  "--summary=dirs, not both" },
+	{ G_CSV, G_ACTION | G_UNIQUE | G_SUMMARIZE | G_PRINT_SUMMARIZE | G_DIRS | G_OMIT_FIRST | G_NULL | G_ERROR_ON_DUPE,
+	  0, NAME_NONE, "--format=csv lists the sets of files, each whole: it is refused with an action, -u, -m, -M, "
+	  "-e, -f, -0 and --dirs" },
+	{ G_MAX_DEPTH, 0, G_RECURSING | G_SUMMARY_DIRS, NAME_NONE, "--max-depth limits recursion: give -r (or -R "
+	  "before the directories)" },
+	{ G_PRUNE, 0, G_DELETE | G_MOVE, NAME_NONE, "--prune-empty-dirs needs -d or --move-to" },
+	NEEDS_ACTION(G_JOURNAL, "--journal"),
+	{ G_DIRS, G_ACTION, 0, NAME_ACTION, "--dirs lists directories; it is refused with %s (act on files without --dirs)" },
+	{ G_CACHE_TRUST, G_QUICK | G_TT, 0, NAME_NONE, "--cache-trust is refused with -Q and -TT: they neither use nor "
+	  "save the cache" },
+	{ G_DIRS, G_QUICK | G_TT, 0, NAME_NONE, "--dirs needs every file pair compared byte by byte: it is refused with "
+	  "-Q and -TT" },
+	{ G_ERROR_ON_DUPE, G_ACTION, 0, NAME_ACTION, "-e/--error-on-dupe stops at the first duplicate; it is refused "
+	  "with %s" },
+	{ G_TT, G_ACTION, 0, NAME_ACTION, "-TT matches on the first 4096 bytes only; it is refused with %s, which "
+	  "would act on files that may differ" },
+	NEEDS_ACTION(G_DRY_RUN, "--dry-run"),
+	{ G_IGNORE_ACCESS, 0, G_ACTION, NAME_NONE, "--ignore-access goes with -L, -l, -d or --move-to" },
+	{ G_IGNORE_ACCESS, G_DEDUPE, 0, NAME_NONE, "--ignore-access goes with -L, -l, -d or --move-to" },
+};
+
+static const char *action_name(int c)
+{
+	switch (c) {
+	case 'B': return "-B";
+	case 'd': return "-d";
+	case 'l': return "-l";
+	case 'L': return "-L";
+	default: return "--move-to";
+	}
+}
+
+int cli_set_action(struct cli_opts *o, int c)
+{
+	if (o->action && o->action != c)
+		return msg_usage("choose one action: %s and %s were both given", action_name(o->action), action_name(c));
+	o->action = c;
+	return 0;
+}
+
+static uint32_t given(const struct cli_opts *o)
+{
+	bool recursing = o->recurse;
+	for (int i = 0; i < o->npaths; i++)
+		recursing = recursing || o->paths[i].recurse_after;
+	const struct { bool on; uint32_t bit; } g[] = {
+		{ o->action, G_ACTION }, { o->action == 'd', G_DELETE }, { o->action == ACT_MOVE, G_MOVE },
+		{ o->action == 'B', G_DEDUPE }, { o->action == 'L' || o->action == 'l', G_LINK },
+		{ o->from_report, G_FROM_REPORT }, { o->print_unique, G_UNIQUE }, { o->summarize, G_SUMMARIZE },
+		{ o->print_summarize, G_PRINT_SUMMARIZE }, { o->dirs, G_DIRS }, { o->omit_first, G_OMIT_FIRST },
+		{ o->print_null, G_NULL }, { o->error_on_dupe, G_ERROR_ON_DUPE }, { o->partial_only == 1, G_T_ONCE },
+		{ o->partial_only >= 2, G_TT }, { o->quick, G_QUICK }, { o->cache, G_CACHE },
+		{ o->cache_trust, G_CACHE_TRUST }, { o->overlap || o->summary_dirs || o->html, G_VIEW },
+		{ o->csv, G_CSV }, { o->overlap, G_OVERLAP }, { o->summary_dirs, G_SUMMARY_DIRS },
+		{ o->prune_empty_dirs, G_PRUNE }, { o->journal, G_JOURNAL }, { o->dry_run, G_DRY_RUN },
+		{ o->ignore_access, G_IGNORE_ACCESS }, { o->max_depth >= 0, G_MAX_DEPTH }, { recursing, G_RECURSING },
+		{ o->npaths > 0, G_PATHS }, { o->files_from, G_FILES_FROM },
+		{ o->nremote > 0, G_REMOTE }, { o->permissions, G_PERMISSIONS },
+	};
+	uint32_t bits = 0;
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+		bits |= g[i].on ? g[i].bit : 0;
+	return bits;
+}
+
+/* The first rule of the table that applies, said. @return 0 or EXIT_USAGE. */
+static int apply(const struct cli_opts *o, const struct rule *r, size_t n)
+{
+	uint32_t bits = given(o);
+	for (size_t i = 0; i < n; i++, r++) {
+		if ((bits & r->when) != r->when || (r->refused && !(bits & r->refused)) || (r->needs && (bits & r->needs)))
+			continue;
+		const char *view = o->html ? "--format=html" : o->overlap ? "--overlap" : "--summary=dirs";
+		const char *name = r->name == NAME_ACTION ? action_name(o->action) : view, *at = strstr(r->msg, "%s");
+		return at ? msg_usage("%.*s%s%s", (int)(at - r->msg), r->msg, name, at + 2) : msg_usage("%s", r->msg);
+	}
+	return 0;
+}
+
+/* --format's word as the view it asks for (checked against -j first). */
+static int take_format(struct cli_opts *o)
+{
+	if (o->format && o->json && strcmp(o->format, "json") != 0)
+		return msg_usage("-j/--json and --format=%s: two formats", o->format);
+	if (o->format) {
+		o->json = strcmp(o->format, "json") == 0;
+		o->csv = strcmp(o->format, "csv") == 0;
+		o->html = strcmp(o->format, "html") == 0;
+	}
+	return 0;
+}
+
+/* What main shows of a scan: one view, decided once. */
+static enum cli_view view_of(const struct cli_opts *o)
+{
+	return o->print_unique ? VIEW_UNIQUE : o->summarize ? VIEW_SUMMARY : o->html ? VIEW_PAGE :
+	       o->overlap || o->summary_dirs ? VIEW_WHERE : o->json ? VIEW_JSON : o->csv ? VIEW_CSV : VIEW_SETS;
+}
+
+int cli_check(struct cli_opts *o)
+{
+	int rc;
+	if (o->undo)
+		return o->npaths || o->action || o->files_from ? msg_usage("%s", "--undo=FILE takes no paths and no action") : 0;
+	if (o->files_from && (rc = cli_read_files_from(o)))
+		return rc;
+	if (o->server)
+		return o->npaths || o->action || o->from_report || o->files_from ?
+			       msg_usage("%s", "--server scans what its client asks: it takes no paths and no action") : 0;
+	for (int i = 0; i < o->npaths; i++)
+		o->nremote += remote_arg(o->paths[i].path);
+	if (o->cache_clear && o->npaths == 0 && !o->files_from)
+		return 0; /* main clears it and stops */
+	if ((rc = apply(o, early_rules, sizeof(early_rules) / sizeof(early_rules[0]))) ||
+	    (rc = take_format(o)) || (rc = apply(o, rules, sizeof(rules) / sizeof(rules[0]))))
+		return rc;
+	/* with --summary=dirs, --max-depth limits the directories listed, as
+	 * du's does, not the scan */
+	if (o->summary_dirs && o->max_depth >= 0) {
+		o->list_depth = o->max_depth;
+		o->max_depth = -1;
+	}
+	o->view = view_of(o);
+	return 0;
+}
