@@ -29,10 +29,10 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 	if (!o->dry_run && dupscan_set_count(scan) > 0 && !(a.journal = journal_open(o->journal)))
 		return -1;
 	if (o->dry_run)
-		fprintf(stderr, "dupscan: --dry-run: showing what would be done; nothing is changed\n");
+		msg_say("--dry-run: showing what would be done; nothing is changed");
 	if (o->quick)
-		fprintf(stderr, "dupscan: warning: -Q/--quick: files are acted on after hash comparison "
-			"only, without the byte-by-byte check\n");
+		msg_warn("-Q/--quick: files are acted on after hash comparison "
+			"only, without the byte-by-byte check");
 	cli_catch_sigint(NULL);
 	int failures;
 	switch (o->action) {
@@ -45,9 +45,7 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 	if (a.journal) {
 		fflush(stdout);
 		if (!o->journal && journal_written(a.journal)) {
-			fputs("dupscan: journal of this run: ", stderr);
-			fwrite(journal_path(a.journal), 1, strlen(journal_path(a.journal)), stderr);
-			fputs(" (dupscan --undo=FILE reverses it)\n", stderr);
+			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a.journal));
 		}
 		if (journal_close(a.journal) != 0)
 			failures++;
@@ -80,9 +78,7 @@ static void on_cache_error(struct err_ctx *e, const char *path, int code)
 		return;
 	/* a damaged log is the log's; a place that fails is the cache's */
 	const char *name = code == DUPSCAN_E_CACHE ? path : e->cache;
-	fputs("dupscan: cache ", stderr);
-	fwrite(name, 1, strlen(name), stderr);
-	fprintf(stderr, ": %s%s\n", dupscan_strerror(code), code == DUPSCAN_E_CACHE ? "" : "; running without a cache");
+	msg_say("cache %s: %s%s", name, dupscan_strerror(code), code == DUPSCAN_E_CACHE ? "" : "; running without a cache");
 	e->cache_failed = code != DUPSCAN_E_CACHE;
 }
 
@@ -94,9 +90,7 @@ static void on_error(void *user, const char *path, int code)
 		on_cache_error(e, path, code);
 		return;
 	}
-	fputs("dupscan: ", stderr);
-	fwrite(path, 1, strlen(path), stderr);
-	fprintf(stderr, ": %s\n", dupscan_strerror(code));
+	msg_say("%s: %s", path, dupscan_strerror(code));
 }
 
 struct stage_ctx {
@@ -132,12 +126,10 @@ static int on_dir_filter(void *user, const char *path, const char *relpath)
 static int error_on_dupe(const dupscan_scan *scan)
 {
 	const dupscan_set *set = dupscan_get_set(scan, 0);
-	fputs("dupscan: duplicates found (-e/--error-on-dupe):\n", stderr);
+	msg_say("duplicates found (-e/--error-on-dupe):");
 	for (size_t k = 0; k < 2; k++) {
 		const char *p = dupscan_file_path(dupscan_set_file(set, k));
-		fputs("  ", stderr);
-		fwrite(p, 1, strlen(p), stderr);
-		fputc('\n', stderr);
+		msg_raw("  %s\n", p);
 	}
 	return EXIT_DUPE;
 }
@@ -238,173 +230,209 @@ static int serve_main(struct cli_opts *o)
 	}
 	dupscan_free(scan);
 	if (rc < 0 && rc != DUPSCAN_E_REMOTE)
-		fprintf(stderr, "dupscan --server: %s\n", dupscan_strerror(rc));
+		msg_raw("dupscan --server: %s\n", dupscan_strerror(rc));
 	cli_opts_free(o);
 	return rc < 0 ? 1 : 0;
+}
+
+/* The cache's file for --cache and --cache-clear; --cache-clear alone clears
+ * it and ends the run (*done). @return 0 or an exit status. */
+static int take_cache(const struct cli_opts *o, char **cache, bool *done)
+{
+	*cache = NULL;
+	*done = false;
+	if (!o->cache && !o->cache_clear)
+		return 0;
+	if (!(*cache = cache_path(o))) {
+		msg_say("--cache: no place for the cache (set XDG_CACHE_HOME or HOME, or give --cache=FILE)");
+		return EXIT_USAGE;
+	}
+	if (!o->cache_clear)
+		return 0;
+	int crc = dupscan_cache_clear(*cache);
+	if (crc < 0)
+		msg_say("--cache-clear '%s': %s", *cache, dupscan_strerror(crc));
+	*done = o->npaths == 0 || crc < 0;
+	return crc < 0 ? 1 : 0;
+}
+
+/* --from-report: the report's sets given to the scan; a report that does
+ * not hold is refused whole, before anything is done. @return 0 or an exit
+ * status (said); *rc: the library's code. */
+static int add_report(dupscan_scan *scan, const char *file, int *rc)
+{
+	struct report rep;
+	char msg[PATH_MAX + 256];
+	if (report_load(file, &rep, msg, sizeof(msg)) != 0) {
+		msg_say("--from-report '%s': %s; nothing was done", file, msg);
+		return EXIT_USAGE;
+	}
+	/* a set left with one file (or none) by its reader: keep it whole */
+	for (size_t i = 0; i < rep.nlone; i++)
+		msg_say("--from-report '%s': set %u has fewer than two files: kept as it is", file, rep.lone[i] + 1);
+	for (size_t i = 0; *rc >= 0 && i < rep.nfiles; i++) {
+		const struct report_file *f = &rep.files[i];
+		if (!f->alone)
+			*rc = dupscan_report_file(scan, f->set, f->path, f->dev, f->ino, f->size, f->mtime_ns, f->ctime_ns);
+	}
+	report_free(&rep);
+	return 0;
+}
+
+/* What the scan is to look at: the paths (HOST:PATH ones started), the
+ * report, the protected paths, the cache. @return 0 or an exit status
+ * (said); *rc: the library's code. */
+static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *cache, struct remote_procs *procs,
+		      int *rc)
+{
+	int status;
+	for (int i = 0; *rc >= 0 && i < o->npaths; i++) {
+		bool recurse = o->recurse || o->paths[i].recurse_after;
+		if (o->nremote && remote_arg(o->paths[i].path)) {
+			if ((status = remote_add(scan, o, o->paths[i].path, recurse, procs)) != 0)
+				return status;
+		} else {
+			*rc = dupscan_add_path(scan, o->paths[i].path, recurse);
+		}
+	}
+	if (*rc >= 0 && o->from_report && (status = add_report(scan, o->from_report, rc)) != 0)
+		return status;
+	for (int i = 0; *rc >= 0 && i < o->nprotect; i++) {
+		*rc = dupscan_protect_path(scan, o->protect[i]);
+		if (*rc < 0 && *rc != -ENOMEM) {
+			msg_say("--protect '%s': %s", o->protect[i], dupscan_strerror(*rc));
+			return EXIT_USAGE;
+		}
+	}
+	if (*rc >= 0 && o->cache)
+		*rc = dupscan_set_cache(scan, cache);
+	return 0;
+}
+
+/* The callbacks set, the scan run. @return the library's code. */
+static int run_scan(dupscan_scan *scan, struct cli_opts *o, struct err_ctx *e, struct stage_ctx *sctx)
+{
+	dupscan_set_error_callback(scan, on_error, e);
+	dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, e->progress);
+	cli_progress_watch(e->progress, scan);
+	if (o->nremote)
+		cli_progress_no_hint(e->progress);
+	if (o->filters.n || o->exclude.n || o->include.n)
+		dupscan_set_filter(scan, on_filter, o);
+	if (o->exclude.n)
+		dupscan_set_dir_filter(scan, on_dir_filter, o);
+	if (o->print_stages)
+		dupscan_set_stage_callback(scan, on_stage, sctx);
+	if (o->soft_abort)
+		cli_catch_sigint(scan);
+	int rc = dupscan_run(scan);
+	if (o->soft_abort && !cli_interrupted())
+		cli_clear_interrupt();
+	return rc;
+}
+
+/* What a finished scan comes to: an action, or one view. @return the exit status. */
+static int show(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv)
+{
+	if (o->action)
+		return run_action(scan, o) != 0;
+	switch (o->view) {
+	case VIEW_UNIQUE: act_print_unique(scan, o, stdout); return 0;
+	case VIEW_SUMMARY: act_summarize(scan, stdout); return 0;
+	case VIEW_PAGE: return act_html(scan, o, argc, argv, stdout) != 0;
+	case VIEW_WHERE: return act_where(scan, o, argc, argv, stdout) != 0;
+	case VIEW_JSON: act_print_json(scan, o, argc, argv, stdout); return 0;
+	case VIEW_CSV: return act_print_csv(scan, o, stdout) != 0;
+	case VIEW_SETS: break;
+	}
+	act_print_matches(scan, o, stdout);
+	if (o->print_summarize) {
+		fputc('\n', stdout);
+		act_summarize(scan, stdout);
+	}
+	return 0;
+}
+
+/* The scan's end: interrupted, refused, failed, or shown. @return the exit status. */
+static int finish(dupscan_scan *scan, const struct cli_opts *o, int rc, int argc, char **argv)
+{
+	bool aborted = rc == DUPSCAN_E_CANCELED;
+	if (aborted) {
+		msg_say("interrupted: using the %zu sets found so far", dupscan_set_count(scan));
+		cli_clear_interrupt();
+		rc = 0;
+	}
+	if (rc == DUPSCAN_E_TWO_SETS) { /* (the paths were named through the error callback) */
+		msg_say("--from-report '%s': one file (the same device and inode) in two sets; nothing was done",
+			o->from_report);
+		return EXIT_USAGE;
+	}
+	if (rc < 0) {
+		msg_say("%s", dupscan_strerror(rc));
+		return 1;
+	}
+	if (o->error_on_dupe && dupscan_set_count(scan) > 0)
+		return error_on_dupe(scan);
+	int status = show(scan, o, argc, argv);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		msg_say("error writing output");
+		status = 1;
+	}
+	return dupscan_error_count(scan) > 0 || aborted || cli_interrupted() ? 1 : status;
+}
+
+static void clear_progress(void *p)
+{
+	cli_progress_clear(p);
+}
+
+/* A scan: made, fed, run and shown. @return the exit status. */
+static int scan_main(struct cli_opts *o, const char *cache, int argc, char **argv)
+{
+	struct stage_ctx sctx = { o->print_stages, stdout };
+	raise_fd_limit();
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	dupscan_scan *scan = NULL;
+	struct err_ctx ectx = { cli_progress_new(o->quiet ? CLI_PROGRESS_NEVER : o->progress ? CLI_PROGRESS_ALWAYS :
+										      CLI_PROGRESS_TTY),
+				o->cache ? cache : NULL, false };
+	msg_before(clear_progress, ectx.progress);
+	struct remote_procs procs = { 0 };
+	int status = 0, rc = dupscan_create(&scan);
+	if (rc == 0)
+		rc = set_options(scan, o);
+	if (rc >= 0 && o->remote_timeout)
+		rc = dupscan_set_option(scan, DUPSCAN_OPT_REMOTE_TIMEOUT, o->remote_timeout);
+	status = add_inputs(scan, o, cache, &procs, &rc);
+	if (status == 0) {
+		if (rc >= 0)
+			rc = run_scan(scan, o, &ectx, &sctx);
+		cli_progress_clear(ectx.progress);
+		status = finish(scan, o, rc, argc, argv);
+		if (status == 0 && ectx.cache_failed)
+			status = 1;
+	}
+	dupscan_free(scan);
+	remote_wait(&procs, status != 0 && status != EXIT_DUPE);
+	msg_before(NULL, NULL);
+	cli_progress_free(ectx.progress);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	one_malloc_arena();
 	struct cli_opts o = { 0 };
-	bool stop;
+	bool stop, done;
+	char *cache = NULL;
 	int status = cli_parse(argc, argv, &o, &stop);
 	if (status == 0 && !stop && o.undo)
 		status = journal_undo(o.undo);
-	if (status != 0 || stop || o.undo) {
-		cli_opts_free(&o);
-		return status;
-	}
-	if (o.server)
+	else if (status == 0 && !stop && o.server)
 		return serve_main(&o);
-	char *cache = (o.cache || o.cache_clear) ? cache_path(&o) : NULL;
-	if ((o.cache || o.cache_clear) && !cache) {
-		fprintf(stderr, "dupscan: --cache: no place for the cache (set XDG_CACHE_HOME or HOME, or give --cache=FILE)\n");
-		cli_opts_free(&o);
-		return EXIT_USAGE;
-	}
-	if (o.cache_clear) {
-		int crc = dupscan_cache_clear(cache);
-		if (crc < 0) {
-			fprintf(stderr, "dupscan: --cache-clear '%s': %s\n", cache, dupscan_strerror(crc));
-			status = 1;
-		}
-		if (o.npaths == 0 || crc < 0) {
-			free(cache);
-			cli_opts_free(&o);
-			return status;
-		}
-	}
-	struct stage_ctx sctx = { o.print_stages, stdout };
-	raise_fd_limit();
-	static char outbuf[1 << 16];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-
-	dupscan_scan *scan = NULL;
-	struct err_ctx ectx = { cli_progress_new(o.quiet ? CLI_PROGRESS_NEVER : o.progress ? CLI_PROGRESS_ALWAYS : CLI_PROGRESS_TTY),
-				o.cache ? cache : NULL, false };
-	int rc = dupscan_create(&scan);
-	if (rc == 0)
-		rc = set_options(scan, &o);
-	struct remote_procs procs = { 0 };
-	if (rc >= 0 && o.remote_timeout)
-		rc = dupscan_set_option(scan, DUPSCAN_OPT_REMOTE_TIMEOUT, o.remote_timeout);
-	for (int i = 0; rc >= 0 && i < o.npaths; i++) {
-		bool recurse = o.recurse || o.paths[i].recurse_after;
-		if (o.nremote && remote_arg(o.paths[i].path)) {
-			if ((status = remote_add(scan, &o, o.paths[i].path, recurse, &procs)) != 0)
-				goto out;
-		} else {
-			rc = dupscan_add_path(scan, o.paths[i].path, recurse);
-		}
-	}
-	if (rc >= 0 && o.from_report) {
-		/* a report that does not hold is refused whole, before anything is done */
-		struct report rep;
-		char msg[PATH_MAX + 256];
-		if (report_load(o.from_report, &rep, msg, sizeof(msg)) != 0) {
-			fprintf(stderr, "dupscan: --from-report '%s': %s; nothing was done\n", o.from_report, msg);
-			status = EXIT_USAGE;
-			goto out;
-		}
-		/* a set left with one file (or none) by its reader: keep it whole */
-		for (size_t i = 0; i < rep.nlone; i++)
-			fprintf(stderr, "dupscan: --from-report '%s': set %u has fewer than two files: kept as it is\n",
-				o.from_report, rep.lone[i] + 1);
-		for (size_t i = 0; rc >= 0 && i < rep.nfiles; i++) {
-			const struct report_file *f = &rep.files[i];
-			if (!f->alone)
-				rc = dupscan_report_file(scan, f->set, f->path, f->dev, f->ino, f->size, f->mtime_ns,
-							 f->ctime_ns);
-		}
-		report_free(&rep);
-	}
-	for (int i = 0; rc >= 0 && i < o.nprotect; i++) {
-		rc = dupscan_protect_path(scan, o.protect[i]);
-		if (rc < 0 && rc != -ENOMEM) {
-			fprintf(stderr, "dupscan: --protect '%s': %s\n", o.protect[i], dupscan_strerror(rc));
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (rc >= 0 && o.cache)
-		rc = dupscan_set_cache(scan, cache);
-	if (rc >= 0) {
-		dupscan_set_error_callback(scan, on_error, &ectx);
-		dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, ectx.progress);
-		cli_progress_watch(ectx.progress, scan);
-		if (o.nremote)
-			cli_progress_no_hint(ectx.progress);
-		if (o.filters.n || o.exclude.n || o.include.n)
-			dupscan_set_filter(scan, on_filter, &o);
-		if (o.exclude.n)
-			dupscan_set_dir_filter(scan, on_dir_filter, &o);
-		if (o.print_stages)
-			dupscan_set_stage_callback(scan, on_stage, &sctx);
-		if (o.soft_abort)
-			cli_catch_sigint(scan);
-		rc = dupscan_run(scan);
-		if (o.soft_abort && !cli_interrupted())
-			cli_clear_interrupt();
-	}
-	cli_progress_clear(ectx.progress);
-	bool aborted = rc == DUPSCAN_E_CANCELED;
-	if (aborted) {
-		fprintf(stderr, "dupscan: interrupted: using the %zu sets found so far\n", dupscan_set_count(scan));
-		cli_clear_interrupt();
-		rc = 0;
-	}
-	if (rc == DUPSCAN_E_TWO_SETS) {
-		/* (the paths were named through the error callback) */
-		fprintf(stderr, "dupscan: --from-report '%s': one file (the same device and inode) in two sets; "
-			"nothing was done\n", o.from_report);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (rc < 0) {
-		fprintf(stderr, "dupscan: %s\n", dupscan_strerror(rc));
-		status = 1;
-		goto out;
-	}
-	if (o.error_on_dupe && dupscan_set_count(scan) > 0) {
-		status = error_on_dupe(scan);
-		goto out;
-	}
-	if (o.action) {
-		if (run_action(scan, &o) != 0)
-			status = 1;
-	} else if (o.print_unique) {
-		act_print_unique(scan, &o, stdout);
-	} else if (o.summarize) {
-		act_summarize(scan, stdout);
-	} else if (o.html) {
-		if (act_html(scan, &o, argc, argv, stdout) != 0)
-			status = 1;
-	} else if (o.overlap || o.summary_dirs) {
-		if (act_where(scan, &o, argc, argv, stdout) != 0)
-			status = 1;
-	} else if (o.json) {
-		act_print_json(scan, &o, argc, argv, stdout);
-	} else if (o.csv) {
-		if (act_print_csv(scan, &o, stdout) != 0)
-			status = 1;
-	} else {
-		act_print_matches(scan, &o, stdout);
-		if (o.print_summarize) {
-			fputc('\n', stdout);
-			act_summarize(scan, stdout);
-		}
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "dupscan: error writing output\n");
-		status = 1;
-	}
-	if (dupscan_error_count(scan) > 0 || aborted || cli_interrupted() || ectx.cache_failed)
-		status = 1;
-out:
-	dupscan_free(scan);
-	remote_wait(&procs, status != 0 && status != EXIT_DUPE);
-	cli_progress_free(ectx.progress);
+	else if (status == 0 && !stop && (status = take_cache(&o, &cache, &done)) == 0 && !done)
+		status = scan_main(&o, cache, argc, argv);
 	free(cache);
 	cli_opts_free(&o);
 	return status;

@@ -53,7 +53,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	int rc = journal_record(a->journal, &c);
 	if (rc) {
 		fflush(a->out);
-		fprintf(stderr, "dupscan: journal '%s': %s; stopping before the next change\n",
+		msg_say("journal '%s': %s; stopping before the next change",
 			journal_path(a->journal), dupscan_strerror(rc));
 		a->stop = true;
 	}
@@ -141,10 +141,6 @@ bool act_access_refused(FILE *out, const char *what, const dupscan_file *f, cons
 				 id_name(y, sizeof(y), code == DUPSCAN_E_ACCESS_GROUP ? sk.st_gid : sk.st_uid, code == DUPSCAN_E_ACCESS_GROUP));
 	}
 	fflush(out);
-	fputs("dupscan: ", stderr);
-	fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
-	fprintf(stderr, ": %s: its %s differs from ", what, attr);
-	fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
-	fprintf(stderr, "'s%s\n", detail);
+	msg_say("%s: %s: its %s differs from %s's%s", dupscan_file_path(f), what, attr, dupscan_file_path(keep), detail);
 	return true;
 }

@@ -41,11 +41,9 @@ static void note_unchecked(struct unchecked *u, const dupscan_file *keep, FILE *
 	if (u->n < UNCHECKED_MAX)
 		u->dev[u->n++] = dupscan_file_dev(keep);
 	fflush(out);
-	fputs("dupscan: not hard linking on the filesystem of '", stderr);
-	fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
-	fputs("': it does not keep inode numbers (FUSE, SMB with noserverino), so a new link "
-	      "cannot be checked to reach the kept file; its duplicates are left as they are "
-	      "(run dupscan -L on the host that holds them)\n", stderr);
+	msg_say("not hard linking on the filesystem of '%s': it does not keep inode numbers (FUSE, SMB with "
+		"noserverino), so a new link cannot be checked to reach the kept file; its duplicates are left as they "
+		"are (run dupscan -L on the host that holds them)", dupscan_file_path(keep));
 }
 
 struct link_run {
@@ -91,11 +89,8 @@ static void link_one(struct link_run *lr, const dupscan_set *set, const dupscan_
 		/* said */
 	} else {
 		fflush(out);
-		fprintf(stderr, "dupscan: warning: unable to %s link '", hard ? "hard" : "soft");
-		fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
-		fputs("' -> '", stderr);
-		fwrite(dupscan_file_path(keep), 1, strlen(dupscan_file_path(keep)), stderr);
-		fprintf(stderr, "': %s\n", dupscan_strerror(rc));
+		msg_warn("unable to %s link '%s' -> '%s': %s", hard ? "hard" : "soft", dupscan_file_path(f),
+			 dupscan_file_path(keep), dupscan_strerror(rc));
 	}
 }
 
@@ -192,12 +187,12 @@ int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind)
 	size_t total = dupscan_set_count(scan);
 	for (size_t i = 0; i < total && !cli_interrupted() && !a->stop; i++) {
 		if (link_set(&lr, dupscan_get_set(scan, i)) != 0) {
-			fprintf(stderr, "dupscan: out of memory\n");
+			msg_say("out of memory");
 			return lr.failures + 1;
 		}
 	}
 	if (lr.unchecked.pairs > 1)
-		fprintf(stderr, "dupscan: %lu duplicates not hard linked where inode numbers are not kept\n",
+		msg_say("%lu duplicates not hard linked where inode numbers are not kept",
 			lr.unchecked.pairs);
 	return lr.failures;
 }

@@ -48,14 +48,12 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 			failures++;
 			if (rc == -EOPNOTSUPP) {
 				if (!said_unsupported)
-					fprintf(stderr, "dupscan: this filesystem does not support deduplication "
-						"(FIDEDUPERANGE); nothing was changed on it\n");
+					msg_say("this filesystem does not support deduplication "
+						"(FIDEDUPERANGE); nothing was changed on it");
 				said_unsupported = true;
 				continue;
 			}
-			fputs("dupscan: ", stderr);
-			fwrite(dupscan_file_path(f), 1, strlen(dupscan_file_path(f)), stderr);
-			fprintf(stderr, ": %s\n", dupscan_strerror(rc));
+			msg_say("%s: %s", dupscan_file_path(f), dupscan_strerror(rc));
 		}
 		fflush(out);
 	}

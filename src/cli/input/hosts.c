@@ -88,7 +88,7 @@ static int start(const struct cli_opts *o, const char *host, pid_t *pid, int *rf
 	char **argv = rsh_words(o, &copy);
 	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
 	if (!cmd || !argv || pipe_cloexec(to) != 0 || pipe_cloexec(from) != 0) {
-		fprintf(stderr, "dupscan: %s: cannot start the remote shell: %s\n", host, strerror(errno ? errno : ENOMEM));
+		msg_say("%s: cannot start the remote shell: %s", host, strerror(errno ? errno : ENOMEM));
 		goto fail;
 	}
 	size_t n = 0;
@@ -102,11 +102,11 @@ static int start(const struct cli_opts *o, const char *host, pid_t *pid, int *rf
 		dup2(to[0], 0);
 		dup2(from[1], 1);
 		execvp(argv[0], argv);
-		fprintf(stderr, "dupscan: %s: %s\n", argv[0], strerror(errno));
+		msg_say("%s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (*pid < 0) {
-		fprintf(stderr, "dupscan: %s: cannot start the remote shell: %s\n", host, strerror(errno));
+		msg_say("%s: cannot start the remote shell: %s", host, strerror(errno));
 		goto fail;
 	}
 	close(to[0]);
@@ -144,7 +144,7 @@ int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bo
 		procs->fd = fd;
 	if (!host || !pid || !fd) {
 		free(host);
-		fprintf(stderr, "dupscan: out of memory\n");
+		msg_say("out of memory");
 		return 1;
 	}
 	int rfd, wfd;
@@ -158,7 +158,7 @@ int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bo
 	int rc = dupscan_add_remote(scan, host, rfd, wfd, path, recurse);
 	free(host);
 	if (rc < 0) {
-		fprintf(stderr, "dupscan: %s: %s\n", arg, dupscan_strerror(rc));
+		msg_say("%s: %s", arg, dupscan_strerror(rc));
 		return 1;
 	}
 	return 0;

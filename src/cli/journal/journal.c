@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "dupscan_config.h"
 #include "journal.h"
+#include "msg.h"
 
 #define JOURNAL_MAGIC JOURNAL_MAGIC_LINE "\n"
 
@@ -218,7 +219,7 @@ struct journal *journal_open(const char *path)
 	struct journal *j = calloc(1, sizeof(*j));
 	char cwd[PATH_MAX];
 	if (!j || !getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "dupscan: journal: cannot tell the current directory: %s\n", strerror(errno));
+		msg_say("journal: cannot tell the current directory: %s", strerror(errno));
 		free(j);
 		return NULL;
 	}
@@ -226,12 +227,12 @@ struct journal *journal_open(const char *path)
 	j->cwd = strdup(cwd);
 	j->path = path ? strdup(path) : default_path();
 	if (!j->path || !j->cwd) {
-		fprintf(stderr, "dupscan: journal: no place for it (set XDG_STATE_HOME or HOME, or give --journal=FILE)\n");
+		msg_say("journal: no place for it (set XDG_STATE_HOME or HOME, or give --journal=FILE)");
 		goto fail;
 	}
 	int rc = check_place(j->path);
 	if (rc) {
-		fprintf(stderr, "dupscan: journal '%s': %s\n", j->path, strerror(-rc));
+		msg_say("journal '%s': %s", j->path, strerror(-rc));
 		goto fail;
 	}
 	return j;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "msg.h"
 #include "undo.h"
 
 /* ---- reading the journal ---- */
@@ -166,13 +167,13 @@ static int read_lines(FILE *f, const char *path, struct lines *l)
 		if (!nv || !copy) {
 			free(copy);
 			l->v = nv ? nv : l->v;
-			fprintf(stderr, "dupscan: --undo: out of memory\n");
+			msg_say("--undo: out of memory");
 			status = 1;
 			break;
 		}
 		l->v = nv;
 		if (parse(copy, &l->v[l->n]) != 0) {
-			fprintf(stderr, "dupscan: --undo: '%s' line %u: malformed; stopped before undoing anything\n",
+			msg_say("--undo: '%s' line %u: malformed; stopped before undoing anything",
 				path, l->count);
 			free(copy);
 			status = 2;
@@ -190,7 +191,7 @@ int journal_undo(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	if (!f) {
-		fprintf(stderr, "dupscan: --undo: '%s': %s\n", path, strerror(errno));
+		msg_say("--undo: '%s': %s", path, strerror(errno));
 		return 2;
 	}
 	struct lines l = { NULL, 0, 0, 0, false };
@@ -199,12 +200,12 @@ int journal_undo(const char *path)
 	/* a run killed before it wrote anything leaves an empty journal */
 	bool empty = l.count == 0 || (l.torn == 1 && l.n == 0);
 	if (status == 0 && !l.magic && !empty) {
-		fprintf(stderr, "dupscan: --undo: '%s' is not a dupscan journal\n", path);
+		msg_say("--undo: '%s' is not a dupscan journal", path);
 		status = 2;
 	}
 	if (status == 0 && l.torn > 1)
-		fprintf(stderr, "dupscan: --undo: '%s' line %u: incomplete (the run stopped while writing it, "
-			"so its change was never made): ignored\n", path, l.torn);
+		msg_say("--undo: '%s' line %u: incomplete (the run stopped while writing it, "
+			"so its change was never made): ignored", path, l.torn);
 	if (status == 0 && l.n == 0)
 		puts("nothing to undo");
 	/* newest first: a later change may stand on an earlier one */
@@ -214,7 +215,7 @@ int journal_undo(const char *path)
 		failed += undo_one(&u, &l.v[i]) != 0;
 	if (failed) {
 		fflush(stdout);
-		fprintf(stderr, "dupscan: --undo: %zu of %zu changes could not be undone (named above)\n", failed, l.n);
+		msg_say("--undo: %zu of %zu changes could not be undone (named above)", failed, l.n);
 		status = status ? status : 1;
 	}
 	undo_forget(&u.links);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "msg.h"
 #include "undo.h"
 
 void undo_say(const char *what, const char *path, const char *why)
@@ -27,12 +28,7 @@ void undo_say(const char *what, const char *path, const char *why)
 void undo_complain2(const char *path, const char *why, const char *other)
 {
 	fflush(stdout);
-	fputs("dupscan: undo: ", stderr);
-	fwrite(path, 1, strlen(path), stderr);
-	fprintf(stderr, ": %s", why);
-	if (other)
-		fwrite(other, 1, strlen(other), stderr);
-	fputc('\n', stderr);
+	msg_say("undo: %s: %s%s", path, why, other ? other : "");
 }
 
 void undo_complain(const char *path, const char *why)

@@ -54,7 +54,7 @@ int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 			rc = DUPSCAN_E_CHANGED;
 		if (rc < 0) {
 			fflush(out);
-			fprintf(stderr, "dupscan: %s: %s\n", dupscan_file_path(local), dupscan_strerror(rc));
+			msg_say("%s: %s", dupscan_file_path(local), dupscan_strerror(rc));
 			failures++;
 		}
 		fprintf(out, "%" PRIu64 ",", dupscan_file_size(first));

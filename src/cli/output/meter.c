@@ -74,7 +74,7 @@ static int show(struct cli_progress *p, const struct dupscan_progress *r, double
 	int io = dupscan_io_mode(p->scan);
 	const char *mode = io == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : io == DUPSCAN_IO_NET ? "net" : "ssd";
 	if (r->phase == DUPSCAN_PHASE_WALK)
-		return fprintf(stderr, "Scanning: %llu files, %s", (unsigned long long)r->files_done,
+		return msg_raw("Scanning: %llu files, %s", (unsigned long long)r->files_done,
 			       ds_size_text(r->bytes_done, a));
 	double rate = elapsed >= 0.5 ? (double)r->bytes_done / elapsed : 0;
 	bool known = rate > 0 || r->bytes_done == r->bytes_total;
@@ -82,7 +82,7 @@ static int show(struct cli_progress *p, const struct dupscan_progress *r, double
 		duration(rate > 0 ? (double)(r->bytes_total - r->bytes_done) / rate : 0, eta);
 	const char *what = r->phase == DUPSCAN_PHASE_FIRST ? "First blocks" : "Progress";
 	unsigned pct = r->files_total ? (unsigned)(r->files_done * 100 / r->files_total) : 100u;
-	return fprintf(stderr, "%s [%llu/%llu] %3u%%, %s of at most %s read, %s/s, %s%s (%s)", what,
+	return msg_raw("%s [%llu/%llu] %3u%%, %s of at most %s read, %s/s, %s%s (%s)", what,
 		       (unsigned long long)r->files_done, (unsigned long long)r->files_total, pct,
 		       ds_size_text(r->bytes_done, a), ds_size_text(r->bytes_total, b), ds_size_text((uint64_t)rate, c),
 		       known ? "at most " : "", known ? eta : "time left unknown yet", mode);
@@ -105,12 +105,12 @@ static void update(struct cli_progress *p, const struct dupscan_progress *r)
 	p->shown = true;
 	p->phase = r->phase;
 	if (p->tty)
-		fputc('\r', stderr);
+		msg_raw("\r");
 	int n = show(p, r, seconds(p->began, now));
 	if (p->tty && n < p->width)
-		fprintf(stderr, "%*s", p->width - n, ""); /* what is left of a longer line */
+		msg_raw("%*s", p->width - n, ""); /* what is left of a longer line */
 	if (!p->tty)
-		fputc('\n', stderr);
+		msg_raw("\n");
 	p->width = n > 0 ? n : 0;
 }
 
@@ -126,10 +126,11 @@ static void hint(struct cli_progress *p)
 		return;
 	p->hinted = true;
 	if (p->shown && p->tty)
-		fprintf(stderr, "\r%*s\r", p->width, "");
-	fputs("dupscan: these files are on a network filesystem: every byte read crosses the link.\n"
-	      "dupscan: Run where the data is (dupscan HOST:PATH, over ssh) and only the bytes of\n"
-	      "dupscan: files that may be copies cross it; see dupscan(1), SCANS ACROSS HOSTS.\n", stderr);
+		msg_raw("\r%*s\r", p->width, "");
+	/* (not msg_say: it would clear the line, and this thread holds it) */
+	msg_raw("dupscan: these files are on a network filesystem: every byte read crosses the link.\n"
+		"dupscan: Run where the data is (dupscan HOST:PATH, over ssh) and only the bytes of\n"
+		"dupscan: files that may be copies cross it; see dupscan(1), SCANS ACROSS HOSTS.\n");
 	p->shown = p->shown && !p->tty;
 }
 
@@ -152,7 +153,7 @@ void cli_progress_clear(struct cli_progress *p)
 		; /* a reading thread is writing the line: a moment */
 	if (p->shown) {
 		if (p->tty)
-			fprintf(stderr, "\r%*s\r", p->width, "");
+			msg_raw("\r%*s\r", p->width, "");
 		p->shown = false;
 		p->width = 0;
 	}

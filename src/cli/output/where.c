@@ -50,7 +50,7 @@ static const char *count_text(uint64_t n, char buf[32])
 
 static int say_nomem(void)
 {
-	fprintf(stderr, "dupscan: %s\n", dupscan_strerror(-ENOMEM));
+	msg_say("%s", dupscan_strerror(-ENOMEM));
 	return 1;
 }
 
@@ -133,7 +133,7 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 	if (o->json)
 		fprintf(out, "  ]%s\n", o->summary_dirs ? "," : "");
 	if (n == 0 && !o->json && !o->csv && !o->quiet)
-		fprintf(stderr, "dupscan: no two directories overlap by %u%% or more\n", o->overlap);
+		msg_say("no two directories overlap by %u%% or more", o->overlap);
 	return 0;
 }
 
@@ -222,9 +222,9 @@ static int print_dirs(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 
 void where_error(const char *what, int rc)
 {
-	fprintf(stderr, "dupscan: %s: %s\n", what, dupscan_strerror(rc));
+	msg_say("%s: %s", what, dupscan_strerror(rc));
 	if (rc == DUPSCAN_E_TOO_MANY)
-		fprintf(stderr, "dupscan: --dirs lists the directories equal in content as sets\n");
+		msg_say("--dirs lists the directories equal in content as sets");
 }
 
 int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
