@@ -203,8 +203,8 @@ static void raise_fd_limit(void)
 
 /* glibc gives each thread that allocates a malloc arena of its own, about
  * 100 KB each of this program's memory: its threads mostly wait on reads
- * and allocate little, so one arena serves them (a million small files: the
- * same time; a small tree with eight threads: 0.8 MB less). The program's
+ * and allocate little, so one arena serves them at the same speed, with
+ * less memory. The program's
  * choice, not the library's: a program linking it keeps its own. */
 static void one_malloc_arena(void)
 {

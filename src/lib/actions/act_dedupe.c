@@ -55,6 +55,50 @@ out:
 	return shared;
 }
 
+/* FIDEDUPERANGE over the whole of kfd's size, a step at a time; d's
+ * descriptor reopened for writing once where an older kernel wants it so
+ * (the same inode as dst, checked). @return 0 or an error code. */
+static int dedupe_ranges(int kfd, struct slot *d, const char *dup_path, const struct stat *dst, uint64_t size,
+			 struct file_dedupe_range *req)
+{
+	bool reopened = false;
+	for (uint64_t off = 0; off < size;) {
+		uint64_t len = size - off < DEDUPE_STEP ? size - off : DEDUPE_STEP;
+		memset(req, 0, sizeof(*req) + sizeof(struct file_dedupe_range_info));
+		req->src_offset = off;
+		req->src_length = len;
+		req->dest_count = 1;
+		req->info[0].dest_fd = d->fd;
+		req->info[0].dest_offset = off;
+		if (fs_ioctl(kfd, FIDEDUPERANGE, req) != 0) {
+			int err = errno;
+			if ((err == EPERM || err == EBADF || err == EACCES) && !reopened) {
+				/* older kernels want the destination open for writing */
+				int wfd = open(dup_path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+				reopened = true;
+				if (wfd >= 0) {
+					struct stat ws;
+					if (fstat(wfd, &ws) == 0 && ws.st_ino == dst->st_ino && ws.st_dev == dst->st_dev) {
+						close(d->fd);
+						d->fd = wfd;
+						continue;
+					}
+					close(wfd);
+				}
+			}
+			return (err == EINVAL || err == ENOTTY || err == EOPNOTSUPP || err == EXDEV) ? -EOPNOTSUPP : -err;
+		}
+		if (req->info[0].status == FILE_DEDUPE_RANGE_DIFFERS)
+			return DUPSCAN_E_DIFFERS;
+		if (req->info[0].status < 0)
+			return req->info[0].status == -EINVAL ? -EOPNOTSUPP : req->info[0].status;
+		if (req->info[0].bytes_deduped == 0)
+			return -EIO;
+		off += req->info[0].bytes_deduped;
+	}
+	return 0;
+}
+
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {
 	/* a link or shared extents need both files on this host */
@@ -81,56 +125,15 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 		rc = req ? ds_act_gone_or(errno) : -ENOMEM;
 	if (rc)
 		goto out;
-	int kfd = k.fd, dfd = d.fd;
+	int kfd = k.fd;
 	struct stat ks = k.st, ds = d.file;
-	if (extents_shared(kfd, dfd)) {
+	if (extents_shared(kfd, d.fd)) {
 		rc = DUPSCAN_E_ALREADY;
 		goto out;
 	}
 	if (flags & DUPSCAN_ACT_DRY_RUN)
 		goto out;
-	bool reopened = false;
-	for (uint64_t off = 0; off < (uint64_t)ks.st_size;) {
-		uint64_t len = (uint64_t)ks.st_size - off < DEDUPE_STEP ? (uint64_t)ks.st_size - off : DEDUPE_STEP;
-		memset(req, 0, sizeof(*req) + sizeof(struct file_dedupe_range_info));
-		req->src_offset = off;
-		req->src_length = len;
-		req->dest_count = 1;
-		req->info[0].dest_fd = dfd;
-		req->info[0].dest_offset = off;
-		if (fs_ioctl(kfd, FIDEDUPERANGE, req) != 0) {
-			int err = errno;
-			if ((err == EPERM || err == EBADF || err == EACCES) && !reopened) {
-				/* older kernels want the destination open for writing */
-				int wfd = open(dup->path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-				reopened = true;
-				if (wfd >= 0) {
-					struct stat ws;
-					if (fstat(wfd, &ws) == 0 && ws.st_ino == ds.st_ino && ws.st_dev == ds.st_dev) {
-						close(d.fd);
-						d.fd = dfd = wfd;
-						continue;
-					}
-					close(wfd);
-				}
-			}
-			rc = (err == EINVAL || err == ENOTTY || err == EOPNOTSUPP || err == EXDEV) ? -EOPNOTSUPP : -err;
-			goto out;
-		}
-		if (req->info[0].status == FILE_DEDUPE_RANGE_DIFFERS) {
-			rc = DUPSCAN_E_DIFFERS;
-			goto out;
-		}
-		if (req->info[0].status < 0) {
-			rc = req->info[0].status == -EINVAL ? -EOPNOTSUPP : req->info[0].status;
-			goto out;
-		}
-		if (req->info[0].bytes_deduped == 0) {
-			rc = -EIO;
-			goto out;
-		}
-		off += req->info[0].bytes_deduped;
-	}
+	rc = dedupe_ranges(kfd, &d, dup->path, &ds, (uint64_t)ks.st_size, req);
 out:
 	free(req);
 	ds_act_release(&k, &d);

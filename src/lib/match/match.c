@@ -350,20 +350,17 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	return rc;
 }
 
-int ds_match(dupscan_scan *s)
-{
-	int rc = 0;
-	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
-	uint32_t *groups = NULL;
-	if (!order)
-		return -ENOMEM;
-	rc = ds_collapse_links(s, order);
-	if (rc == 0)
-		rc = ds_cache_join(s, order, s->tree.nrecs);
-	if (rc)
-		goto out;
+/* The groups of files that may match: (start in order, count) pairs, and
+ * their files and bytes. */
+struct groups {
+	uint32_t *v;
+	size_t n;
+	uint64_t total, bytes;
+};
 
-	/* candidates: one record per inode */
+/* The candidates, one record per inode, into order. @return how many. */
+static uint32_t candidates(dupscan_scan *s, uint32_t *order)
+{
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
@@ -375,62 +372,74 @@ int ds_match(dupscan_scan *s)
 		}
 		order[nc++] = i;
 	}
-	/* candidates are in record order: ties keep it, as a stable sort would */
-	rc = group_order(s, order, nc);
-	/* groups of two or more files; a file alone in its group is unique unread */
-	size_t ngroups = 0, cap = 0;
-	uint64_t total = 0, bytes = 0;
-	for (uint32_t i = 0; rc == 0 && i < nc;) {
+	return nc;
+}
+
+/* The groups of two or more files among the nc ordered candidates, as
+ * (start, count) pairs; a file alone in its group is unique unread.
+ * @return 0 or -ENOMEM. */
+static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, struct groups *gs)
+{
+	size_t cap = 0;
+	for (uint32_t i = 0; i < nc;) {
 		uint32_t j = i + 1;
 		while (j < nc && same_group(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i == 1)
 			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
 		if (j - i >= 2) {
-			if (ngroups == cap) {
+			if (gs->n == cap) {
 				cap = cap ? cap * 2 : 256;
-				uint32_t *g = realloc(groups, cap * 2 * sizeof(*g));
-				if (!g) {
-					rc = -ENOMEM;
-					break;
-				}
-				groups = g;
+				uint32_t *g = realloc(gs->v, cap * 2 * sizeof(*g));
+				if (!g)
+					return -ENOMEM;
+				gs->v = g;
 			}
-			groups[2 * ngroups] = i;
-			groups[2 * ngroups + 1] = j - i;
-			ngroups++;
-			total += j - i;
-			bytes += (j - i) * ds_rec_size(s, ds_rec(s, order[i]));
+			gs->v[2 * gs->n] = i;
+			gs->v[2 * gs->n + 1] = j - i;
+			gs->n++;
+			gs->total += j - i;
+			gs->bytes += (j - i) * ds_rec_size(s, ds_rec(s, order[i]));
 		}
 		i = j;
 	}
-	/* only the groups' files stay in order: what is kept by position (the
-	 * first pass's and the sweep's arrays) costs nothing for a file alone */
+	return 0;
+}
+
+/* Only the groups' files stay in order: what is kept by position (the
+ * first pass's and the sweep's arrays) costs nothing for a file alone.
+ * @return the files kept. */
+static uint32_t pack_groups(uint32_t *order, struct groups *gs)
+{
 	uint32_t kept = 0;
-	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+	for (size_t g = 0; g < gs->n; g++) {
 		/* forward, element by element (kept <= the group's start): valgrind
 		 * takes a fortified memmove (__memmove_chk) for a memcpy and calls
 		 * any overlap an error */
-		for (uint32_t k = 0; groups[2 * g] != kept && k < groups[2 * g + 1]; k++)
-			order[kept + k] = order[groups[2 * g] + k];
-		groups[2 * g] = kept;
-		kept += groups[2 * g + 1];
+		for (uint32_t k = 0; gs->v[2 * g] != kept && k < gs->v[2 * g + 1]; k++)
+			order[kept + k] = order[gs->v[2 * g] + k];
+		gs->v[2 * g] = kept;
+		kept += gs->v[2 * g + 1];
 	}
-	nc = kept;
-	if (rc == 0)
-		rc = file_devices_io(s, order, groups, ngroups);
+	return kept;
+}
+
+/* The groups read and compared, in the order the storage wants. */
+static int match_groups(dupscan_scan *s, uint32_t *order, uint32_t nc, struct groups *gs)
+{
+	int rc = file_devices_io(s, order, gs->v, gs->n);
 	/* a spinning disk: first blocks in disk order, then one stream */
-	if (rc == 0 && s->reading.io_mode == DUPSCAN_IO_HDD && ngroups > 0)
-		rc = first_pass(s, order, nc, groups, ngroups, total, bytes);
+	if (rc == 0 && s->reading.io_mode == DUPSCAN_IO_HDD && gs->n > 0)
+		rc = first_pass(s, order, nc, gs->v, gs->n, gs->total, gs->bytes);
 	else
-		ds_progress_phase(s, DUPSCAN_PHASE_MATCH, total, bytes);
+		ds_progress_phase(s, DUPSCAN_PHASE_MATCH, gs->total, gs->bytes);
 	/* one stream: groups in the order their files lie on the disk */
 	uint64_t *key = NULL;
-	if (rc == 0 && s->reading.first_pass && !(key = malloc((ngroups ? ngroups : 1) * sizeof(*key))))
+	if (rc == 0 && s->reading.first_pass && !(key = malloc((gs->n ? gs->n : 1) * sizeof(*key))))
 		rc = -ENOMEM;
 	/* where each group lies on the disk: its first file in the order read */
 	if (s->reading.first_pass)
-		ds_first_pass_by_pos(s->reading.first_pass, groups, ngroups, key);
+		ds_first_pass_by_pos(s->reading.first_pass, gs->v, gs->n, key);
 	/* the index is filled as groups are committed: made here, after the
 	 * first pass's arrays of places are gone, it does not add to their peak */
 	if (rc == 0)
@@ -438,7 +447,7 @@ int ds_match(dupscan_scan *s)
 	if (rc == 0 && !(s->reading.chunks = ds_chunks_new()))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = ds_run_groups(s, match_group, order, groups, ngroups, total,
+		rc = ds_run_groups(s, match_group, order, gs->v, gs->n, gs->total,
 				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : ds_readers(s), key);
 	if (rc == 0)
 		ds_progress_end(s);
@@ -449,8 +458,27 @@ int ds_match(dupscan_scan *s)
 	s->reading.sweep = NULL;
 	ds_first_pass_free(s->reading.first_pass);
 	s->reading.first_pass = NULL;
-out:
-	free(groups);
+	return rc;
+}
+
+int ds_match(dupscan_scan *s)
+{
+	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
+	struct groups gs = { 0 };
+	if (!order)
+		return -ENOMEM;
+	int rc = ds_collapse_links(s, order);
+	if (rc == 0)
+		rc = ds_cache_join(s, order, s->tree.nrecs);
+	uint32_t nc = rc == 0 ? candidates(s, order) : 0;
+	/* candidates are in record order: ties keep it, as a stable sort would */
+	if (rc == 0)
+		rc = group_order(s, order, nc);
+	if (rc == 0)
+		rc = form_groups(s, order, nc, &gs);
+	if (rc == 0)
+		rc = match_groups(s, order, pack_groups(order, &gs), &gs);
+	free(gs.v);
 	free(order);
 	return rc;
 }

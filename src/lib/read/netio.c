@@ -2,17 +2,11 @@
 /* netio.c: how many requests a network filesystem is given at once.
  *
  * Over NFS, SMB or sshfs every listing, open and read waits a round trip,
- * so one thread at a time leaves the link idle: a 1 ms link serves a few
- * hundred small files a second to one reader and thousands to sixteen. But
- * more is not always better: once the link's bandwidth (or the server, or the
- * client's own queue) is what bounds the rate, each request added only
- * waits longer, and the reads of large files that share the link take
- * longer each (sshfs on a 1 Gbit/s link: 760 MB read by 16 threads in 6.9 s,
- * by 64 in 9.2 s). But on the simulated NAS the rate of work was flat from
- * about 11 to 64 in flight, small files gained from more (a source tree:
- * 6.4 s at 64, 9-11 s when a climb from 16 wandered down the plateau) and
- * large ones lost little (12.6 s at 16, 13.7 at 64). So it starts at the
- * most and, every window of requests, compares their mean time with the
+ * so one thread at a time leaves the link idle; but once the link's
+ * bandwidth (or the server, or the client's queue) bounds the rate, each
+ * request added only waits longer, and large reads sharing the link slow
+ * down (the figures: docs/performance.md, "Why the code is as it is"). So
+ * it starts at the most and, every window of requests, compares their mean time with the
  * least seen in the phase (a phase reads one kind of request): past
  * DS_NET_BACKOFF times it, requests queue somewhere and a quarter fewer are
  * let in; within 1.5 times it, or when the rate of work (a request counts

@@ -424,6 +424,22 @@ void ds_sweep_free(struct ds_sweep *sw)
 	free(sw);
 }
 
+/* What a sweep run holds only while it runs. */
+static void sweep_run_free(struct sweep_run *rn)
+{
+	for (size_t i = 0; i < rn->nb; i++) {
+		for (size_t k = 0; k < rn->b[i].nkept; k++)
+			ds_big_free(rn->b[i].kept[k].buf, rn->b[i].size);
+		free(rn->b[i].kept);
+	}
+	ds_lanes_free(rn);
+	ds_monitor_free(rn->mon);
+	free(rn->mstate);
+	free(rn->pos);
+	free(rn->b);
+	free(rn->tail);
+}
+
 int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
 {
 	struct ds_first_pass *fp = s->reading.first_pass;
@@ -486,19 +502,9 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 		s->reading.sweeps++;
 	}
 out:
-	for (size_t i = 0; i < rn.nb; i++) {
-		for (size_t k = 0; k < rn.b[i].nkept; k++)
-			ds_big_free(rn.b[i].kept[k].buf, rn.b[i].size);
-		free(rn.b[i].kept);
-	}
 	free(scratch);
 	free(it);
-	ds_lanes_free(&rn);
-	ds_monitor_free(rn.mon);
-	free(rn.mstate);
-	free(rn.pos);
-	free(rn.b);
-	free(rn.tail);
+	sweep_run_free(&rn);
 	if (rc) {
 		ds_sweep_free(sw);
 		return rc;

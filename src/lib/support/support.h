@@ -40,7 +40,7 @@ void *ds_big_alloc(size_t len);
 /* The same for a buffer about to be written whole: from 128 KiB on its pages
  * are mapped at once (MAP_POPULATE), not faulted in one at a time. Not for
  * a read whose disk waits on it: the pages are cleared before the read is
- * asked (the sweep's kept contents on two simulated disks took 2% longer). */
+ * asked: the clearing then delays the disk's work. */
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
 /* chunks.c: read chunks kept between comparisons (s->reading.chunks, while

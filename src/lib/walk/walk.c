@@ -41,21 +41,17 @@ static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
  * bounds them (a batch is STAT_BATCH entries) */
 #define NET_PREFETCH_JOBS 1024u
 /* Entries the helpers listed ahead and the walk has not taken yet, at most:
- * each holds its stat (about 180 bytes), so 16,384 of them are 3 MB; 65,536
- * were 12 MB, a fifth of the peak of a 200,000-file scan when the helpers
- * got that far ahead (test_memory: 34-38 bytes a file, and 52 in one run of
- * six; with 16,384: 31-33), and a million files took the same time. */
+ * each holds its stat (about 180 bytes), so 16,384 of them are 3 MB; four
+ * times as many added to the peak and saved no time (docs/performance.md). */
 #define PREFETCH_ENTRIES 16384u
 /* hdd mode lists the directories at the top of the walk's stack together,
  * up to this many entries, to stat them in one inode order (list_ahead()) */
 #define AHEAD_ENTRIES 65536u
 /* Handing a directory to another thread costs a few microseconds of locking
- * and cache traffic: more than listing a small one (measured on a copy of
- * /usr: 14,500 directories of 7 entries on average walked slower on two
- * threads than on one). Only directories larger than their first block
- * (about 100 entries or more on ext4) are listed ahead; on a network
- * filesystem, where listing one waits round trips (a 1 ms link: 7 ms a
- * directory over sshfs), every directory is. */
+ * and cache traffic: more than listing a small one. Only directories larger
+ * than their first block (about 100 entries or more on ext4) are listed
+ * ahead; on a network filesystem, where listing one waits round trips,
+ * every directory is. */
 #define PREFETCH_MIN_DIR_BYTES 4096
 
 enum { JOB_DIR, JOB_WARM };
@@ -103,18 +99,15 @@ struct walker {
 /* On a spinning disk the walk is one stream in inode order: listing
  * directories on several threads would move the head between them. But
  * where the metadata is in memory already (a tree walked a moment ago)
- * there is no head to move, and one thread did half the work it could (a
- * million cached files on two CPUs: 2.3 s walked on one thread, 1.2 s on
- * all). So each batch is watched, its listing and its stat calls: when
- * they read no block and took at most DS_MEMORY_STAT_NS an entry (a cached
- * stat takes 1.5 us here, one that waits on this VM's virtual disk 6 us and
- * more, on a disk or a slow mount milliseconds), the directories met next
+ * there is no head to move, and one thread does half the work it could. So
+ * each batch is watched, its listing and its stat calls: when they read no
+ * block and took at most DS_MEMORY_STAT_NS an entry (a cached stat takes a
+ * microsecond or two, one that waits on a disk far more), the directories met next
  * are listed on every thread; the first batch that reads the disk makes the
  * walk one stream again. The listing counts because over FUSE or NFS no
  * block read is counted and the entries' attributes come with the listing
  * (READDIRPLUS): the stat calls after it are quick though the listing
- * waited on the disk (two simulated disks behind FUSE were 4% slower when
- * only the stat calls counted). Batches of fewer than MEMORY_MIN_CALLS
+ * waited on the disk. Batches of fewer than MEMORY_MIN_CALLS
  * entries change nothing. */
 #define MEMORY_MIN_CALLS 32
 
@@ -238,8 +231,7 @@ static void release(struct walker *w, struct dir_job *j)
 
 /* Only directories of this size or more are listed ahead: small ones (most
  * of a system tree, a block or two each) lie beside their files' inodes, and
- * listing them apart from their stat calls cost seeks (a copy of /usr on the
- * simulated disk: 45.7 s walked one at a time, 54.1 s all listed ahead). */
+ * listing them apart from their stat calls costs seeks. */
 #define AHEAD_MIN_DIR_BYTES 16384
 
 struct ahead_entry {
@@ -269,8 +261,7 @@ static int cmp_job_ino(void *ctx, const void *pa, const void *pb)
  * stack are listed together, in the order of their inodes, and then all their
  * entries are stat()ed in one inode order. Listing one directory at a time
  * moved the head from its blocks to the inode table and back for each one;
- * this way the inode table is swept once for all of them (100,000 files in
- * 100 directories: 6.6 s -> 4.7 s on the simulated disk). They are still
+ * this way the inode table is swept once for all of them. They are still
  * taken one by one in depth-first order. */
 static void list_ahead(struct walker *w)
 {
@@ -475,6 +466,73 @@ static int arg_devices_io(dupscan_scan *s)
 	return ds_choose_io(s, devs, n);
 }
 
+/* One argument: a file taken as it is, a directory walked depth first with
+ * an explicit stack (no recursion per level). @return 0 or an error that
+ * ends the walk (what only this argument meets is reported). */
+static int walk_arg(struct walker *w, uint32_t a)
+{
+	dupscan_scan *s = w->s;
+	const char *path = s->tree.args[a].path;
+	struct stat st;
+	/* an argument is followed even without -s, like find -H */
+	if (stat(path, &st) != 0) {
+		ds_report(s, path, -errno);
+		return 0;
+	}
+	if (S_ISREG(st.st_mode))
+		return add_file_arg(s, a, path, &st);
+	if (!S_ISDIR(st.st_mode)) {
+		ds_report(s, path, DUPSCAN_E_NOTREG);
+		return 0;
+	}
+	int seen = ds_seen_arg(s, a, &st);
+	if (seen != 0)
+		return seen < 0 ? seen : 0;
+	uint32_t d;
+	int rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
+	if (rc == 0)
+		s->tree.dirs[d].prot = ds_under_protected(s, path);
+	if (rc == 0)
+		rc = walker_push(w, d, 0, st.st_size, NULL);
+	while (rc == 0 && w->n > 0) {
+		/* (not while directories offered to the helpers wait: see walker_push) */
+		if (one_stream(w) && w->pending == 0 && !w->stack[w->n - 1]->listed &&
+		    w->stack[w->n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
+			list_ahead(w);
+		struct dir_job *j = w->stack[--w->n];
+		parent_of(w, j);
+		ds_pool_obtain(w->pool, &j->job);
+		rc = take_dir(w, j);
+	}
+	return rc;
+}
+
+/* The walk's directories closed and its jobs freed. */
+static void walker_free(struct walker *w)
+{
+	while (w->nheld > 0)
+		closedir(w->held[--w->nheld].dh);
+	for (size_t i = 0; i < w->nall; i++) {
+		struct dir_job *j = w->all[i];
+		if (!j)
+			continue;
+		ds_netwalk_free(j);
+		if (j->dh)
+			closedir(j->dh);
+		ds_job_free_batch(j);
+		free(j);
+	}
+	free(w->all);
+	free(w->stack);
+}
+
+static void warms_free(struct ds_warm **warms, uint32_t n)
+{
+	for (uint32_t a = 0; warms && a < n; a++)
+		free(warms[a]);
+	free(warms);
+}
+
 int ds_walk(dupscan_scan *s)
 {
 	int rc = arg_devices_io(s);
@@ -493,9 +551,7 @@ int ds_walk(dupscan_scan *s)
 	int helpers = ds_readers(s) - 1;
 	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
 	if (!w.pool) {
-		for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
-			free(warms[a]);
-		free(warms);
+		warms_free(warms, s->tree.nargs);
 		return -ENOMEM;
 	}
 	ds_pool_phase(w.pool, list_dir, s, s->reading.io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
@@ -513,67 +569,15 @@ int ds_walk(dupscan_scan *s)
 		}
 		if (warms && warms[a])
 			atomic_store(&warms[a]->stop, true); /* the walk is there */
-		if (s->tree.args[a].remote)
-			continue;
-		const char *path = s->tree.args[a].path;
-		struct stat st;
-		/* an argument is followed even without -s, like find -H */
-		if (stat(path, &st) != 0) {
-			ds_report(s, path, -errno);
-			continue;
-		}
-		if (S_ISREG(st.st_mode)) {
-			rc = add_file_arg(s, a, path, &st);
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			ds_report(s, path, DUPSCAN_E_NOTREG);
-			continue;
-		}
-		int seen = ds_seen_arg(s, a, &st);
-		if (seen != 0) {
-			rc = seen < 0 ? seen : 0;
-			continue;
-		}
-		uint32_t d;
-		rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
-		if (rc == 0)
-			s->tree.dirs[d].prot = ds_under_protected(s, path);
-		if (rc == 0)
-			rc = walker_push(&w, d, 0, st.st_size, NULL);
-		/* depth-first with an explicit stack: no recursion per level */
-		while (rc == 0 && w.n > 0) {
-			/* (not while directories offered to the helpers wait: see walker_push) */
-			if (one_stream(&w) && w.pending == 0 && !w.stack[w.n - 1]->listed &&
-			    w.stack[w.n - 1]->bytes >= AHEAD_MIN_DIR_BYTES)
-				list_ahead(&w);
-			struct dir_job *j = w.stack[--w.n];
-			parent_of(&w, j);
-			ds_pool_obtain(w.pool, &j->job);
-			rc = take_dir(&w, j);
-		}
+		if (!s->tree.args[a].remote)
+			rc = walk_arg(&w, a);
 	}
 	for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
 		if (warms[a])
 			atomic_store(&warms[a]->stop, true);
 	ds_pool_end_phase(w.pool);
-	for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
-		free(warms[a]);
-	free(warms);
-	while (w.nheld > 0)
-		closedir(w.held[--w.nheld].dh);
-	for (size_t i = 0; i < w.nall; i++) {
-		struct dir_job *j = w.all[i];
-		if (!j)
-			continue;
-		ds_netwalk_free(j);
-		if (j->dh)
-			closedir(j->dh);
-		ds_job_free_batch(j);
-		free(j);
-	}
-	free(w.all);
-	free(w.stack);
+	warms_free(warms, s->tree.nargs);
+	walker_free(&w);
 	/* a fixed point between walking and reading, announced to the caller */
 	if (rc == 0 && s->cb.on_progress)
 		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, s->tree.nrecs);
