@@ -16,6 +16,9 @@
 
 #define ACT_MOVE 'M'        /* --move-to: no short letter */
 
+/* How it is written: --format's word (fdupes is text), or -j. */
+enum cli_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV, FORMAT_HTML };
+
 /* What is shown of a scan without an action (decided by cli_check()). */
 enum cli_view {
 	VIEW_SETS,    /* the sets as text (-M: then the summary) */
@@ -37,8 +40,9 @@ struct cli_opts {
 	bool recurse, quiet, summarize, print_summarize, show_size, omit_first,
 	     print_unique, print_null, zero_match, hard_links, symlinks, no_hidden,
 	     one_fs, isolate, permissions, param_order, reverse, quick;
-	bool json, csv, no_prompt, soft_abort, no_change_check, dry_run, ignore_access;
+	bool json /* -j */, no_prompt, soft_abort, no_change_check, dry_run, ignore_access;
 	const char *format; /* --format as given (NULL: none), for messages */
+	enum cli_format fmt; /* decided by cli_check() */
 	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear, cache_trust;
 	const char *cache_file; /* --cache=FILE, NULL: the default place */
 	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
@@ -62,7 +66,6 @@ struct cli_opts {
 	long max_depth;     /* --max-depth; -1: none given */
 	unsigned overlap;   /* --overlap=PERCENT; 0: not given */
 	bool summary_dirs;  /* --summary=dirs */
-	bool html;          /* --format=html */
 	long list_depth;    /* --summary=dirs: the directories listed, levels below an argument; -1: all */
 	int io;             /* DUPSCAN_IO_* */
 	struct cli_path *paths;

@@ -3,11 +3,15 @@
  * each "dupscan: ..." once (as curl's tool_msgs.c). Paths are written as
  * their bytes are, whatever their encoding, as a terminal shows them.
  *
- * The program's convention for return values: a function that tells the
- * user what went wrong returns an exit status (0, 1 = something could not
- * be read or acted on, EXIT_USAGE = the command line or an input file is
- * wrong); a function that does not tell returns 0 or -errno (or a
- * DUPSCAN_E_* code) and its caller says it. */
+ * The program's convention for return values:
+ * - a function that tells the user what went wrong returns an exit status
+ *   (0; 1: something could not be read or acted on; EXIT_USAGE: the
+ *   command line or an input file is wrong);
+ * - one that does not tell returns 0 or -errno (or a DUPSCAN_E_* code), and
+ *   its caller says it;
+ * - a parser of outside bytes (-X, a report, a journal line) returns 0 or
+ *   -1 and writes what was wrong, and where, into its caller's buffer;
+ * - a question (is it HOST:PATH? does the pattern match?) returns bool. */
 #ifndef DUPSCAN_CLI_MSG_H
 #define DUPSCAN_CLI_MSG_H
 

@@ -131,8 +131,8 @@ static uint32_t given(const struct cli_opts *o)
 		{ o->print_summarize, G_PRINT_SUMMARIZE }, { o->dirs, G_DIRS }, { o->omit_first, G_OMIT_FIRST },
 		{ o->print_null, G_NULL }, { o->error_on_dupe, G_ERROR_ON_DUPE }, { o->partial_only == 1, G_T_ONCE },
 		{ o->partial_only >= 2, G_TT }, { o->quick, G_QUICK }, { o->cache, G_CACHE },
-		{ o->cache_trust, G_CACHE_TRUST }, { o->overlap || o->summary_dirs || o->html, G_VIEW },
-		{ o->csv, G_CSV }, { o->overlap, G_OVERLAP }, { o->summary_dirs, G_SUMMARY_DIRS },
+		{ o->cache_trust, G_CACHE_TRUST }, { o->overlap || o->summary_dirs || o->fmt == FORMAT_HTML, G_VIEW },
+		{ o->fmt == FORMAT_CSV, G_CSV }, { o->overlap, G_OVERLAP }, { o->summary_dirs, G_SUMMARY_DIRS },
 		{ o->prune_empty_dirs, G_PRUNE }, { o->journal, G_JOURNAL }, { o->dry_run, G_DRY_RUN },
 		{ o->ignore_access, G_IGNORE_ACCESS }, { o->max_depth >= 0, G_MAX_DEPTH }, { recursing, G_RECURSING },
 		{ o->npaths > 0, G_PATHS }, { o->files_from, G_FILES_FROM },
@@ -151,7 +151,7 @@ static int apply(const struct cli_opts *o, const struct rule *r, size_t n)
 	for (size_t i = 0; i < n; i++, r++) {
 		if ((bits & r->when) != r->when || (r->refused && !(bits & r->refused)) || (r->needs && (bits & r->needs)))
 			continue;
-		const char *view = o->html ? "--format=html" : o->overlap ? "--overlap" : "--summary=dirs";
+		const char *view = o->fmt == FORMAT_HTML ? "--format=html" : o->overlap ? "--overlap" : "--summary=dirs";
 		const char *name = r->name == NAME_ACTION ? action_name(o->action) : view, *at = strstr(r->msg, "%s");
 		return at ? msg_usage("%.*s%s%s", (int)(at - r->msg), r->msg, name, at + 2) : msg_usage("%s", r->msg);
 	}
@@ -163,19 +163,22 @@ static int take_format(struct cli_opts *o)
 {
 	if (o->format && o->json && strcmp(o->format, "json") != 0)
 		return msg_usage("-j/--json and --format=%s: two formats", o->format);
-	if (o->format) {
-		o->json = strcmp(o->format, "json") == 0;
-		o->csv = strcmp(o->format, "csv") == 0;
-		o->html = strcmp(o->format, "html") == 0;
-	}
+	static const struct { const char *word; enum cli_format fmt; } words[] = {
+		{ "json", FORMAT_JSON }, { "csv", FORMAT_CSV }, { "html", FORMAT_HTML },
+	};
+	o->fmt = o->json ? FORMAT_JSON : FORMAT_TEXT; /* (text and fdupes: one listing) */
+	for (size_t i = 0; o->format && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(o->format, words[i].word) == 0)
+			o->fmt = words[i].fmt;
 	return 0;
 }
 
 /* What main shows of a scan: one view, decided once. */
 static enum cli_view view_of(const struct cli_opts *o)
 {
-	return o->print_unique ? VIEW_UNIQUE : o->summarize ? VIEW_SUMMARY : o->html ? VIEW_PAGE :
-	       o->overlap || o->summary_dirs ? VIEW_WHERE : o->json ? VIEW_JSON : o->csv ? VIEW_CSV : VIEW_SETS;
+	return o->print_unique ? VIEW_UNIQUE : o->summarize ? VIEW_SUMMARY : o->fmt == FORMAT_HTML ? VIEW_PAGE :
+	       o->overlap || o->summary_dirs ? VIEW_WHERE : o->fmt == FORMAT_JSON ? VIEW_JSON :
+	       o->fmt == FORMAT_CSV ? VIEW_CSV : VIEW_SETS;
 }
 
 int cli_check(struct cli_opts *o)

@@ -2,6 +2,7 @@
 /* glob.c: --exclude/--include matching: fnmatch(3) component by component, so
  * '*' never crosses a '/', and "**" for any depth. */
 #define _GNU_SOURCE /* strndup */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,13 @@
 int glob_add(struct glob_list *l, const char *pattern)
 {
 	if (!pattern[0] || strcmp(pattern, "/") == 0)
-		return -1;
+		return -EINVAL;
 	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
-		return -1;
+		return -ENOMEM;
 	l->v = v;
 	if (!(v[l->n] = strdup(pattern)))
-		return -1;
+		return -ENOMEM;
 	l->n++;
 	return 0;
 }

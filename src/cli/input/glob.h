@@ -12,7 +12,7 @@ struct glob_list {
 	size_t n;
 };
 
-/* Append a pattern (copied). @return 0, or -1 for an empty pattern or ENOMEM. */
+/* Append a pattern (copied). @return 0, -EINVAL for an empty pattern, or -ENOMEM. */
 int glob_add(struct glob_list *l, const char *pattern);
 void glob_free(struct glob_list *l);
 

@@ -246,10 +246,14 @@ static int parse_other(struct cli_opts *o, int c, const char *arg, bool *stop)
 		return 0;
 	}
 	case OPT_EXCLUDE:
-	case OPT_INCLUDE:
-		if (glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, arg) != 0)
+	case OPT_INCLUDE: {
+		int grc = glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, arg);
+		if (grc == -ENOMEM)
+			return msg_nomem(NULL);
+		if (grc)
 			return msg_usage("invalid pattern '%s' for --%s", arg, c == OPT_EXCLUDE ? "exclude" : "include");
 		return forward(o, c == OPT_EXCLUDE ? "--exclude" : "--include", arg);
+	}
 	case 'X': {
 		char err[512];
 		if (strcasecmp(arg, "help") == 0) {

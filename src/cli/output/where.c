@@ -91,10 +91,10 @@ static void overlap_csv_side(const dupscan_scan *scan, FILE *out, size_t i, int 
 static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 {
 	size_t n = dupscan_overlap_count(scan);
-	if (o->csv)
+	if (o->fmt == FORMAT_CSV)
 		fputs("dir_a,dir_b,percent_a,files_a,files_total_a,bytes_a,bytes_total_a,"
 		      "percent_b,files_b,files_total_b,bytes_b,bytes_total_b\n", out);
-	if (o->json)
+	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  \"overlapPercent\": %u,\n  \"overlaps\": [\n", o->overlap);
 	for (size_t i = 0; i < n; i++) {
 		size_t a, b;
@@ -105,7 +105,7 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 			free(pb);
 			return say_nomem();
 		}
-		if (o->json) {
+		if (o->fmt == FORMAT_JSON) {
 			fprintf(out, "    { \"a\": { \"path\": ");
 			json_string(pa, out);
 			fprintf(out, ", ");
@@ -115,7 +115,7 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 			fprintf(out, ", ");
 			overlap_json_side(scan, out, i, 1, b);
 			fprintf(out, " } }%s\n", i + 1 < n ? "," : "");
-		} else if (o->csv) {
+		} else if (o->fmt == FORMAT_CSV) {
 			csv_field(pa, out);
 			fputc(',', out);
 			csv_field(pb, out);
@@ -130,9 +130,9 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 		free(pa);
 		free(pb);
 	}
-	if (o->json)
+	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  ]%s\n", o->summary_dirs ? "," : "");
-	if (n == 0 && !o->json && !o->csv && !o->quiet)
+	if (n == 0 && o->fmt != FORMAT_JSON && o->fmt != FORMAT_CSV && !o->quiet)
 		msg_say("no two directories overlap by %u%% or more", o->overlap);
 	return 0;
 }
@@ -184,13 +184,13 @@ static void dir_row(const dupscan_scan *scan, const struct cli_opts *o, const st
 	unsigned pct = where_percent(e->dup, bytes);
 	unsigned depth = dupscan_dir_depth(scan, e->dir);
 	char c1[32], c2[32], sz[32];
-	if (o->json) {
+	if (o->fmt == FORMAT_JSON) {
 		fprintf(out, "    { \"path\": ");
 		json_string(e->path, out);
 		fprintf(out, ", \"depth\": %u, \"files\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"dupFiles\": %" PRIu64
 			", \"dupBytes\": %" PRIu64 ", \"percent\": %u }%s\n", depth, files, bytes, dupfiles, e->dup, pct,
 			last ? "" : ",");
-	} else if (o->csv) {
+	} else if (o->fmt == FORMAT_CSV) {
 		csv_field(e->path, out);
 		fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u\n", depth, files, bytes, dupfiles,
 			e->dup, pct);
@@ -206,15 +206,15 @@ static int print_dirs(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 	struct listed *l = dirs_listed(scan, o, &n);
 	if (!l)
 		return say_nomem();
-	if (o->csv)
+	if (o->fmt == FORMAT_CSV)
 		fputs("path,depth,files,bytes,dup_files,dup_bytes,percent\n", out);
-	if (o->json)
+	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  \"directories\": [\n");
 	for (size_t i = 0; i < n; i++) {
 		dir_row(scan, o, &l[i], i + 1 == n, out);
 		free(l[i].path);
 	}
-	if (o->json)
+	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  ]\n");
 	free(l);
 	return 0;
@@ -234,18 +234,18 @@ int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **arg
 		where_error(o->overlap ? "--overlap" : "--summary=dirs", rc);
 		return 1;
 	}
-	if (o->json) {
+	if (o->fmt == FORMAT_JSON) {
 		json_head(argc, argv, out);
 		fprintf(out, ",\n");
 	}
 	if (o->overlap)
 		rc = print_overlaps(scan, o, out);
 	if (rc == 0 && o->summary_dirs) {
-		if (o->overlap && !o->json)
+		if (o->overlap && o->fmt != FORMAT_JSON)
 			fputc('\n', out);
 		rc = print_dirs(scan, o, out);
 	}
-	if (o->json)
+	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "}\n");
 	return rc;
 }

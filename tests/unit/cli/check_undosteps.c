@@ -116,6 +116,7 @@ START_TEST(test_twins)
 	ck_assert_ptr_null(undo_twin(&m, 7, 42));
 	undo_forget(&m);
 	ck_assert_ptr_null(undo_twin(&m, 7, 42));
+	free(m.v);
 }
 END_TEST
 
