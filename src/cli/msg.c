@@ -13,6 +13,7 @@ void msg_before(void (*clear)(void *ctx), void *ctx)
 	before_ctx = ctx;
 }
 
+__attribute__((format(printf, 2, 0)))
 static void say(const char *prefix, const char *fmt, va_list ap)
 {
 	if (before_fn)
