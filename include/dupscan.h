@@ -557,6 +557,25 @@ DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *scan, size_t i, size_t 
  * out of range. Since 0.10. */
 DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *scan, size_t i, int side, int what);
 
+/* ---- what the copies already share (since 0.10) ----
+ * A copy made by a reflink (cp --reflink, coreutils 9's cp on btrfs), a
+ * snapshot or an earlier dupscan_dedupe() shares its blocks: it wastes no
+ * space, and deleting, linking or deduplicating it wins none. */
+
+/* Ask the filesystem, after dupscan_run(), which bytes of each set's files
+ * lie in blocks another file of the set holds too (FIEMAP, read-only; only
+ * on filesystems that share blocks: btrfs, XFS, OCFS2, bcachefs, every
+ * snapshot and subvolume of one btrfs filesystem alike). A file on another
+ * host, one whose extents are compressed, inline, delayed or unknown, or
+ * one changed since the scan is counted whole. Later calls do nothing.
+ * @return 0, -ENOMEM, -EINVAL or DUPSCAN_E_STATE (not run). Since 0.10. */
+DUPSCAN_API int dupscan_find_shared(dupscan_scan *scan);
+/* The bytes of set i's copies that are already shared: of the size times
+ * (files - 1) its copies take, this much lies in blocks the set holds
+ * once, and the rest is what an action could win. 0 before
+ * dupscan_find_shared() (or for i out of range). Since 0.10. */
+DUPSCAN_API uint64_t dupscan_set_shared_bytes(const dupscan_scan *scan, size_t i);
+
 /* Stop a running dupscan_run() soon; safe to call from a signal handler or
  * another thread. dupscan_run() then returns DUPSCAN_E_CANCELED with the sets
  * confirmed so far available as usual. */

@@ -173,6 +173,7 @@ struct dupscan_scan {
 	bool from_report;           /* files were given by dupscan_report_file() */
 
 	bool ran;
+	uint64_t *shared;            /* dupscan_find_shared(): each set's bytes already shared (NULL: not asked) */
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
 	uint64_t errors;
 

@@ -106,6 +106,9 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 		size_t count = dupscan_set_file_count(set);
 		int64_t proven = 0;
 		fprintf(out, "    {\n      \"fileSize\": %" PRIu64 ",\n", dupscan_file_size(dupscan_set_file(set, 0)));
+		/* of the size times (files - 1) the copies take, the bytes in blocks
+		 * they share already (reflinks, snapshots): not to be won */
+		fprintf(out, "      \"sharedBytes\": %" PRIu64 ",\n", dupscan_set_shared_bytes(scan, i));
 		if (dupscan_set_proof(set, &proven) == DUPSCAN_PROOF_CACHE) {
 			/* when the oldest proof it rests on began: UTC, to the nanosecond */
 			time_t sec = (time_t)(proven / 1000000000);

@@ -13,15 +13,28 @@ static void channel_bytes(const dupscan_scan *scan, FILE *out)
 		fprintf(out, "%" PRIu64 " bytes received from other hosts, %" PRIu64 " sent\n", in, sent);
 }
 
+/* bytes as jdupes' summary gives them: "812 bytes", "12 KB", "3 MB" (with
+ * its_space, "1 byte " as jdupes writes it) */
+static void jdupes_size(uint64_t bytes, bool its_space, FILE *out)
+{
+	if (bytes < 1000)
+		fprintf(out, "%" PRIu64 " byte%s", bytes, bytes != 1 ? "s" : its_space ? " " : "");
+	else if (bytes <= 1000000)
+		fprintf(out, "%" PRIu64 " KB", bytes / 1000);
+	else
+		fprintf(out, "%" PRIu64 " MB", bytes / 1000000);
+}
+
 void act_summarize(const dupscan_scan *scan, FILE *out)
 {
 	size_t sets = dupscan_set_count(scan);
-	uint64_t files = 0, bytes = 0;
+	uint64_t files = 0, bytes = 0, shared = 0;
 	for (size_t i = 0; i < sets; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
 		size_t extra = dupscan_set_file_count(set) - 1; /* the first copy is not waste */
 		files += extra;
 		bytes += extra * dupscan_file_size(dupscan_set_file(set, 0));
+		shared += dupscan_set_shared_bytes(scan, i);
 	}
 	if (sets == 0) {
 		/* as jdupes: on stderr when not a single file was examined */
@@ -31,11 +44,15 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		return;
 	}
 	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);
-	if (bytes < 1000)
-		fprintf(out, "%" PRIu64 " byte%c\n", bytes, bytes != 1 ? 's' : ' ');
-	else if (bytes <= 1000000)
-		fprintf(out, "%" PRIu64 " KB\n", bytes / 1000);
-	else
-		fprintf(out, "%" PRIu64 " MB\n", bytes / 1000000);
+	jdupes_size(bytes, true, out);
+	fputc('\n', out);
+	if (shared) {
+		/* (jdupes' line above as it was; the split on a line of its own) */
+		fputs("of which ", out);
+		jdupes_size(shared, false, out);
+		fputs(" already shared (reflinks, snapshots), ", out);
+		jdupes_size(bytes - shared, false, out);
+		fputs(" to reclaim\n", out);
+	}
 	channel_bytes(scan, out);
 }

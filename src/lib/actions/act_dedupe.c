@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,33 +24,14 @@ static int fs_ioctl(int fd, unsigned long request, void *arg)
 	return ioctl(fd, request, arg);
 }
 
-/* Do the two files already map to the same physical extents? */
+/* Do the two files already map to the same blocks, extent for extent
+ * (support/extents.c: the maps must prove it)? */
 static bool extents_shared(int a, int b)
 {
-	enum { N = 64 };
-	size_t sz = sizeof(struct fiemap) + N * sizeof(struct fiemap_extent);
-	struct fiemap *fa = calloc(1, sz), *fb = calloc(1, sz);
-	bool shared = false;
-	if (!fa || !fb)
-		goto out;
-	fa->fm_length = fb->fm_length = FIEMAP_MAX_OFFSET;
-	fa->fm_extent_count = fb->fm_extent_count = N;
-	fa->fm_flags = fb->fm_flags = FIEMAP_FLAG_SYNC;
-	if (fs_ioctl(a, FS_IOC_FIEMAP, fa) != 0 || fs_ioctl(b, FS_IOC_FIEMAP, fb) != 0)
-		goto out;
-	if (fa->fm_mapped_extents == 0 || fa->fm_mapped_extents != fb->fm_mapped_extents ||
-	    fa->fm_mapped_extents >= N)
-		goto out;
-	shared = true;
-	for (unsigned i = 0; i < fa->fm_mapped_extents && shared; i++) {
-		const struct fiemap_extent *x = &fa->fm_extents[i], *y = &fb->fm_extents[i];
-		shared = x->fe_physical == y->fe_physical && x->fe_logical == y->fe_logical &&
-			 x->fe_length == y->fe_length &&
-			 !(x->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE));
-	}
-out:
-	free(fa);
-	free(fb);
+	struct ds_extmap ma = { 0 }, mb = { 0 };
+	bool shared = ds_extent_map(a, &ma) == 0 && ds_extent_map(b, &mb) == 0 && ds_extmap_same(&ma, &mb);
+	ds_extmap_free(&ma);
+	ds_extmap_free(&mb);
 	return shared;
 }
 

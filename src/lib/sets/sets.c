@@ -353,6 +353,8 @@ int ds_build_uniques(dupscan_scan *s)
 
 void ds_free_results(dupscan_scan *s)
 {
+	free(s->shared);
+	s->shared = NULL;
 	free(s->sets);
 	free(s->uniques);
 	s->sets = NULL;

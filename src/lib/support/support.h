@@ -223,4 +223,40 @@ void ds_progress_end(dupscan_scan *s);
 /* The walk found a file of size bytes. */
 void ds_progress_found(dupscan_scan *s, uint64_t size);
 
+/* ---- extents.c: where a file's bytes lie (FIEMAP) ---- */
+struct ds_extent {
+	uint64_t logical, physical, length;
+	uint32_t flags;      /* FIEMAP_EXTENT_* */
+};
+/* FIEMAP_EXTENT_* flags under which an extent's address proves nothing:
+ * unknown, delayed, unwritten, inline, a tail, unaligned, compressed or
+ * encrypted (its bytes are not the blocks at that address, as they are) */
+#define DS_EXTENT_UNPROVEN (0x0002u | 0x0004u | 0x0008u | 0x0080u | 0x0100u | 0x0200u | 0x0400u | 0x0800u)
+struct ds_extmap {
+	struct ds_extent *v;
+	size_t n, cap;
+	bool proves;         /* every extent is plain data at a known address */
+};
+/* Can the filesystem of fd share blocks between files (btrfs, XFS, OCFS2,
+ * bcachefs)? Elsewhere no two files share a block, and nothing is asked. */
+bool ds_fs_shares_blocks(int fd);
+/* What names the filesystem whose block addresses fd's extents give: its
+ * UUID on btrfs (every subvolume and snapshot of one has its own device
+ * number), else its device number. */
+uint64_t ds_fs_key(int fd, dev_t dev);
+/* fd's extents into m (m->v reused). @return 0, -ENOMEM or -errno
+ * (m->proves false). */
+int ds_extent_map(int fd, struct ds_extmap *m);
+/* Do a and b map every byte to the same address, extent for extent, each
+ * map proving it? */
+bool ds_extmap_same(const struct ds_extmap *a, const struct ds_extmap *b);
+void ds_extmap_free(struct ds_extmap *m);
+/* A range of blocks of a filesystem (fs: ds_fs_key()). */
+struct ds_range {
+	uint64_t fs, start, len;
+};
+/* The bytes the n ranges cover, each byte once (r sorted in place).
+ * @return 0 or -ENOMEM. */
+int ds_occupied(struct ds_range *r, size_t n, uint64_t *bytes);
+
 #endif /* DUPSCAN_SUPPORT_SUPPORT_H */

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Copies that already share their blocks: reflinks and snapshots on btrfs,
+# reflinks on XFS. -m and the JSON split what is shared from what an action
+# could win (oracle: the sizes of the copies that were rewritten); files that
+# share all but one block, and a compressed mount, are never taken as one;
+# a second -B asks nothing of the filesystem (counted with strace). Each
+# filesystem is skipped, with its reason, where it cannot be made here.
+. "$(dirname "$0")/lib.sh"
+
+skip_all() { ok "# SKIP shared blocks: $1"; done_testing; }
+[ "$(id -u)" = 0 ] || skip_all "mounting a loop image needs root"
+command -v mkfs.btrfs >/dev/null || skip_all "mkfs.btrfs (btrfs-progs) not installed"
+mkdir bt xf
+trap 'umount "$T/bt" "$T/xf" "$T/bz" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
+truncate -s 512M bt.img && mkfs.btrfs -q bt.img >/dev/null 2>&1 || skip_all "mkfs.btrfs failed"
+mount -o loop bt.img bt 2>/dev/null || skip_all "loop mount not permitted here"
+
+shared_of() { # FILE: -m's line "of which X already shared, Y to reclaim" (empty when nothing is shared)
+  "$DUPSCAN" -rqm "$1" | sed -n 's/^of which \(.*\) already shared (reflinks, snapshots), \(.*\) to reclaim$/\1|\2/p'
+}
+json_sum() { # TREE KEY: the sum of KEY over the JSON's sets
+  "$DUPSCAN" -rqj "$1" | python3 -c 'import json,sys; print(sum(s[sys.argv[1]] for s in json.load(sys.stdin)["matchSets"]))' "$2"
+}
+waste() { # TREE: sum over the sets of size * (files - 1), from the JSON
+  "$DUPSCAN" -rqj "$1" | python3 -c 'import json,sys; print(sum(s["fileSize"] * (len(s["fileList"]) - 1) for s in json.load(sys.stdin)["matchSets"]))'
+}
+
+# 40 files, each reflinked once, then two read-only snapshots of all of it
+btrfs subvolume create bt/vol >/dev/null
+for i in $(seq 1 40); do head -c $((i * 7919 + 100)) /dev/urandom > "bt/vol/f$i"; done
+sync
+for i in $(seq 1 40); do cp --reflink=always "bt/vol/f$i" "bt/vol/c$i"; done
+sync
+btrfs subvolume snapshot -r bt/vol bt/s1 >/dev/null && btrfs subvolume snapshot -r bt/vol bt/s2 >/dev/null
+sync
+sets=$("$DUPSCAN" -rq bt | grep -c '^$')
+[ "$sets" = 40 ] && ok "btrfs: the 40 sets listed, snapshot copies included" || not_ok "btrfs sets" "$sets"
+w=$(waste bt)
+[ "$(json_sum bt sharedBytes)" = "$w" ] && ok "btrfs: the JSON's sharedBytes are all the waste ($w bytes)" ||
+  not_ok "btrfs sharedBytes" "$(json_sum bt sharedBytes) of $w"
+grep -q '|0 bytes$' <<< "$(shared_of bt)" && ok "btrfs: -m says 0 bytes to reclaim" || not_ok "btrfs -m" "$("$DUPSCAN" -rqm bt)"
+
+# a tenth of the copies rewritten: their bytes are to reclaim, to the byte
+want=0
+for i in 3 7 11 15; do cp --reflink=never "bt/vol/c$i" tmp && mv tmp "bt/vol/c$i"; want=$((want + i * 7919 + 100)); done
+sync
+got=$(( $(waste bt) - $(json_sum bt sharedBytes) ))
+[ "$got" = "$want" ] && ok "btrfs: four copies rewritten, their $want bytes to reclaim" || not_ok "btrfs rewritten" "got $got, want $want"
+"$DUPSCAN" -rqM bt | tail -1 | grep -q 'to reclaim$' && ok "-M: the split after the sets too" || not_ok "-M" "$("$DUPSCAN" -rqM bt | tail -2)"
+
+# all but one block shared, then a byte changed in it: never one content
+mkdir bt/part
+head -c 1048576 /dev/urandom > bt/part/a; sync
+if command -v xfs_io >/dev/null && xfs_io -f -c "reflink $T/bt/part/a 0 0 1044480" bt/part/b >/dev/null 2>&1; then
+  tail -c 4096 bt/part/a | head -c 4095 >> bt/part/b; printf 'x' >> bt/part/b; sync
+  [ "$(stat -c %s bt/part/b)" = 1048576 ] && [ -z "$("$DUPSCAN" -rq bt/part)" ] &&
+    ok "all but one block shared, one byte changed: not a duplicate" || not_ok "partial" "$("$DUPSCAN" -rq bt/part)"
+else
+  ok "# SKIP xfs_io cannot reflink a range here"
+fi
+
+# a compressed mount: extents referenced in part are counted whole, and read
+umount bt
+mkdir bz && mount -o loop,compress=zstd bt.img bz 2>/dev/null || skip_all "compress=zstd mount refused"
+mkdir bz/z; yes dupscan | head -c 3000000 > bz/z/a; sync
+cp --reflink=always bz/z/a bz/z/b; sync
+xfs_io -c "pwrite -S 0x41 100000 10" bz/z/b >/dev/null 2>&1 || printf 'AAAAAAAAAA' | dd of=bz/z/b bs=1 seek=100000 conv=notrunc 2>/dev/null
+sync
+[ -z "$("$DUPSCAN" -rq bz/z)" ] && ok "compress=zstd: a copy changed in one extent is not a duplicate" || not_ok "compressed" "$("$DUPSCAN" -rq bz/z)"
+cp --reflink=never bz/z/a bz/z/c; sync
+[ "$("$DUPSCAN" -rq bz/z | grep -c .)" = 2 ] && ok "compress=zstd: a plain copy still found" || not_ok "compressed copy" "$("$DUPSCAN" -rq bz/z)"
+umount bz
+
+# -B twice: the second finds every set shared and asks nothing
+mount -o loop bt.img bt
+mkdir bt/dd; for i in 1 2 3; do head -c 300000 /dev/urandom > "bt/dd/o$i"; cp --reflink=never "bt/dd/o$i" "bt/dd/p$i"; done; sync
+"$DUPSCAN" -rqB bt/dd >/dev/null 2>&1; sync
+if command -v strace >/dev/null; then
+  calls=$(strace -f -e trace=ioctl "$DUPSCAN" -rqB bt/dd 2>&1 >/dev/null | grep -c FIDEDUPERANGE)
+  [ "$calls" = 0 ] && ok "-B again: no FIDEDUPERANGE call" || not_ok "-B again called FIDEDUPERANGE" "$calls"
+else
+  ok "# SKIP strace not installed"
+fi
+[ "$(waste bt/dd)" = "$(json_sum bt/dd sharedBytes)" ] && ok "after -B: everything shared, nothing to reclaim" || not_ok "after -B" "$(waste bt/dd) $(json_sum bt/dd sharedBytes)"
+umount bt
+
+# XFS with reflink copies
+if command -v mkfs.xfs >/dev/null && truncate -s 512M xf.img && mkfs.xfs -q -m reflink=1 xf.img >/dev/null 2>&1 &&
+   mount -o loop xf.img xf 2>/dev/null; then
+  for i in $(seq 1 10); do head -c $((i * 10007)) /dev/urandom > "xf/f$i"; done; sync
+  for i in $(seq 1 10); do cp --reflink=always "xf/f$i" "xf/c$i"; cp --reflink=always "xf/f$i" "xf/d$i"; done; sync
+  [ "$("$DUPSCAN" -rq xf | grep -c '^$')" = 10 ] && ok "XFS: the 10 sets listed" || not_ok "XFS sets"
+  [ "$(json_sum xf sharedBytes)" = "$(waste xf)" ] && grep -q '|0 bytes$' <<< "$(shared_of xf)" &&
+    ok "XFS: reflinks all shared, 0 bytes to reclaim" || not_ok "XFS shared" "$("$DUPSCAN" -rqm xf)"
+  cp --reflink=never xf/d4 tmp && mv tmp xf/d4; sync
+  [ $(( $(waste xf) - $(json_sum xf sharedBytes) )) = 40028 ] && ok "XFS: one copy rewritten, its 40028 bytes to reclaim" ||
+    not_ok "XFS rewritten" "$(( $(waste xf) - $(json_sum xf sharedBytes) ))"
+  umount xf
+else
+  ok "# SKIP XFS with reflink cannot be made here"
+fi
+# ext4 (this test's own directory or tmpfs): nothing shared, -m as jdupes writes it
+mkdir plain; head -c 5000 /dev/urandom > plain/a; cp plain/a plain/b
+[ "$("$DUPSCAN" -rqm plain)" = "1 duplicate files (in 1 sets), occupying 5 KB" ] && ok "no sharing filesystem: -m's one line" || not_ok "-m plain" "$("$DUPSCAN" -rqm plain)"
+done_testing
