@@ -49,6 +49,27 @@ got=$(( $(waste bt) - $(json_sum bt sharedBytes) ))
 [ "$got" = "$want" ] && ok "btrfs: four copies rewritten, their $want bytes to reclaim" || not_ok "btrfs rewritten" "got $got, want $want"
 "$DUPSCAN" -rqM bt | tail -1 | grep -q 'to reclaim$' && ok "-M: the split after the sets too" || not_ok "-M" "$("$DUPSCAN" -rqM bt | tail -2)"
 
+# the sets against a sha256 oracle, in every reading mode: snapshots,
+# reflinks, a copy made by copy_file_range (a reflink on btrfs) and one made
+# byte by byte, each in its whole set
+cp --reflink=never bt/vol/f5 bt/vol/g5; python3 -c 'import shutil; shutil.copyfile("bt/vol/f6", "bt/vol/g6")'
+head -c 12345 /dev/urandom > bt/vol/lone; cp --reflink=always bt/vol/lone bt/vol/lone2; sync
+oracle() { find "$1" -type f -size +0 -print0 | xargs -0 sha256sum | python3 -c '
+import sys, collections
+g = collections.defaultdict(list)
+for line in sys.stdin:
+    h, p = line.rstrip("\n").split("  ", 1); g[h].append(p)
+print(sorted(sorted(v) for v in g.values() if len(v) > 1))'; }
+listed() { "$DUPSCAN" -rq "$@" | python3 -c '
+import sys
+sets = [s.split("\n") for s in sys.stdin.read().strip("\n").split("\n\n") if s]
+print(sorted(sorted(s) for s in sets))'; }
+want=$(oracle bt)
+for io in auto hdd ssd net; do
+  [ "$(listed --io=$io bt)" = "$want" ] && ok "btrfs --io=$io: the sets a sha256 listing makes" || not_ok "btrfs --io=$io sets" "$(diff <(listed --io=$io bt | tr ']' '\n') <(echo "$want" | tr ']' '\n') | head -5)"
+done
+[ "$(listed --threads=1 bt)" = "$want" ] && ok "btrfs, one thread: the same sets" || not_ok "btrfs --threads=1"
+
 # all but one block shared, then a byte changed in it: never one content
 mkdir bt/part
 head -c 1048576 /dev/urandom > bt/part/a; sync
