@@ -124,4 +124,9 @@ fi
 # ext4 (this test's own directory or tmpfs): nothing shared, -m as jdupes writes it
 mkdir plain; head -c 5000 /dev/urandom > plain/a; cp plain/a plain/b
 [ "$("$DUPSCAN" -rqm plain)" = "1 duplicate files (in 1 sets), occupying 5 KB" ] && ok "no sharing filesystem: -m's one line" || not_ok "-m plain" "$("$DUPSCAN" -rqm plain)"
+if command -v strace >/dev/null; then
+  opens() { strace -f -e trace=open,openat "$DUPSCAN" "$@" 2>&1 >/dev/null | grep -c 'plain/[ab]"'; }
+  [ "$(opens -rqm plain)" = "$(opens -rq plain)" ] && ok "no sharing filesystem: -m opens no file to ask where it lies" ||
+    not_ok "-m opened files" "$(opens -rqm plain) against $(opens -rq plain)"
+fi
 done_testing

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -20,17 +21,36 @@ struct occupancy {
 	size_t n, cap;
 	uint64_t apart;       /* bytes counted whole: no block address proves them shared */
 	struct ds_extmap map; /* scratch */
+	struct devshare { uint64_t dev; bool shares; } *devs; /* each device asked once */
+	size_t ndevs, capdevs;
 };
+
+/* Can f's filesystem share blocks? Asked once a device, by statfs(2) on the
+ * file's path: no file on a filesystem that cannot (ext4, NFS, tmpfs...) is
+ * opened for this. */
+static bool may_share(struct occupancy *o, const dupscan_file *f)
+{
+	uint64_t dev = dupscan_file_dev(f);
+	for (size_t i = 0; i < o->ndevs; i++)
+		if (o->devs[i].dev == dev)
+			return o->devs[i].shares;
+	struct statfs sf;
+	bool shares = statfs(dupscan_file_path(f), &sf) == 0 && ds_fs_type_shares((unsigned long)sf.f_type);
+	if (DS_GROW(o->devs, o->capdevs, o->ndevs + 1) == 0)
+		o->devs[o->ndevs++] = (struct devshare){ dev, shares };
+	return shares;
+}
 
 /* One file's extents as ranges of its filesystem's blocks, up to its size. */
 static int add_file(struct occupancy *o, const dupscan_file *f)
 {
 	uint64_t size = dupscan_file_size(f);
-	int fd = dupscan_file_host(f) ? -1 : open(dupscan_file_path(f), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = dupscan_file_host(f) || !may_share(o, f) ? -1 :
+		 open(dupscan_file_path(f), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dupscan_file_dev(f) &&
 		  (uint64_t)st.st_ino == dupscan_file_ino(f) && (uint64_t)st.st_size == size &&
-		  ds_fs_shares_blocks(fd) && ds_extent_map(fd, &o->map) == 0;
+		  ds_extent_map(fd, &o->map) == 0;
 	uint64_t fs = ok ? ds_fs_key(fd, st.st_dev) : 0, mapped = 0;
 	for (size_t i = 0; ok && i < o->map.n; i++) {
 		const struct ds_extent *e = &o->map.v[i];
@@ -95,6 +115,7 @@ DUPSCAN_API int dupscan_find_shared(dupscan_scan *s)
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
 		rc = set_shared(&o, &s->sets[i], &shared[i]);
 	free(o.r);
+	free(o.devs);
 	ds_extmap_free(&o.map);
 	if (rc)
 		free(shared);

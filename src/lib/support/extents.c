@@ -33,12 +33,9 @@ static int fs_ioctl(int fd, unsigned long request, void *arg)
 	return ioctl(fd, request, arg);
 }
 
-bool ds_fs_shares_blocks(int fd)
+bool ds_fs_type_shares(unsigned long type)
 {
-	struct statfs sf;
-	if (fstatfs(fd, &sf) != 0)
-		return false;
-	unsigned t = (unsigned)sf.f_type;
+	unsigned t = (unsigned)type;
 	return t == BTRFS_MAGIC || t == XFS_MAGIC || t == OCFS2_MAGIC || t == BCACHEFS_MAGIC;
 }
 

@@ -237,9 +237,10 @@ struct ds_extmap {
 	size_t n, cap;
 	bool proves;         /* every extent is plain data at a known address */
 };
-/* Can the filesystem of fd share blocks between files (btrfs, XFS, OCFS2,
- * bcachefs)? Elsewhere no two files share a block, and nothing is asked. */
-bool ds_fs_shares_blocks(int fd);
+/* Can a filesystem of this statfs(2) f_type share blocks between files
+ * (btrfs, XFS, OCFS2, bcachefs)? Elsewhere no two files share a block, and
+ * nothing is asked. */
+bool ds_fs_type_shares(unsigned long type);
 /* What names the filesystem whose block addresses fd's extents give: its
  * UUID on btrfs (every subvolume and snapshot of one has its own device
  * number), else its device number. */
