@@ -12,6 +12,7 @@
 #include "read/read.h"
 #include "match/result.h"
 #include "match/compare.h"
+#include "match/twins.h"
 #include "cache/cache_run.h"
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
@@ -190,7 +191,18 @@ static bool swept_bucket(struct group *g, size_t k)
 	return true;
 }
 
-/* The files bh[i..i+k) of one first-block hash settled as a bucket. */
+/* May the bucket's files be told one content by their extent maps
+ * (twins.c)? Where it is about to be read whole this run, and its classes
+ * are not matched across hosts by their hashes. */
+static bool twins_may(const struct group *g, size_t from_cache_n, bool proofs)
+{
+	const dupscan_scan *s = g->c->s;
+	return g->size > DS_BLOCK && from_cache_n == 0 && !proofs && !g->cached && !g->mixed && !s->nremotes &&
+	       !s->opt.quick && !s->opt.partial_only;
+}
+
+/* The files bh[i..i+k) of one first-block hash settled as a bucket; its
+ * twins (files their extent maps prove one content) unread, then joined. */
 static int settle_run(struct group *g, size_t i, size_t k)
 {
 	struct ds_ctx *c = g->c;
@@ -199,8 +211,16 @@ static int settle_run(struct group *g, size_t i, size_t k)
 	bool all_full;
 	size_t from_cache_n = take_members(g, i, k, &all_full);
 	bool proofs = by_proofs(g, k, from_cache_n);
+	bool swept = swept_bucket(g, k);
+	struct ds_twinset tw = { 0 };
+	if (!swept && twins_may(g, from_cache_n, proofs))
+		k = ds_bucket_twins(c, g->m, k, g->full, g->kn, &tw);
+	size_t first_ins = c->res->nins;
+	int rc = 0;
+	if (k == 1 && g->m[0].fd >= 0)
+		close(g->m[0].fd); /* left alone by its twins: unique among the files read */
 	struct bucket b = { s, g->m, k, g->size, key, g->mixed ? NULL : g->blocks, g->blen, NULL, NULL, NULL, NULL };
-	if (swept_bucket(g, k)) {
+	if (swept) {
 		b.full = g->full;
 		b.same = g->same;
 		b.err = g->serr;
@@ -213,7 +233,12 @@ static int settle_run(struct group *g, size_t i, size_t k)
 		 * last time), the bucket is read whole */
 		b = (struct bucket){ s, g->m, k, g->size, key, NULL, 0, all_full && g->full ? g->full : NULL, NULL, NULL, NULL };
 	}
-	return ds_match_bucket(c, &b);
+	if (k >= 2)
+		rc = ds_match_bucket(c, &b);
+	if (rc == 0 && tw.n)
+		rc = ds_twins_join(c, first_ins, &tw, key);
+	free(tw.v);
+	return rc;
 }
 
 /* Each run of equal first-block hashes as a bucket; a unique first block is

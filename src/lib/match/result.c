@@ -48,7 +48,7 @@ void ds_result_free(struct ds_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full)
+static int insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full, uint32_t unhashed)
 {
 	struct ds_result *r = c->res;
 	if (GROW(r->ins, r->nins, r->capins))
@@ -59,13 +59,24 @@ int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t part
 			return -ENOMEM;
 		r->pairs[r->npairs++] = (struct ds_hash_pair){ partial, full };
 	}
-	if (new_pair || r->nruns == 0 || r->runs[r->nruns - 1].cls != cls) {
+	uint32_t pair = (uint32_t)(r->npairs - 1) | unhashed;
+	if (new_pair || r->nruns == 0 || r->runs[r->nruns - 1].cls != cls || r->runs[r->nruns - 1].pair != pair) {
 		if (GROW(r->runs, r->nruns, r->capruns))
 			return -ENOMEM;
-		r->runs[r->nruns++] = (struct ds_ins_run){ (uint32_t)r->nins, cls, (uint32_t)(r->npairs - 1) };
+		r->runs[r->nruns++] = (struct ds_ins_run){ (uint32_t)r->nins, cls, pair };
 	}
 	r->ins[r->nins++] = rec;
 	return 0;
+}
+
+int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full)
+{
+	return insert(c, rec, cls, partial, full, 0);
+}
+
+int ds_result_insert_unhashed(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial)
+{
+	return insert(c, rec, cls, partial, 0, DS_PAIR_UNHASHED);
 }
 
 /* Past run k's last insert. */
@@ -84,7 +95,20 @@ struct ds_insert ds_result_ins(const struct ds_result *r, size_t i)
 		else
 			hi = mid;
 	}
-	return (struct ds_insert){ r->ins[i], r->runs[lo].cls, r->runs[lo].pair };
+	return (struct ds_insert){ r->ins[i], r->runs[lo].cls, r->runs[lo].pair & ~DS_PAIR_UNHASHED };
+}
+
+bool ds_result_ins_unhashed(const struct ds_result *r, size_t i)
+{
+	size_t lo = 0, hi = r->nruns;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->runs[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return r->runs[lo].pair & DS_PAIR_UNHASHED;
 }
 
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
@@ -204,7 +228,7 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
 		rc = call_stage(s, r->stg[i].stage, r->recs + r->stg[i].first, r->stg[i].count);
 	for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
-		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
+		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair & ~DS_PAIR_UNHASHED];
 		for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++)
 			rc = ds_index_insert(&s->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
 					     ds_rec_size(s, ds_rec(s, r->ins[i])));
@@ -215,6 +239,8 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 		for (size_t i = 0; rc == 0 && i < r->nproved; i++)
 			rc = ds_cache_proved(s, &r->proved[i]);
 		for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
+			if (r->runs[k].pair & DS_PAIR_UNHASHED)
+				continue; /* (twins: no hash of theirs was read) */
 			const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
 			for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++) {
 				struct ds_hashed h = { .rec = r->ins[i], .has_full = true, .partial = hp->partial, .full = hp->full };

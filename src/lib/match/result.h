@@ -72,8 +72,14 @@ int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n);
 int ds_result_take_errors(struct ds_result *dst, struct ds_result *src);
 void ds_result_free(struct ds_result *r);
 int ds_result_insert(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial, uint64_t full);
-/* Insert i (< r->nins) whole. */
+/* A member whose full hash nobody read (twins.c: its class proven by extent
+ * maps): indexed as any, but nothing of it goes to the cache. */
+int ds_result_insert_unhashed(struct ds_ctx *c, uint32_t rec, uint32_t cls, uint64_t partial);
+#define DS_PAIR_UNHASHED (1u << 31) /* on a run's pair: its full hash was not read */
+/* Insert i (< r->nins) whole (its pair without DS_PAIR_UNHASHED). */
 struct ds_insert ds_result_ins(const struct ds_result *r, size_t i);
+/* Was insert i's full hash left unread (ds_result_insert_unhashed())? */
+bool ds_result_ins_unhashed(const struct ds_result *r, size_t i);
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n);
 /* Hashes worth caching (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h);
