@@ -501,8 +501,12 @@ int ds_match(dupscan_scan *s)
 		rc = group_order(s, order, nc);
 	if (rc == 0)
 		rc = form_groups(s, order, nc, &gs);
+	uint32_t kept = rc == 0 ? pack_groups(order, &gs) : 0;
 	if (rc == 0)
-		rc = match_groups(s, order, pack_groups(order, &gs), &gs);
+		rc = ds_twins_devices(s, order, kept);
+	if (rc == 0)
+		rc = match_groups(s, order, kept, &gs);
+	ds_twins_devices_free(s);
 	free(gs.v);
 	free(order);
 	return rc;

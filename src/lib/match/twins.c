@@ -31,15 +31,54 @@ struct mapped {
 	struct ds_extmap map;
 };
 
-/* Member m's extent map, when its filesystem shares blocks and the map
- * proves something. @return true with *out filled. */
+static bool may_share(const dupscan_scan *s, uint32_t rec)
+{
+	uint16_t d = ds_rec_devi(s, ds_rec(s, rec));
+	return s->reading.shares && (s->reading.shares[d / 64] >> (d % 64) & 1);
+}
+
+int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n)
+{
+	if (s->nremotes || s->opt.quick || s->opt.partial_only)
+		return 0;
+	uint64_t *asked = calloc(1024, sizeof(*asked)); /* 65,536 bits: device indexes */
+	s->reading.shares = calloc(1024, sizeof(*s->reading.shares));
+	if (!asked || !s->reading.shares) {
+		free(asked);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint16_t d = ds_rec_devi(s, ds_rec(s, order[i]));
+		if (asked[d / 64] >> (d % 64) & 1)
+			continue;
+		asked[d / 64] |= 1ull << (d % 64);
+		char *p = ds_rec_path_alloc(s, order[i]);
+		struct statfs sf;
+		if (p && statfs(p, &sf) == 0 && ds_fs_type_shares((unsigned long)sf.f_type))
+			s->reading.shares[d / 64] |= 1ull << (d % 64);
+		free(p);
+	}
+	free(asked);
+	return 0;
+}
+
+void ds_twins_devices_free(dupscan_scan *s)
+{
+	free(s->reading.shares);
+	s->reading.shares = NULL;
+}
+
+/* Member m's extent map, when its filesystem may share blocks (no file on
+ * another is opened for it) and the map proves something. @return true with
+ * *out filled. */
 static bool map_member(const dupscan_scan *s, const struct ds_member *m, struct mapped *out)
 {
+	if (!may_share(s, m->rec))
+		return false;
 	int fd = m->fd >= 0 ? m->fd : ds_open_scanned(s, m->rec);
-	struct statfs sf;
 	struct stat st;
-	bool ok = fd >= 0 && fstatfs(fd, &sf) == 0 && ds_fs_type_shares((unsigned long)sf.f_type) &&
-		  fstat(fd, &st) == 0 && ds_extent_map(fd, &out->map) == 0 && out->map.proves && out->map.n > 0;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && ds_extent_map(fd, &out->map) == 0 && out->map.proves &&
+		  out->map.n > 0;
 	if (ok)
 		out->fs = ds_fs_key(fd, st.st_dev);
 	if (fd >= 0 && fd != m->fd)

@@ -14,6 +14,11 @@ struct ds_twinset {
 	struct ds_twin *v;
 	size_t n, cap;
 };
+/* Which devices of the candidates order[0..n) may share blocks, asked
+ * once each by statfs(2) on a file's path, before matching (none in a scan
+ * across hosts, or with -Q or -TT). @return 0 or -ENOMEM. */
+int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n);
+void ds_twins_devices_free(dupscan_scan *s);
 /* Take the twins out of bucket members m[0..k) (full and kn, when given,
  * kept in step). @return how many members are left, in their order. */
 size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t *full, struct known *kn,
