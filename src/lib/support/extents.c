@@ -50,6 +50,7 @@ struct btrfs_fs_info_args { /* BTRFS_IOC_FS_INFO's argument, as linux/btrfs.h ha
 	uint8_t metadata_uuid[16];
 	uint8_t reserved[944];
 };
+_Static_assert(sizeof(struct btrfs_fs_info_args) == 1024, "BTRFS_IOC_FS_INFO's argument is 1 KiB on every ABI");
 #define BTRFS_IOC_FS_INFO_ _IOR(0x94, 31, struct btrfs_fs_info_args)
 
 uint64_t ds_fs_key(int fd, dev_t dev)
