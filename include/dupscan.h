@@ -509,7 +509,9 @@ enum dupscan_tally {
 	DUPSCAN_TALLY_FILES = 0,     /* files under the directory, at any depth */
 	DUPSCAN_TALLY_BYTES = 1,     /* their bytes */
 	DUPSCAN_TALLY_DUP_FILES = 2, /* those of them that have a copy */
-	DUPSCAN_TALLY_DUP_BYTES = 3  /* their bytes */
+	DUPSCAN_TALLY_DUP_BYTES = 3, /* their bytes */
+	DUPSCAN_TALLY_SHARED_BYTES = 4 /* of those, the bytes in blocks another file of their set
+	                                * holds too (after dupscan_find_shared(); else 0) */
 };
 
 /* Count every directory's files, after dupscan_run() (the later calls do

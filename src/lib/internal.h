@@ -176,6 +176,7 @@ struct dupscan_scan {
 
 	bool ran;
 	uint64_t *shared;            /* dupscan_find_shared(): each set's bytes already shared (NULL: not asked) */
+	uint64_t *shared_files;      /* and each set file's, set after set in the sets' order */
 	atomic_int canceled;         /* set by dupscan_cancel(), maybe from a signal handler or a thread */
 	uint64_t errors;
 

@@ -88,6 +88,23 @@ read_kb=$(( ($(awk '{print $3}' "/sys/block/$loopdev/stat") - before) / 2 ))
 [ "$n" = 12 ] && [ "$read_kb" -lt 3600 ] && ok "12 files in 3 snapshots (72 MB): ${read_kb} KiB read, under 5%" ||
   not_ok "snapshot tree read" "$n sets, $read_kb KiB"
 
+# --summary=dirs: of each directory's bytes with a copy, those in shared
+# blocks (the reflinked pairs, both files of each), as a column of its own
+mkdir bt/sd
+for i in 1 2 3 4 5; do head -c $((i * 30011)) /dev/urandom > "bt/sd/r$i"; done
+head -c 77777 /dev/urandom > bt/sd/p; sync
+for i in 1 2 3 4 5; do cp --reflink=always "bt/sd/r$i" "bt/sd/s$i"; done; cp --reflink=never bt/sd/p bt/sd/q; sync
+shared_want=$(( 2 * (30011 + 60022 + 90033 + 120044 + 150055) ))
+got=$("$DUPSCAN" -rq --summary=dirs --format=json bt/sd | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["directories"][0]
+print(d["dupBytes"], d["sharedBytes"])')
+[ "$got" = "$((shared_want + 2 * 77777)) $shared_want" ] && ok "--summary=dirs: the shared bytes of a directory ($shared_want of $((shared_want + 2 * 77777)))" ||
+  not_ok "--summary=dirs shared" "$got"
+"$DUPSCAN" -rq --summary=dirs bt/sd | grep -q "shared  bt/sd/$" && ok "--summary=dirs: the text has the column" || not_ok "--summary=dirs text" "$("$DUPSCAN" -rq --summary=dirs bt/sd)"
+[ "$("$DUPSCAN" -rq --summary=dirs --format=csv bt/sd | head -1)" = "path,depth,files,bytes,dup_files,dup_bytes,percent,shared_bytes" ] &&
+  ok "--summary=dirs: the CSV has the column" || not_ok "--summary=dirs csv"
+
 # all but one block shared, then a byte changed in it: never one content
 mkdir bt/part
 head -c 1048576 /dev/urandom > bt/part/a; sync
@@ -143,6 +160,8 @@ fi
 # ext4 (this test's own directory or tmpfs): nothing shared, -m as jdupes writes it
 mkdir plain; head -c 5000 /dev/urandom > plain/a; cp plain/a plain/b
 [ "$("$DUPSCAN" -rqm plain)" = "1 duplicate files (in 1 sets), occupying 5 KB" ] && ok "no sharing filesystem: -m's one line" || not_ok "-m plain" "$("$DUPSCAN" -rqm plain)"
+"$DUPSCAN" -rq --summary=dirs --format=csv plain | head -1 | grep -qx 'path,depth,files,bytes,dup_files,dup_bytes,percent' &&
+  ! "$DUPSCAN" -rq --summary=dirs plain | grep -q shared && ok "no sharing filesystem: --summary=dirs without the column" || not_ok "--summary=dirs plain"
 if command -v strace >/dev/null; then
   opens() { strace -f -e trace=open,openat "$DUPSCAN" "$@" 2>&1 >/dev/null | grep -c 'plain/[ab]"'; }
   [ "$(opens -rqm plain)" = "$(opens -rq plain)" ] && ok "no sharing filesystem: -m opens no file to ask where it lies" ||

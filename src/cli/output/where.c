@@ -176,8 +176,11 @@ static struct listed *dirs_listed(const dupscan_scan *scan, const struct cli_opt
 	return l;
 }
 
-static void dir_row(const dupscan_scan *scan, const struct cli_opts *o, const struct listed *e, bool last, FILE *out)
+/* with shared (some copies share their blocks): a column more, their bytes */
+static void dir_row(const dupscan_scan *scan, const struct cli_opts *o, const struct listed *e, bool last, bool shared,
+		    FILE *out)
 {
+	uint64_t sh = dupscan_dir_tally(scan, e->dir, DUPSCAN_TALLY_SHARED_BYTES);
 	uint64_t files = dupscan_dir_tally(scan, e->dir, DUPSCAN_TALLY_FILES);
 	uint64_t bytes = dupscan_dir_tally(scan, e->dir, DUPSCAN_TALLY_BYTES);
 	uint64_t dupfiles = dupscan_dir_tally(scan, e->dir, DUPSCAN_TALLY_DUP_FILES);
@@ -188,15 +191,23 @@ static void dir_row(const dupscan_scan *scan, const struct cli_opts *o, const st
 		fprintf(out, "    { \"path\": ");
 		json_string(e->path, out);
 		fprintf(out, ", \"depth\": %u, \"files\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"dupFiles\": %" PRIu64
-			", \"dupBytes\": %" PRIu64 ", \"percent\": %u }%s\n", depth, files, bytes, dupfiles, e->dup, pct,
-			last ? "" : ",");
+			", \"dupBytes\": %" PRIu64, depth, files, bytes, dupfiles, e->dup);
+		if (shared)
+			fprintf(out, ", \"sharedBytes\": %" PRIu64, sh);
+		fprintf(out, ", \"percent\": %u }%s\n", pct, last ? "" : ",");
 	} else if (o->fmt == FORMAT_CSV) {
 		csv_field(e->path, out);
-		fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u\n", depth, files, bytes, dupfiles,
+		fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u", depth, files, bytes, dupfiles,
 			e->dup, pct);
+		if (shared)
+			fprintf(out, ",%" PRIu64, sh);
+		fputc('\n', out);
 	} else {
-		fprintf(out, "%10s %3u%%  %s of %s files  %s\n", ds_size_text(e->dup, sz), pct, count_text(dupfiles, c1),
-			count_text(files, c2), e->path);
+		fprintf(out, "%10s %3u%%  %s of %s files  ", ds_size_text(e->dup, sz), pct, count_text(dupfiles, c1),
+			count_text(files, c2));
+		if (shared)
+			fprintf(out, "%s shared  ", ds_size_text(sh, sz));
+		fprintf(out, "%s\n", e->path);
 	}
 }
 
@@ -206,12 +217,16 @@ static int print_dirs(const dupscan_scan *scan, const struct cli_opts *o, FILE *
 	struct listed *l = dirs_listed(scan, o, &n);
 	if (!l)
 		return say_nomem();
+	/* the column only where a copy shares blocks: elsewhere the rows as ever */
+	bool shared = false;
+	for (size_t i = 0; i < n && !shared; i++)
+		shared = dupscan_dir_tally(scan, l[i].dir, DUPSCAN_TALLY_SHARED_BYTES) > 0;
 	if (o->fmt == FORMAT_CSV)
-		fputs("path,depth,files,bytes,dup_files,dup_bytes,percent\n", out);
+		fprintf(out, "path,depth,files,bytes,dup_files,dup_bytes,percent%s\n", shared ? ",shared_bytes" : "");
 	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  \"directories\": [\n");
 	for (size_t i = 0; i < n; i++) {
-		dir_row(scan, o, &l[i], i + 1 == n, out);
+		dir_row(scan, o, &l[i], i + 1 == n, shared, out);
 		free(l[i].path);
 	}
 	if (o->fmt == FORMAT_JSON)

@@ -354,7 +354,9 @@ int ds_build_uniques(dupscan_scan *s)
 void ds_free_results(dupscan_scan *s)
 {
 	free(s->shared);
+	free(s->shared_files);
 	s->shared = NULL;
+	s->shared_files = NULL;
 	free(s->sets);
 	free(s->uniques);
 	s->sets = NULL;

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sets/tally.h"
 
 struct occupancy {
 	struct ds_range *r;
-	size_t n, cap;
+	uint32_t *owner;      /* by range: its file in the set */
+	size_t n, cap, capowner;
 	uint64_t apart;       /* bytes counted whole: no block address proves them shared */
 	struct ds_extmap map; /* scratch */
 	struct devshare { uint64_t dev; bool shares; } *devs; /* each device asked once */
@@ -42,7 +44,7 @@ static bool may_share(struct occupancy *o, const dupscan_file *f)
 }
 
 /* One file's extents as ranges of its filesystem's blocks, up to its size. */
-static int add_file(struct occupancy *o, const dupscan_file *f)
+static int add_file(struct occupancy *o, const dupscan_file *f, uint32_t file)
 {
 	uint64_t size = dupscan_file_size(f);
 	int fd = dupscan_file_host(f) || !may_share(o, f) ? -1 :
@@ -62,10 +64,11 @@ static int add_file(struct occupancy *o, const dupscan_file *f)
 			o->apart += len;
 			continue;
 		}
-		if (DS_GROW(o->r, o->cap, o->n + 1)) {
+		if (DS_GROW(o->r, o->cap, o->n + 1) || DS_GROW(o->owner, o->capowner, o->n + 1)) {
 			close(fd);
 			return -ENOMEM;
 		}
+		o->owner[o->n] = file;
 		o->r[o->n++] = (struct ds_range){ fs, e->physical, len };
 	}
 	/* a hole is counted as the file's own: it is no block another file
@@ -76,9 +79,64 @@ static int add_file(struct occupancy *o, const dupscan_file *f)
 	return 0;
 }
 
+struct event {
+	uint64_t fs, pos;
+	uint32_t file;
+	int32_t delta;        /* +1 a range starts, -1 it ends */
+};
+
+static int cmp_event(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct event *a = pa, *b = pb;
+	if (a->fs != b->fs)
+		return a->fs < b->fs ? -1 : 1;
+	if (a->pos != b->pos)
+		return a->pos < b->pos ? -1 : 1;
+	return a->delta - b->delta; /* ends first: ranges that only touch share nothing */
+}
+
+/* Each file's bytes (of k) in blocks another file of the set holds too: one
+ * sweep along the addresses; g grows by the length of every stretch two
+ * files or more cover, and a file takes what g grew while it covered it.
+ * @return 0 or -ENOMEM. */
+static int per_file(const struct occupancy *o, size_t k, uint64_t *shared)
+{
+	struct event *ev = malloc((o->n ? 2 * o->n : 1) * sizeof(*ev));
+	uint32_t *cnt = calloc(k, sizeof(*cnt));
+	uint64_t *from = calloc(k, sizeof(*from));
+	int rc = ev && cnt && from ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < o->n; i++) {
+		ev[2 * i] = (struct event){ o->r[i].fs, o->r[i].start, o->owner[i], 1 };
+		ev[2 * i + 1] = (struct event){ o->r[i].fs, o->r[i].start + o->r[i].len, o->owner[i], -1 };
+	}
+	if (rc == 0)
+		rc = ds_sort(ev, 2 * o->n, sizeof(*ev), cmp_event, NULL);
+	uint64_t g = 0, at = 0;
+	size_t active = 0;
+	for (size_t i = 0; rc == 0 && i < 2 * o->n; i++) {
+		if (active >= 2)
+			g += ev[i].pos - at; /* (active is 0 where one filesystem's addresses end) */
+		at = ev[i].pos;
+		uint32_t f = ev[i].file;
+		if (ev[i].delta > 0 && cnt[f]++ == 0) {
+			from[f] = g;
+			active++;
+		} else if (ev[i].delta < 0 && --cnt[f] == 0) {
+			shared[f] += g - from[f];
+			active--;
+		}
+	}
+	free(ev);
+	free(cnt);
+	free(from);
+	return rc;
+}
+
 /* The bytes of set's files that lie in blocks another of its files holds
- * too, up to what its copies waste (the size of all but one). */
-static int set_shared(struct occupancy *o, const dupscan_set *set, uint64_t *shared)
+ * too, up to what its copies waste (the size of all but one); and each
+ * file's such bytes into files[0..count). */
+static int set_shared(struct occupancy *o, const dupscan_set *set, uint64_t *shared, uint64_t *files)
 {
 	o->n = 0;
 	o->apart = 0;
@@ -87,11 +145,15 @@ static int set_shared(struct occupancy *o, const dupscan_set *set, uint64_t *sha
 		return 0;
 	uint64_t size = dupscan_file_size(&set->files[0]), occupied = 0;
 	for (size_t k = 0; k < set->count; k++) {
-		int rc = add_file(o, &set->files[k]);
+		int rc = add_file(o, &set->files[k], (uint32_t)k);
 		if (rc)
 			return rc;
 	}
-	int rc = ds_occupied(o->r, o->n, &occupied);
+	int rc = per_file(o, set->count, files);
+	for (size_t k = 0; k < set->count; k++)
+		files[k] = files[k] < size ? files[k] : size;
+	if (rc == 0)
+		rc = ds_occupied(o->r, o->n, &occupied);
 	uint64_t all = size * set->count, waste = size * (set->count - 1);
 	occupied += o->apart;
 	if (rc == 0 && occupied < all)
@@ -109,19 +171,27 @@ DUPSCAN_API int dupscan_find_shared(dupscan_scan *s)
 		return 0;
 	/* (apart from the sets: a figure asked for now and then costs no set
 	 * of a scan that never asks any) */
+	size_t nfiles = 0;
+	for (size_t i = 0; i < s->nsets; i++)
+		nfiles += s->sets[i].count;
 	uint64_t *shared = calloc(s->nsets ? s->nsets : 1, sizeof(*shared));
+	uint64_t *files = calloc(nfiles ? nfiles : 1, sizeof(*files));
 	struct occupancy o = { 0 };
-	int rc = shared ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
-		rc = set_shared(&o, &s->sets[i], &shared[i]);
+	int rc = shared && files ? 0 : -ENOMEM;
+	for (size_t i = 0, off = 0; rc == 0 && i < s->nsets; off += s->sets[i++].count)
+		rc = set_shared(&o, &s->sets[i], &shared[i], files + off);
 	free(o.r);
+	free(o.owner);
 	free(o.devs);
 	ds_extmap_free(&o.map);
-	if (rc)
+	if (rc) {
 		free(shared);
-	else
-		s->shared = shared;
-	return rc;
+		free(files);
+		return rc;
+	}
+	s->shared = shared;
+	s->shared_files = files;
+	return ds_tally_shared(s); /* (a tally made before: its column now) */
 }
 
 DUPSCAN_API uint64_t dupscan_set_shared_bytes(const dupscan_scan *s, size_t i)

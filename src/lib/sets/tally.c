@@ -102,6 +102,23 @@ int ds_tally(dupscan_scan *s)
 		return rc < 0 ? rc : -ENOMEM;
 	}
 	roll_up(s, t);
+	return ds_tally_shared(s);
+}
+
+int ds_tally_shared(dupscan_scan *s)
+{
+	struct ds_tally *t = s->tally;
+	if (!t || !s->shared_files || t->sharedbytes)
+		return 0;
+	if (!(t->sharedbytes = calloc(t->ndirs ? t->ndirs : 1, sizeof(*t->sharedbytes))))
+		return -ENOMEM;
+	for (size_t i = 0, off = 0; i < s->nsets; off += s->sets[i++].count)
+		for (size_t k = 0; !s->sets[i].dirs && k < s->sets[i].count; k++)
+			if (local_file(s, &s->sets[i].files[k]))
+				t->sharedbytes[ds_file_dir(&s->sets[i].files[k])] += s->shared_files[off + k];
+	for (uint32_t d = t->ndirs; d-- > 0;)
+		if (s->tree.dirs[d].parent != DS_NONE)
+			t->sharedbytes[s->tree.dirs[d].parent] += t->sharedbytes[d];
 	return 0;
 }
 
@@ -114,6 +131,7 @@ void ds_tally_free(dupscan_scan *s)
 	free(t->bytes);
 	free(t->dupfiles);
 	free(t->dupbytes);
+	free(t->sharedbytes);
 	free(t->depth);
 	free(t->pairs);
 	free(t);
@@ -215,6 +233,7 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *s, size_t dir, int wh
 	case DUPSCAN_TALLY_BYTES: return t->bytes[dir];
 	case DUPSCAN_TALLY_DUP_FILES: return t->dupfiles[dir];
 	case DUPSCAN_TALLY_DUP_BYTES: return t->dupbytes[dir];
+	case DUPSCAN_TALLY_SHARED_BYTES: return t->sharedbytes ? t->sharedbytes[dir] : 0;
 	default: return 0;
 	}
 }

@@ -15,6 +15,7 @@ struct ds_overlap {
 struct ds_tally {
 	uint32_t ndirs;
 	uint64_t *files, *bytes, *dupfiles, *dupbytes;
+	uint64_t *sharedbytes;       /* after dupscan_find_shared() only (ds_tally_shared()), else NULL */
 	uint32_t *depth;             /* levels below its argument */
 	struct ds_overlap *pairs;
 	size_t npairs;
@@ -24,6 +25,9 @@ struct ds_tally {
  * DUPSCAN_E_STATE or DUPSCAN_E_OPTION (dupscan_tally_dirs()). */
 int ds_tally(dupscan_scan *s);
 void ds_tally_free(dupscan_scan *s);
+/* The shared bytes' column of a tally made, once the sets' shared bytes are
+ * known (dupscan_find_shared()), whichever came first. @return 0 or -ENOMEM. */
+int ds_tally_shared(dupscan_scan *s);
 /* part is at least percent of whole, exactly (no overflow); the least such
  * part. */
 bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
