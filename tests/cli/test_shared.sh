@@ -105,6 +105,23 @@ print(d["dupBytes"], d["sharedBytes"])')
 [ "$("$DUPSCAN" -rq --summary=dirs --format=csv bt/sd | head -1)" = "path,depth,files,bytes,dup_files,dup_bytes,percent,shared_bytes" ] &&
   ok "--summary=dirs: the CSV has the column" || not_ok "--summary=dirs csv"
 
+# the page: what would be freed is the real copy's bytes, the shared ones
+# said apart (its set data carries them), in a real browser where there is one
+"$DUPSCAN" -rq --format=html bt/sd > page.html
+python3 - "$shared_want" <<'PY' && ok "the page's data: each set's shared bytes" || not_ok "the page's data"
+import json, re, sys
+d = json.loads(re.search(r'<script id="data" type="application/json">\n(.*?)</script>', open("page.html").read(), re.S).group(1))
+assert sum(s[2] for s in d["sets"]) == int(sys.argv[1]) // 2, d["sets"]
+PY
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ] && dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/profile" \
+     --virtual-time-budget=5000 --dump-dom "file://$T/page.html" 2>/dev/null) && [ -n "$dom" ]; then
+  grep -q '77.8 KB would be freed keeping one file of each set (450.2 KB more of their copies share their blocks already' <<< "$dom" &&
+    ok "the page: 77.8 KB would be freed, the shared 450.2 KB said apart" || not_ok "the page's summary" "$(grep -o 'id="summary">[^<]*' <<< "$dom")"
+else
+  ok "# SKIP no chromium that runs here"
+fi
+
 # all but one block shared, then a byte changed in it: never one content
 mkdir bt/part
 head -c 1048576 /dev/urandom > bt/part/a; sync

@@ -52,9 +52,13 @@ static int data_dirs(const dupscan_scan *scan, FILE *out)
 	return 0;
 }
 
-/* [a, b, filesA, bytesA, filesB, bytesB] a pair; [size, [paths]] a set */
+/* [a, b, filesA, bytesA, filesB, bytesB] a pair; [size, [paths]] a set,
+ * and its shared bytes third where any set's copies share blocks */
 static void data_sets(const dupscan_scan *scan, FILE *out)
 {
+	bool shared = false;
+	for (size_t i = 0; i < dupscan_set_count(scan) && !shared; i++)
+		shared = dupscan_set_shared_bytes(scan, i) > 0;
 	size_t n = dupscan_overlap_count(scan);
 	fputs("\"pairs\": [", out);
 	for (size_t i = 0; i < n; i++) {
@@ -76,7 +80,10 @@ static void data_sets(const dupscan_scan *scan, FILE *out)
 				fputs(", ", out);
 			html_string(dupscan_file_path(dupscan_set_file(set, k)), out);
 		}
-		fputs("]]", out);
+		if (shared)
+			fprintf(out, "], %" PRIu64 "]", dupscan_set_shared_bytes(scan, i));
+		else
+			fputs("]]", out);
 	}
 	fputs("]\n", out);
 }

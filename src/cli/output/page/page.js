@@ -30,17 +30,25 @@
     return up < 0 ? p : p.slice(dirs[up][0].length).replace(/^\/+/, '');
   }
 
-  var waste = 0, dupFiles = 0;
-  D.sets.forEach(function (s) { waste += s[0] * (s[1].length - 1); dupFiles += s[1].length; });
+  /* a set's copies take size x (k - 1), less what they share already (s[2]:
+   * reflinks, snapshots; given only where any copy shares blocks) */
+  function reclaim(s) { return s[0] * (s[1].length - 1) - (s[2] || 0); }
+  var waste = 0, dupFiles = 0, shared = 0;
+  D.sets.forEach(function (s) { waste += reclaim(s); shared += s[2] || 0; dupFiles += s[1].length; });
   document.getElementById('summary').textContent = count(D.sets.length) + ' sets of duplicates, ' +
-    count(dupFiles) + ' files; ' + size(waste) + ' would be freed keeping one file of each set. ' + D.command;
+    count(dupFiles) + ' files; ' + size(waste) + ' would be freed keeping one file of each set' +
+    (shared ? ' (' + size(shared) + ' more of their copies share their blocks already: reflinks, snapshots)' : '') +
+    '. ' + D.command;
+  if (shared)
+    document.getElementById('treemap').previousElementSibling.previousElementSibling.textContent +=
+      ' Bytes that copies share already (reflinks, snapshots) take no space and are left out.';
 
   /* ---- the treemap: squarified rows in a 160 x 100 box, shown in percent ---- */
   /* each directory's waste: a set's k - 1 copies shared among its k files, rolled up */
   var waste = dirs.map(function () { return 0; }), at = {};
   dirs.forEach(function (d, i) { at[d[0]] = i; });
   D.sets.forEach(function (s) {
-    var share = s[0] * (s[1].length - 1) / s[1].length;
+    var share = reclaim(s) / s[1].length;
     s[1].forEach(function (p) {
       var j = p.lastIndexOf('/'), d = j < 0 ? undefined : (p.slice(0, j) in at ? at[p.slice(0, j)] : at[p.slice(0, j + 1)]);
       if (d !== undefined) waste[d] += share;
@@ -173,7 +181,7 @@
 
   /* ---- the sets: sorted by a column, filtered by path ---- */
   var rows = D.sets.map(function (s) {
-    return { s: s, waste: s[0] * (s[1].length - 1), size: s[0], count: s[1].length, text: null };
+    return { s: s, waste: reclaim(s), size: s[0], count: s[1].length, text: null };
   });
   var sets = pager('set', 'sets', document.querySelector('#sets tbody'), document.getElementById('setsshown'),
     document.getElementById('setsmore'), function (r) {
