@@ -105,8 +105,11 @@ struct ds_reading {
 	size_t sweep_peak;           /* and most bytes kept at once */
 	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
 	uint32_t dirs_ahead;         /* directories the walk handed to helpers (tests look) */
-	uint64_t *shares;            /* a bit a device index: its filesystem may share blocks
-	                              * (ds_twins_devices(), before matching; read-only during it) */
+	struct ds_fsdev {            /* the devices whose filesystem may share blocks, by index, */
+		uint16_t devi;             /* with its key (ds_fs_key()): ds_twins_devices(), before */
+		uint64_t key;              /* matching; read-only during it */
+	} *fsdevs;
+	size_t nfsdevs;
 	int64_t net_probe_ns;        /* a FUSE filesystem whose directory takes this long to list
 	                              * is a network one: DS_NET_PROBE_NS (tests set it) */
 	int64_t memory_stat_ns;      /* a stat taking at most this found its metadata in

@@ -157,6 +157,17 @@ else
   ok "# SKIP strace not installed"
 fi
 [ "$(waste bt/dd)" = "$(json_sum bt/dd sharedBytes)" ] && ok "after -B: everything shared, nothing to reclaim" || not_ok "after -B" "$(waste bt/dd) $(json_sum bt/dd sharedBytes)"
+# -B raced by a writer that saves each duplicate anew (write a temporary
+# file, rename it over the name) while the run goes: whatever -B saw, every
+# name ends holding what the writer wrote, never the kept file's bytes
+mkdir bt/race
+for i in $(seq 1 30); do head -c 200000 /dev/urandom > "bt/race/o$i"; cp --reflink=never "bt/race/o$i" "bt/race/p$i"; done; sync
+( for i in $(seq 1 30); do head -c 200000 /dev/urandom > "bt/race/.w$i"; cp "bt/race/.w$i" "bt/race/.n$i"; mv "bt/race/.n$i" "bt/race/p$i"; sleep 0.002; done ) &
+writer=$!
+"$DUPSCAN" -rqB bt/race >/dev/null 2>&1
+wait $writer
+bad=$(for i in $(seq 1 30); do cmp -s "bt/race/.w$i" "bt/race/p$i" || echo "p$i"; done)
+[ -z "$bad" ] && ok "-B raced by a rename-saving writer: every duplicate holds what the writer wrote" || not_ok "-B race" "$bad"
 umount bt
 
 # XFS with reflink copies

@@ -197,8 +197,7 @@ static bool swept_bucket(struct group *g, size_t k)
 static bool twins_may(const struct group *g, size_t from_cache_n, bool proofs)
 {
 	const dupscan_scan *s = g->c->s;
-	return g->size > DS_BLOCK && from_cache_n == 0 && !proofs && !g->cached && !g->mixed && !s->nremotes &&
-	       !s->opt.quick && !s->opt.partial_only;
+	return ds_twins_any(s) && g->size > DS_BLOCK && from_cache_n == 0 && !proofs && !g->cached && !g->mixed;
 }
 
 /* The files bh[i..i+k) of one first-block hash settled as a bucket; its

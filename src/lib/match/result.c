@@ -85,20 +85,8 @@ static size_t run_end(const struct ds_result *r, size_t k)
 	return k + 1 < r->nruns ? r->runs[k + 1].first : r->nins;
 }
 
-struct ds_insert ds_result_ins(const struct ds_result *r, size_t i)
-{
-	size_t lo = 0, hi = r->nruns; /* the last run starting at or before i */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->runs[mid].first <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (struct ds_insert){ r->ins[i], r->runs[lo].cls, r->runs[lo].pair & ~DS_PAIR_UNHASHED };
-}
-
-bool ds_result_ins_unhashed(const struct ds_result *r, size_t i)
+/* The last run starting at or before insert i. */
+static size_t run_of(const struct ds_result *r, size_t i)
 {
 	size_t lo = 0, hi = r->nruns;
 	while (hi - lo > 1) {
@@ -108,7 +96,18 @@ bool ds_result_ins_unhashed(const struct ds_result *r, size_t i)
 		else
 			hi = mid;
 	}
-	return r->runs[lo].pair & DS_PAIR_UNHASHED;
+	return lo;
+}
+
+struct ds_insert ds_result_ins(const struct ds_result *r, size_t i)
+{
+	size_t k = run_of(r, i);
+	return (struct ds_insert){ r->ins[i], r->runs[k].cls, r->runs[k].pair & ~DS_PAIR_UNHASHED };
+}
+
+bool ds_result_ins_unhashed(const struct ds_result *r, size_t i)
+{
+	return r->runs[run_of(r, i)].pair & DS_PAIR_UNHASHED;
 }
 
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)

@@ -17,8 +17,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "match/match.h"
@@ -27,14 +25,33 @@
 
 struct mapped {
 	size_t x;             /* the member */
-	uint64_t fs;          /* ds_fs_key() */
+	uint64_t fs;          /* ds_path_fs()'s key */
 	struct ds_extmap map;
 };
 
-static bool may_share(const dupscan_scan *s, uint32_t rec)
+static int cmp_fsdev(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct ds_fsdev *a = pa, *b = pb;
+	return a->devi < b->devi ? -1 : a->devi > b->devi;
+}
+
+/* The filesystem key of record rec's device, when it may share blocks. */
+static bool fs_of(const dupscan_scan *s, uint32_t rec, uint64_t *key)
 {
 	uint16_t d = ds_rec_devi(s, ds_rec(s, rec));
-	return s->reading.shares && (s->reading.shares[d / 64] >> (d % 64) & 1);
+	size_t lo = 0, hi = s->reading.nfsdevs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->reading.fsdevs[mid].devi < d)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->reading.nfsdevs || s->reading.fsdevs[lo].devi != d)
+		return false;
+	*key = s->reading.fsdevs[lo].key;
+	return true;
 }
 
 int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n)
@@ -42,30 +59,39 @@ int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n)
 	if (s->nremotes || s->opt.quick || s->opt.partial_only)
 		return 0;
 	uint64_t *asked = calloc(1024, sizeof(*asked)); /* 65,536 bits: device indexes */
-	s->reading.shares = calloc(1024, sizeof(*s->reading.shares));
-	if (!asked || !s->reading.shares) {
-		free(asked);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
+	size_t cap = 0;
+	int rc = asked ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
 		uint16_t d = ds_rec_devi(s, ds_rec(s, order[i]));
 		if (asked[d / 64] >> (d % 64) & 1)
 			continue;
 		asked[d / 64] |= 1ull << (d % 64);
 		char *p = ds_rec_path_alloc(s, order[i]);
-		struct statfs sf;
-		if (p && statfs(p, &sf) == 0 && ds_fs_type_shares((unsigned long)sf.f_type))
-			s->reading.shares[d / 64] |= 1ull << (d % 64);
+		uint64_t key;
+		if (p && ds_path_fs(p, ds_rec_dev(s, ds_rec(s, order[i])), &key)) {
+			if (DS_GROW(s->reading.fsdevs, cap, s->reading.nfsdevs + 1))
+				rc = -ENOMEM;
+			else
+				s->reading.fsdevs[s->reading.nfsdevs++] = (struct ds_fsdev){ d, key };
+		}
 		free(p);
 	}
 	free(asked);
-	return 0;
+	if (rc == 0)
+		rc = ds_sort(s->reading.fsdevs, s->reading.nfsdevs, sizeof(*s->reading.fsdevs), cmp_fsdev, NULL);
+	return rc;
 }
 
 void ds_twins_devices_free(dupscan_scan *s)
 {
-	free(s->reading.shares);
-	s->reading.shares = NULL;
+	free(s->reading.fsdevs);
+	s->reading.fsdevs = NULL;
+	s->reading.nfsdevs = 0;
+}
+
+bool ds_twins_any(const dupscan_scan *s)
+{
+	return s->reading.nfsdevs > 0;
 }
 
 /* Member m's extent map, when its filesystem may share blocks (no file on
@@ -73,14 +99,10 @@ void ds_twins_devices_free(dupscan_scan *s)
  * *out filled. */
 static bool map_member(const dupscan_scan *s, const struct ds_member *m, struct mapped *out)
 {
-	if (!may_share(s, m->rec))
+	if (!fs_of(s, m->rec, &out->fs))
 		return false;
 	int fd = m->fd >= 0 ? m->fd : ds_open_scanned(s, m->rec);
-	struct stat st;
-	bool ok = fd >= 0 && fstat(fd, &st) == 0 && ds_extent_map(fd, &out->map) == 0 && out->map.proves &&
-		  out->map.n > 0;
-	if (ok)
-		out->fs = ds_fs_key(fd, st.st_dev);
+	bool ok = fd >= 0 && ds_extent_map(fd, &out->map) == 0 && out->map.proves && out->map.n > 0;
 	if (fd >= 0 && fd != m->fd)
 		close(fd);
 	return ok;

@@ -19,6 +19,8 @@ struct ds_twinset {
  * across hosts, or with -Q or -TT). @return 0 or -ENOMEM. */
 int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n);
 void ds_twins_devices_free(dupscan_scan *s);
+/* May any candidate's filesystem share blocks (else no bucket is asked)? */
+bool ds_twins_any(const dupscan_scan *s);
 /* Take the twins out of bucket members m[0..k) (full and kn, when given,
  * kept in step). @return how many members are left, in their order. */
 size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t *full, struct known *kn,

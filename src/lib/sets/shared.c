@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -23,23 +22,24 @@ struct occupancy {
 	size_t n, cap, capowner;
 	uint64_t apart;       /* bytes counted whole: no block address proves them shared */
 	struct ds_extmap map; /* scratch */
-	struct devshare { uint64_t dev; bool shares; } *devs; /* each device asked once */
+	struct devshare { uint64_t dev, key; bool shares; } *devs; /* each device asked once */
 	size_t ndevs, capdevs;
 };
 
-/* Can f's filesystem share blocks? Asked once a device, by statfs(2) on the
- * file's path: no file on a filesystem that cannot (ext4, NFS, tmpfs...) is
- * opened for this. */
-static bool may_share(struct occupancy *o, const dupscan_file *f)
+/* Can f's filesystem share blocks, and which is it (*key)? Asked once a
+ * device (ds_path_fs()): no file on a filesystem that cannot (ext4, NFS,
+ * tmpfs...) is opened for this. */
+static bool may_share(struct occupancy *o, const dupscan_file *f, uint64_t *key)
 {
 	uint64_t dev = dupscan_file_dev(f);
 	for (size_t i = 0; i < o->ndevs; i++)
-		if (o->devs[i].dev == dev)
+		if (o->devs[i].dev == dev) {
+			*key = o->devs[i].key;
 			return o->devs[i].shares;
-	struct statfs sf;
-	bool shares = statfs(dupscan_file_path(f), &sf) == 0 && ds_fs_type_shares((unsigned long)sf.f_type);
+		}
+	bool shares = ds_path_fs(dupscan_file_path(f), dev, key);
 	if (DS_GROW(o->devs, o->capdevs, o->ndevs + 1) == 0)
-		o->devs[o->ndevs++] = (struct devshare){ dev, shares };
+		o->devs[o->ndevs++] = (struct devshare){ dev, shares ? *key : 0, shares };
 	return shares;
 }
 
@@ -47,13 +47,13 @@ static bool may_share(struct occupancy *o, const dupscan_file *f)
 static int add_file(struct occupancy *o, const dupscan_file *f, uint32_t file)
 {
 	uint64_t size = dupscan_file_size(f);
-	int fd = dupscan_file_host(f) || !may_share(o, f) ? -1 :
+	uint64_t fs = 0, mapped = 0;
+	int fd = dupscan_file_host(f) || !may_share(o, f, &fs) ? -1 :
 		 open(dupscan_file_path(f), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dupscan_file_dev(f) &&
 		  (uint64_t)st.st_ino == dupscan_file_ino(f) && (uint64_t)st.st_size == size &&
 		  ds_extent_map(fd, &o->map) == 0;
-	uint64_t fs = ok ? ds_fs_key(fd, st.st_dev) : 0, mapped = 0;
 	for (size_t i = 0; ok && i < o->map.n; i++) {
 		const struct ds_extent *e = &o->map.v[i];
 		if (e->logical >= size)

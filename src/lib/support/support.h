@@ -237,14 +237,12 @@ struct ds_extmap {
 	size_t n, cap;
 	bool proves;         /* every extent is plain data at a known address */
 };
-/* Can a filesystem of this statfs(2) f_type share blocks between files
- * (btrfs, XFS, OCFS2, bcachefs)? Elsewhere no two files share a block, and
- * nothing is asked. */
-bool ds_fs_type_shares(unsigned long type);
-/* What names the filesystem whose block addresses fd's extents give: its
- * UUID on btrfs (every subvolume and snapshot of one has its own device
- * number), else its device number. */
-uint64_t ds_fs_key(int fd, dev_t dev);
+/* Can the filesystem path is on (device dev) share blocks (btrfs, XFS,
+ * OCFS2, bcachefs), and which is it: *key names the address space its
+ * extents are in (the UUID on btrfs, whose subvolumes and snapshots each have
+ * a device number of their own; else the device number). Asked once a device
+ * by its users (statfs(2); an open only where blocks can be shared). */
+bool ds_path_fs(const char *path, uint64_t dev, uint64_t *key);
 /* fd's extents into m (m->v reused). @return 0, -ENOMEM or -errno
  * (m->proves false). */
 int ds_extent_map(int fd, struct ds_extmap *m);
@@ -252,7 +250,7 @@ int ds_extent_map(int fd, struct ds_extmap *m);
  * map proving it? */
 bool ds_extmap_same(const struct ds_extmap *a, const struct ds_extmap *b);
 void ds_extmap_free(struct ds_extmap *m);
-/* A range of blocks of a filesystem (fs: ds_fs_key()). */
+/* A range of blocks of a filesystem (fs: ds_path_fs()'s key). */
 struct ds_range {
 	uint64_t fs, start, len;
 };
