@@ -338,7 +338,7 @@ static int show(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 		return run_action(scan, o) != 0;
 	/* what the copies already share, where a figure of waste is shown */
 	if (o->view == VIEW_SUMMARY || o->view == VIEW_JSON || (o->view == VIEW_SETS && o->print_summarize) ||
-	    (o->view == VIEW_WHERE && o->summary_dirs) || o->view == VIEW_PAGE) {
+	    o->view == VIEW_WHERE || o->view == VIEW_PAGE) {
 		int rc = dupscan_find_shared(scan);
 		if (rc < 0) {
 			msg_say("what the copies share: %s", dupscan_strerror(rc));

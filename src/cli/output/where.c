@@ -56,20 +56,27 @@ static int say_nomem(void)
 
 /* ---- --overlap ---- */
 
-static void overlap_side(const dupscan_scan *scan, FILE *out, size_t i, int side, const char *p, const char *q)
+/* Side side of pair i: its bytes with a copy on the other side, and (with
+ * shared: some copies share their blocks) of those the bytes in blocks
+ * another file of their set holds too. */
+static void overlap_side(const dupscan_scan *scan, FILE *out, size_t i, int side, const char *p, const char *q,
+			 bool shared)
 {
 	size_t a, b;
 	dupscan_overlap_dirs(scan, i, &a, &b);
 	size_t d = side == 0 ? a : b;
 	uint64_t files = dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_FILES);
 	uint64_t bytes = dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_BYTES);
-	char c1[32], c2[32], sz[32];
-	fprintf(out, "%s: %u%% (%s of %s files, %s) also in %s\n", p,
-		where_percent(bytes, dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES)), count_text(files, c1),
-		count_text(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES), c2), ds_size_text(bytes, sz), q);
+	char c1[32], c2[32], sz[32], sh[32];
+	fprintf(out, "%s: %u%% (%s of %s files, %s", p, where_percent(bytes, dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES)),
+		count_text(files, c1), count_text(dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES), c2),
+		ds_size_text(bytes, sz));
+	if (shared)
+		fprintf(out, ", %s of it shared", ds_size_text(dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_SHARED_BYTES), sh));
+	fprintf(out, ") also in %s\n", q);
 }
 
-static void overlap_json_side(const dupscan_scan *scan, FILE *out, size_t i, int side, size_t d)
+static void overlap_json_side(const dupscan_scan *scan, FILE *out, size_t i, int side, size_t d, bool shared)
 {
 	uint64_t bytes = dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_BYTES);
 	uint64_t total = dupscan_dir_tally(scan, d, DUPSCAN_TALLY_BYTES);
@@ -77,6 +84,8 @@ static void overlap_json_side(const dupscan_scan *scan, FILE *out, size_t i, int
 		", \"bytesTotal\": %" PRIu64, where_percent(bytes, total),
 		dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_FILES), dupscan_dir_tally(scan, d, DUPSCAN_TALLY_FILES),
 		bytes, total);
+	if (shared)
+		fprintf(out, ", \"sharedBytes\": %" PRIu64, dupscan_overlap_tally(scan, i, side, DUPSCAN_TALLY_SHARED_BYTES));
 }
 
 static void overlap_csv_side(const dupscan_scan *scan, FILE *out, size_t i, int side, size_t d)
@@ -88,12 +97,25 @@ static void overlap_csv_side(const dupscan_scan *scan, FILE *out, size_t i, int 
 		bytes, total);
 }
 
+/* Does any pair hold bytes in shared blocks (else the figure is left out,
+ * and the rows are as where nothing can be shared)? */
+static bool overlaps_shared(const dupscan_scan *scan)
+{
+	for (size_t i = 0; i < dupscan_overlap_count(scan); i++)
+		if (dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_SHARED_BYTES) ||
+		    dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_SHARED_BYTES))
+			return true;
+	return false;
+}
+
 static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 {
 	size_t n = dupscan_overlap_count(scan);
+	bool shared = overlaps_shared(scan);
 	if (o->fmt == FORMAT_CSV)
-		fputs("dir_a,dir_b,percent_a,files_a,files_total_a,bytes_a,bytes_total_a,"
-		      "percent_b,files_b,files_total_b,bytes_b,bytes_total_b\n", out);
+		fprintf(out, "dir_a,dir_b,percent_a,files_a,files_total_a,bytes_a,bytes_total_a,"
+			"percent_b,files_b,files_total_b,bytes_b,bytes_total_b%s\n",
+			shared ? ",shared_bytes_a,shared_bytes_b" : "");
 	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "  \"overlapPercent\": %u,\n  \"overlaps\": [\n", o->overlap);
 	for (size_t i = 0; i < n; i++) {
@@ -109,11 +131,11 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 			fprintf(out, "    { \"a\": { \"path\": ");
 			json_string(pa, out);
 			fprintf(out, ", ");
-			overlap_json_side(scan, out, i, 0, a);
+			overlap_json_side(scan, out, i, 0, a, shared);
 			fprintf(out, " },\n      \"b\": { \"path\": ");
 			json_string(pb, out);
 			fprintf(out, ", ");
-			overlap_json_side(scan, out, i, 1, b);
+			overlap_json_side(scan, out, i, 1, b, shared);
 			fprintf(out, " } }%s\n", i + 1 < n ? "," : "");
 		} else if (o->fmt == FORMAT_CSV) {
 			csv_field(pa, out);
@@ -121,10 +143,13 @@ static int print_overlaps(const dupscan_scan *scan, const struct cli_opts *o, FI
 			csv_field(pb, out);
 			overlap_csv_side(scan, out, i, 0, a);
 			overlap_csv_side(scan, out, i, 1, b);
+			if (shared)
+				fprintf(out, ",%" PRIu64 ",%" PRIu64, dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_SHARED_BYTES),
+					dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_SHARED_BYTES));
 			fputc('\n', out);
 		} else {
-			overlap_side(scan, out, i, 0, pa, pb);
-			overlap_side(scan, out, i, 1, pb, pa);
+			overlap_side(scan, out, i, 0, pa, pb, shared);
+			overlap_side(scan, out, i, 1, pb, pa, shared);
 			fputc('\n', out);
 		}
 		free(pa);

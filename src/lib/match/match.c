@@ -209,9 +209,12 @@ static int settle_run(struct group *g, size_t i, size_t k)
 	uint64_t key = g->bh[i].key;
 	bool all_full;
 	size_t from_cache_n = take_members(g, i, k, &all_full);
+	struct ds_twinset tw = { 0 };
+	/* the first pass's twins, never read, out before anything is asked of the sweep */
+	if (s->reading.first_pass)
+		k = ds_pass_twins_take(c, (size_t)(g->idx - s->reading.first_pass->order), g->m, k, g->full, g->kn, &tw);
 	bool proofs = by_proofs(g, k, from_cache_n);
 	bool swept = swept_bucket(g, k);
-	struct ds_twinset tw = { 0 };
 	if (!swept && twins_may(g, from_cache_n, proofs))
 		k = ds_bucket_twins(c, g->m, k, g->full, g->kn, &tw);
 	size_t first_ins = c->res->nins;

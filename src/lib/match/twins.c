@@ -13,137 +13,25 @@
  * a bucket about to be read whole (a file past its first block, nothing
  * settled by the cache or the sweep), and only on filesystems that share
  * blocks: a tree without shared blocks pays an ioctl a file it reads whole. */
-#define _GNU_SOURCE
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "match/match.h"
 #include "match/twins.h"
 #include "read/read.h"
 
-struct mapped {
-	size_t x;             /* the member */
-	uint64_t fs;          /* ds_path_fs()'s key */
-	struct ds_extmap map;
-};
-
-static int cmp_fsdev(void *ctx, const void *pa, const void *pb)
+/* Members m[0..k) without those marked in twin[] (full and kn, when given,
+ * kept in step); a twin's fd, held from its first read, is closed (no
+ * lockstep owns it now). @return how many are left. */
+static size_t drop_twins(struct ds_member *m, size_t k, uint64_t *full, struct known *kn, const bool *twin)
 {
-	(void)ctx;
-	const struct ds_fsdev *a = pa, *b = pb;
-	return a->devi < b->devi ? -1 : a->devi > b->devi;
-}
-
-/* The filesystem key of record rec's device, when it may share blocks. */
-static bool fs_of(const dupscan_scan *s, uint32_t rec, uint64_t *key)
-{
-	uint16_t d = ds_rec_devi(s, ds_rec(s, rec));
-	size_t lo = 0, hi = s->reading.nfsdevs;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->reading.fsdevs[mid].devi < d)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == s->reading.nfsdevs || s->reading.fsdevs[lo].devi != d)
-		return false;
-	*key = s->reading.fsdevs[lo].key;
-	return true;
-}
-
-int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n)
-{
-	if (s->nremotes || s->opt.quick || s->opt.partial_only)
-		return 0;
-	uint64_t *asked = calloc(1024, sizeof(*asked)); /* 65,536 bits: device indexes */
-	size_t cap = 0;
-	int rc = asked ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		uint16_t d = ds_rec_devi(s, ds_rec(s, order[i]));
-		if (asked[d / 64] >> (d % 64) & 1)
-			continue;
-		asked[d / 64] |= 1ull << (d % 64);
-		char *p = ds_rec_path_alloc(s, order[i]);
-		uint64_t key;
-		if (p && ds_path_fs(p, ds_rec_dev(s, ds_rec(s, order[i])), &key)) {
-			if (DS_GROW(s->reading.fsdevs, cap, s->reading.nfsdevs + 1))
-				rc = -ENOMEM;
-			else
-				s->reading.fsdevs[s->reading.nfsdevs++] = (struct ds_fsdev){ d, key };
-		}
-		free(p);
-	}
-	free(asked);
-	if (rc == 0)
-		rc = ds_sort(s->reading.fsdevs, s->reading.nfsdevs, sizeof(*s->reading.fsdevs), cmp_fsdev, NULL);
-	return rc;
-}
-
-void ds_twins_devices_free(dupscan_scan *s)
-{
-	free(s->reading.fsdevs);
-	s->reading.fsdevs = NULL;
-	s->reading.nfsdevs = 0;
-}
-
-bool ds_twins_any(const dupscan_scan *s)
-{
-	return s->reading.nfsdevs > 0;
-}
-
-/* Member m's extent map, when its filesystem may share blocks (no file on
- * another is opened for it) and the map proves something. @return true with
- * *out filled. */
-static bool map_member(const dupscan_scan *s, const struct ds_member *m, struct mapped *out)
-{
-	if (!fs_of(s, m->rec, &out->fs))
-		return false;
-	int fd = m->fd >= 0 ? m->fd : ds_open_scanned(s, m->rec);
-	bool ok = fd >= 0 && ds_extent_map(fd, &out->map) == 0 && out->map.proves && out->map.n > 0;
-	if (fd >= 0 && fd != m->fd)
-		close(fd);
-	return ok;
-}
-
-size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t *full, struct known *kn,
-		       struct ds_twinset *tw)
-{
-	tw->n = 0;
-	struct mapped *mp = calloc(k, sizeof(*mp));
-	if (!mp)
-		return k; /* (out of memory: the bucket is read as ever) */
-	size_t nm = 0;
-	for (size_t x = 0; x < k; x++) {
-		mp[nm].x = x;
-		if (map_member(c->s, &m[x], &mp[nm]))
-			nm++;
-		else
-			ds_extmap_free(&mp[nm].map);
-	}
-	bool *twin = calloc(k, sizeof(*twin));
-	/* each mapped member against the mapped ones before it: buckets are
-	 * small, and a twin is a twin of the first file it agrees with */
-	for (size_t i = 0; twin && i < nm; i++) {
-		for (size_t j = 0; j < i; j++) {
-			if (twin[mp[j].x] || mp[j].fs != mp[i].fs || !ds_extmap_same(&mp[j].map, &mp[i].map))
-				continue;
-			if (DS_GROW(tw->v, tw->cap, tw->n + 1))
-				break;
-			tw->v[tw->n++] = (struct ds_twin){ m[mp[i].x].rec, m[mp[j].x].rec, m[mp[i].x].fd };
-			twin[mp[i].x] = true;
-			break;
-		}
-	}
-	for (size_t i = 0; i < nm; i++)
-		ds_extmap_free(&mp[i].map);
-	free(mp);
 	size_t kept = 0;
 	for (size_t x = 0; x < k; x++) {
-		if (twin && twin[x])
+		if (twin[x]) {
+			if (m[x].fd >= 0)
+				close(m[x].fd);
 			continue;
+		}
 		m[kept] = m[x];
 		if (full)
 			full[kept] = full[x];
@@ -151,10 +39,54 @@ size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t
 			kn[kept] = kn[x];
 		kept++;
 	}
+	return kept;
+}
+
+/* Note member x a twin of the member whose record is first. @return false
+ * when out of memory (x stays). */
+static bool add_twin(struct ds_twinset *tw, const struct ds_member *m, uint32_t first)
+{
+	if (DS_GROW(tw->v, tw->cap, tw->n + 1))
+		return false;
+	tw->v[tw->n++] = (struct ds_twin){ m->rec, first };
+	return true;
+}
+
+size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t *full, struct known *kn,
+		       struct ds_twinset *tw)
+{
+	uint32_t *rec = malloc(k * sizeof(*rec)), *first = malloc(k * sizeof(*first));
+	int *fd = malloc(k * sizeof(*fd));
+	bool *twin = calloc(k, sizeof(*twin));
+	for (size_t x = 0; rec && fd && x < k; x++) {
+		rec[x] = m[x].rec;
+		fd[x] = m[x].fd;
+	}
+	if (rec && first && fd && twin && ds_map_twins(c->s, rec, fd, k, first) > 0)
+		for (size_t x = 0; x < k; x++)
+			twin[x] = first[x] != DS_NONE && add_twin(tw, &m[x], m[first[x]].rec);
+	free(rec);
+	free(first);
+	free(fd);
+	/* (out of memory: the bucket is read as ever) */
+	size_t kept = twin ? drop_twins(m, k, full, kn, twin) : k;
 	free(twin);
-	for (size_t i = 0; i < tw->n; i++)
-		if (tw->v[i].fd >= 0) /* (held from the first read: no lockstep owns it now) */
-			close(tw->v[i].fd);
+	return kept;
+}
+
+size_t ds_pass_twins_take(struct ds_ctx *c, size_t base, struct ds_member *m, size_t k, uint64_t *full,
+			  struct known *kn, struct ds_twinset *tw)
+{
+	const struct ds_first_pass *fp = c->s->reading.first_pass;
+	if (!fp || !fp->twin)
+		return k;
+	bool *twin = calloc(k, sizeof(*twin));
+	for (size_t x = 0; twin && x < k; x++) {
+		size_t p = base + m[x].hidx;
+		twin[x] = ds_fp_twin(fp, p) && add_twin(tw, &m[x], fp->order[fp->twin[p]]);
+	}
+	size_t kept = twin ? drop_twins(m, k, full, kn, twin) : k;
+	free(twin);
 	return kept;
 }
 

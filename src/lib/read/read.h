@@ -31,6 +31,10 @@ enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_ST
 /* The kind of storage of device dev (a file's st_dev), looked up under sysfs
  * (normally "/sys") and in mountinfo (normally "/proc/self/mountinfo"). */
 int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
+/* A btrfs subvolume's files have a device number of their own that no line
+ * of mountinfo names: the block device of the btrfs mount whose filesystem
+ * (its UUID) holds path (on dev), or 0. */
+uint64_t ds_btrfs_source(const char *mountinfo, const char *path, uint64_t dev);
 /* The one decision of how a device is read: as one stream in disk order
  * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
  * parallel. Decided once per device and scan (looked up the first time). */
@@ -94,9 +98,10 @@ void ds_net_end(const dupscan_scan *s, int64_t start, size_t bytes);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
-/* The physical offset of fd's first extent (FIEMAP). @return false when
+/* The physical offset of fd's first extent (FIEMAP), and (shared, when
+ * not NULL) whether another file holds its blocks too. @return false when
  * there is none to tell (no FIEMAP here, an empty or inline file). */
-bool ds_first_extent(int fd, uint64_t *physical);
+bool ds_first_extent(int fd, uint64_t *physical, bool *shared);
 /* A group whose first blocks the first pass keeps: position first's at
  * base in blocks, the next blen bytes on. */
 struct ds_fp_kept {
@@ -123,6 +128,8 @@ struct ds_first_pass {
 	unsigned char *state;      /* by position: enum ds_fp_state bits */
 	uint64_t *head;            /* by position: XXH64 of the bytes past the first block up to
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
+	uint32_t *twin;            /* by position: for a DS_FP_TWIN, the position whose bytes are
+	                            * its own (ds_pass_twins()); NULL where there is none */
 	bool big;                  /* some group's files are larger than a block */
 	bool by_pos;
 	/* first blocks kept for whole groups (a group with one block not kept
@@ -137,6 +144,8 @@ enum ds_fp_state {
 	DS_FP_GOT = 1,             /* read: its partial hash known */
 	DS_FP_FAILED = 2,          /* could not be read: reported at its group's turn */
 	DS_FP_DIRECT = 4,          /* left to the sweep, not read by the pass (the sweep sets GOT) */
+	DS_FP_SHARED = 8,          /* its first extent is shared (placed: FIEMAP said so) */
+	DS_FP_TWIN = 16,           /* one content with fp->twin[p] by their extent maps: never read */
 };
 static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {
@@ -145,6 +154,7 @@ static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 /* Read, its partial hash known (never with DS_FP_FAILED: a failure clears it). */
 static inline bool ds_fp_got(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_GOT; }
 static inline bool ds_fp_direct(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_DIRECT; }
+static inline bool ds_fp_twin(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_TWIN; }
 /* 0, or why position p could not be read */
 static inline int ds_fp_err(const struct ds_first_pass *fp, size_t p)
 {
@@ -172,6 +182,27 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
  * after it (camera RAW files share their headers) are told apart for less
  * than a round would cost; it is also the kernel's usual readahead. */
 #define DS_HDD_HEAD (128u * 1024u)
+/* sharing.c: which devices of the candidates order[0..n) may share blocks,
+ * asked once each by statfs(2) on a file's path, before matching (none in a
+ * scan across hosts, or with -Q or -TT). @return 0 or -ENOMEM. */
+int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n);
+void ds_twins_devices_free(dupscan_scan *s);
+/* May any candidate's filesystem share blocks (else no file is mapped)? */
+bool ds_twins_any(const dupscan_scan *s);
+/* The key of record rec's filesystem, when it may share blocks. */
+bool ds_rec_fs(const dupscan_scan *s, uint32_t rec, uint64_t *key);
+/* Record rec's extent map (through fd when >= 0, else opened here) and its
+ * filesystem's key, when it may share blocks and the map proves something
+ * (else false, *map empty). */
+bool ds_map_rec(const dupscan_scan *s, uint32_t rec, int fd, struct ds_extmap *map, uint64_t *fs);
+/* Of records rec[0..k) (fd: theirs when held, or NULL), each one whose map
+ * agrees with an earlier one's that is no twin itself: first[x] that one,
+ * else DS_NONE. @return how many twins. */
+size_t ds_map_twins(const dupscan_scan *s, const uint32_t *rec, const int *fd, size_t k, uint32_t *first);
+/* The first pass's twins among the groups the sweep takes (files no larger
+ * than sweep / 2): DS_FP_TWIN and fp->twin set, such a group no longer
+ * direct. @return 0 or -ENOMEM. */
+int ds_pass_twins(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, size_t sweep);
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
  * order into s->reading.first_pass; with sweep (the sweep's budget, or 0: none), their
  * heads, except for groups the sweep reads whole (DS_FP_DIRECT). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */

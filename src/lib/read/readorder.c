@@ -68,9 +68,7 @@ static int disk_number(dupscan_scan *s, struct disks *d, uint16_t devi)
 	return d->of[devi] - 1;
 }
 
-/* The physical offset of fd's first extent. @return false when there is none
- * to tell (no FIEMAP here, an empty or inline file). */
-bool ds_first_extent(int fd, uint64_t *physical)
+bool ds_first_extent(int fd, uint64_t *physical, bool *shared)
 {
 	union {
 		struct fiemap map;
@@ -85,6 +83,8 @@ bool ds_first_extent(int fd, uint64_t *physical)
 	    (u.map.fm_extents[0].fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DATA_INLINE)))
 		return false;
 	*physical = u.map.fm_extents[0].fe_physical;
+	if (shared)
+		*shared = u.map.fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED;
 	return true;
 }
 
@@ -262,8 +262,8 @@ static void read_lane(void *job, size_t k)
 		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
 			break;
 		uint32_t p = place_pos(&hj->pl[i]);
-		if (ds_fp_direct(fp, p))
-			continue; /* its rank is its place in the sweep */
+		if (ds_fp_direct(fp, p) || ds_fp_twin(fp, p))
+			continue; /* its rank is its place in the sweep; a twin is never read */
 		size_t len = head_len(fp, ds_rec_size(s, ds_rec(s, fp->order[p])));
 		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
@@ -356,8 +356,11 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 		ds_progress_settled(pj->s, 1, len);
 	} else {
 		uint64_t where;
-		if (ds_first_extent(fd, &where))
+		bool shared = false;
+		if (ds_first_extent(fd, &where, &shared))
 			*at = place(place_disk(at), place_devi(at), false, where, p);
+		if (shared)
+			fp->state[p] |= DS_FP_SHARED; /* (a byte of its own: no other thread writes it) */
 	}
 	close(fd);
 	return 0;
@@ -430,6 +433,25 @@ static size_t order_entries(struct ds_first_pass *fp, size_t *first)
 	return end - got;
 }
 
+/* Each twin takes what the pass read of the file whose bytes are its own
+ * (its hash, its head's, its first block where kept); where that file
+ * failed, the twin is left unread, in no set and said unique nowhere. */
+static void took_twins(const dupscan_scan *s, struct ds_first_pass *fp)
+{
+	for (size_t p = 0; p < fp->n; p++) {
+		uint32_t f = ds_fp_twin(fp, p) ? fp->twin[p] : DS_NONE;
+		if (f == DS_NONE || !ds_fp_got(fp, f))
+			continue;
+		set_key(fp, p, ds_fp_partial(fp, f));
+		fp->state[p] |= DS_FP_GOT;
+		fp->head[p] = fp->head[f];
+		const unsigned char *from = ds_fp_block(fp, f), *to = ds_fp_block(fp, p);
+		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[p]));
+		if (from && to)
+			memcpy((unsigned char *)to, from, size < DS_BLOCK ? size : DS_BLOCK);
+	}
+}
+
 /* Each position's rank, for the sweep (which reads by it, and looks its
  * files' entries up while they are in the order read). @return 0 or -ENOMEM. */
 static int rank_entries(struct ds_first_pass *fp)
@@ -452,6 +474,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp->kept);
 	free(fp->state);
 	free(fp->head);
+	free(fp->twin);
 	ds_big_free(fp->blocks, fp->capbytes);
 	free(fp);
 }
@@ -576,11 +599,15 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	struct placing pj = { s, fp, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);
+	if (rc == 0 && fp->head)
+		rc = ds_pass_twins(s, fp, groups, ngroups, sweep);
 	size_t first = 0, np = rc == 0 ? order_entries(fp, &first) : 0;
 	if (rc == 0)
 		rc = read_heads(s, fp, fp->ent + first, np);
 	if (rc == 0 && fp->head)
 		rc = rank_entries(fp);
+	if (rc == 0 && fp->twin)
+		took_twins(s, fp);
 	ds_progress_end(s);
 	if (rc) {
 		ds_first_pass_free(fp);

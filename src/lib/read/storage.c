@@ -305,6 +305,61 @@ uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
 	return disk;
 }
 
+/* Mountinfo's escapes (\040 for a space, ...) undone in place. */
+static void unescape(char *p)
+{
+	char *w = p;
+	for (; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+			*w++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+}
+
+uint64_t ds_btrfs_source(const char *mountinfo, const char *path, uint64_t dev)
+{
+	uint64_t want, key;
+	FILE *f = fopen(mountinfo, "re");
+	if (!f || !ds_path_fs(path, dev, &want)) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	char line[4096], mnt[PATH_MAX], type[64], source[PATH_MAX];
+	uint64_t src = 0;
+	while (!src && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+		struct stat st;
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %4095s", type, source) != 2 || strcmp(type, "btrfs") != 0)
+			continue;
+		unescape(mnt);
+		if (stat(mnt, &st) == 0 && ds_path_fs(mnt, (uint64_t)st.st_dev, &key) && key == want)
+			src = block_source(source);
+	}
+	fclose(f);
+	return src;
+}
+
+/* A path on device dev: an added path's, else the first file's on it. The
+ * caller frees it. */
+static char *path_on(const dupscan_scan *s, uint64_t dev)
+{
+	for (uint32_t a = 0; a < s->tree.nargs; a++) {
+		struct stat st;
+		if (!s->tree.args[a].remote && stat(s->tree.args[a].path, &st) == 0 && (uint64_t)st.st_dev == dev)
+			return strdup(s->tree.args[a].path);
+	}
+	for (uint32_t i = 0; i < s->tree.nrecs; i++)
+		if (ds_rec_dev(s, ds_rec(s, i)) == dev)
+			return ds_rec_path_alloc(s, i);
+	return NULL;
+}
+
 /* A FUSE filesystem of no kind storage.c knows (not sshfs, rclone, ...). */
 static bool other_fuse(const char *mountinfo, uint64_t dev)
 {
@@ -325,8 +380,19 @@ static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
 	 * Memory, solid-state and storage that cannot be told (overlay, most
 	 * FUSE) keep reads on every thread. */
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
-	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
-				ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
+	uint64_t disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev);
+	if (kind == DS_STORE_UNKNOWN && major((dev_t)dev) == 0) {
+		/* a btrfs subvolume (a snapshot, /home on most distributions):
+		 * the disk of the filesystem's mount */
+		char *p = path_on(s, dev);
+		uint64_t src = p ? ds_btrfs_source(s->reading.mountinfo, p, dev) : 0;
+		free(p);
+		if (src) {
+			kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, src);
+			disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, src);
+		}
+	}
+	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK, disk,
 				ds_inode_numbers_kept(s->reading.mountinfo, dev),
 				kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev) };
 	/* out of memory: asked again next time, the same answer */

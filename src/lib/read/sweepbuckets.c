@@ -13,9 +13,12 @@
 #include "sweep.h"
 #include "read/read.h"
 
-/* Position p's last block hashed (tail), or 0 when it was not read. */
+/* Position p's last block hashed (tail), or 0 when it was not read (a
+ * twin's is the file's whose bytes it holds). */
 static uint64_t tail_of(const struct sweep_run *rn, uint32_t p)
 {
+	if (rn->tail && ds_fp_twin(rn->fp, p))
+		p = rn->fp->twin[p];
 	return rn->tail ? rn->tail[p] : 0;
 }
 
@@ -188,6 +191,26 @@ static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t 
 	return rc;
 }
 
+/* The twins among mem[0..n) (never read: matching joins them to the file
+ * whose bytes they hold) settled and moved to the end, the others kept in
+ * their order. @return how many twins. */
+static size_t leave_twins(struct sweep_run *rn, uint32_t *mem, size_t n)
+{
+	size_t kept = 0, twins = 0;
+	for (size_t x = 0; x < n; x++) {
+		uint32_t p = mem[x];
+		if (ds_fp_twin(rn->fp, p)) {
+			rn->sw->swept[p] = true;
+			settle_alone(rn, p, 0);
+			twins++;
+			continue;
+		}
+		memmove(mem + kept + 1, mem + kept, (x - kept) * sizeof(*mem));
+		mem[kept++] = p;
+	}
+	return twins;
+}
+
 /* The buckets of one group: its read files by first-block hash, runs of two
  * or more, which are its buckets as matching will take them; within them,
  * runs of equal heads; a file alone with its head is unique, runs too large
@@ -214,17 +237,18 @@ int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *s
 		while (j < nr && same_start(rn, scratch[j], scratch[i]))
 			j++;
 		uint64_t key = ds_fp_partial(fp, scratch[i]);
-		if (j - i == 1 && ((i > 0 && ds_fp_partial(fp, scratch[i - 1]) == key) ||
-				   (j < nr && ds_fp_partial(fp, scratch[j]) == key))) {
-			rn->sw->swept[scratch[i]] = true; /* in a bucket, alone with its head */
+		size_t k = j - i - leave_twins(rn, scratch + i, j - i);
+		if (k == 1 && (j - i > 1 || (i > 0 && ds_fp_partial(fp, scratch[i - 1]) == key) ||
+			       (j < nr && ds_fp_partial(fp, scratch[j]) == key))) {
+			rn->sw->swept[scratch[i]] = true; /* in a bucket, alone with its head (and twins) */
 			settle_alone(rn, scratch[i], 0);
 		}
-		for (size_t x = i; j - i >= 2 && x < j; x++)
+		for (size_t x = i; k >= 2 && x < i + k; x++)
 			rn->sw->swept[scratch[x]] = true;
-		if (j - i >= 2 && j - i <= SWEEP_MEMBERS)
-			rc = add_bucket(rn, scratch + i, j - i, size, false);
-		else if (j - i > SWEEP_MEMBERS)
-			rc = split_bucket(rn, scratch + i, j - i, size);
+		if (k >= 2 && k <= SWEEP_MEMBERS)
+			rc = add_bucket(rn, scratch + i, k, size, false);
+		else if (k > SWEEP_MEMBERS)
+			rc = split_bucket(rn, scratch + i, k, size);
 		i = j;
 	}
 	return rc;
@@ -303,7 +327,7 @@ int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups,
 			continue;
 		size_t nr = 0;
 		for (uint32_t p = first; p < first + cnt; p++)
-			if (ds_fp_got(fp, p))
+			if (ds_fp_got(fp, p) && !ds_fp_twin(fp, p))
 				scratch[nr++] = p;
 		rc = ds_sort(scratch, nr, sizeof(*scratch), cmp_partial, rn);
 		/* only files whose head has a twin */

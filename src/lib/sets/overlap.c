@@ -29,7 +29,8 @@ enum { E_SEL = 1, E_FRESH = 2, E_HIDE = 4, E_ROW = 8 };
 
 struct entry {
 	uint64_t key;                /* (a + 1) << 32 | b; 0: empty */
-	uint64_t bytes, files;       /* a's files with a copy in b */
+	uint64_t bytes, shared;      /* a's files with a copy in b: their bytes, those shared */
+	uint32_t files;              /* (and how many) */
 	unsigned flags;
 };
 
@@ -176,7 +177,8 @@ static int add_set(struct ovl *o, uint32_t a, bool make, bool fresh)
 			return o->full ? DUPSCAN_E_TOO_MANY : -ENOMEM;
 		if (e && (!fresh || (e->flags & E_FRESH))) {
 			e->bytes += sd->size * c;
-			e->files += c;
+			e->shared += sd->shared ? sd->shared[a] : 0;
+			e->files += (uint32_t)c;
 		}
 	}
 	return 0;
@@ -360,12 +362,12 @@ static int make_rows(struct ovl *o, struct row **out, size_t *nout)
 		struct entry *r = find(o, b, a);
 		e->flags |= E_ROW;
 		r->flags |= E_ROW;
-		struct row w = { .p = { a, b, { e->files, r->files }, { e->bytes, r->bytes } } };
+		struct row w = { .p = { a, b, { e->files, r->files }, { e->bytes, r->bytes }, { e->shared, r->shared } } };
 		w.path[0] = ds_dir_path(o->s, a);
 		w.path[1] = ds_dir_path(o->s, b);
 		if (w.path[0] && w.path[1] && (w.p.bytes[1] > w.p.bytes[0] ||
 		    (w.p.bytes[1] == w.p.bytes[0] && strcmp(w.path[1], w.path[0]) < 0))) {
-			w = (struct row){ .p = { b, a, { r->files, e->files }, { r->bytes, e->bytes } },
+			w = (struct row){ .p = { b, a, { r->files, e->files }, { r->bytes, e->bytes }, { r->shared, e->shared } },
 					  .path = { w.path[1], w.path[0] } };
 		}
 		if (!w.path[0] || !w.path[1] || DS_GROW(rows, cap, n + 1)) {
@@ -419,7 +421,7 @@ int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
 {
 	struct ovl o = { .s = s, .t = s->tally, .pct = percent, .cap = 1024, .limit = limit };
 	size_t nd = s->tree.ndirs ? s->tree.ndirs : 1;
-	int rc = ds_set_dirs_init(&o.sd, s->tree.ndirs);
+	int rc = ds_set_dirs_init(&o.sd, s);
 	o.e = calloc(o.cap, sizeof(*o.e));
 	o.left = calloc(nd, sizeof(*o.left));
 	o.cover = calloc(nd, sizeof(*o.cover));
@@ -482,5 +484,10 @@ DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *s, size_t i, int 
 	if (i >= dupscan_overlap_count(s) || side < 0 || side > 1)
 		return 0;
 	const struct ds_overlap *p = &s->tally->pairs[i];
-	return what == DUPSCAN_TALLY_FILES ? p->files[side] : what == DUPSCAN_TALLY_BYTES ? p->bytes[side] : 0;
+	switch (what) {
+	case DUPSCAN_TALLY_FILES: return p->files[side];
+	case DUPSCAN_TALLY_BYTES: return p->bytes[side];
+	case DUPSCAN_TALLY_SHARED_BYTES: return p->shared[side];
+	default: return 0;
+	}
 }

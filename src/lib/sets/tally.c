@@ -140,14 +140,22 @@ void ds_tally_free(dupscan_scan *s)
 
 /* ---- a set's directories ---- */
 
-int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs)
+int ds_set_dirs_init(struct ds_set_dirs *sd, const dupscan_scan *s)
 {
 	memset(sd, 0, sizeof(*sd));
-	size_t n = ndirs ? ndirs : 1;
+	size_t n = s->tree.ndirs ? s->tree.ndirs : 1;
 	sd->stamp = calloc(n, sizeof(*sd->stamp));
 	sd->count = calloc(n, sizeof(*sd->count));
 	sd->mask = calloc(n, sizeof(*sd->mask));
-	if (sd->stamp && sd->count && sd->mask)
+	bool ok = sd->stamp && sd->count && sd->mask;
+	if (ok && s->shared_files) {
+		sd->shared = calloc(n, sizeof(*sd->shared));
+		sd->off = malloc((s->nsets ? s->nsets : 1) * sizeof(*sd->off));
+		ok = sd->shared && sd->off;
+		for (size_t i = 0, off = 0; ok && i < s->nsets; off += s->sets[i++].count)
+			sd->off[i] = off;
+	}
+	if (ok)
 		return 0;
 	ds_set_dirs_free(sd);
 	return -ENOMEM;
@@ -159,6 +167,8 @@ void ds_set_dirs_free(struct ds_set_dirs *sd)
 	free(sd->count);
 	free(sd->mask);
 	free(sd->list);
+	free(sd->shared);
+	free(sd->off);
 	memset(sd, 0, sizeof(*sd));
 }
 
@@ -182,10 +192,14 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 				sd->stamp[d] = mark;
 				sd->count[d] = 0;
 				sd->mask[d] = 0;
+				if (sd->shared)
+					sd->shared[d] = 0;
 				sd->list[sd->n++] = d;
 			}
 			sd->count[d]++;
 			sd->mask[d] |= bit;
+			if (sd->shared)
+				sd->shared[d] += s->shared_files[sd->off[i] + m];
 		}
 	}
 	sd->masked = here <= 64;

@@ -8,6 +8,7 @@
 struct ds_overlap {
 	uint32_t a, b;
 	uint64_t files[2], bytes[2];
+	uint64_t shared[2];          /* of bytes, those in blocks another file of their set holds */
 };
 
 /* A scan's directory figures, rolled up (each directory's subtree), by
@@ -45,13 +46,18 @@ struct ds_set_dirs {
 	uint32_t k;
 	uint64_t size;
 	bool masked;                 /* the set has at most 64 files here: mask tells them all */
+	uint64_t *shared;            /* by directory: its files' shared bytes (dupscan_find_shared()
+	                              * asked before), else NULL */
+	size_t *off;                 /* with shared: by set, its first file's in s->shared_files */
 };
 /* The size of a set's files (0 for a set of none). */
 static inline uint64_t ds_set_size(const struct dupscan_set *set)
 {
 	return set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
 }
-int ds_set_dirs_init(struct ds_set_dirs *sd, uint32_t ndirs);
+/* For s's directories; with the shared bytes where they are known.
+ * @return 0 or -ENOMEM. */
+int ds_set_dirs_init(struct ds_set_dirs *sd, const dupscan_scan *s);
 void ds_set_dirs_free(struct ds_set_dirs *sd);
 /* Count set number i's files into sd. @return 0 or -ENOMEM. */
 int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i);
