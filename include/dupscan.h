@@ -555,8 +555,10 @@ DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *scan);
  * first side, b the second. @return 0, or -EINVAL when i is out of range. Since 0.10. */
 DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *scan, size_t i, size_t *a, size_t *b);
 /* Pair i's share: side 0, the files (DUPSCAN_TALLY_FILES) or bytes
- * (DUPSCAN_TALLY_BYTES) of a that have a copy in b; side 1, of b in a. 0 when
- * out of range. Since 0.10. */
+ * (DUPSCAN_TALLY_BYTES) of a that have a copy in b; side 1, of b in a; with
+ * DUPSCAN_TALLY_SHARED_BYTES, of those bytes the ones in blocks another file
+ * of their set holds too (0 unless dupscan_find_shared() came before
+ * dupscan_find_overlaps()). 0 when out of range. Since 0.10. */
 DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *scan, size_t i, int side, int what);
 
 /* ---- what the copies already share (since 0.10) ----
