@@ -370,6 +370,17 @@ DUPSCAN_API void dupscan_set_dir_filter(dupscan_scan *scan, dupscan_dir_filter_f
  *         DUPSCAN_E_STATE after dupscan_run(). */
 DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
 
+/* Add a reference path, before dupscan_run(): a path scanned as
+ * dupscan_add_path() adds one, and protected as dupscan_protect_path() does,
+ * whose files are the copies asked about ("is it all backed up?"). Once one
+ * is added, a set is only a set when it holds a reference file and another
+ * file, and its reference files come first (the file a set keeps is one of
+ * them); a size group without both is never read. dupscan_find_missing()
+ * then lists the other files with no copy under any reference path.
+ * @return the path's index (>= 0), or as dupscan_protect_path() and
+ * dupscan_add_path(). Since 0.10. */
+DUPSCAN_API int dupscan_add_reference(dupscan_scan *scan, const char *path, int recurse);
+
 /* Keep partial and full hashes in the cache file path between runs (NULL: no
  * cache), before dupscan_run(). Entries are keyed on device, inode, size, mtime
  * and ctime: any difference and the entry is not used. A cached hash only
@@ -471,6 +482,20 @@ DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *scan);
 /* @return unique file number i, in the chosen order, or NULL when out of range.
  * Valid until dupscan_free(). */
 DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *scan, size_t i);
+
+/* After dupscan_run() with reference paths (dupscan_add_reference()): the
+ * files under the other paths that have no copy under any reference path,
+ * in the chosen order (a file that could not be read is none of them: it is
+ * reported through the error callback). @return 0, -ENOMEM, -EINVAL, or
+ * DUPSCAN_E_STATE (not run, or no reference path). Since 0.10. */
+DUPSCAN_API int dupscan_find_missing(dupscan_scan *scan);
+/* @return the files dupscan_find_missing() found (0 before it). Since 0.10. */
+DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *scan);
+/* @return missing file number i, or NULL when out of range. Valid until
+ * dupscan_free(). Since 0.10. */
+DUPSCAN_API const dupscan_file *dupscan_missing_file(const dupscan_scan *scan, size_t i);
+/* @return 1 when the file is under a path given to dupscan_add_reference(). Since 0.10. */
+DUPSCAN_API int dupscan_file_is_reference(const dupscan_file *file);
 
 /* File data as seen when the file was scanned. Strings live until dupscan_free(). */
 DUPSCAN_API const char *dupscan_file_path(const dupscan_file *file); /* as reached from its argument */

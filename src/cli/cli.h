@@ -27,6 +27,7 @@ enum cli_view {
 	VIEW_JSON,    /* -j, --format=json */
 	VIEW_CSV,     /* --format=csv */
 	VIEW_WHERE,   /* --overlap, --summary=dirs */
+	VIEW_MISSING, /* --missing */
 	VIEW_PAGE,    /* --format=html */
 };
 
@@ -54,6 +55,9 @@ struct cli_opts {
 	char *files_from_buf;   /* its content; paths point into it */
 	const char **protect;   /* --protect, repeatable */
 	int nprotect;
+	const char **reference; /* --reference, repeatable */
+	int nreference;
+	bool missing;           /* --missing */
 	struct glob_list exclude, include;
 	struct keep_rules keep; /* --keep, in the order given */
 	unsigned print_stages; /* -P: bit (1 << enum dupscan_stage) per stage */

@@ -297,6 +297,14 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 	}
 	if (*rc >= 0 && o->from_report && (status = add_report(scan, o->from_report, rc)) != 0)
 		return status;
+	/* a reference is walked whole: the copies may lie anywhere under it */
+	for (int i = 0; *rc >= 0 && i < o->nreference; i++) {
+		*rc = dupscan_add_reference(scan, o->reference[i], 1);
+		if (*rc < 0 && *rc != -ENOMEM) {
+			msg_say("--reference '%s': %s", o->reference[i], dupscan_strerror(*rc));
+			return EXIT_USAGE;
+		}
+	}
 	for (int i = 0; *rc >= 0 && i < o->nprotect; i++) {
 		*rc = dupscan_protect_path(scan, o->protect[i]);
 		if (*rc < 0 && *rc != -ENOMEM) {
@@ -346,6 +354,7 @@ static int show(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 		}
 	}
 	switch (o->view) {
+	case VIEW_MISSING: return act_missing(scan, o, argc, argv, stdout);
 	case VIEW_UNIQUE: act_print_unique(scan, o, stdout); return 0;
 	case VIEW_SUMMARY: act_summarize(scan, stdout); return 0;
 	case VIEW_PAGE: return act_html(scan, o, argc, argv, stdout) != 0;

@@ -192,6 +192,10 @@ struct dupscan_scan {
 	struct dupscan_file *uniques;
 	size_t nuniques;
 	bool uniques_built;
+	struct dupscan_file *missing; /* dupscan_find_missing() (sets/reference.c) */
+	size_t nmissing;
+	bool missing_built;
+	bool references;             /* a path was added by dupscan_add_reference() */
 	struct ds_tally *tally;      /* dupscan_tally_dirs(), dupscan_find_overlaps() (sets/tally.h) */
 
 	struct ds_remote **remotes;  /* dupscan_add_remote() (remote.c) */

@@ -3,8 +3,10 @@
  * makes it apply, what it refuses or needs, and the message; the first rule
  * that applies is said (in the order of the tables). The modes that take no
  * scan (--undo, --server, --cache-clear alone) are decided first. */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "hosts.h"
@@ -173,10 +175,53 @@ static int take_format(struct cli_opts *o)
 	return 0;
 }
 
+/* The same file or directory (device and inode)? */
+static bool same_node(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* --reference and --missing: each reference an existing local directory,
+ * some path not one of them, --missing with --reference and as the only
+ * view. @return 0 or the usage status (said). */
+static int check_reference(const struct cli_opts *o)
+{
+	if (o->missing && !o->nreference)
+		return msg_usage("%s", "--missing needs --reference=DIR: the tree the files' copies are looked for under");
+	if (o->missing && (o->action || o->from_report || o->print_unique || o->summarize || o->print_summarize ||
+			   o->dirs || o->overlap || o->summary_dirs || o->error_on_dupe || o->partial_only >= 2 ||
+			   o->fmt == FORMAT_CSV || o->fmt == FORMAT_HTML))
+		return msg_usage("%s", "--missing lists the files with no copy under the reference: it is refused with an "
+			     "action, --from-report, -u, -m, -M, -e, -TT, --dirs, --overlap, --summary and --format=csv or html");
+	if (o->nreference && (o->dirs || o->from_report))
+		return msg_usage("%s", "--reference is not available with --dirs or --from-report");
+	bool other = false;
+	for (int i = 0; i < o->nreference; i++) {
+		struct stat st;
+		if (remote_arg(o->reference[i]))
+			return msg_usage("--reference '%s': a reference on another host is not available yet", o->reference[i]);
+		if (stat(o->reference[i], &st) != 0)
+			return msg_usage("--reference '%s': %s", o->reference[i], strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return msg_usage("--reference '%s': not a directory", o->reference[i]);
+	}
+	for (int p = 0; p < o->npaths && !other; p++) {
+		struct stat sp, sr;
+		bool ref = false;
+		if (!remote_arg(o->paths[p].path) && stat(o->paths[p].path, &sp) == 0)
+			for (int i = 0; !ref && i < o->nreference; i++)
+				ref = stat(o->reference[i], &sr) == 0 && same_node(&sp, &sr);
+		other = !ref;
+	}
+	if (o->nreference && o->npaths && !other)
+		return msg_usage("%s", "--reference=DIR is also the only path: give the paths whose files are looked for under it");
+	return 0;
+}
+
 /* What main shows of a scan: one view, decided once. */
 static enum cli_view view_of(const struct cli_opts *o)
 {
-	return o->print_unique ? VIEW_UNIQUE : o->summarize ? VIEW_SUMMARY : o->fmt == FORMAT_HTML ? VIEW_PAGE :
+	return o->missing ? VIEW_MISSING : o->print_unique ? VIEW_UNIQUE : o->summarize ? VIEW_SUMMARY : o->fmt == FORMAT_HTML ? VIEW_PAGE :
 	       o->overlap || o->summary_dirs ? VIEW_WHERE : o->fmt == FORMAT_JSON ? VIEW_JSON :
 	       o->fmt == FORMAT_CSV ? VIEW_CSV : VIEW_SETS;
 }
@@ -195,6 +240,8 @@ int cli_check(struct cli_opts *o)
 		o->nremote += remote_arg(o->paths[i].path);
 	if (o->cache_clear && o->npaths == 0 && !o->files_from)
 		return 0; /* main clears it and stops */
+	if (o->nreference && o->npaths == 0 && !o->files_from && !o->from_report)
+		return msg_usage("%s", "--reference=DIR needs other paths, whose files are looked for under it");
 	if ((rc = apply(o, early_rules, sizeof(early_rules) / sizeof(early_rules[0]))) ||
 	    (rc = take_format(o)) || (rc = apply(o, rules, sizeof(rules) / sizeof(rules[0]))))
 		return rc;
@@ -204,6 +251,8 @@ int cli_check(struct cli_opts *o)
 		o->list_depth = o->max_depth;
 		o->max_depth = -1;
 	}
+	if ((rc = check_reference(o)))
+		return rc;
 	o->view = view_of(o);
 	return 0;
 }

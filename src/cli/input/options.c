@@ -245,6 +245,14 @@ static int parse_other(struct cli_opts *o, int c, const char *arg, bool *stop)
 		v[o->nprotect++] = arg;
 		return 0;
 	}
+	case OPT_REFERENCE: {
+		const char **v = realloc(o->reference, (size_t)(o->nreference + 1) * sizeof(*v));
+		if (!v)
+			return msg_usage("%s", "out of memory");
+		o->reference = v;
+		v[o->nreference++] = arg;
+		return 0;
+	}
 	case OPT_EXCLUDE:
 	case OPT_INCLUDE: {
 		int grc = glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, arg);
@@ -344,6 +352,7 @@ void cli_opts_free(struct cli_opts *o)
 	keep_free(&o->keep);
 	glob_free(&o->include);
 	free(o->protect);
+	free(o->reference);
 	free(o->files_from_buf);
 	free(o->paths);
 	free(o->forward);

@@ -40,6 +40,9 @@ void json_command_line(int argc, char **argv, FILE *out, bool in_html);
 void json_head(int argc, char **argv, FILE *out);
 void json_string(const char *str, FILE *out);
 void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
+/* missing.c: --missing (text, -0, JSON) and its summary on stderr.
+ * @return 0 (every file has a copy), 3 (some has none), or 1 (said). */
+int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
 /* where.c: --overlap and --summary=dirs (text, json, csv); the scan's
  * directories tallied first. @return 0, or 1 after saying why on stderr. */
 int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);

@@ -13,6 +13,7 @@
 #include "match/result.h"
 #include "match/compare.h"
 #include "match/twins.h"
+#include "sets/sets.h"
 #include "cache/cache_run.h"
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
@@ -414,7 +415,9 @@ static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, stru
 			j++;
 		if (j - i == 1)
 			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
-		if (j - i >= 2) {
+		/* with reference paths, a group that cannot pair a reference file
+		 * with another is not read (sets/reference.c) */
+		if (j - i >= 2 && ds_group_asked(s, order + i, j - i)) {
 			if (gs->n == cap) {
 				cap = cap ? cap * 2 : 256;
 				uint32_t *g = realloc(gs->v, cap * 2 * sizeof(*g));

@@ -78,6 +78,7 @@ struct ds_arg {
 	const char *path;
 	bool recurse;
 	bool remote;        /* scanned on another host (remote.c): never walked here */
+	bool reference;     /* dupscan_add_reference(): its files are the copies asked about */
 };
 
 /* A file as the caller sees it: 32 bytes, one per member of a set. Its

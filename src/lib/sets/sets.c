@@ -280,7 +280,7 @@ int ds_finish_sets(dupscan_scan *s)
 	int rc = 0;
 	for (size_t id = 0; rc == 0 && id < s->nsets; id++) {
 		rc = finish_set(s, &s->sets[id]);
-		if (s->sets[id].count >= 2)
+		if (s->sets[id].count >= 2 && ds_reference_first(&s->sets[id]))
 			s->sets[kept++] = s->sets[id];
 	}
 	if (rc == 0) {
@@ -353,6 +353,10 @@ int ds_build_uniques(dupscan_scan *s)
 
 void ds_free_results(dupscan_scan *s)
 {
+	free(s->missing);
+	s->missing = NULL;
+	s->nmissing = 0;
+	s->missing_built = false;
 	free(s->shared);
 	free(s->shared_files);
 	s->shared = NULL;

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* missing.c: --missing, the files under the paths that have no copy under
+ * the reference trees (the library's dupscan_find_missing()): one path a
+ * line (-0: NUL after each) or JSON, then a summary on standard error. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "../msg.h"
+#include "output.h"
+#include "fsutil.h"
+
+#define EXIT_MISSING 3 /* some file has no copy (man page, EXIT STATUS) */
+
+static void missing_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
+{
+	json_head(argc, argv, out);
+	fprintf(out, ",\n  \"references\": [");
+	for (int i = 0; i < o->nreference; i++) {
+		fputs(i ? ", " : "", out);
+		json_string(o->reference[i], out);
+	}
+	fprintf(out, "],\n  \"missing\": [\n");
+	size_t n = dupscan_missing_count(scan);
+	for (size_t i = 0; i < n; i++) {
+		const dupscan_file *f = dupscan_missing_file(scan, i);
+		fprintf(out, "    { \"path\": ");
+		json_string(dupscan_file_path(f), out);
+		fprintf(out, ", \"size\": %" PRIu64 " }%s\n", dupscan_file_size(f), i + 1 < n ? "," : "");
+	}
+	fprintf(out, "  ]\n}\n");
+}
+
+int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
+{
+	int rc = dupscan_find_missing(scan);
+	if (rc < 0) {
+		msg_say("--missing: %s", dupscan_strerror(rc));
+		return 1;
+	}
+	size_t n = dupscan_missing_count(scan);
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += dupscan_file_size(dupscan_missing_file(scan, i));
+	if (o->fmt == FORMAT_JSON) {
+		missing_json(scan, o, argc, argv, out);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			const char *p = dupscan_file_path(dupscan_missing_file(scan, i));
+			fwrite(p, 1, strlen(p), out);
+			fputc(o->print_null ? '\0' : '\n', out);
+		}
+	}
+	if (!o->quiet || n > 0) {
+		char sz[DS_SIZE_TEXT];
+		msg_say("%zu file%s (%s) %s no copy under %s%s", n, n == 1 ? "" : "s", ds_size_text(bytes, sz),
+			n == 1 ? "has" : "have", o->reference[0], o->nreference > 1 ? " or the other references" : "");
+	}
+	return n > 0 ? EXIT_MISSING : 0;
+}

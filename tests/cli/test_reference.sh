@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --reference and --missing: a card of 2,000 files against a library of
+# 20,000 (some of the card's files in the library, some copied within the
+# card only, some nowhere), checked against a sha256 listing; -dN with a
+# reference deletes exactly the card's files the library holds and changes
+# nothing under it; a size no reference file has is never opened; bad input
+# is refused before anything is read.
+. "$(dirname "$0")/lib.sh"
+
+python3 - <<'PY'
+import os, random
+r = random.Random(62)
+os.makedirs("lib/a", exist_ok=True); os.makedirs("lib/b/c", exist_ok=True); os.makedirs("card/d", exist_ok=True)
+lib = []
+for i in range(20000):
+    # sizes from a few hundred values: many files share a size, few a content
+    data = r.randbytes(300 + r.randrange(400) * 7)
+    p = f"lib/{'a' if i % 2 else 'b/c'}/l{i}"
+    open(p, "wb").write(data); lib.append(data)
+for i in range(800):     # in the library
+    open(f"card/in{i}", "wb").write(lib[r.randrange(len(lib))])
+for i in range(300):     # copied within the card only
+    data = r.randbytes(300 + r.randrange(400) * 7)
+    open(f"card/pair{i}a", "wb").write(data); open(f"card/d/pair{i}b", "wb").write(data)
+for i in range(598):     # nowhere else
+    open(f"card/d/solo{i}", "wb").write(r.randbytes(300 + r.randrange(400) * 7))
+open("card/odd", "wb").write(r.randbytes(5)); open("card/odd2", "wb").write(b"x" * 5) # a size no library file has
+PY
+oracle() { python3 - <<'PY'
+import hashlib, os
+h = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+have = {h(os.path.join(d, f)) for d, _, fs in os.walk("lib") for f in fs}
+miss = sorted(os.path.join(d, f) for d, _, fs in os.walk("card") for f in fs if h(os.path.join(d, f)) not in have)
+print("\n".join(miss)); print(len(miss), sum(os.path.getsize(p) for p in miss))
+PY
+}
+want=$(oracle)
+want_list=$(printf '%s\n' "$want" | head -n -1)
+want_n=$(printf '%s\n' "$want" | tail -1 | cut -d' ' -f1)
+want_bytes=$(printf '%s\n' "$want" | tail -1 | cut -d' ' -f2)
+
+run "$DUPSCAN" -r --reference=lib card --missing
+[ "$rc" = 3 ] && [ "$(printf '%s\n' "$out" | sort)" = "$want_list" ] &&
+  ok "--missing: the $want_n files a sha256 listing says lack a copy in the library, status 3" ||
+  not_ok "--missing list" "rc=$rc" "$(diff <(printf '%s\n' "$out" | sort) <(printf '%s\n' "$want_list") | head -5)"
+case "$err" in "dupscan: $want_n files ("*") have no copy under lib") ok "--missing: the summary's count" ;; *) not_ok "summary" "$err" ;; esac
+got=$("$DUPSCAN" -r --reference=lib card --missing -j 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d["missing"]), sum(f["size"] for f in d["missing"]), d["references"])')
+[ "$got" = "$want_n $want_bytes ['lib']" ] && ok "--missing -j: the files and their bytes" || not_ok "--missing json" "$got"
+[ "$(printf '%s\n' "$want_list" | grep -c pair)" = 600 ] && ok "copies of each other missing from the library: all listed" || not_ok "pairs"
+
+# the sets: each has a library file, listed first
+run "$DUPSCAN" -r --reference=lib card
+printf '%s\n' "$out" | awk 'BEGIN{RS=""} {split($0, l, "\n"); if (l[1] !~ /^lib\//) bad++; n++} END{print n, bad+0}' > sets.txt
+sets=$(cut -d' ' -f1 sets.txt)
+[ "$(cut -d' ' -f2 sets.txt)" = 0 ] && [ "$sets" -ge 700 ] && ! printf '%s\n' "$out" | grep -q pair &&
+  ok "--reference: $sets sets, each led by a library file, none without one" || not_ok "reference sets" "$(cat sets.txt)"
+
+# a size no library file has: never opened; nor a library size no card file has
+opened=$(strace -f -e trace=open,openat "$DUPSCAN" -r --reference=lib card --missing 2>&1 >/dev/null | grep -c 'card/odd')
+[ "$opened" = 0 ] && ok "a size no reference file has: missing without being opened" || not_ok "card/odd opened $opened times"
+
+# -dN: the card's files the library holds go, nothing under the library changes
+( cd lib && find . -type f -print0 | sort -z | xargs -0 sha256sum ) > lib.before
+run "$DUPSCAN" -rdN --reference=lib card
+( cd lib && find . -type f -print0 | sort -z | xargs -0 sha256sum ) > lib.after
+left=$(cd card && find . -type f | sed 's#^\./#card/#' | sort)
+[ "$rc" = 0 ] && cmp -s lib.before lib.after && [ "$left" = "$want_list" ] &&
+  ok "-dN --reference: exactly the card's files the library holds deleted, the library unchanged" ||
+  not_ok "-dN reference" "rc=$rc $err" "$(diff <(echo "$left") <(echo "$want_list") | head -5)"
+run "$DUPSCAN" -r --reference=lib card --missing
+[ "$rc" = 3 ] && [ "$(printf '%s\n' "$out" | sort)" = "$want_list" ] && ok "after -dN: the same files missing" || not_ok "after -dN"
+mkdir spare && cp lib/a/l1 spare/
+run "$DUPSCAN" -r --reference=lib spare --missing
+[ "$rc" = 0 ] && [ -z "$out" ] && ok "nothing missing: status 0" || not_ok "nothing missing" "rc=$rc $out"
+
+# bad input: status 2, a message, nothing read
+expect_usage() { # LABEL WORD ARGS...
+  local label=$1 word=$2; shift 2
+  run "$DUPSCAN" "$@"
+  [ "$rc" = 2 ] && [ -z "$out" ] && case "$err" in *"$word"*) true ;; *) false ;; esac && ok "$label" || not_ok "$label" "rc=$rc" "$err"
+}
+expect_usage "--missing without --reference" "--missing needs --reference" -r --missing card
+expect_usage "a reference that does not exist" "--reference 'nope'" -r --reference=nope card
+expect_usage "a reference that is a file" "not a directory" -r --reference=lib/a/l1 card
+expect_usage "a reference that is the only path" "the only path" -r --reference=lib lib
+expect_usage "a reference and no path" "needs other paths" -r --reference=lib
+expect_usage "--missing with an action" "refused with an action" -r --reference=lib --missing -dN card
+done_testing
