@@ -286,6 +286,15 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 		      int *rc)
 {
 	int status;
+	/* the references walked whole, and first: a path reaching into one (a
+	 * bind mount of it) is then the one reached twice, not the reference */
+	for (int i = 0; *rc >= 0 && i < o->nreference; i++) {
+		*rc = dupscan_add_reference(scan, o->reference[i], 1);
+		if (*rc < 0 && *rc != -ENOMEM) {
+			msg_say("--reference '%s': %s", o->reference[i], dupscan_strerror(*rc));
+			return EXIT_USAGE;
+		}
+	}
 	for (int i = 0; *rc >= 0 && i < o->npaths; i++) {
 		bool recurse = o->recurse || o->paths[i].recurse_after;
 		if (o->nremote && remote_arg(o->paths[i].path)) {
@@ -297,14 +306,6 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 	}
 	if (*rc >= 0 && o->from_report && (status = add_report(scan, o->from_report, rc)) != 0)
 		return status;
-	/* a reference is walked whole: the copies may lie anywhere under it */
-	for (int i = 0; *rc >= 0 && i < o->nreference; i++) {
-		*rc = dupscan_add_reference(scan, o->reference[i], 1);
-		if (*rc < 0 && *rc != -ENOMEM) {
-			msg_say("--reference '%s': %s", o->reference[i], dupscan_strerror(*rc));
-			return EXIT_USAGE;
-		}
-	}
 	for (int i = 0; *rc >= 0 && i < o->nprotect; i++) {
 		*rc = dupscan_protect_path(scan, o->protect[i]);
 		if (*rc < 0 && *rc != -ENOMEM) {

@@ -97,6 +97,8 @@ struct ds_reading {
 		uint64_t disk;             /* ds_disk() */
 		bool inos;                 /* ds_inodes_trusted() */
 		bool fuse;                 /* FUSE of no known kind, not probed yet (ds_probe_net()) */
+		bool by_path;              /* of no kind mountinfo tells, major 0: a path on it may
+		                            * (ds_device_path(): a btrfs subvolume) */
 	} *devkinds;
 	size_t ndevkinds, capdevkinds;
 	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */

@@ -229,6 +229,22 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
 	return ds_protect_add(s, path);
 }
 
+DUPSCAN_API int dupscan_add_reference(dupscan_scan *s, const char *path, int recurse)
+{
+	if (!s || !path || !*path)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	/* (sets/reference.c: what a reference changes in the sets) */
+	int rc = dupscan_protect_path(s, path);
+	int a = rc < 0 ? rc : dupscan_add_path(s, path, recurse);
+	if (a >= 0) {
+		s->tree.args[a].reference = true;
+		s->references = true;
+	}
+	return a;
+}
+
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn, void *user)
 {
 	if (!s)

@@ -77,6 +77,20 @@ mkdir spare && cp lib/a/l1 spare/
 run "$DUPSCAN" -r --reference=lib spare --missing
 [ "$rc" = 0 ] && [ -z "$out" ] && ok "nothing missing: status 0" || not_ok "nothing missing" "rc=$rc $out"
 
+# the library bind-mounted inside the card: the card's view of it is the
+# library (the same files reached twice), never listed missing nor deleted
+mkdir -p bl/lib bl/card/mirror && head -c 5000 /dev/urandom > bl/lib/x && cp bl/lib/x bl/card/x && head -c 6000 /dev/urandom > bl/lib/y
+if mount --bind bl/lib bl/card/mirror 2>/dev/null; then
+  run "$DUPSCAN" -r --reference=bl/lib bl/card --missing; m_rc=$rc; m_out=$out
+  run "$DUPSCAN" -rdN --reference=bl/lib bl/card
+  left=$(cd bl && find lib card -type f | sort | tr '\n' ' ')
+  umount bl/card/mirror
+  [ "$m_rc" = 0 ] && [ -z "$m_out" ] && [ "$rc" = 0 ] && [ "$left" = "card/mirror/x card/mirror/y lib/x lib/y " ] &&
+    ok "a bind mount of the library in the card: nothing missing, only card/x deleted" || not_ok "bind mount" "$m_rc $m_out / $rc $err / $left"
+else
+  ok "# SKIP no bind mount here"
+fi
+
 # bad input: status 2, a message, nothing read
 expect_usage() { # LABEL WORD ARGS...
   local label=$1 word=$2; shift 2

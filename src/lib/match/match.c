@@ -13,7 +13,6 @@
 #include "match/result.h"
 #include "match/compare.h"
 #include "match/twins.h"
-#include "sets/sets.h"
 #include "cache/cache_run.h"
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
@@ -340,6 +339,12 @@ static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_
 				return -ENOMEM;
 			}
 			devs[ndevs++] = dev;
+			if (ds_device_wants_path(s, dev)) { /* (a btrfs subvolume met inside an argument) */
+				char *path = ds_rec_path_alloc(s, order[p]);
+				if (path)
+					ds_device_path(s, dev, path);
+				free(path);
+			}
 		}
 	}
 	int rc = ds_choose_io(s, devs, ndevs);
@@ -403,6 +408,22 @@ static uint32_t candidates(dupscan_scan *s, uint32_t *order)
 	return nc;
 }
 
+/* With reference paths, does a size group ask anything: a file under a
+ * reference and another (else none of its files is read: sets/reference.c)? */
+static bool group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n)
+{
+	if (!s->references)
+		return true;
+	bool ref = false, other = false;
+	for (size_t i = 0; i < n && !(ref && other); i++) {
+		if (ds_rec_reference(s, recs[i]))
+			ref = true;
+		else
+			other = true;
+	}
+	return ref && other;
+}
+
 /* The groups of two or more files among the nc ordered candidates, as
  * (start, count) pairs; a file alone in its group is unique unread.
  * @return 0 or -ENOMEM. */
@@ -415,9 +436,7 @@ static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, stru
 			j++;
 		if (j - i == 1)
 			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
-		/* with reference paths, a group that cannot pair a reference file
-		 * with another is not read (sets/reference.c) */
-		if (j - i >= 2 && ds_group_asked(s, order + i, j - i)) {
+		if (j - i >= 2 && group_asked(s, order + i, j - i)) {
 			if (gs->n == cap) {
 				cap = cap ? cap * 2 : 256;
 				uint32_t *g = realloc(gs->v, cap * 2 * sizeof(*g));

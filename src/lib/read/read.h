@@ -35,6 +35,11 @@ int ds_storage_kind(const char *sysfs, const char *mountinfo, uint64_t dev);
  * of mountinfo names: the block device of the btrfs mount whose filesystem
  * (its UUID) holds path (on dev), or 0. */
 uint64_t ds_btrfs_source(const char *mountinfo, const char *path, uint64_t dev);
+/* Would a path on dev tell more of its storage than mountinfo did (major 0,
+ * no kind known, not asked yet)? Then ds_device_path() with a file or
+ * directory on it, before its kind decides how to read. */
+bool ds_device_wants_path(dupscan_scan *s, uint64_t dev);
+void ds_device_path(dupscan_scan *s, uint64_t dev, const char *path);
 /* The one decision of how a device is read: as one stream in disk order
  * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
  * parallel. Decided once per device and scan (looked up the first time). */

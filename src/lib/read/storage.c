@@ -345,21 +345,6 @@ uint64_t ds_btrfs_source(const char *mountinfo, const char *path, uint64_t dev)
 	return src;
 }
 
-/* A path on device dev: an added path's, else the first file's on it. The
- * caller frees it. */
-static char *path_on(const dupscan_scan *s, uint64_t dev)
-{
-	for (uint32_t a = 0; a < s->tree.nargs; a++) {
-		struct stat st;
-		if (!s->tree.args[a].remote && stat(s->tree.args[a].path, &st) == 0 && (uint64_t)st.st_dev == dev)
-			return strdup(s->tree.args[a].path);
-	}
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (ds_rec_dev(s, ds_rec(s, i)) == dev)
-			return ds_rec_path_alloc(s, i);
-	return NULL;
-}
-
 /* A FUSE filesystem of no kind storage.c knows (not sshfs, rclone, ...). */
 static bool other_fuse(const char *mountinfo, uint64_t dev)
 {
@@ -368,37 +353,59 @@ static bool other_fuse(const char *mountinfo, uint64_t dev)
 	return major((dev_t)dev) == 0 && mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
 }
 
-/* What the scan knows of device dev, looked up the first time it is asked. */
-static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
+/* The scan's entry for device dev, looked up the first time it is asked
+ * (NULL: out of memory, the answer k all the same). */
+static struct ds_devkind *device_entry(dupscan_scan *s, uint64_t dev, struct ds_devkind *k)
 {
 	for (size_t i = 0; i < s->reading.ndevkinds; i++)
 		if (s->reading.devkinds[i].dev == dev)
-			return s->reading.devkinds[i];
+			return &s->reading.devkinds[i];
 	/* A spinning disk is read by one stream in disk order; a network
 	 * filesystem (usually disks in a NAS, behind a link that answers each
 	 * request a round trip later) by many requests at once (netio.c).
 	 * Memory, solid-state and storage that cannot be told (overlay, most
 	 * FUSE) keep reads on every thread. */
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
-	uint64_t disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev);
-	if (kind == DS_STORE_UNKNOWN && major((dev_t)dev) == 0) {
-		/* a btrfs subvolume (a snapshot, /home on most distributions):
-		 * the disk of the filesystem's mount */
-		char *p = path_on(s, dev);
-		uint64_t src = p ? ds_btrfs_source(s->reading.mountinfo, p, dev) : 0;
-		free(p);
-		if (src) {
-			kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, src);
-			disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, src);
-		}
-	}
-	struct ds_devkind k = { dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK, disk,
-				ds_inode_numbers_kept(s->reading.mountinfo, dev),
-				kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev) };
+	*k = (struct ds_devkind){ dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
+				  ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
+				  ds_inode_numbers_kept(s->reading.mountinfo, dev),
+				  kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev),
+				  kind == DS_STORE_UNKNOWN && major((dev_t)dev) == 0 };
 	/* out of memory: asked again next time, the same answer */
-	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1) == 0)
-		s->reading.devkinds[s->reading.ndevkinds++] = k;
-	return k;
+	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1))
+		return NULL;
+	s->reading.devkinds[s->reading.ndevkinds] = *k;
+	return &s->reading.devkinds[s->reading.ndevkinds++];
+}
+
+static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
+{
+	struct ds_devkind k;
+	const struct ds_devkind *e = device_entry(s, dev, &k);
+	return e ? *e : k;
+}
+
+bool ds_device_wants_path(dupscan_scan *s, uint64_t dev)
+{
+	return device(s, dev).by_path;
+}
+
+void ds_device_path(dupscan_scan *s, uint64_t dev, const char *path)
+{
+	struct ds_devkind k;
+	struct ds_devkind *e = device_entry(s, dev, &k);
+	if (!e || !e->by_path)
+		return;
+	e->by_path = false; /* asked once */
+	/* a btrfs subvolume (a snapshot, /home on most distributions; on recent
+	 * kernels the top one too): the kind and disk of the filesystem's mount */
+	uint64_t src = ds_btrfs_source(s->reading.mountinfo, path, dev);
+	if (!src)
+		return;
+	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, src);
+	e->one = kind == DS_STORE_HDD;
+	e->net = kind == DS_STORE_NETWORK;
+	e->disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, src);
 }
 
 bool ds_one_stream(dupscan_scan *s, uint64_t dev)

@@ -78,6 +78,9 @@ int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *fa, const str
 	const struct ds_rec *a = fa->rec, *b = fb->rec;
 	const char *pa = fa->path, *pb = fb->path;
 	int c = 0;
+	/* reference files first, whatever the order (and -R): a set keeps one */
+	if (s->references && ds_file_reference(fa) != ds_file_reference(fb))
+		return ds_file_reference(fa) ? -1 : 1;
 	/* (an argument is a lookup by the record's index: made for -O only) */
 	uint32_t arg_a = s->opt.param_order ? ds_file_arg(fa) : 0, arg_b = s->opt.param_order ? ds_file_arg(fb) : 0;
 	if (arg_a != arg_b)

@@ -110,6 +110,16 @@ uint32_t ds_file_arg(const struct dupscan_file *f)
 	return f->scan->tree.dirs[ds_file_dir(f)].arg;
 }
 
+bool ds_rec_reference(const dupscan_scan *s, uint32_t rec)
+{
+	return s->tree.args[s->tree.dirs[ds_rec_dir(s, rec)].arg].reference;
+}
+
+bool ds_file_reference(const struct dupscan_file *f)
+{
+	return f->scan->tree.args[ds_file_arg(f)].reference;
+}
+
 size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap)
 {
 	return build_path(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), buf, cap);

@@ -242,5 +242,8 @@ struct ds_rec *ds_file_inode(const struct dupscan_file *f);
 uint32_t ds_file_dir(const struct dupscan_file *f);
 /* The index of the added path f was reached from. */
 uint32_t ds_file_arg(const struct dupscan_file *f);
+/* Is record rec (file f) under a reference path (dupscan_add_reference())? */
+bool ds_rec_reference(const dupscan_scan *s, uint32_t rec);
+bool ds_file_reference(const struct dupscan_file *f);
 
 #endif /* DUPSCAN_RECORDS_RECORDS_H */

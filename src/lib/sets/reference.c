@@ -2,66 +2,31 @@
 /* reference.c: reference trees ("is it all backed up?"). Files added by
  * dupscan_add_reference() are the copies asked about: only the sets holding
  * one of them and another file are sets, the reference files first in each
- * (the file a set keeps is one of them), and the other files in no such set
- * are missing from the references. A size group without a reference file,
- * or with nothing else, is never read: its files are missing, or not asked
- * about, whatever their bytes. Reference files are protected (never changed
- * by an action). */
+ * (records/order.c: the file a set keeps is one of them), and the other
+ * files in no such set are missing from the references. A size group
+ * without a reference file, or with nothing else, is never read (match.c):
+ * its files are missing, or not asked about, whatever their bytes.
+ * Reference files are protected (never changed by an action). */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "internal.h"
 #include "sets/sets.h"
 
-bool ds_rec_reference(const dupscan_scan *s, uint32_t rec)
-{
-	return s->tree.args[s->tree.dirs[ds_rec_dir(s, rec)].arg].reference;
-}
-
-bool ds_group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n)
-{
-	if (!s->references)
-		return true;
-	bool ref = false, other = false;
-	for (size_t i = 0; i < n && !(ref && other); i++) {
-		if (ds_rec_reference(s, recs[i]))
-			ref = true;
-		else
-			other = true;
-	}
-	return ref && other;
-}
-
-bool ds_reference_first(struct dupscan_set *set)
+bool ds_set_asks(const struct dupscan_set *set)
 {
 	const dupscan_scan *s = set->count ? set->files[0].scan : NULL;
 	if (!s || !s->references)
 		return true;
-	/* stable: each part keeps the chosen order */
-	struct dupscan_file *tmp = malloc(set->count * sizeof(*tmp));
-	size_t n = 0, refs = 0;
-	for (int pass = 0; tmp && pass < 2; pass++)
-		for (size_t k = 0; k < set->count; k++) {
-			bool ref = !(set->files[k].idx & DS_OUTSIDE) && ds_rec_reference(s, set->files[k].idx);
-			if (ref == (pass == 0))
-				tmp[n++] = set->files[k];
-			refs += pass == 0 && ref;
-		}
-	if (tmp)
-		memcpy(set->files, tmp, set->count * sizeof(*tmp));
-	free(tmp);
-	return tmp && refs > 0 && refs < set->count;
+	/* (the chosen order puts the reference files first: records/order.c) */
+	return ds_file_reference(&set->files[0]) && !ds_file_reference(&set->files[set->count - 1]);
 }
 
 /* Is record i, not a reference file, one asked about (listed, a file the
  * scan examined: no alias, no file left out)? */
 static bool asked(const dupscan_scan *s, uint32_t i)
 {
-	const struct ds_rec *r = ds_rec(s, i);
-	if (r->flags & (DS_F_ALIAS | DS_F_SKIPPED) || ds_rec_reference(s, i))
-		return false;
-	return !(r->flags & DS_F_DROPPED);
+	return !(ds_rec(s, i)->flags & (DS_F_ALIAS | DS_F_SKIPPED | DS_F_DROPPED)) && !ds_rec_reference(s, i);
 }
 
 /* Which records are in a set: by record, true. */
@@ -100,21 +65,6 @@ static int build_missing(dupscan_scan *s)
 }
 
 /* ---- the library's calls ---- */
-
-DUPSCAN_API int dupscan_add_reference(dupscan_scan *s, const char *path, int recurse)
-{
-	if (!s || !path || !*path)
-		return -EINVAL;
-	if (s->ran)
-		return DUPSCAN_E_STATE;
-	int rc = dupscan_protect_path(s, path);
-	int a = rc < 0 ? rc : dupscan_add_path(s, path, recurse);
-	if (a >= 0) {
-		s->tree.args[a].reference = true;
-		s->references = true;
-	}
-	return a;
-}
 
 DUPSCAN_API int dupscan_file_is_reference(const dupscan_file *f)
 {

@@ -35,15 +35,9 @@ struct ds_host_tree {
 int ds_build_dir_sets(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
 		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls));
 int ds_build_uniques(dupscan_scan *s);
-/* reference.c: is record rec under a reference path? */
-bool ds_rec_reference(const dupscan_scan *s, uint32_t rec);
-/* Does a size group of records recs[0..n) ask anything (with reference
- * paths: a reference file and another; else always)? */
-bool ds_group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n);
-/* With reference paths: set's reference files first (each part in its
- * order). @return whether it is a set (a reference file and another; true
- * without reference paths). */
-bool ds_reference_first(struct dupscan_set *set);
+/* reference.c: with reference paths, does set hold a reference file and
+ * another (its order puts them first)? Always true without. */
+bool ds_set_asks(const struct dupscan_set *set);
 /* fn(user, rec) for every record the unique files are (ds_build_uniques()),
  * in record order, without their paths; a nonzero return stops. @return it,
  * or -ENOMEM. */

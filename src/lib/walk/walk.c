@@ -460,6 +460,7 @@ static int arg_devices_io(dupscan_scan *s)
 		if (s->tree.args[a].remote || stat(s->tree.args[a].path, &st) != 0)
 			continue;
 		devs[n++] = (uint64_t)st.st_dev;
+		ds_device_path(s, (uint64_t)st.st_dev, s->tree.args[a].path);
 		if (S_ISDIR(st.st_mode) && s->opt.io == DUPSCAN_IO_AUTO)
 			ds_probe_net(s, (uint64_t)st.st_dev, s->tree.args[a].path);
 	}
