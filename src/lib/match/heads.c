@@ -62,7 +62,15 @@ static void first_slice(void *arg, size_t sl)
 			continue;
 		}
 		unsigned char *dst = j->blocks ? j->blocks + i * j->blen : one;
+		/* on an SSD, one block: the kernel's readahead would read on into
+		 * bytes that most files, unlike all others after it, never need (a
+		 * file held for the lockstep read reads on with it after all) */
+		bool once = s->reading.io_mode == DUPSCAN_IO_SSD;
+		if (once)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 		int err = ds_read(s, fd, dst, j->blen, 0);
+		if (once && err == 0 && j->fds)
+			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		if (err < 0 || !j->fds)
 			close(fd);
 		else
