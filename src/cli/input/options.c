@@ -211,6 +211,17 @@ static int parse_name(struct cli_opts *o, int c, const char *arg)
 	return -1; /* not a name */
 }
 
+/* A repeatable option's path added to its list. @return 0 or the usage status. */
+static int add_path(const char ***list, int *n, const char *arg)
+{
+	const char **v = realloc(*list, (size_t)(*n + 1) * sizeof(*v));
+	if (!v)
+		return msg_usage("%s", "out of memory");
+	*list = v;
+	v[(*n)++] = arg;
+	return 0;
+}
+
 /* The options that are more than a field set. @return 0 or an exit status. */
 static int parse_other(struct cli_opts *o, int c, const char *arg, bool *stop)
 {
@@ -237,22 +248,10 @@ static int parse_other(struct cli_opts *o, int c, const char *arg, bool *stop)
 					 (int)badlen, bad);
 		return 0;
 	}
-	case OPT_PROTECT: {
-		const char **v = realloc(o->protect, (size_t)(o->nprotect + 1) * sizeof(*v));
-		if (!v)
-			return msg_usage("%s", "out of memory");
-		o->protect = v;
-		v[o->nprotect++] = arg;
-		return 0;
-	}
-	case OPT_REFERENCE: {
-		const char **v = realloc(o->reference, (size_t)(o->nreference + 1) * sizeof(*v));
-		if (!v)
-			return msg_usage("%s", "out of memory");
-		o->reference = v;
-		v[o->nreference++] = arg;
-		return 0;
-	}
+	case OPT_PROTECT:
+		return add_path(&o->protect, &o->nprotect, arg);
+	case OPT_REFERENCE:
+		return add_path(&o->reference, &o->nreference, arg);
 	case OPT_EXCLUDE:
 	case OPT_INCLUDE: {
 		int grc = glob_add(c == OPT_EXCLUDE ? &o->exclude : &o->include, arg);
