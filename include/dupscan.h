@@ -124,9 +124,11 @@ enum dupscan_error {
 	DUPSCAN_E_ACCESS_READ = -1030,  /* someone who may read it (its owner, its group, others,
 	                                 * a user or group its ACL names) could not read the
 	                                 * kept file */
-	DUPSCAN_E_ACCESS_UNTOLD = -1031 /* the kept file is on another host and the duplicate is
-	                                 * another user's: whether they could read it there
-	                                 * cannot be told */
+	DUPSCAN_E_ACCESS_UNTOLD = -1031, /* the kept file is on another host and the duplicate is
+	                                  * another user's: whether they could read it there
+	                                  * cannot be told */
+	DUPSCAN_E_REFERENCE = -1032 /* a reference path (dupscan_add_reference()) could not be
+	                             * scanned: no file can be called missing from it (since 0.10) */
 };
 
 /* Flags for the action functions. */
@@ -381,6 +383,14 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
  * dupscan_add_path(). Since 0.10. */
 DUPSCAN_API int dupscan_add_reference(dupscan_scan *scan, const char *path, int recurse);
 
+/* Make the path added at index (dupscan_add_path()'s, dupscan_add_remote()'s
+ * return) a reference path, before dupscan_run(), as dupscan_add_reference()
+ * adds one: a local one is protected; a remote one's files are never changed
+ * anyway, and across hosts a set needs a reference file on any host.
+ * @return index, -EINVAL (no such path), -ENOMEM, or DUPSCAN_E_STATE after
+ * dupscan_run(). Since 0.10. */
+DUPSCAN_API int dupscan_set_reference(dupscan_scan *scan, int index);
+
 /* Keep partial and full hashes in the cache file path between runs (NULL: no
  * cache), before dupscan_run(). Entries are keyed on device, inode, size, mtime
  * and ctime: any difference and the entry is not used. A cached hash only
@@ -486,8 +496,10 @@ DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *scan, si
 /* After dupscan_run() with reference paths (dupscan_add_reference()): the
  * files under the other paths that have no copy under any reference path,
  * in the chosen order (a file that could not be read is none of them: it is
- * reported through the error callback). @return 0, -ENOMEM, -EINVAL, or
- * DUPSCAN_E_STATE (not run, or no reference path). Since 0.10. */
+ * reported through the error callback), on any host. @return 0, -ENOMEM,
+ * -EINVAL, DUPSCAN_E_STATE (not run, or no reference path), or
+ * DUPSCAN_E_REFERENCE (a reference path itself could not be scanned: the
+ * error callback named it). Since 0.10. */
 DUPSCAN_API int dupscan_find_missing(dupscan_scan *scan);
 /* @return the files dupscan_find_missing() found (0 before it). Since 0.10. */
 DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *scan);

@@ -289,6 +289,11 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 	/* the references walked whole, and first: a path reaching into one (a
 	 * bind mount of it) is then the one reached twice, not the reference */
 	for (int i = 0; *rc >= 0 && i < o->nreference; i++) {
+		if (remote_arg(o->reference[i])) {
+			if ((status = remote_add(scan, o, o->reference[i], true, true, procs)) != 0)
+				return status;
+			continue;
+		}
 		*rc = dupscan_add_reference(scan, o->reference[i], 1);
 		if (*rc < 0 && *rc != -ENOMEM) {
 			msg_say("--reference '%s': %s", o->reference[i], dupscan_strerror(*rc));
@@ -298,7 +303,7 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 	for (int i = 0; *rc >= 0 && i < o->npaths; i++) {
 		bool recurse = o->recurse || o->paths[i].recurse_after;
 		if (o->nremote && remote_arg(o->paths[i].path)) {
-			if ((status = remote_add(scan, o, o->paths[i].path, recurse, procs)) != 0)
+			if ((status = remote_add(scan, o, o->paths[i].path, recurse, false, procs)) != 0)
 				return status;
 		} else {
 			*rc = dupscan_add_path(scan, o->paths[i].path, recurse);
@@ -347,7 +352,7 @@ static int show(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 		return run_action(scan, o) != 0;
 	/* what the copies already share, where a figure of waste is shown */
 	if (o->view == VIEW_SUMMARY || o->view == VIEW_JSON || (o->view == VIEW_SETS && o->print_summarize) ||
-	    o->view == VIEW_WHERE || o->view == VIEW_PAGE) {
+	    o->view == VIEW_WHERE || o->view == VIEW_PAGE || (o->view == VIEW_MISSING && o->fmt == FORMAT_HTML)) {
 		int rc = dupscan_find_shared(scan);
 		if (rc < 0) {
 			msg_say("what the copies share: %s", dupscan_strerror(rc));

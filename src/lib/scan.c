@@ -229,20 +229,37 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *s, const char *path)
 	return ds_protect_add(s, path);
 }
 
+/* (sets/reference.c: what a reference changes in the sets) */
+static int mark_reference(dupscan_scan *s, int a)
+{
+	s->tree.args[a].reference = true;
+	s->references = true;
+	return a;
+}
+
 DUPSCAN_API int dupscan_add_reference(dupscan_scan *s, const char *path, int recurse)
 {
 	if (!s || !path || !*path)
 		return -EINVAL;
 	if (s->ran)
 		return DUPSCAN_E_STATE;
-	/* (sets/reference.c: what a reference changes in the sets) */
+	/* protected first: a path that cannot be is not added */
 	int rc = dupscan_protect_path(s, path);
 	int a = rc < 0 ? rc : dupscan_add_path(s, path, recurse);
-	if (a >= 0) {
-		s->tree.args[a].reference = true;
-		s->references = true;
-	}
-	return a;
+	return a < 0 ? a : mark_reference(s, a);
+}
+
+DUPSCAN_API int dupscan_set_reference(dupscan_scan *s, int index)
+{
+	if (!s || index < 0 || (uint32_t)index >= s->tree.nargs)
+		return -EINVAL;
+	if (s->ran)
+		return DUPSCAN_E_STATE;
+	/* (sets/reference.c: what a reference changes in the sets; a remote
+	 * path's files are never changed: it needs no protection) */
+	struct ds_arg *arg = &s->tree.args[index];
+	int rc = arg->remote || arg->reference ? 0 : dupscan_protect_path(s, arg->path);
+	return rc < 0 ? rc : mark_reference(s, index);
 }
 
 DUPSCAN_API void dupscan_set_stage_callback(dupscan_scan *s, dupscan_stage_fn fn, void *user)
@@ -295,10 +312,13 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	if (s->nremotes && rc == 0) {
 		/* -I once the sets across hosts are joined: a set of one argument
 		 * here may join files of another there */
-		bool isolate = s->opt.isolate;
+		bool isolate = s->opt.isolate, references = s->references;
 		s->opt.isolate = false;
+		/* and the sets without a reference file: one there may join them */
+		s->references = false;
 		rc = ds_build_sets(s);
 		s->opt.isolate = isolate;
+		s->references = references;
 		if (rc == 0)
 			rc = ds_remote_finish(s);
 		if (rc == 0 && s->opt.dir_sets) {

@@ -53,7 +53,7 @@ pairs = json.loads(subprocess.run([sys.argv[1], "-rq", "--overlap", "--format=js
 missing = [f["filePath"] for s in sets for f in s["fileList"] if ">" + html.escape(f["filePath"], quote=False) + "<" not in dom]
 missing += [p[s]["path"] for p in pairs for s in "ab" if ">" + html.escape(p[s]["path"], quote=False) + "<" not in dom]
 rows = dom.count("<tr")
-if missing or not sets or not pairs or rows != len(sets) + len(pairs) + 2:  # and the two header rows
+if missing or not sets or not pairs or rows != len(sets) + len(pairs) + 3:  # and the three header rows (the hidden missing table's one)
     print("missing:", missing, "sets", len(sets), "pairs", len(pairs), "rows", rows, file=sys.stderr)
     sys.exit(1)
 PY
@@ -110,7 +110,7 @@ ok = ("data-errors=" not in dom and seen.get("setRows") == 200 and seen.get("set
       and seen.get("shownByFilter") == 5 and seen.get("setRowsFiltered") == 5 and seen.get("setRowsCleared") == 200
       and seen.get("setsShownFiltered") == "5 sets with a path containing \u201cd07/\u201d (of 450)."
       and seen.get("cells") == 60 and labels.count("(31 more)") == 1 and "d89" in labels and "d00" not in labels
-      and dom.count("<tr") == 200 + 1 + 1)  # the first page again, and the two tables' header rows
+      and dom.count("<tr") == 200 + 1 + 1 + 1)  # the first page again, and the three tables' header rows
 sys.exit(0 if ok else 1)
 PY
 
@@ -135,8 +135,29 @@ note = re.search(r'<span id="pairsshown"[^>]*>([^<]*)<', dom)
 ok = (sys.argv[1] == "1" and "data-errors=" not in dom and seen.get("setsShown") == "1 set."
       and seen.get("shownByFilter") == 1 and seen.get("cells", 0) >= 2
       and note and html.unescape(note.group(1)).startswith("More pairs of directories to weigh than files")
-      and dom.count("<tr") == 1 + 1 + 1)  # the set, and the two header rows
+      and dom.count("<tr") == 1 + 1 + 1 + 1)  # the set, and the three header rows
 sys.exit(0 if ok else 1)
 PY
+
+# --reference --missing: the page lists the files with no copy under the
+# reference, 200 at a time, filtered by path, and the status says some are
+mkdir -p ref card && echo 'in both' > ref/x && cp ref/x card/x
+for i in $(seq 1 250); do echo "only on the card, $i" > "card/m$i"; done
+"$DUPSCAN" -rq --reference=ref card --missing --format=html > miss.html; mrc=$?
+dump '#selftest=m17' miss.html > missdom.html
+python3 - "$mrc" <<'PY' && ok "--missing --format=html: 250 files, 200 then all, the filter's 11, status 3" || not_ok "--missing page" "$(grep -o 'data-selftest="[^"]*"' missdom.html)" "$(grep -o 'data-errors="[^"]*"' missdom.html)"
+import html, json, re, sys
+dom = open("missdom.html", encoding="utf-8").read()
+m = re.search(r'data-selftest="([^"]*)"', dom)
+seen = json.loads(html.unescape(m.group(1))) if m else {}
+ok = (sys.argv[1] == "3" and "data-errors=" not in dom and seen.get("setsShown") == "1 set."
+      and seen.get("missingRows") == 200 and seen.get("missingRowsMore") == 250
+      and seen.get("missingShown") == "The first 200 of 250 files with no copy."
+      and seen.get("missingByFilter") == 11 and seen.get("missingRowsFiltered") == 11
+      and re.fullmatch(r"250 files \([0-9.]+ KB\) have no copy under ref\.", seen.get("missingSummary", "")))
+sys.exit(0 if ok else 1)
+PY
+# without --reference the part stays hidden
+grep -q '<section id="missingpart" hidden' dom.html && ok "no reference: no missing part" || not_ok "missing part shown without a reference"
 
 done_testing

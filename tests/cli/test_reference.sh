@@ -50,6 +50,13 @@ import json, sys
 d = json.load(sys.stdin)
 print(len(d["missing"]), sum(f["size"] for f in d["missing"]), d["references"])')
 [ "$got" = "$want_n $want_bytes ['lib']" ] && ok "--missing -j: the files and their bytes" || not_ok "--missing json" "$got"
+got=$("$DUPSCAN" -r --reference=lib card --missing --format=csv 2>/dev/null | python3 -c '
+import csv, sys
+rows = list(csv.reader(sys.stdin))
+print(rows[0], len(rows) - 1, sum(int(r[1]) for r in rows[1:]))
+print("\n".join(sorted(r[0] for r in rows[1:])))')
+[ "$got" = "['path', 'size'] $want_n $want_bytes
+$want_list" ] && ok "--missing --format=csv: path,size, the files and their bytes" || not_ok "--missing csv" "$(head -3 <<< "$got")"
 [ "$(printf '%s\n' "$want_list" | grep -c pair)" = 600 ] && ok "copies of each other missing from the library: all listed" || not_ok "pairs"
 
 # the sets: each has a library file, listed first
@@ -62,6 +69,46 @@ sets=$(cut -d' ' -f1 sets.txt)
 # a size no library file has: never opened; nor a library size no card file has
 opened=$(strace -f -e trace=open,openat "$DUPSCAN" -r --reference=lib card --missing 2>&1 >/dev/null | grep -c 'card/odd')
 [ "$opened" = 0 ] && ok "a size no reference file has: missing without being opened" || not_ok "card/odd opened $opened times"
+
+# across hosts, through an OpenSSH server here: the same answers, either
+# side the reference, and only what the question needs over the link
+across() { # LABEL REF CARD: --missing equals the sha256 listing
+  run "$DUPSCAN" -r "${X[@]}" --reference="$2" "$3" --missing
+  local got; got=$(printf '%s\n' "$out" | sed "s#^$SSH_HOST:$PWD/##" | sort)
+  [ "$rc" = 3 ] && [ "$got" = "$want_list" ] && case "$err" in *"$want_n files ("*") have no copy under $2") true ;; *) false ;; esac &&
+    ok "$1: --missing lists the same $want_n files" || not_ok "$1" "rc=$rc $err" "$(diff <(echo "$got") <(echo "$want_list") | head -5)"
+}
+if start_sshd; then
+  trap 'stop_sshd; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
+  X=(--rsh="$SSH_CMD" --remote-dupscan="$DUPSCAN")
+  across "the library on another host" "$SSH_HOST:$PWD/lib" card
+  across "the card on another host" lib "$SSH_HOST:$PWD/card"
+  across "both on another host" "$SSH_HOST:$PWD/lib" "$SSH_HOST:$PWD/card"
+  got=$("$DUPSCAN" -r "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card --missing -j 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d["missing"]), sum(f["size"] for f in d["missing"]))')
+  [ "$got" = "$want_n $want_bytes" ] && ok "across hosts, -j: the files and their bytes" || not_ok "across json" "$got"
+  # over the link: the library's sets and sizes, hashes of the files of a
+  # card size, the bytes of the card's 800 copies; not the library's 34 MB
+  run "$DUPSCAN" -rm "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card
+  read -r got_in _ <<< "$(sed -n 2p <<< "$out")"
+  lib_bytes=$(du -sb --apparent-size lib | cut -f1) in_bytes=$(cat card/in* | wc -c)
+  [ "$rc" = 0 ] && [ "${got_in:-0}" -gt "$in_bytes" ] && [ "$got_in" -lt $((in_bytes + 64 * 20000)) ] &&
+    ok "across hosts: $got_in bytes received (the copies' $in_bytes, a library of $lib_bytes)" || not_ok "link bytes" "$out" "$err"
+  cp -a card card2
+  run "$DUPSCAN" -rdN "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card2
+  left=$(cd card2 && find . -type f | sed 's#^\./#card/#' | sort)
+  [ "$rc" = 0 ] && [ "$left" = "$want_list" ] && ok "-dN --reference=HOST:PATH: exactly the card's files the library holds deleted" ||
+    not_ok "-dN across" "rc=$rc $err" "$(diff <(echo "$left") <(echo "$want_list") | head -5)"
+  rm -rf card2
+  # a reference not there on its host: named, nothing called missing, status 1
+  run "$DUPSCAN" -r "${X[@]}" --reference="$SSH_HOST:$PWD/nope" card --missing
+  [ "$rc" = 1 ] && [ -z "$out" ] && case "$err" in *"$SSH_HOST:$PWD/nope: $E_NOENT"*"--missing: A reference path could not be scanned"*) true ;; *) false ;; esac &&
+    ok "a reference not there on its host: named, no file called missing, status 1" || not_ok "remote reference gone" "rc=$rc" "$out" "$err"
+else
+  ok "# SKIP $SSHD_WHY"
+fi
 
 # -dN: the card's files the library holds go, nothing under the library changes
 ( cd lib && find . -type f -print0 | sort -z | xargs -0 sha256sum ) > lib.before

@@ -181,25 +181,25 @@ static bool same_node(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* --reference and --missing: each reference an existing local directory,
- * some path not one of them, --missing with --reference and as the only
- * view. @return 0 or the usage status (said). */
+/* --reference and --missing: each local reference an existing directory (a
+ * HOST:PATH one its host checks), some path not one of them, --missing with
+ * --reference and as the only view. @return 0 or the usage status (said). */
 static int check_reference(const struct cli_opts *o)
 {
 	if (o->missing && !o->nreference)
 		return msg_usage("%s", "--missing needs --reference=DIR: the tree the files' copies are looked for under");
 	if (o->missing && (o->action || o->from_report || o->print_unique || o->summarize || o->print_summarize ||
-			   o->dirs || o->overlap || o->summary_dirs || o->error_on_dupe || o->partial_only >= 2 ||
-			   o->fmt == FORMAT_CSV || o->fmt == FORMAT_HTML))
+			   o->dirs || (o->overlap && o->fmt != FORMAT_HTML) || o->summary_dirs || o->error_on_dupe ||
+			   o->partial_only >= 2))
 		return msg_usage("%s", "--missing lists the files with no copy under the reference: it is refused with an "
-			     "action, --from-report, -u, -m, -M, -e, -TT, --dirs, --overlap, --summary and --format=csv or html");
+			     "action, --from-report, -u, -m, -M, -e, -TT, --dirs, --overlap and --summary");
 	if (o->nreference && (o->dirs || o->from_report))
 		return msg_usage("%s", "--reference is not available with --dirs or --from-report");
 	bool other = false;
 	for (int i = 0; i < o->nreference; i++) {
 		struct stat st;
 		if (remote_arg(o->reference[i]))
-			return msg_usage("--reference '%s': a reference on another host is not available yet", o->reference[i]);
+			continue; /* (its host says whether it is there) */
 		if (stat(o->reference[i], &st) != 0)
 			return msg_usage("--reference '%s': %s", o->reference[i], strerror(errno));
 		if (!S_ISDIR(st.st_mode))
@@ -210,7 +210,10 @@ static int check_reference(const struct cli_opts *o)
 		bool ref = false;
 		if (!remote_arg(o->paths[p].path) && stat(o->paths[p].path, &sp) == 0)
 			for (int i = 0; !ref && i < o->nreference; i++)
-				ref = stat(o->reference[i], &sr) == 0 && same_node(&sp, &sr);
+				ref = !remote_arg(o->reference[i]) && stat(o->reference[i], &sr) == 0 && same_node(&sp, &sr);
+		else if (remote_arg(o->paths[p].path))
+			for (int i = 0; !ref && i < o->nreference; i++)
+				ref = strcmp(o->paths[p].path, o->reference[i]) == 0;
 		other = !ref;
 	}
 	if (o->nreference && o->npaths && !other)
@@ -238,6 +241,8 @@ int cli_check(struct cli_opts *o)
 			       msg_usage("%s", "--server scans what its client asks: it takes no paths and no action") : 0;
 	for (int i = 0; i < o->npaths; i++)
 		o->nremote += remote_arg(o->paths[i].path);
+	for (int i = 0; i < o->nreference; i++)
+		o->nremote += remote_arg(o->reference[i]);
 	if (o->cache_clear && o->npaths == 0 && !o->files_from)
 		return 0; /* main clears it and stops */
 	if (o->nreference && o->npaths == 0 && !o->files_from && !o->from_report)

@@ -130,7 +130,7 @@ fail:
 	return 1;
 }
 
-int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bool recurse,
+int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bool recurse, bool reference,
 	       struct remote_procs *procs)
 {
 	const char *colon = strchr(arg, ':');
@@ -156,6 +156,8 @@ int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bo
 	fd[2 * procs->n + 1] = wfd;
 	procs->n++;
 	int rc = dupscan_add_remote(scan, host, rfd, wfd, path, recurse);
+	if (rc >= 0 && reference)
+		rc = dupscan_set_reference(scan, rc);
 	free(host);
 	if (rc < 0) {
 		msg_say("%s: %s", arg, dupscan_strerror(rc));

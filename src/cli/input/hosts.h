@@ -21,9 +21,10 @@ struct remote_procs {
 	int *fd;         /* our ends, two a command */
 	int n;
 };
-/* Start "RSH HOST DUPSCAN --server [filters]" for arg and add it to scan.
+/* Start "RSH HOST DUPSCAN --server [filters]" for arg and add it to scan
+ * (with reference, as a reference path: --reference=HOST:PATH).
  * @return 0, or an exit status after a message. */
-int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bool recurse,
+int remote_add(dupscan_scan *scan, const struct cli_opts *o, const char *arg, bool recurse, bool reference,
 	       struct remote_procs *procs);
 /* Close our ends (after dupscan_free()) and wait for every command (with
  * failed, each told to end first). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* missing.c: --missing, the files under the paths that have no copy under
  * the reference trees (the library's dupscan_find_missing()): one path a
- * line (-0: NUL after each) or JSON, then a summary on standard error. */
+ * line (-0: NUL after each), JSON, CSV or the page (page.c), then a summary
+ * on standard error. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -30,6 +31,17 @@ static void missing_json(const dupscan_scan *scan, const struct cli_opts *o, int
 	fprintf(out, "  ]\n}\n");
 }
 
+/* path,size a file, RFC 4180 quoting (csv.c) */
+static void missing_csv(const dupscan_scan *scan, FILE *out)
+{
+	fputs("path,size\n", out);
+	for (size_t i = 0; i < dupscan_missing_count(scan); i++) {
+		const dupscan_file *f = dupscan_missing_file(scan, i);
+		csv_field(dupscan_file_path(f), out);
+		fprintf(out, ",%" PRIu64 "\n", dupscan_file_size(f));
+	}
+}
+
 int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
 {
 	int rc = dupscan_find_missing(scan);
@@ -41,8 +53,13 @@ int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		bytes += dupscan_file_size(dupscan_missing_file(scan, i));
-	if (o->fmt == FORMAT_JSON) {
+	int status = 0;
+	if (o->fmt == FORMAT_HTML) {
+		status = act_html(scan, o, argc, argv, out) != 0;
+	} else if (o->fmt == FORMAT_JSON) {
 		missing_json(scan, o, argc, argv, out);
+	} else if (o->fmt == FORMAT_CSV) {
+		missing_csv(scan, out);
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			const char *p = dupscan_file_path(dupscan_missing_file(scan, i));
@@ -55,5 +72,5 @@ int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 		msg_say("%zu file%s (%s) %s no copy under %s%s", n, n == 1 ? "" : "s", ds_size_text(bytes, sz),
 			n == 1 ? "has" : "have", o->reference[0], o->nreference > 1 ? " or the other references" : "");
 	}
-	return n > 0 ? EXIT_MISSING : 0;
+	return status ? status : n > 0 ? EXIT_MISSING : 0;
 }

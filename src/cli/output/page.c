@@ -2,9 +2,10 @@
 /* page.c: --format=html, one self-contained page (no network, nothing
  * beside it; its Content-Security-Policy allows no other source): the sets,
  * sortable by wasted bytes and filtered by path; the overlapping
- * directories; and a treemap of the space the copies waste, directory by
+ * directories; a treemap of the space the copies waste, directory by
  * directory (a set of k copies wastes the bytes of k - 1, shared among its
- * k files), a click opening one level down. The scan's figures go into the
+ * k files), a click opening one level down; with --reference, the files
+ * with no copy under the references, filtered by path. The scan's figures go into the
  * page as JSON inside a script element of type application/json, with '<',
  * '>' and '&' escaped, so no name can close it; the page's script shows
  * every name as text (textContent), never as markup. Opened as
@@ -88,8 +89,35 @@ static void data_sets(const dupscan_scan *scan, FILE *out)
 	fputs("]\n", out);
 }
 
+/* With --reference: "references", and "missing" ([path, size] a file with
+ * no copy under them) or "missingError" (why none can be called missing). */
+static void data_missing(dupscan_scan *scan, const struct cli_opts *o, FILE *out)
+{
+	fputs("\"references\": [", out);
+	for (int i = 0; i < o->nreference; i++) {
+		fputs(i ? ", " : "", out);
+		html_string(o->reference[i], out);
+	}
+	int rc = dupscan_find_missing(scan);
+	if (rc < 0) {
+		fputs("],\n\"missingError\": ", out);
+		html_string(dupscan_strerror(rc), out);
+		fputs(",\n", out);
+		return;
+	}
+	fputs("],\n\"missing\": [", out);
+	for (size_t i = 0; i < dupscan_missing_count(scan); i++) {
+		const dupscan_file *f = dupscan_missing_file(scan, i);
+		fputs(i ? ",\n[" : "\n[", out);
+		html_string(dupscan_file_path(f), out);
+		fprintf(out, ", %" PRIu64 "]", dupscan_file_size(f));
+	}
+	fputs("],\n", out);
+}
+
 /* The scan's figures, the JSON of the page's data script. @return 0 or -1 (out of memory). */
-static int data(const dupscan_scan *scan, int rc, unsigned percent, int argc, char **argv, FILE *out)
+static int data(dupscan_scan *scan, const struct cli_opts *o, int rc, unsigned percent, int argc, char **argv,
+		FILE *out)
 {
 	fputs("{\"command\": \"", out);
 	json_command_line(argc, argv, out, true);
@@ -99,6 +127,8 @@ static int data(const dupscan_scan *scan, int rc, unsigned percent, int argc, ch
 		html_string(dupscan_strerror(rc), out);
 		fputs(",\n", out);
 	}
+	if (o->nreference)
+		data_missing(scan, o, out);
 	if (data_dirs(scan, out) < 0)
 		return -1;
 	data_sets(scan, out);
@@ -125,7 +155,7 @@ int act_html(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv
 			fputs(page_css, out);
 		} else if (!strncmp(m, "@page.js@\n", 10)) {
 			fputs(page_js, out);
-		} else if (data(scan, rc, percent, argc, argv, out) < 0) { /* @data@ */
+		} else if (data(scan, o, rc, percent, argc, argv, out) < 0) { /* @data@ */
 			msg_say("%s", dupscan_strerror(-ENOMEM));
 			return 1;
 		}

@@ -414,7 +414,13 @@ static bool group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n)
 {
 	if (!s->references)
 		return true;
+	/* a path on another host may hold either kind in any size */
 	bool ref = false, other = false;
+	for (uint32_t a = 0; a < s->tree.nargs; a++)
+		if (s->tree.args[a].remote) {
+			ref |= s->tree.args[a].reference;
+			other |= !s->tree.args[a].reference;
+		}
 	for (size_t i = 0; i < n && !(ref && other); i++) {
 		if (ds_rec_reference(s, recs[i]))
 			ref = true;

@@ -110,14 +110,21 @@ uint32_t ds_file_arg(const struct dupscan_file *f)
 	return f->scan->tree.dirs[ds_file_dir(f)].arg;
 }
 
+/* The scan whose arguments s's directories name: a remote's files live in
+ * a mirror scan (remote.c) whose directories carry the owner's argument. */
+static const dupscan_scan *args_scan(const dupscan_scan *s)
+{
+	return s->owner ? s->owner : s;
+}
+
 bool ds_rec_reference(const dupscan_scan *s, uint32_t rec)
 {
-	return s->tree.args[s->tree.dirs[ds_rec_dir(s, rec)].arg].reference;
+	return args_scan(s)->tree.args[s->tree.dirs[ds_rec_dir(s, rec)].arg].reference;
 }
 
 bool ds_file_reference(const struct dupscan_file *f)
 {
-	return f->scan->tree.args[ds_file_arg(f)].reference;
+	return args_scan(f->scan)->tree.args[ds_file_arg(f)].reference;
 }
 
 size_t ds_rec_path(const dupscan_scan *s, uint32_t i, char *buf, size_t cap)

@@ -228,6 +228,6 @@ int ds_add_arg(struct ds_tree *t, const char *path, bool recurse, bool remote)
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	t->args[t->nargs] = (struct ds_arg){ copy, recurse, remote, false };
+	t->args[t->nargs] = (struct ds_arg){ .path = copy, .recurse = recurse, .remote = remote };
 	return (int)t->nargs++;
 }

@@ -79,6 +79,7 @@ struct ds_arg {
 	bool recurse;
 	bool remote;        /* scanned on another host (remote.c): never walked here */
 	bool reference;     /* dupscan_add_reference(): its files are the copies asked about */
+	bool unread;        /* the path itself could not be scanned (reported) */
 };
 
 /* A file as the caller sees it: 32 bytes, one per member of a set. Its

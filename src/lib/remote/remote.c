@@ -259,6 +259,9 @@ static int take_error(dupscan_scan *s, struct ds_remote *r, struct ds_rd *rd)
 	char *shown = on_host(r->label, path, len);
 	if (!shown)
 		return -ENOMEM;
+	/* the path asked for itself: its tree is not there */
+	if (len == strlen(r->path) && memcmp(path, r->path, len) == 0)
+		s->tree.args[r->arg].unread = true;
 	ds_report(s, shown, -(int)code);
 	free(shown);
 	return 0;
@@ -462,6 +465,48 @@ int ds_remote_uniques(dupscan_scan *s)
 	}
 	s->remote_uniques = false;
 	return rc ? rc : ds_sort(s->uniques, s->nuniques, sizeof(*s->uniques), ds_cmp_file, s);
+}
+
+static bool unheld(const struct ds_remote *r, uint64_t id)
+{
+	return !r->held[id];
+}
+
+/* r's files the sets hold: r->held. @return 0 or -ENOMEM. */
+static int hold(const dupscan_scan *s, struct ds_remote *r)
+{
+	r->held = calloc(r->nset + r->nuniq + 1, 1);
+	if (!r->held)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nsets; i++)
+		for (size_t k = 0; k < s->sets[i].count; k++)
+			if (ds_remote_of(&s->sets[i].files[k]) == r)
+				r->held[r->id_of[s->sets[i].files[k].idx]] = 1;
+	return 0;
+}
+
+int ds_remote_missing(dupscan_scan *s, struct ds_remote *r)
+{
+	if (s->tree.args[r->arg].reference)
+		return 0;
+	struct ds_wr w = { 0 };
+	int rc = hold(s, r);
+	if (rc == 0 && (rc = name_all(r, &w, unheld)) != 0 && rc != -ENOMEM)
+		ds_remote_report(s, r, rc);
+	ds_wr_free(&w);
+	uint64_t more = 0;
+	for (uint64_t id = 0; rc == 0 && id < r->nset + r->nuniq; id++)
+		more += !r->held[id];
+	struct dupscan_file *m = rc ? NULL : realloc(s->missing, (s->nmissing + more + 1) * sizeof(*m));
+	rc = rc ? rc : m ? 0 : -ENOMEM;
+	if (m)
+		s->missing = m;
+	for (uint64_t id = 0; rc == 0 && id < r->nset + r->nuniq; id++)
+		if (!r->held[id] && (rc = ds_remote_file(r, id, &s->missing[s->nmissing])) == 0)
+			s->nmissing++;
+	free(r->held);
+	r->held = NULL;
+	return rc;
 }
 
 int ds_remote_protect(dupscan_scan *s, const char *path)

@@ -29,6 +29,7 @@ struct ds_remote {
 	struct ds_rset { uint64_t first, n; } *sets; /* the sets it found, by file numbers */
 	size_t nsets, capsets;
 	uint8_t *matched;        /* by unique file: in a set across hosts */
+	uint8_t *held;           /* by file number, while the missing are listed: in a set */
 	char **protect;          /* HOST:PATH given to dupscan_protect_path() */
 	size_t nprotect;
 	/* with DUPSCAN_OPT_DIRS, its whole tree: each file's directory and
@@ -71,6 +72,10 @@ void ds_remote_report(dupscan_scan *s, struct ds_remote *r, int rc);
 uint64_t ds_across_class(const dupscan_scan *s, uint64_t raw);
 /* The remote sides' unique files joined to s->uniques (dupscan_unique_count()). */
 int ds_remote_uniques(dupscan_scan *s);
+/* r's files in no set of s appended to s->missing (a reference is r
+ * itself: none), named first where they are not. @return 0, -ENOMEM or
+ * the channel's code (the side named). */
+int ds_remote_missing(dupscan_scan *s, struct ds_remote *r);
 /* dupscan_protect_path() of a remote's HOST:PATH. @return 0, -ENOMEM, or
  * 1: no remote's. */
 int ds_remote_protect(dupscan_scan *s, const char *path);

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "remote/remote.h"
 #include "sets/sets.h"
 
-bool ds_set_asks(const struct dupscan_set *set)
+bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set)
 {
-	const dupscan_scan *s = set->count ? set->files[0].scan : NULL;
-	if (!s || !s->references)
+	if (!s->references || !set->count)
 		return true;
 	/* (the chosen order puts the reference files first: records/order.c) */
 	return ds_file_reference(&set->files[0]) && !ds_file_reference(&set->files[set->count - 1]);
@@ -29,14 +29,17 @@ static bool asked(const dupscan_scan *s, uint32_t i)
 	return !(ds_rec(s, i)->flags & (DS_F_ALIAS | DS_F_SKIPPED | DS_F_DROPPED)) && !ds_rec_reference(s, i);
 }
 
-/* Which records are in a set: by record, true. */
+/* Which of this host's records are in a set: by record, true. */
 static bool *in_sets(const dupscan_scan *s)
 {
 	bool *in = calloc(s->tree.nrecs ? s->tree.nrecs : 1, sizeof(*in));
 	for (size_t i = 0; in && i < s->nsets; i++)
-		for (size_t k = 0; k < s->sets[i].count; k++)
-			if (!(s->sets[i].files[k].idx & DS_OUTSIDE))
-				in[s->sets[i].files[k].idx] = true;
+		for (size_t k = 0; k < s->sets[i].count; k++) {
+			const struct dupscan_file *f = &s->sets[i].files[k];
+			/* (another host's file is a record of its mirror scan) */
+			if (f->scan == s && !(f->idx & DS_OUTSIDE))
+				in[f->idx] = true;
+		}
 	return in;
 }
 
@@ -61,6 +64,9 @@ static int build_missing(dupscan_scan *s)
 			s->missing[s->nmissing++] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
 	}
 	free(in);
+	/* the other hosts' files under no reference, named if they are not */
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+		rc = ds_remote_missing(s, s->remotes[k]);
 	return rc ? rc : ds_sort(s->missing, s->nmissing, sizeof(*s->missing), ds_cmp_file, s);
 }
 
@@ -77,6 +83,9 @@ DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
 		return -EINVAL;
 	if (!s->ran || !s->references)
 		return DUPSCAN_E_STATE;
+	for (uint32_t a = 0; a < s->tree.nargs; a++)
+		if (s->tree.args[a].reference && s->tree.args[a].unread)
+			return DUPSCAN_E_REFERENCE;
 	if (s->missing_built)
 		return 0;
 	free(s->missing);

@@ -280,7 +280,7 @@ int ds_finish_sets(dupscan_scan *s)
 	int rc = 0;
 	for (size_t id = 0; rc == 0 && id < s->nsets; id++) {
 		rc = finish_set(s, &s->sets[id]);
-		if (s->sets[id].count >= 2 && ds_set_asks(&s->sets[id]))
+		if (s->sets[id].count >= 2 && ds_set_asks(s, &s->sets[id]))
 			s->sets[kept++] = s->sets[id];
 	}
 	if (rc == 0) {

@@ -35,9 +35,9 @@ struct ds_host_tree {
 int ds_build_dir_sets(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
 		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls));
 int ds_build_uniques(dupscan_scan *s);
-/* reference.c: with reference paths, does set hold a reference file and
- * another (its order puts them first)? Always true without. */
-bool ds_set_asks(const struct dupscan_set *set);
+/* reference.c: with reference paths, does set (of s's) hold a reference
+ * file and another (its order puts them first)? Always true without. */
+bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set);
 /* fn(user, rec) for every record the unique files are (ds_build_uniques()),
  * in record order, without their paths; a nonzero return stops. @return it,
  * or -ENOMEM. */

@@ -477,12 +477,14 @@ static int walk_arg(struct walker *w, uint32_t a)
 	struct stat st;
 	/* an argument is followed even without -s, like find -H */
 	if (stat(path, &st) != 0) {
+		s->tree.args[a].unread = true;
 		ds_report(s, path, -errno);
 		return 0;
 	}
 	if (S_ISREG(st.st_mode))
 		return add_file_arg(s, a, path, &st);
 	if (!S_ISDIR(st.st_mode)) {
+		s->tree.args[a].unread = true;
 		ds_report(s, path, DUPSCAN_E_NOTREG);
 		return 0;
 	}

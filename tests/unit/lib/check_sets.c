@@ -563,6 +563,79 @@ START_TEST(test_tally_and_overlaps)
 }
 END_TEST
 
+/* Reference paths: sets only with a reference file, led by one; the other
+ * files without a copy under a reference listed; dupscan_set_reference() on
+ * an added path the same as dupscan_add_reference(); a reference that could
+ * not be scanned makes no file missing. */
+static char *missing_list(dupscan_scan *scan, const char *root)
+{
+	char *out = calloc(1, 4096);
+	ck_assert_int_eq(dupscan_find_missing(scan), 0);
+	for (size_t i = 0; i < dupscan_missing_count(scan); i++) {
+		const char *p = dupscan_file_path(dupscan_missing_file(scan, i));
+		ck_assert_int_eq(strncmp(p, root, strlen(root)), 0);
+		strcat(out, i ? " " : "");
+		strcat(out, p + strlen(root) + 1);
+	}
+	return out;
+}
+
+START_TEST(test_reference)
+{
+	char *dir = tu_tmpdir();
+	tu_file(dir, "lib/a", 5000, 1, -1);
+	tu_file(dir, "lib/a2", 5000, 1, -1);
+	tu_file(dir, "card/a", 5000, 1, -1);
+	tu_file(dir, "card/b", 5000, 2, -1);  /* a library size, other bytes */
+	tu_file(dir, "card/d1", 7000, 3, -1); /* copies of each other only */
+	tu_file(dir, "card/d2", 7000, 3, -1);
+	char *lib = tu_path(dir, "lib"), *card = tu_path(dir, "card");
+	for (int how = 0; how < 2; how++) {
+		dupscan_scan *scan = NULL;
+		ck_assert_int_eq(dupscan_create(&scan), 0);
+		ck_assert_int_eq(dupscan_find_missing(scan), DUPSCAN_E_STATE);
+		ck_assert_int_eq(dupscan_add_path(scan, card, 1), 0);
+		if (how == 0) {
+			ck_assert_int_eq(dupscan_add_reference(scan, lib, 1), 1);
+		} else {
+			ck_assert_int_eq(dupscan_add_path(scan, lib, 1), 1);
+			ck_assert_int_eq(dupscan_set_reference(scan, 2), -EINVAL);
+			ck_assert_int_eq(dupscan_set_reference(scan, -1), -EINVAL);
+			ck_assert_int_eq(dupscan_set_reference(scan, 1), 1);
+		}
+		ck_assert_int_eq(dupscan_run(scan), 0);
+		ck_assert_int_eq(dupscan_set_reference(scan, 0), DUPSCAN_E_STATE);
+		char *sets = tu_sets(scan, dir);
+		ck_assert_str_eq(sets, "lib/a lib/a2 card/a");
+		ck_assert_int_eq(dupscan_file_is_reference(dupscan_set_file(dupscan_get_set(scan, 0), 0)), 1);
+		ck_assert_int_eq(dupscan_file_is_reference(dupscan_set_file(dupscan_get_set(scan, 0), 2)), 0);
+		char *miss = missing_list(scan, dir);
+		ck_assert_str_eq(miss, "card/b card/d1 card/d2");
+		free(sets);
+		free(miss);
+		dupscan_free(scan);
+	}
+	/* a reference gone before the run: nothing is missing from it (one not
+	 * there when added is refused: it cannot be protected) */
+	char *nope = tu_path(dir, "nope");
+	dupscan_scan *scan = NULL;
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_eq(dupscan_add_reference(scan, nope, 1), -ENOENT);
+	tu_mkdir(dir, "nope");
+	ck_assert_int_eq(dupscan_add_reference(scan, nope, 1), 0);
+	ck_assert_int_eq(rmdir(nope), 0);
+	ck_assert_int_eq(dupscan_add_path(scan, card, 1), 1);
+	ck_assert_int_eq(dupscan_run(scan), 0);
+	ck_assert_int_eq(dupscan_find_missing(scan), DUPSCAN_E_REFERENCE);
+	ck_assert_int_eq(dupscan_missing_count(scan), 0);
+	dupscan_free(scan);
+	free(nope);
+	free(lib);
+	free(card);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sets");
@@ -586,6 +659,7 @@ int main(void)
 	tcase_add_test(tc, test_stage_callback);
 	tcase_add_test(tc, test_dir_sets);
 	tcase_add_test(tc, test_tally_and_overlaps);
+	tcase_add_test(tc, test_reference);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("dupscan_set_option");
 	tcase_add_test(tc, test_options_and_errors);

@@ -216,6 +216,35 @@
   rows.sort(function (a, b) { return b.waste - a.waste; });
   showSets();
 
+  /* ---- with --reference: the files with no copy under the references, filtered by path ---- */
+  var gone = null;
+  if (D.references) {
+    var gonePart = document.getElementById('missingpart'), goneSay = document.getElementById('missingsummary');
+    gonePart.hidden = false;
+    if (D.missingError) {
+      goneSay.textContent = D.missingError + '.';
+      document.getElementById('mfilter').hidden = document.getElementById('missing').hidden = true;
+    } else {
+      var goneBytes = 0, goneRows = D.missing.map(function (m) { goneBytes += m[1]; return { m: m, text: m[0].toLowerCase() }; });
+      var one = goneRows.length === 1;
+      goneSay.textContent = count(goneRows.length) + (one ? ' file (' : ' files (') + size(goneBytes) + ') ' +
+        (one ? 'has' : 'have') + ' no copy under ' + D.references.join(' or ') + '.';
+      gone = pager('file with no copy', 'files with no copy', document.querySelector('#missing tbody'),
+        document.getElementById('missingshown'), document.getElementById('missingmore'), function (r) {
+          var tr = el('tr');
+          tr.appendChild(el('td', 'num', size(r.m[1])));
+          tr.appendChild(el('td', 'path', r.m[0]));
+          return tr;
+        });
+      gone.filter = function (q) {
+        gone.show(q ? goneRows.filter(function (r) { return r.text.indexOf(q) >= 0; }) : goneRows,
+          q ? ' with a path containing \u201c' + q + '\u201d (of ' + count(goneRows.length) + ')' : '');
+      };
+      document.getElementById('mfilter').addEventListener('input', function (e) { gone.filter(e.target.value.toLowerCase()); });
+      gone.filter('');
+    }
+  }
+
   /* ---- #selftest: the page drives itself and leaves what it saw in data-selftest ---- */
   if (location.hash.indexOf('#selftest') === 0) {
     var seen = { cells: document.querySelectorAll('#treemap .cell').length,
@@ -245,6 +274,18 @@
     f.value = '';
     f.dispatchEvent(new Event('input'));
     seen.setRowsCleared = sb.rows.length; /* and the DOM dumped holds the first page of every set */
+    if (gone) {
+      var mb = document.querySelector('#missing tbody'), mf = document.getElementById('mfilter');
+      seen.missingRows = mb.rows.length;
+      seen.missingShown = document.getElementById('missingshown').textContent;
+      document.getElementById('missingmore').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      seen.missingRowsMore = mb.rows.length;
+      mf.value = decodeURIComponent(location.hash.slice('#selftest='.length));
+      mf.dispatchEvent(new Event('input'));
+      seen.missingByFilter = gone.list.length;
+      seen.missingRowsFiltered = mb.rows.length;
+    }
+    if (D.references) seen.missingSummary = document.getElementById('missingsummary').textContent;
     document.body.setAttribute('data-selftest', JSON.stringify(seen));
   }
 })();
