@@ -198,6 +198,10 @@ struct dupscan_scan {
 	size_t nmissing;
 	bool missing_built;
 	bool references;             /* a path was added by dupscan_add_reference() */
+	/* dupscan_serve(): what its run does between the walk and the matching
+	 * (serve.c: the sizes a reference's client wants) */
+	int (*after_walk)(dupscan_scan *s, void *user);
+	void *after_walk_user;
 	struct ds_tally *tally;      /* dupscan_tally_dirs(), dupscan_find_overlaps() (sets/tally.h) */
 
 	struct ds_remote **remotes;  /* dupscan_add_remote() (remote.c) */

@@ -302,6 +302,11 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 			rc = s->opt.permissions ? DUPSCAN_E_OPTION : ds_remote_start(s);
 		if (rc == 0)
 			rc = ds_walk(s);
+		/* a reference on another host is told the sizes it may need */
+		if (rc == 0 && s->nremotes)
+			rc = ds_remote_sizes(s);
+		if (rc == 0 && s->after_walk)
+			rc = s->after_walk(s, s->after_walk_user);
 		if (rc == 0)
 			rc = ds_match(s);
 	}

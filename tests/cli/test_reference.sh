@@ -96,6 +96,25 @@ print(len(d["missing"]), sum(f["size"] for f in d["missing"]))')
   lib_bytes=$(du -sb --apparent-size lib | cut -f1) in_bytes=$(cat card/in* | wc -c)
   [ "$rc" = 0 ] && [ "${got_in:-0}" -gt "$in_bytes" ] && [ "$got_in" -lt $((in_bytes + 64 * 20000)) ] &&
     ok "across hosts: $got_in bytes received (the copies' $in_bytes, a library of $lib_bytes)" || not_ok "link bytes" "$out" "$err"
+  # the library's host opens only files of a size the card has: told the
+  # card's sizes once this host's walk is done (as a local reference's sizes
+  # without a card file are never read)
+  printf '#!/bin/sh\nexec strace -f -e trace=openat -o "%s/srv.trace" "%s" "$@"\n' "$PWD" "$DUPSCAN" > srv && chmod +x srv
+  run "$DUPSCAN" -r --rsh="$SSH_CMD" --remote-dupscan="$PWD/srv" --reference="$SSH_HOST:$PWD/lib" card --missing
+  got=$(python3 - "$PWD" <<'PY'
+import os, re, sys
+card = {os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk("card") for f in fs}
+want = bad = 0
+for line in open("srv.trace"):
+    m = re.search(r'openat\(\w+, "' + re.escape(sys.argv[1]) + r'/(lib/[^"]*/l\d+)"', line)
+    if m and "O_DIRECTORY" not in line:
+        if os.path.getsize(m.group(1)) in card: want += 1
+        else: bad += 1
+print(want > 0, bad)
+PY
+)
+  [ "$rc" = 3 ] && [ "$(printf '%s\n' "$out" | sort)" = "$want_list" ] && [ "$got" = "True 0" ] &&
+    ok "the library's host opens no file of a size the card lacks" || not_ok "reference host reads" "rc=$rc $got" "$err"
   cp -a card card2
   run "$DUPSCAN" -rdN "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card2
   left=$(cd card2 && find . -type f | sed 's#^\./#card/#' | sort)

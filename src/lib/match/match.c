@@ -397,7 +397,8 @@ static uint32_t candidates(dupscan_scan *s, uint32_t *order)
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
-		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)))
+		/* (skipped already: of a size a reference's client does not want, serve.c) */
+		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS | DS_F_SKIPPED)))
 			continue;
 		if (ds_rec_size(s, r) == 0 && !s->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;

@@ -244,20 +244,13 @@ static int settled_of(struct ds_ctx *c, const struct bucket *b, size_t first, st
 
 /* The number the class of members mem[0..n) is saved under: the one most of
  * their holding proofs name (0: none). */
-static int cmp_u64(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 static uint64_t most_named(const struct proven *old, const struct ds_keypos *mem, size_t n, uint64_t *ids)
 {
 	size_t nids = 0;
 	for (size_t i = 0; i < n; i++)
 		if (old->pf[mem[i].pos].cls)
 			ids[nids++] = old->pf[mem[i].pos].cls;
-	if (ds_sort(ids, nids, sizeof(*ids), cmp_u64, NULL))
+	if (ds_sort(ids, nids, sizeof(*ids), ds_cmp_u64, NULL))
 		return 0;
 	uint64_t best = 0;
 	for (size_t a = 0, most = 0, b; a < nids; a = b) {

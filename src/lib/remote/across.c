@@ -27,36 +27,6 @@ static int add_size(struct sizes *z, uint64_t size)
 	return 0;
 }
 
-static int cmp_u64(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
-static int seal_sizes(struct sizes *z)
-{
-	int rc = ds_sort(z->v, z->n, sizeof(*z->v), cmp_u64, NULL);
-	size_t n = 0;
-	for (size_t i = 0; rc == 0 && i < z->n; i++)
-		if (n == 0 || z->v[n - 1] != z->v[i])
-			z->v[n++] = z->v[i];
-	z->n = rc ? z->n : n;
-	return rc;
-}
-
-static bool has_size(const struct sizes *z, uint64_t size)
-{
-	size_t lo = 0, hi = z->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (z->v[mid] < size)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < z->n && z->v[lo] == size;
-}
 
 struct gathering {
 	struct xmatch *x;
@@ -69,7 +39,7 @@ struct gathering {
 static bool across(const struct gathering *g, uint32_t site, uint64_t size)
 {
 	for (uint32_t k = 0; k <= g->x->s->nremotes; k++)
-		if (k != site && has_size(&g->z[k], size))
+		if (k != site && ds_sorted_has(g->z[k].v, g->z[k].n, size))
 			return true;
 	return false;
 }
@@ -126,7 +96,7 @@ static int gather(struct xmatch *x)
 	struct gathering g = { x, calloc(x->s->nremotes + 1, sizeof(struct sizes)), 0, false };
 	int rc = g.z ? each_item(&g) : -ENOMEM;
 	for (size_t k = 0; rc == 0 && k <= x->s->nremotes; k++)
-		rc = seal_sizes(&g.z[k]);
+		rc = ds_sort_u64_set(g.z[k].v, &g.z[k].n);
 	g.adding = true;
 	if (rc == 0)
 		rc = each_item(&g);

@@ -102,6 +102,16 @@ static void put_options(const dupscan_scan *s, struct ds_wr *w)
 	}
 }
 
+/* Is every path that is no reference on this host? Then a reference side
+ * there needs only files of the sizes those have (ds_remote_sizes()). */
+static bool others_here(const dupscan_scan *s)
+{
+	for (uint32_t a = 0; a < s->tree.nargs; a++)
+		if (s->tree.args[a].remote && !s->tree.args[a].reference)
+			return false;
+	return true;
+}
+
 int ds_remote_start(dupscan_scan *s)
 {
 	struct ds_wr w = { 0 };
@@ -109,7 +119,8 @@ int ds_remote_start(dupscan_scan *s)
 	for (size_t i = 0; rc == 0 && i < s->nremotes; i++) {
 		struct ds_remote *r = s->remotes[i];
 		r->ch.timeout_ms = s->remote_timeout_ms;
-		ds_wire_hello(&w);
+		r->want_sizes = s->tree.args[r->arg].reference && others_here(s);
+		ds_wire_hello(&w, r->want_sizes ? DS_WIRE_SIZES : 0);
 		rc = ds_chan_send(&r->ch, &w);
 		if (rc == 0) {
 			ds_wr_begin(&w, DS_W_SCAN);
@@ -296,16 +307,28 @@ static int check_done(struct ds_remote *r, struct ds_rd *rd)
 	return 0;
 }
 
-/* The other side's greeting and results, ALIVE frames between them. */
-int ds_remote_collect(dupscan_scan *s, struct ds_remote *r)
+int ds_remote_greeting(struct ds_remote *r)
 {
+	if (r->greeted)
+		return r->greet_rc;
 	int type;
 	struct ds_rd rd;
 	int rc = ds_chan_recv(&r->ch, &type, &rd);
 	if (rc == 0 && type != DS_W_HELLO)
 		rc = ds_remote_malformed(r, "greeting");
 	if (rc == 0)
-		rc = ds_wire_hello_check(&r->ch, &rd);
+		rc = ds_wire_hello_check(&r->ch, &rd, &r->features);
+	r->greeted = true;
+	r->greet_rc = rc;
+	return rc;
+}
+
+/* The other side's greeting and results, ALIVE frames between them. */
+int ds_remote_collect(dupscan_scan *s, struct ds_remote *r)
+{
+	int type;
+	struct ds_rd rd;
+	int rc = ds_remote_greeting(r);
 	while (rc == 0 && !r->done) {
 		if ((rc = ds_chan_recv(&r->ch, &type, &rd)) != 0)
 			break;

@@ -40,12 +40,24 @@ struct ds_remote {
 	size_t ntent, captent;
 	uint64_t *tclass;
 	bool started, done;
+	bool want_sizes;         /* a reference with every other path here: DS_WIRE_SIZES asked */
+	bool greeted;            /* its HELLO read (greet_rc: how that went) */
+	int greet_rc;
+	uint64_t features;       /* what its HELLO says it does */
 };
 
 /* Greet every remote side and ask for its scan, before the local walk: they
  * scan while this host does. @return 0 or -ENOMEM (a side that cannot be
  * reached fails in ds_remote_finish()). */
 int ds_remote_start(dupscan_scan *s);
+/* The side's HELLO, read once (what it does into r->features). @return 0
+ * or the channel's code. */
+int ds_remote_greeting(struct ds_remote *r);
+/* (sizes.c) After the local walk: each reference side that asked for them (and
+ * takes them) told the sizes of this host's other files, so it reads and
+ * sends only files of those sizes. @return 0 or -ENOMEM (a side that
+ * fails fails in ds_remote_finish()). */
+int ds_remote_sizes(dupscan_scan *s);
 /* (across.c) After the local sets: each side's results, the files of one size on two
  * hosts matched (hashes, then bytes through the channel), and the sets
  * joined. @return 0, -ENOMEM, DUPSCAN_E_REMOTE or DUPSCAN_E_PROTOCOL. */

@@ -374,15 +374,16 @@ int ds_chan_recv(struct ds_chan *c, int *type, struct ds_rd *r)
 	return 0;
 }
 
-void ds_wire_hello(struct ds_wr *w)
+void ds_wire_hello(struct ds_wr *w, uint64_t features)
 {
 	ds_wr_begin(w, DS_W_HELLO);
 	ds_wr_str(w, DS_WIRE_MAGIC, strlen(DS_WIRE_MAGIC));
 	ds_wr_u64(w, DS_WIRE_PROTOCOL);
 	ds_wr_str(w, DUPSCAN_VERSION_STRING, strlen(DUPSCAN_VERSION_STRING));
+	ds_wr_u64(w, features);
 }
 
-int ds_wire_hello_check(struct ds_chan *c, struct ds_rd *r)
+int ds_wire_hello_check(struct ds_chan *c, struct ds_rd *r, uint64_t *features)
 {
 	size_t mlen, vlen;
 	const char *magic = ds_rd_str(r, &mlen);
@@ -398,6 +399,12 @@ int ds_wire_hello_check(struct ds_chan *c, struct ds_rd *r)
 		ds_chan_fail(c, "protocol version mismatch: the other side is dupscan %s (protocol %llu), "
 			     "this side dupscan %s (protocol %d)",
 			     v, (unsigned long long)proto, DUPSCAN_VERSION_STRING, DS_WIRE_PROTOCOL);
+		return DUPSCAN_E_PROTOCOL;
+	}
+	/* (0.9 says nothing more, and read nothing more of ours) */
+	*features = ds_rd_more(r) ? ds_rd_u64(r) : 0;
+	if (r->bad) {
+		ds_chan_fail(c, "malformed greeting");
 		return DUPSCAN_E_PROTOCOL;
 	}
 	return 0;

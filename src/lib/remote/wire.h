@@ -40,11 +40,22 @@ enum ds_wire_type {
 	DS_W_CHECK,       /* request: id (the file held open from then on) */
 	DS_W_BYE,         /* the client is done */
 	DS_W_FAIL,        /* the sender gives up: a message; the channel ends */
-	DS_W_TREE         /* asked with DUPSCAN_OPT_DIRS, after UNIQ: (dir, what[, file]) ... where what
+	DS_W_TREE,        /* asked with DUPSCAN_OPT_DIRS, after UNIQ: (dir, what[, file]) ... where what
 	                   * is 0 (a file of that number's content), 1 (an empty file), 2 (a file of
 	                   * unknown content) or 3 (the directory is incomplete: no file) */
+	DS_W_SIZES        /* client, both HELLOs saying DS_WIRE_SIZES, once its walk is done: last
+	                   * (1 on the last such frame), then sizes ascending, each the step from the
+	                   * one before (the first from 0) */
 };
-#define DS_W_LAST DS_W_TREE
+#define DS_W_LAST DS_W_SIZES
+
+/* What a HELLO may say it does, a number after its version (a peer that
+ * sends none does none of it, and ignores ours). DS_WIRE_SIZES, from a
+ * client: it scans a reference there, and once its own walk is done it can
+ * say the sizes its other files have (only files of those sizes are wanted
+ * there: the others are left unread and unsent); from a server: it takes
+ * them. Sent only when both say so. */
+#define DS_WIRE_SIZES 1u
 
 /* Fields out of one frame. A read past its end, an overlong number or a
  * string with a NUL sets bad; later reads then give zeros. */
@@ -122,9 +133,18 @@ int ds_chan_recv(struct ds_chan *c, int *type, struct ds_rd *r);
 /* Say why the channel failed (printf-style), once: the first reason stands. */
 void ds_chan_fail(struct ds_chan *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* HELLO: write ours; check theirs (protocol and magic), a mismatch told in
- * why with both versions. @return 0 or DUPSCAN_E_PROTOCOL. */
-void ds_wire_hello(struct ds_wr *w);
-int ds_wire_hello_check(struct ds_chan *c, struct ds_rd *r);
+/* (sizes.c) SIZES frames: v[0..n), ascending, each once, sent; received
+ * into *v (malloc'ed), *n. @return 0 or the channel's code (recv: also
+ * -ENOMEM, DUPSCAN_E_PROTOCOL for sizes out of order, DUPSCAN_E_REMOTE
+ * for a BYE first). */
+int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n);
+int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n);
+
+/* HELLO: write ours (with what this side does: DS_WIRE_SIZES); check
+ * theirs (protocol and magic), a mismatch told in why with both versions,
+ * what it does into *features (0 when it says nothing). @return 0 or
+ * DUPSCAN_E_PROTOCOL. */
+void ds_wire_hello(struct ds_wr *w, uint64_t features);
+int ds_wire_hello_check(struct ds_chan *c, struct ds_rd *r, uint64_t *features);
 
 #endif /* DUPSCAN_WIRE_H */

@@ -30,6 +30,28 @@ static void on_error(void *user, const char *path, int code)
 		v->errs[v->nerr++] = (struct serve_err){ p, code };
 }
 
+/* Between the walk and the matching, with a client that sends them: only
+ * files of the sizes it wants are matched and sent, the others are left
+ * out as unread (sizes.c). @return 0, -ENOMEM or the channel's code. */
+static int wanted_sizes(dupscan_scan *s, void *user)
+{
+	struct serve *v = user;
+	uint64_t *want;
+	size_t n;
+	/* as long as its walk takes: the channel closes if it goes away */
+	int patience = v->ch.timeout_ms;
+	v->ch.timeout_ms = -1;
+	int rc = ds_wire_sizes_recv(&v->ch, &want, &n);
+	v->ch.timeout_ms = patience;
+	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
+		struct ds_rec *r = ds_rec(s, i);
+		if (!ds_sorted_has(want, n, ds_rec_size(s, r)))
+			r->flags |= DS_F_SKIPPED;
+	}
+	free(want);
+	return rc;
+}
+
 static void on_bytes(void *user, const struct dupscan_progress *p)
 {
 	(void)p;
@@ -438,7 +460,7 @@ static int greet(struct serve *v)
 {
 	int type;
 	struct ds_rd r;
-	ds_wire_hello(&v->w);
+	ds_wire_hello(&v->w, DS_WIRE_SIZES);
 	int rc = ds_chan_send(&v->ch, &v->w);
 	if (rc == 0)
 		rc = ds_chan_recv(&v->ch, &type, &r);
@@ -446,8 +468,10 @@ static int greet(struct serve *v)
 		ds_chan_fail(&v->ch, "expected a greeting, got frame type %d", type);
 		rc = DUPSCAN_E_PROTOCOL;
 	}
+	uint64_t features = 0;
 	if (rc == 0)
-		rc = ds_wire_hello_check(&v->ch, &r);
+		rc = ds_wire_hello_check(&v->ch, &r, &features);
+	v->sizes = (features & DS_WIRE_SIZES) != 0;
 	if (rc == 0)
 		rc = ds_chan_recv(&v->ch, &type, &r);
 	if (rc == 0 && type != DS_W_SCAN) {
@@ -471,6 +495,10 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 		v.last_alive = ds_mono_ns();
 		dupscan_set_error_callback(s, on_error, &v);
 		dupscan_set_progress_bytes_callback(s, on_bytes, &v);
+		if (v.sizes) {
+			s->after_walk = wanted_sizes;
+			s->after_walk_user = &v;
+		}
 		rc = dupscan_run(s);
 		dupscan_set_progress_bytes_callback(s, NULL, NULL);
 		if (rc == 0 && v.ch.dead)

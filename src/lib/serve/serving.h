@@ -29,6 +29,7 @@ struct serve {
 	int64_t last_alive, alive_ns;
 	struct ds_monitor *alive_lock; /* ALIVE from one thread at a time */
 	bool structure;              /* the client asked for the tree (DUPSCAN_OPT_DIRS) */
+	bool sizes;                  /* it sends the sizes it wants once its walk is done (sizes.c) */
 	int fd;                      /* the file READ reads, id fd_id */
 	uint64_t fd_id;
 	struct held held[HELD_MAX];

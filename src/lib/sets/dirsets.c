@@ -99,13 +99,6 @@ static void intern_free(struct intern *in)
 	free(in->table);
 }
 
-static int cmp_u64(void *ctx, const void *a, const void *b)
-{
-	(void)ctx;
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, uint32_t d)
 {
 	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
@@ -250,7 +243,7 @@ static int key_one(struct tree *t, struct dir_info *x, uint32_t n, bool known, s
 	}
 	if (!known)
 		return 0;
-	if (ds_sort(t->list, n, sizeof(*t->list), cmp_u64, NULL) != 0)
+	if (ds_sort(t->list, n, sizeof(*t->list), ds_cmp_u64, NULL) != 0)
 		return -ENOMEM;
 	return (x->key = intern_list(in, t->list, n)) == DS_NONE ? -ENOMEM : 0;
 }

@@ -62,13 +62,6 @@ static int cmp_u32(void *ctx, const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-static int cmp_u64(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return a < b ? -1 : a > b;
-}
-
 /* Record rec's set, or DS_NONE (c->of sorted). */
 static uint32_t set_of(const struct collect *c, uint32_t rec)
 {
@@ -176,7 +169,7 @@ static int link_sets(dupscan_scan *s, struct collect *c)
 			c->members[id] = 1;
 	}
 	free(reps);
-	return rc ? rc : ds_sort(c->of, c->nof, sizeof(*c->of), cmp_u64, NULL);
+	return rc ? rc : ds_sort(c->of, c->nof, sizeof(*c->of), ds_cmp_u64, NULL);
 }
 
 /* Is record i listed in a set (its set's id in *id)? Representatives only, or
@@ -258,7 +251,7 @@ int ds_build_sets(dupscan_scan *s)
 	if (rc == 0)
 		rc = ds_index_walk(&s->index, visit_node, &c);
 	if (rc == 0)
-		rc = ds_sort(c.of, c.nof, sizeof(*c.of), cmp_u64, NULL);
+		rc = ds_sort(c.of, c.nof, sizeof(*c.of), ds_cmp_u64, NULL);
 	if (rc == 0 && s->opt.hard_links)
 		rc = link_sets(s, &c);
 	if (rc == 0)

@@ -264,3 +264,35 @@ int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn
 {
 	return ds_sort_recs_runs(s, order, n, key, DS_SORT_RUN);
 }
+
+int ds_cmp_u64(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+int ds_sort_u64_set(uint64_t *v, size_t *n)
+{
+	int rc = ds_sort(v, *n, sizeof(*v), ds_cmp_u64, NULL);
+	size_t m = 0;
+	for (size_t i = 0; rc == 0 && i < *n; i++)
+		if (m == 0 || v[m - 1] != v[i])
+			v[m++] = v[i];
+	if (rc == 0)
+		*n = m;
+	return rc;
+}
+
+bool ds_sorted_has(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}

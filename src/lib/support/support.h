@@ -109,6 +109,12 @@ int ds_copy_fd(int in, const char *to);
  * the array's size beside it. @return 0 or -ENOMEM. */
 int ds_sort(void *base, size_t n, size_t size,
 	    int (*cmp)(void *ctx, const void *a, const void *b), void *ctx);
+/* Ascending order of uint64_t elements, for ds_sort(). */
+int ds_cmp_u64(void *ctx, const void *a, const void *b);
+/* v[0..*n) sorted ascending, each value once (*n shortened). @return 0 or -ENOMEM. */
+int ds_sort_u64_set(uint64_t *v, size_t *n);
+/* Is x among v[0..n), ascending? (binary search) */
+bool ds_sorted_has(const uint64_t *v, size_t n, uint64_t x);
 /* Sort keys held inline: by k[0..3], then pos. Where pos is each element's
  * place before the sort, the order is that of a stable sort on k; sorting
  * records by fields they hold this way spares a lookup per comparison. */

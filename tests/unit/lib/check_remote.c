@@ -115,18 +115,20 @@ END_TEST
 START_TEST(test_hello)
 {
 	struct ds_wr w = { 0 };
-	ds_wire_hello(&w);
+	ds_wire_hello(&w, DS_WIRE_SIZES);
 	struct ds_chan c;
 	ds_chan_init(&c, -1, -1, "peer", 100);
 	struct ds_rd r = rd_of(w.buf + 5, w.len - 5);
-	ck_assert_int_eq(ds_wire_hello_check(&c, &r), 0);
+	uint64_t features = 0;
+	ck_assert_int_eq(ds_wire_hello_check(&c, &r, &features), 0);
+	ck_assert_uint_eq(features, DS_WIRE_SIZES);
 	/* another protocol: both versions named */
 	ds_wr_begin(&w, DS_W_HELLO);
 	ds_wr_str(&w, DS_WIRE_MAGIC, strlen(DS_WIRE_MAGIC));
 	ds_wr_u64(&w, DS_WIRE_PROTOCOL + 1);
 	ds_wr_str(&w, "9.1.2", 5);
 	r = rd_of(w.buf + 5, w.len - 5);
-	ck_assert_int_eq(ds_wire_hello_check(&c, &r), DUPSCAN_E_PROTOCOL);
+	ck_assert_int_eq(ds_wire_hello_check(&c, &r, &features), DUPSCAN_E_PROTOCOL);
 	ck_assert_ptr_nonnull(strstr(c.why, "dupscan 9.1.2"));
 	ck_assert_ptr_nonnull(strstr(c.why, "this side dupscan " DUPSCAN_VERSION_STRING));
 	ds_wr_free(&w);

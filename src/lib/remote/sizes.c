@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* sizes.c: a reference scanned on another host reads only what the question
+ * needs. Its client, once its own walk is done, tells it the sizes of the
+ * files that are no reference (all of them on this host: remote.c asks only
+ * then); the server leaves every file of another size unread and unsent
+ * (serve.c), as a local reference's size groups without another file are
+ * never read (match.c). Both HELLOs must say DS_WIRE_SIZES: a peer of 0.9
+ * neither sends nor waits for them, and scans as it always did. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "remote.h"
+
+/* At most this many sizes a frame: ten bytes each at worst, within DS_WIRE_MAX. */
+#define SIZES_FRAME 65536u
+
+int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n)
+{
+	struct ds_wr w = { 0 };
+	int rc = 0;
+	size_t i = 0;
+	do {
+		size_t end = n - i > SIZES_FRAME ? i + SIZES_FRAME : n;
+		ds_wr_begin(&w, DS_W_SIZES);
+		ds_wr_u64(&w, end == n);
+		for (; i < end; i++)
+			ds_wr_u64(&w, v[i] - (i ? v[i - 1] : 0));
+		rc = ds_chan_send(c, &w);
+	} while (rc == 0 && i < n);
+	ds_wr_free(&w);
+	return rc;
+}
+
+/* One SIZES frame's sizes appended to *v (ascending, each once, past last).
+ * @return 1 when it was the last, 0, -ENOMEM or DUPSCAN_E_PROTOCOL. */
+static int take_frame(struct ds_rd *rd, uint64_t **v, size_t *n, size_t *cap)
+{
+	uint64_t last = ds_rd_max(rd, 1);
+	while (!rd->bad && ds_rd_more(rd)) {
+		uint64_t step = ds_rd_u64(rd), prev = *n ? (*v)[*n - 1] : 0;
+		/* each larger than the one before, and no wrap */
+		if ((*n && step == 0) || step > UINT64_MAX - prev)
+			return DUPSCAN_E_PROTOCOL;
+		if (DS_GROW(*v, *cap, *n + 1))
+			return -ENOMEM;
+		(*v)[(*n)++] = prev + step;
+	}
+	return rd->bad ? DUPSCAN_E_PROTOCOL : last == 1;
+}
+
+int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n)
+{
+	size_t cap = 0;
+	*v = NULL;
+	*n = 0;
+	for (;;) {
+		int type;
+		struct ds_rd rd;
+		int rc = ds_chan_recv(c, &type, &rd);
+		if (rc == 0 && type == DS_W_BYE)
+			rc = DUPSCAN_E_REMOTE; /* the client gave up before its walk ended */
+		else if (rc == 0 && type != DS_W_SIZES)
+			rc = DUPSCAN_E_PROTOCOL;
+		if (rc == 0)
+			rc = take_frame(&rd, v, n, &cap);
+		if (rc == 1)
+			return 0;
+		if (rc == DUPSCAN_E_PROTOCOL)
+			ds_chan_fail(c, "malformed sizes (frame type %d)", type);
+		if (rc != 0) {
+			free(*v);
+			*v = NULL;
+			*n = 0;
+			return rc;
+		}
+	}
+}
+
+/* The sizes of this host's files that are no reference, ascending, each
+ * once (an empty file's only with -z: it is never matched without).
+ * @return 0 or -ENOMEM. */
+static int other_sizes(const dupscan_scan *s, uint64_t **out, size_t *n)
+{
+	uint64_t *v = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*v));
+	size_t k = 0;
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+		uint64_t size = ds_rec_size(s, ds_rec(s, i));
+		if (!ds_rec_reference(s, i) && (size || s->opt.zero_match))
+			v[k++] = size;
+	}
+	int rc = ds_sort_u64_set(v, &k);
+	*out = v;
+	*n = rc ? 0 : k;
+	return rc;
+}
+
+int ds_remote_sizes(dupscan_scan *s)
+{
+	uint64_t *v = NULL;
+	size_t n = 0;
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
+		struct ds_remote *r = s->remotes[k];
+		/* (its greeting, read here, is only waited for: a side that fails
+		 * fails the run in ds_remote_finish()) */
+		if (!r->want_sizes || ds_remote_greeting(r) != 0 || !(r->features & DS_WIRE_SIZES))
+			continue;
+		if (!v && (rc = other_sizes(s, &v, &n)) != 0)
+			break;
+		ds_wire_sizes_send(&r->ch, v, n); /* (a channel that fails: as above) */
+	}
+	free(v);
+	return rc;
+}
