@@ -122,6 +122,14 @@ START_TEST(test_hello)
 	uint64_t features = 0;
 	ck_assert_int_eq(ds_wire_hello_check(&c, &r, &features), 0);
 	ck_assert_uint_eq(features, DS_WIRE_SIZES);
+	/* a peer of 0.9 says nothing after its version: it does none of it */
+	ds_wr_begin(&w, DS_W_HELLO);
+	ds_wr_str(&w, DS_WIRE_MAGIC, strlen(DS_WIRE_MAGIC));
+	ds_wr_u64(&w, DS_WIRE_PROTOCOL);
+	ds_wr_str(&w, "0.9.0", 5);
+	r = rd_of(w.buf + 5, w.len - 5);
+	ck_assert_int_eq(ds_wire_hello_check(&c, &r, &features), 0);
+	ck_assert_uint_eq(features, 0);
 	/* another protocol: both versions named */
 	ds_wr_begin(&w, DS_W_HELLO);
 	ds_wr_str(&w, DS_WIRE_MAGIC, strlen(DS_WIRE_MAGIC));
@@ -132,6 +140,72 @@ START_TEST(test_hello)
 	ck_assert_ptr_nonnull(strstr(c.why, "dupscan 9.1.2"));
 	ck_assert_ptr_nonnull(strstr(c.why, "this side dupscan " DUPSCAN_VERSION_STRING));
 	ds_wr_free(&w);
+}
+END_TEST
+
+/* SIZES: sent in frames, taken back whole; out of order, repeated or after
+ * anything but SIZES, refused; a BYE first is the client going away. */
+static int sizes_through(const uint8_t *bytes, size_t n, uint64_t **v, size_t *nv)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], bytes, n), (ssize_t)n);
+	close(p[1]);
+	struct ds_chan c;
+	ds_chan_init(&c, p[0], -1, "peer", 1000);
+	int rc = ds_wire_sizes_recv(&c, v, nv);
+	ds_chan_free(&c);
+	close(p[0]);
+	return rc;
+}
+
+START_TEST(test_sizes)
+{
+	enum { N = 150000 }; /* three frames */
+	uint64_t *want = malloc(N * sizeof(*want)), *got = NULL;
+	for (size_t i = 0; i < N; i++)
+		want[i] = i * i + 7;
+	int sp[2];
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct ds_chan c;
+		ds_chan_init(&c, -1, sp[1], "peer", 1000);
+		_exit(ds_wire_sizes_send(&c, want, N) == 0 ? 0 : 1);
+	}
+	close(sp[1]);
+	struct ds_chan c;
+	ds_chan_init(&c, sp[0], -1, "peer", 5000);
+	size_t n = 0;
+	ck_assert_int_eq(ds_wire_sizes_recv(&c, &got, &n), 0);
+	ds_chan_free(&c);
+	close(sp[0]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	ck_assert_uint_eq(n, N);
+	ck_assert_int_eq(memcmp(got, want, N * sizeof(*want)), 0);
+	free(got);
+	free(want);
+	/* none: one frame, last */
+	const uint8_t none[] = { 2, 0, 0, 0, DS_W_SIZES, 1 };
+	ck_assert_int_eq(sizes_through(none, sizeof(none), &got, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(got);
+	const uint8_t repeated[] = { 4, 0, 0, 0, DS_W_SIZES, 1, 5, 0 };
+	ck_assert_int_eq(sizes_through(repeated, sizeof(repeated), &got, &n), DUPSCAN_E_PROTOCOL);
+	ck_assert_ptr_null(got);
+	const uint8_t other[] = { 2, 0, 0, 0, DS_W_HASH, 1 };
+	ck_assert_int_eq(sizes_through(other, sizeof(other), &got, &n), DUPSCAN_E_PROTOCOL);
+	const uint8_t bye[] = { 1, 0, 0, 0, DS_W_BYE };
+	ck_assert_int_eq(sizes_through(bye, sizeof(bye), &got, &n), DUPSCAN_E_REMOTE);
+	/* a step past 2^64 */
+	const uint8_t wrap[] = { 22, 0, 0, 0, DS_W_SIZES, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+				 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	ck_assert_int_eq(sizes_through(wrap, sizeof(wrap), &got, &n), DUPSCAN_E_PROTOCOL);
+	/* the channel ends before the last frame */
+	const uint8_t cut[] = { 3, 0, 0, 0, DS_W_SIZES, 0, 9 };
+	ck_assert_int_eq(sizes_through(cut, sizeof(cut), &got, &n), DUPSCAN_E_REMOTE);
 }
 END_TEST
 
@@ -286,6 +360,7 @@ int main(void)
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_hello);
+	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_across);
 	tcase_add_test(tc, test_server_dies);
 	suite_add_tcase(s, tc);
