@@ -18,6 +18,7 @@
 #include <stdarg.h>
 
 #define EXIT_USAGE 2
+#define EXIT_MISSING 3      /* --missing: some file has no copy */
 #define EXIT_DUPE 255       /* -e: a duplicate was found */
 
 /* "dupscan: " and the message, then a newline. */

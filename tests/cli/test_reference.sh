@@ -99,7 +99,8 @@ print(len(d["missing"]), sum(f["size"] for f in d["missing"]))')
   # the library's host opens only files of a size the card has: told the
   # card's sizes once this host's walk is done (as a local reference's sizes
   # without a card file are never read)
-  printf '#!/bin/sh\nexec strace -f -e trace=openat -o "%s/srv.trace" "%s" "$@"\n' "$PWD" "$DUPSCAN" > srv && chmod +x srv
+  printf '#!/bin/sh\nstrace -f -e trace=openat -o "%s/srv.trace" "%s" "$@"\necho $? > "%s/srv.status"\n' "$PWD" "$DUPSCAN" "$PWD" > srv &&
+    chmod +x srv
   run "$DUPSCAN" -r --rsh="$SSH_CMD" --remote-dupscan="$PWD/srv" --reference="$SSH_HOST:$PWD/lib" card --missing
   got=$(python3 - <<'PY'
 import os, re
@@ -117,6 +118,8 @@ PY
 )
   [ "$rc" = 3 ] && [ "$(printf '%s\n' "$out" | sort)" = "$want_list" ] && [ "$got" = "True 0" ] &&
     ok "the library's host opens no file of a size the card lacks" || not_ok "reference host reads" "rc=$rc $got" "$err"
+  # status 3 is an answer: the server was waited for, not killed (it ended with 0)
+  [ "$(cat srv.status 2>/dev/null)" = 0 ] && ok "status 3: the server ends as it should" || not_ok "server status" "$(cat srv.status 2>&1)"
   cp -a card card2
   run "$DUPSCAN" -rdN "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card2
   left=$(cd card2 && find . -type f | sed 's#^\./#card/#' | sort)

@@ -10,7 +10,6 @@
 #include "output.h"
 #include "fsutil.h"
 
-#define EXIT_MISSING 3 /* some file has no copy (man page, EXIT STATUS) */
 
 static void missing_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
 {
