@@ -146,7 +146,7 @@ const struct opt_def opt_table[] = {
 	  "files under PATH are listed but never deleted, linked,\n" "moved or deduplicated, and are kept first (repeatable)",
 	  "files under a path are never changed", OPT_FILES, OPTF_REPEAT, 0 },
 	{ "reference", 0, OPT_REFERENCE, OPT_ARG_REQUIRED, "DIR", SEC_LIST,
-	  "DIR (walked whole) holds the copies asked about: only\n" "sets with a file under it and another are listed,\n" "its files kept and never changed (repeatable)",
+	  "DIR (walked whole; HOST:PATH too) holds the copies asked\n" "about: only sets with a file under it and another are\n" "listed, its files kept and never changed (repeatable)",
 	  "a tree that holds the copies asked about", OPT_DIRS_, OPTF_REPEAT, 0 },
 	{ "missing", 0, OPT_MISSING, OPT_ARG_NONE, NULL, SEC_LIST,
 	  "with --reference: list the other files that have no\n" "copy under it (exit status 3 when there is one)",
