@@ -121,6 +121,15 @@ PY
     ok "the library's host opens no file of a size the card lacks" || not_ok "reference host reads" "rc=$rc $got" "$err"
   # status 3 is an answer: the server was waited for, not killed (it ended with 0)
   [ "$(cat srv.status 2>/dev/null)" = 0 ] && ok "status 3: the server ends as it should" || not_ok "server status" "$(cat srv.status 2>&1)"
+  # the card's host, told the library's sizes, opens no file of a size the
+  # library lacks (card/odd, card/odd2: a group of two there), and still
+  # lists them missing
+  run "$DUPSCAN" -r --rsh="$SSH_CMD" --remote-dupscan="$PWD/srv" --reference=lib "$SSH_HOST:$PWD/card" --missing
+  got=$(printf '%s\n' "$out" | sed "s#^$SSH_HOST:$PWD/##" | sort)
+  odd=$(grep -cE 'openat\([^,]+, "([^"]*/)?odd2?"' srv.trace) ins=$(grep -cE 'openat\([^,]+, "([^"]*/)?in[0-9]+"' srv.trace)
+  [ "$rc" = 3 ] && [ "$got" = "$want_list" ] && [ "$odd" = 0 ] && [ "$ins" -gt 0 ] &&
+    ok "the card's host opens no file of a size the library lacks, and lists it missing" ||
+    not_ok "card host reads" "rc=$rc odd=$odd ins=$ins" "$(diff <(echo "$got") <(echo "$want_list") | head -5)"
   cp -a card card2
   run "$DUPSCAN" -rdN "${X[@]}" --reference="$SSH_HOST:$PWD/lib" card2
   left=$(cd card2 && find . -type f | sed 's#^\./#card/#' | sort)

@@ -397,8 +397,9 @@ static uint32_t candidates(dupscan_scan *s, uint32_t *order)
 	uint32_t nc = 0;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
-		/* (skipped already: of a size a reference's client does not want, serve.c) */
-		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS | DS_F_SKIPPED)))
+		/* (skipped or settled already: of a size the client of a scan
+		 * for another host does not want, serve.c) */
+		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS | DS_F_SKIPPED | DS_F_SETTLED)))
 			continue;
 		if (ds_rec_size(s, r) == 0 && !s->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;

@@ -102,12 +102,16 @@ static void put_options(const dupscan_scan *s, struct ds_wr *w)
 	}
 }
 
-/* Is every path that is no reference on this host? Then a reference side
- * there needs only files of the sizes those have (ds_remote_sizes()). */
-static bool others_here(const dupscan_scan *s)
+/* Is every path of the other kind than r (reference or not) on this host?
+ * Then r needs only files of the sizes those have (sizes.c): a reference
+ * the other paths' sizes, another path the references'. */
+static bool other_kind_here(const dupscan_scan *s, const struct ds_remote *r)
 {
+	bool ref = s->tree.args[r->arg].reference;
+	if (!s->references)
+		return false;
 	for (uint32_t a = 0; a < s->tree.nargs; a++)
-		if (s->tree.args[a].remote && !s->tree.args[a].reference)
+		if (s->tree.args[a].remote && s->tree.args[a].reference != ref)
 			return false;
 	return true;
 }
@@ -119,7 +123,7 @@ int ds_remote_start(dupscan_scan *s)
 	for (size_t i = 0; rc == 0 && i < s->nremotes; i++) {
 		struct ds_remote *r = s->remotes[i];
 		r->ch.timeout_ms = s->remote_timeout_ms;
-		r->want_sizes = s->tree.args[r->arg].reference && others_here(s);
+		r->want_sizes = other_kind_here(s, r);
 		ds_wire_hello(&w, r->want_sizes ? DS_WIRE_SIZES : 0);
 		rc = ds_chan_send(&r->ch, &w);
 		if (rc == 0) {

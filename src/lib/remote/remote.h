@@ -40,7 +40,7 @@ struct ds_remote {
 	size_t ntent, captent;
 	uint64_t *tclass;
 	bool started, done;
-	bool want_sizes;         /* a reference with every other path here: DS_WIRE_SIZES asked */
+	bool want_sizes;         /* the paths of the other kind all here: DS_WIRE_SIZES asked */
 	bool greeted;            /* its HELLO read (greet_rc: how that went) */
 	int greet_rc;
 	uint64_t features;       /* what its HELLO says it does */

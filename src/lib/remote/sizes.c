@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* sizes.c: a reference scanned on another host reads only what the question
- * needs. Its client, once its own walk is done, tells it the sizes of the
- * files that are no reference (all of them on this host: remote.c asks only
- * then); the server leaves every file of another size unread and unsent
- * (serve.c), as a local reference's size groups without another file are
- * never read (match.c). Both HELLOs must say DS_WIRE_SIZES: a peer of 0.9
- * neither sends nor waits for them, and scans as it always did. */
+/* sizes.c: with reference paths, a path scanned on another host reads only
+ * what the question needs, as a local size group without both kinds is
+ * never read (match.c). Its client, once its own walk is done, tells it the
+ * sizes of the files of the other kind (all of them on this host: remote.c
+ * asks only then): a reference there is told the other files' sizes, and
+ * leaves every file of another size unread and unsent; another path there
+ * is told the references' sizes, and sends its files of other sizes as
+ * unique, unread: they are missing from the references (serve.c). Both
+ * HELLOs must say DS_WIRE_SIZES: a peer of 0.9 neither sends nor waits for
+ * them, and scans as it always did. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -14,7 +17,7 @@
 /* At most this many sizes a frame: ten bytes each at worst, within DS_WIRE_MAX. */
 #define SIZES_FRAME 65536u
 
-int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n)
+int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n, bool keep)
 {
 	struct ds_wr w = { 0 };
 	int rc = 0;
@@ -22,7 +25,7 @@ int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n)
 	do {
 		size_t end = n - i > SIZES_FRAME ? i + SIZES_FRAME : n;
 		ds_wr_begin(&w, DS_W_SIZES);
-		ds_wr_u64(&w, end == n);
+		ds_wr_u64(&w, (end == n ? DS_SIZES_LAST : 0) | (keep ? DS_SIZES_KEEP : 0));
 		for (; i < end; i++)
 			ds_wr_u64(&w, v[i] - (i ? v[i - 1] : 0));
 		rc = ds_chan_send(c, &w);
@@ -31,11 +34,12 @@ int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n)
 	return rc;
 }
 
-/* One SIZES frame's sizes appended to *v (ascending, each once, past last).
- * @return 1 when it was the last, 0, -ENOMEM or DUPSCAN_E_PROTOCOL. */
-static int take_frame(struct ds_rd *rd, uint64_t **v, size_t *n, size_t *cap)
+/* One SIZES frame's sizes appended to *v (ascending, each once, past last);
+ * its what field in *what. @return 1 when it was the last, 0, -ENOMEM or
+ * DUPSCAN_E_PROTOCOL. */
+static int take_frame(struct ds_rd *rd, uint64_t **v, size_t *n, size_t *cap, uint64_t *what)
 {
-	uint64_t last = ds_rd_max(rd, 1);
+	*what = ds_rd_max(rd, DS_SIZES_LAST | DS_SIZES_KEEP);
 	while (!rd->bad && ds_rd_more(rd)) {
 		uint64_t step = ds_rd_u64(rd), prev = *n ? (*v)[*n - 1] : 0;
 		/* each larger than the one before, and no wrap */
@@ -45,12 +49,13 @@ static int take_frame(struct ds_rd *rd, uint64_t **v, size_t *n, size_t *cap)
 			return -ENOMEM;
 		(*v)[(*n)++] = prev + step;
 	}
-	return rd->bad ? DUPSCAN_E_PROTOCOL : last == 1;
+	return rd->bad ? DUPSCAN_E_PROTOCOL : (*what & DS_SIZES_LAST) != 0;
 }
 
-int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n)
+int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n, bool *keep)
 {
 	size_t cap = 0;
+	uint64_t what = 0, first = UINT64_MAX;
 	*v = NULL;
 	*n = 0;
 	for (;;) {
@@ -62,7 +67,12 @@ int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n)
 		else if (rc == 0 && type != DS_W_SIZES)
 			rc = DUPSCAN_E_PROTOCOL;
 		if (rc == 0)
-			rc = take_frame(&rd, v, n, &cap);
+			rc = take_frame(&rd, v, n, &cap, &what);
+		/* every frame says the same of the other files */
+		first = first == UINT64_MAX ? what & DS_SIZES_KEEP : first;
+		if (rc >= 0 && (what & DS_SIZES_KEEP) != first)
+			rc = DUPSCAN_E_PROTOCOL;
+		*keep = first == DS_SIZES_KEEP;
 		if (rc == 1)
 			return 0;
 		if (rc == DUPSCAN_E_PROTOCOL)
@@ -76,10 +86,10 @@ int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n)
 	}
 }
 
-/* The sizes of this host's files that are no reference, ascending, each
- * once (an empty file's only with -z: it is never matched without).
- * @return 0 or -ENOMEM. */
-static int other_sizes(const dupscan_scan *s, uint64_t **out, size_t *n)
+/* The sizes of this host's files that are references (ref) or not,
+ * ascending, each once (an empty file's only with -z: it is never matched
+ * without). @return 0 or -ENOMEM. */
+static int sizes_of(const dupscan_scan *s, bool ref, uint64_t **out, size_t *n)
 {
 	uint64_t *v = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*v));
 	size_t k = 0;
@@ -87,7 +97,7 @@ static int other_sizes(const dupscan_scan *s, uint64_t **out, size_t *n)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		uint64_t size = ds_rec_size(s, ds_rec(s, i));
-		if (!ds_rec_reference(s, i) && (size || s->opt.zero_match))
+		if (ds_rec_reference(s, i) == ref && (size || s->opt.zero_match))
 			v[k++] = size;
 	}
 	int rc = ds_sort_u64_set(v, &k);
@@ -98,8 +108,8 @@ static int other_sizes(const dupscan_scan *s, uint64_t **out, size_t *n)
 
 int ds_remote_sizes(dupscan_scan *s)
 {
-	uint64_t *v = NULL;
-	size_t n = 0;
+	uint64_t *v[2] = { NULL, NULL }; /* by kind: the others', the references' */
+	size_t n[2] = { 0, 0 };
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
@@ -107,10 +117,13 @@ int ds_remote_sizes(dupscan_scan *s)
 		 * fails the run in ds_remote_finish()) */
 		if (!r->want_sizes || ds_remote_greeting(r) != 0 || !(r->features & DS_WIRE_SIZES))
 			continue;
-		if (!v && (rc = other_sizes(s, &v, &n)) != 0)
+		/* told the other kind's sizes */
+		int kind = !s->tree.args[r->arg].reference;
+		if (!v[kind] && (rc = sizes_of(s, kind, &v[kind], &n[kind])) != 0)
 			break;
-		ds_wire_sizes_send(&r->ch, v, n); /* (a channel that fails: as above) */
+		ds_wire_sizes_send(&r->ch, v[kind], n[kind], kind); /* (a channel that fails: as above) */
 	}
-	free(v);
+	free(v[0]);
+	free(v[1]);
 	return rc;
 }

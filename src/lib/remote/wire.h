@@ -43,9 +43,9 @@ enum ds_wire_type {
 	DS_W_TREE,        /* asked with DUPSCAN_OPT_DIRS, after UNIQ: (dir, what[, file]) ... where what
 	                   * is 0 (a file of that number's content), 1 (an empty file), 2 (a file of
 	                   * unknown content) or 3 (the directory is incomplete: no file) */
-	DS_W_SIZES        /* client, both HELLOs saying DS_WIRE_SIZES, once its walk is done: last
-	                   * (1 on the last such frame), then sizes ascending, each the step from the
-	                   * one before (the first from 0) */
+	DS_W_SIZES        /* client, both HELLOs saying DS_WIRE_SIZES, once its walk is done: what
+	                   * (DS_SIZES_*), then sizes ascending, each the step from the one before
+	                   * (the first from 0) */
 };
 #define DS_W_LAST DS_W_SIZES
 
@@ -56,6 +56,12 @@ enum ds_wire_type {
  * there: the others are left unread and unsent); from a server: it takes
  * them. Sent only when both say so. */
 #define DS_WIRE_SIZES 1u
+/* A SIZES frame's first field: the last of them; and the files of other
+ * sizes are still sent, as unique files (unread: the scan there is no
+ * reference, and they are missing from the references) rather than left out
+ * (the scan there is a reference: they are not asked about). */
+#define DS_SIZES_LAST 1u
+#define DS_SIZES_KEEP 2u
 
 /* Fields out of one frame. A read past its end, an overlong number or a
  * string with a NUL sets bad; later reads then give zeros. */
@@ -133,12 +139,12 @@ int ds_chan_recv(struct ds_chan *c, int *type, struct ds_rd *r);
 /* Say why the channel failed (printf-style), once: the first reason stands. */
 void ds_chan_fail(struct ds_chan *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* (sizes.c) SIZES frames: v[0..n), ascending, each once, sent; received
- * into *v (malloc'ed), *n. @return 0 or the channel's code (recv: also
- * -ENOMEM, DUPSCAN_E_PROTOCOL for sizes out of order, DUPSCAN_E_REMOTE
- * for a BYE first). */
-int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n);
-int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n);
+/* (sizes.c) SIZES frames: v[0..n), ascending, each once, sent (keep:
+ * DS_SIZES_KEEP); received into *v (malloc'ed), *n, *keep. @return 0 or
+ * the channel's code (recv: also -ENOMEM, DUPSCAN_E_PROTOCOL for sizes out
+ * of order or frames that disagree, DUPSCAN_E_REMOTE for a BYE first). */
+int ds_wire_sizes_send(struct ds_chan *c, const uint64_t *v, size_t n, bool keep);
+int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n, bool *keep);
 
 /* HELLO: write ours (with what this side does: DS_WIRE_SIZES); check
  * theirs (protocol and magic), a mismatch told in why with both versions,

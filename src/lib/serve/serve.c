@@ -31,22 +31,25 @@ static void on_error(void *user, const char *path, int code)
 }
 
 /* Between the walk and the matching, with a client that sends them: only
- * files of the sizes it wants are matched and sent, the others are left
- * out as unread (sizes.c). @return 0, -ENOMEM or the channel's code. */
+ * files of the sizes it wants are matched; the others are left out, or with
+ * DS_SIZES_KEEP sent as unique files, unread (sizes.c). @return 0, -ENOMEM
+ * or the channel's code. */
 static int wanted_sizes(dupscan_scan *s, void *user)
 {
 	struct serve *v = user;
 	uint64_t *want;
 	size_t n;
+	bool keep = false;
 	/* as long as its walk takes: the channel closes if it goes away */
 	int patience = v->ch.timeout_ms;
 	v->ch.timeout_ms = -1;
-	int rc = ds_wire_sizes_recv(&v->ch, &want, &n);
+	int rc = ds_wire_sizes_recv(&v->ch, &want, &n, &keep);
 	v->ch.timeout_ms = patience;
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
 		struct ds_rec *r = ds_rec(s, i);
+		/* (settled now: matching takes no record settled already) */
 		if (!ds_sorted_has(want, n, ds_rec_size(s, r)))
-			r->flags |= DS_F_SKIPPED;
+			r->flags |= keep ? DS_F_SETTLED : DS_F_SKIPPED;
 	}
 	free(want);
 	return rc;

@@ -145,7 +145,7 @@ END_TEST
 
 /* SIZES: sent in frames, taken back whole; out of order, repeated or after
  * anything but SIZES, refused; a BYE first is the client going away. */
-static int sizes_through(const uint8_t *bytes, size_t n, uint64_t **v, size_t *nv)
+static int sizes_through(const uint8_t *bytes, size_t n, uint64_t **v, size_t *nv, bool *keep)
 {
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);
@@ -153,7 +153,7 @@ static int sizes_through(const uint8_t *bytes, size_t n, uint64_t **v, size_t *n
 	close(p[1]);
 	struct ds_chan c;
 	ds_chan_init(&c, p[0], -1, "peer", 1000);
-	int rc = ds_wire_sizes_recv(&c, v, nv);
+	int rc = ds_wire_sizes_recv(&c, v, nv, keep);
 	ds_chan_free(&c);
 	close(p[0]);
 	return rc;
@@ -171,13 +171,15 @@ START_TEST(test_sizes)
 	if (pid == 0) {
 		struct ds_chan c;
 		ds_chan_init(&c, -1, sp[1], "peer", 1000);
-		_exit(ds_wire_sizes_send(&c, want, N) == 0 ? 0 : 1);
+		_exit(ds_wire_sizes_send(&c, want, N, true) == 0 ? 0 : 1);
 	}
 	close(sp[1]);
 	struct ds_chan c;
 	ds_chan_init(&c, sp[0], -1, "peer", 5000);
 	size_t n = 0;
-	ck_assert_int_eq(ds_wire_sizes_recv(&c, &got, &n), 0);
+	bool keep = false;
+	ck_assert_int_eq(ds_wire_sizes_recv(&c, &got, &n, &keep), 0);
+	ck_assert(keep);
 	ds_chan_free(&c);
 	close(sp[0]);
 	int status;
@@ -189,23 +191,30 @@ START_TEST(test_sizes)
 	free(want);
 	/* none: one frame, last */
 	const uint8_t none[] = { 2, 0, 0, 0, DS_W_SIZES, 1 };
-	ck_assert_int_eq(sizes_through(none, sizeof(none), &got, &n), 0);
+	ck_assert_int_eq(sizes_through(none, sizeof(none), &got, &n, &keep), 0);
 	ck_assert_uint_eq(n, 0);
+	ck_assert(!keep);
 	free(got);
 	const uint8_t repeated[] = { 4, 0, 0, 0, DS_W_SIZES, 1, 5, 0 };
-	ck_assert_int_eq(sizes_through(repeated, sizeof(repeated), &got, &n), DUPSCAN_E_PROTOCOL);
+	ck_assert_int_eq(sizes_through(repeated, sizeof(repeated), &got, &n, &keep), DUPSCAN_E_PROTOCOL);
 	ck_assert_ptr_null(got);
 	const uint8_t other[] = { 2, 0, 0, 0, DS_W_HASH, 1 };
-	ck_assert_int_eq(sizes_through(other, sizeof(other), &got, &n), DUPSCAN_E_PROTOCOL);
+	ck_assert_int_eq(sizes_through(other, sizeof(other), &got, &n, &keep), DUPSCAN_E_PROTOCOL);
 	const uint8_t bye[] = { 1, 0, 0, 0, DS_W_BYE };
-	ck_assert_int_eq(sizes_through(bye, sizeof(bye), &got, &n), DUPSCAN_E_REMOTE);
+	ck_assert_int_eq(sizes_through(bye, sizeof(bye), &got, &n, &keep), DUPSCAN_E_REMOTE);
 	/* a step past 2^64 */
 	const uint8_t wrap[] = { 22, 0, 0, 0, DS_W_SIZES, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 				 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	ck_assert_int_eq(sizes_through(wrap, sizeof(wrap), &got, &n), DUPSCAN_E_PROTOCOL);
+	ck_assert_int_eq(sizes_through(wrap, sizeof(wrap), &got, &n, &keep), DUPSCAN_E_PROTOCOL);
+	/* frames that disagree on the other files */
+	const uint8_t mixed[] = { 3, 0, 0, 0, DS_W_SIZES, DS_SIZES_KEEP, 4, 3, 0, 0, 0, DS_W_SIZES, DS_SIZES_LAST, 9 };
+	ck_assert_int_eq(sizes_through(mixed, sizeof(mixed), &got, &n, &keep), DUPSCAN_E_PROTOCOL);
+	/* an unknown bit */
+	const uint8_t odd[] = { 2, 0, 0, 0, DS_W_SIZES, 5 };
+	ck_assert_int_eq(sizes_through(odd, sizeof(odd), &got, &n, &keep), DUPSCAN_E_PROTOCOL);
 	/* the channel ends before the last frame */
 	const uint8_t cut[] = { 3, 0, 0, 0, DS_W_SIZES, 0, 9 };
-	ck_assert_int_eq(sizes_through(cut, sizeof(cut), &got, &n), DUPSCAN_E_REMOTE);
+	ck_assert_int_eq(sizes_through(cut, sizeof(cut), &got, &n, &keep), DUPSCAN_E_REMOTE);
 }
 END_TEST
 
