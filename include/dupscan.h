@@ -377,8 +377,9 @@ DUPSCAN_API int dupscan_protect_path(dupscan_scan *scan, const char *path);
  * whose files are the copies asked about ("is it all backed up?"). Once one
  * is added, a set is only a set when it holds a reference file and another
  * file, and its reference files come first (the file a set keeps is one of
- * them); a size group without both is never read. dupscan_find_missing()
- * then lists the other files with no copy under any reference path.
+ * them); a size group without both is never read, so the unique files
+ * (dupscan_unique_count()) are no answer then: dupscan_find_missing() lists
+ * the other files with no copy under any reference path.
  * @return the path's index (>= 0), or as dupscan_protect_path() and
  * dupscan_add_path(). Since 0.10. */
 DUPSCAN_API int dupscan_add_reference(dupscan_scan *scan, const char *path, int recurse);

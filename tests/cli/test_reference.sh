@@ -184,4 +184,5 @@ expect_usage "a reference that is a file" "not a directory" -r --reference=lib/a
 expect_usage "a reference that is the only path" "the only path" -r --reference=lib lib
 expect_usage "a reference and no path" "needs other paths" -r --reference=lib
 expect_usage "--missing with an action" "refused with an action" -r --reference=lib --missing -dN card
+expect_usage "-u with a reference" "--missing lists the files with no copy" -ru --reference=lib card
 done_testing

@@ -195,6 +195,10 @@ static int check_reference(const struct cli_opts *o)
 			     "action, --from-report, -u, -m, -M, -e, -TT, --dirs, --overlap and --summary");
 	if (o->nreference && (o->dirs || o->from_report))
 		return msg_usage("%s", "--reference is not available with --dirs or --from-report");
+	/* a size group without both kinds is never read: its files are in no
+	 * list of files without a copy but --missing's */
+	if (o->nreference && o->print_unique)
+		return msg_usage("%s", "-u is not available with --reference: --missing lists the files with no copy under it");
 	bool other = false;
 	for (int i = 0; i < o->nreference; i++) {
 		struct stat st;
