@@ -410,19 +410,26 @@ static uint32_t candidates(dupscan_scan *s, uint32_t *order)
 	return nc;
 }
 
-/* With reference paths, does a size group ask anything: a file under a
- * reference and another (else none of its files is read: sets/reference.c)? */
-static bool group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n)
+/* The kinds of file a size group may hold whatever its files here: a path
+ * on another host may hold its kind in any size (REF: a reference's file,
+ * OTHER: another; both without reference paths: every group is asked). */
+enum { KIND_REF = 1, KIND_OTHER = 2 };
+static unsigned kinds_anywhere(const dupscan_scan *s)
 {
 	if (!s->references)
-		return true;
-	/* a path on another host may hold either kind in any size */
-	bool ref = false, other = false;
+		return KIND_REF | KIND_OTHER;
+	unsigned kinds = 0;
 	for (uint32_t a = 0; a < s->tree.nargs; a++)
-		if (s->tree.args[a].remote) {
-			ref |= s->tree.args[a].reference;
-			other |= !s->tree.args[a].reference;
-		}
+		if (s->tree.args[a].remote)
+			kinds |= s->tree.args[a].reference ? KIND_REF : KIND_OTHER;
+	return kinds;
+}
+
+/* With reference paths, does a size group ask anything: a file under a
+ * reference and another (else none of its files is read: sets/reference.c)? */
+static bool group_asked(const dupscan_scan *s, unsigned anywhere, const uint32_t *recs, size_t n)
+{
+	bool ref = anywhere & KIND_REF, other = anywhere & KIND_OTHER;
 	for (size_t i = 0; i < n && !(ref && other); i++) {
 		if (ds_rec_reference(s, recs[i]))
 			ref = true;
@@ -438,13 +445,14 @@ static bool group_asked(const dupscan_scan *s, const uint32_t *recs, size_t n)
 static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, struct groups *gs)
 {
 	size_t cap = 0;
+	unsigned anywhere = kinds_anywhere(s); /* (once: the arguments may be many files) */
 	for (uint32_t i = 0; i < nc;) {
 		uint32_t j = i + 1;
 		while (j < nc && same_group(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 			j++;
 		if (j - i == 1)
 			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
-		if (j - i >= 2 && group_asked(s, order + i, j - i)) {
+		if (j - i >= 2 && group_asked(s, anywhere, order + i, j - i)) {
 			if (gs->n == cap) {
 				cap = cap ? cap * 2 : 256;
 				uint32_t *g = realloc(gs->v, cap * 2 * sizeof(*g));

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "sweep.h"
@@ -193,22 +192,22 @@ static int split_bucket(struct sweep_run *rn, uint32_t *mem, size_t k, uint64_t 
 
 /* The twins among mem[0..n) (never read: matching joins them to the file
  * whose bytes they hold) settled and moved to the end, the others kept in
- * their order. @return how many twins. */
+ * their order (a swap each: the twins' own order does not matter). @return
+ * how many twins. */
 static size_t leave_twins(struct sweep_run *rn, uint32_t *mem, size_t n)
 {
-	size_t kept = 0, twins = 0;
+	size_t kept = 0;
 	for (size_t x = 0; x < n; x++) {
 		uint32_t p = mem[x];
 		if (ds_fp_twin(rn->fp, p)) {
 			rn->sw->swept[p] = true;
 			settle_alone(rn, p, 0);
-			twins++;
 			continue;
 		}
-		memmove(mem + kept + 1, mem + kept, (x - kept) * sizeof(*mem));
+		mem[x] = mem[kept];
 		mem[kept++] = p;
 	}
-	return twins;
+	return n - kept;
 }
 
 /* The buckets of one group: its read files by first-block hash, runs of two
