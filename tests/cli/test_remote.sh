@@ -127,7 +127,7 @@ race_kept() { # NAME WHY: runs "$@" on B/s2 (kept for A/s) while the prompt wait
   mkfifo "$T/answer"
   ( "$DUPSCAN" -rd "${R[@]}" "${RACE_ARGS[@]}" < "$T/answer" > "$T/d.out" 2>&1; echo "rc=$?" >> "$T/d.out" ) &
   exec 7> "$T/answer"
-  wait_for "$T/d.out" "Set 1 of 4: keep which files?"; "$@"
+  wait_for "$T/d.out" "Set 1 of $RACE_SETS: keep which files?" || not_ok "remote kept raced: $name: no prompt"; "$@"
   printf '1\n1\n1\n1\n' >&7; exec 7>&-; wait
   [ -e "$T/A/s" ] && [ ! -e "$T/A/big" ] && [ ! -e "$T/A/sub/big2" ] && [ ! -e "$T/A/h1" ] && [ -e "$T/B/x/big3" ] &&
     grep -q "\[!\] $T/A/s -- File changed during the scan" "$T/d.out" && grep -q "rc=1" "$T/d.out" &&
@@ -136,7 +136,7 @@ race_kept() { # NAME WHY: runs "$@" on B/s2 (kept for A/s) while the prompt wait
     not_ok "remote kept raced: $name" "$(cat "$T/d.out")" "$(find "$T/A" "$T/B")"
   rm -f "$T/answer"
 }
-RACE_ARGS=(-O "localhost:$T/B" "$T/A")
+RACE_ARGS=(-O "localhost:$T/B" "$T/A") RACE_SETS=4
 append() { echo "same, and more" >> "$T/B/s2"; }
 save_by_rename() { echo "saved again" > "$T/B/.s2.new"; mv "$T/B/.s2.new" "$T/B/s2"; }
 mtime_put_back() { touch -r "$T/B/s2" "$T/ref"; printf 'SAME\n' > "$T/B/s2"; touch -r "$T/ref" "$T/B/s2"; }
@@ -148,8 +148,8 @@ race_kept "touched" "its modification time" touched
 renamed_away() { mv "$T/B/s2" "$T/B/s2.old"; }
 race_kept "renamed away" "its name leads to another file, or to none" renamed_away
 # the same with B as a reference on its host (--reference=HOST:PATH: its
-# files first, one of them kept)
-RACE_ARGS=(--reference="localhost:$T/B" "$T/A")
+# files first, one of them kept; B/r1 and B/x/r2, B's own copies, are no set)
+RACE_ARGS=(--reference="localhost:$T/B" "$T/A") RACE_SETS=3
 race_kept "saved by rename, B a reference" "its name leads to another file, or to none" save_by_rename
 race_kept "rewritten, its mtime put back, B a reference" "its inode (ctime; its mtime as it was)" mtime_put_back
 
