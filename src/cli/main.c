@@ -6,6 +6,7 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 {
 	struct act_ctx a = { o, (o->no_change_check ? DUPSCAN_ACT_NO_CHANGE_CHECK : 0) |
 				(o->dry_run ? DUPSCAN_ACT_DRY_RUN : 0) | (o->ignore_access ? DUPSCAN_ACT_IGNORE_ACCESS : 0),
-			     stdout, NULL, false };
+			     stdout, NULL, false, false };
 	/* no change without its journal line first */
 	if (!o->dry_run && dupscan_set_count(scan) > 0 && !(a.journal = journal_open(o->journal)))
 		return -1;
@@ -34,6 +35,9 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 		msg_warn("-Q/--quick: files are acted on after hash comparison "
 			"only, without the byte-by-byte check");
 	cli_catch_sigint(NULL);
+	/* a closed output is seen as a failed write, before the next change
+	 * (act_journal()), not as a signal at any instant */
+	signal(SIGPIPE, SIG_IGN);
 	int failures;
 	switch (o->action) {
 	case 'd': failures = act_delete(scan, &a); break;
@@ -44,9 +48,6 @@ static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
 	}
 	if (a.journal) {
 		fflush(stdout);
-		if (!o->journal && journal_written(a.journal)) {
-			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a.journal));
-		}
 		if (journal_close(a.journal) != 0)
 			failures++;
 	}
@@ -445,6 +446,21 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	return status;
 }
 
+/* --journal=FILE names a file to append to: one that is there must be a
+ * journal (or empty), or a report or a page would be written into. Said
+ * before the scan, so nothing has changed. @return 0 or EXIT_USAGE. */
+static int check_journal(const struct cli_opts *o)
+{
+	if (!o->action || !o->journal)
+		return 0;
+	int rc = journal_check(o->journal);
+	if (rc == 0)
+		return 0;
+	msg_say("--journal '%s': %s; nothing was changed", o->journal,
+		rc == -EINVAL ? "is not a dupscan journal (name a new file, or one dupscan wrote)" : strerror(-rc));
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	one_malloc_arena();
@@ -456,7 +472,7 @@ int main(int argc, char **argv)
 		status = journal_undo(o.undo);
 	else if (status == 0 && !stop && o.server)
 		return serve_main(&o);
-	else if (status == 0 && !stop && (status = take_cache(&o, &cache, &done)) == 0 && !done)
+	else if (status == 0 && !stop && (status = check_journal(&o)) == 0 && (status = take_cache(&o, &cache, &done)) == 0 && !done)
 		status = scan_main(&o, cache, argc, argv);
 	free(cache);
 	cli_opts_free(&o);

@@ -19,6 +19,14 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 {
 	if (!a->journal || (a->flags & DUPSCAN_ACT_DRY_RUN))
 		return 0;
+	/* the listing of what was done is the user's record of it: once it
+	 * cannot be written (a pipe closed by `head`, a full disk), no more
+	 * changes are made; those made are in the journal */
+	if (fflush(a->out) != 0 || ferror(a->out)) {
+		msg_say("output closed (%s): stopping before the next change", strerror(errno));
+		a->stop = true;
+		return DUPSCAN_E_CANCELED;
+	}
 	struct journal_change c = { .kind = kind, .kept = dupscan_file_path(keep), .dup = dupscan_file_path(dup),
 				    .kept_remote = dupscan_file_host(keep) != NULL, .dest = dest, .hash = hash };
 	char target[PATH_MAX];
@@ -53,9 +61,14 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 	int rc = journal_record(a->journal, &c);
 	if (rc) {
 		fflush(a->out);
-		msg_say("journal '%s': %s; stopping before the next change",
-			journal_path(a->journal), dupscan_strerror(rc));
+		msg_say("journal '%s': %s; stopping before the next change", journal_path(a->journal),
+			rc == -ENOTJOURNAL ? "is no longer a dupscan journal" : dupscan_strerror(rc));
 		a->stop = true;
+	} else if (!a->named) {
+		/* named before the first change, wherever stdout goes */
+		a->named = true;
+		if (!a->o->journal)
+			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a->journal));
 	}
 	return rc;
 }

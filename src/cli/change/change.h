@@ -13,7 +13,8 @@ struct act_ctx {
 	unsigned flags;         /* DUPSCAN_ACT_* */
 	FILE *out;
 	struct journal *journal; /* NULL with --dry-run */
-	bool stop;              /* the journal failed: no further change */
+	bool stop;              /* the journal or the output failed: no further change */
+	bool named;             /* the journal's path was said (before the first change) */
 };
 int act_delete(const dupscan_scan *scan, struct act_ctx *a);
 int act_link(const dupscan_scan *scan, struct act_ctx *a, int kind);

@@ -131,13 +131,53 @@ static void put_hash(struct line *l, long long size, const uint64_t *hash)
 }
 
 
+/* Does the open file fd begin as a journal (or is it empty, as `touch`
+ * leaves it)? @return 0, or -EINVAL when it holds anything else. */
+static int holds_journal(int fd)
+{
+	char head[sizeof(JOURNAL_MAGIC)];
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_size == 0)
+		return 0;
+	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == sizeof(head) - 1 && memcmp(head, JOURNAL_MAGIC, sizeof(head) - 1) == 0 ? 0 : -EINVAL;
+}
+
+int journal_check(const char *path)
+{
+	if (!path)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int rc = holds_journal(fd);
+	close(fd);
+	return rc;
+}
+
 /* The file, made (or opened to append) with the first change: a run that
  * changes nothing (every set kept, stdin closed) leaves no journal. @return
  * 0, with the run line to write before the change in *head, or -errno. */
 static int begin(struct journal *j, struct line *head)
 {
 	for (int tries = 0; j->fd < 0 && tries < 100; tries++) {
-		j->fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		/* (read too: what is there is checked to be a journal) */
+		j->fd = open(j->path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (j->fd >= 0) {
+			/* replaced since journal_check(): never append to another file */
+			int held = holds_journal(j->fd);
+			if (held) {
+				close(j->fd);
+				j->fd = -1;
+				return held == -EINVAL ? -ENOTJOURNAL : held;
+			}
+		}
 		if (j->fd >= 0 || errno != ENOENT)
 			break;
 		/* a new journal appears with its first line already in it: made
@@ -241,11 +281,6 @@ fail:
 	free(j->cwd);
 	free(j);
 	return NULL;
-}
-
-bool journal_written(const struct journal *j)
-{
-	return j && j->fd >= 0;
 }
 
 int journal_record(struct journal *j, const struct journal_change *c)

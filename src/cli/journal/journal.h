@@ -17,8 +17,13 @@ struct journal;
  * it, with the first change recorded; here only its place is checked.
  * @return the journal, or NULL with a message on stderr. */
 struct journal *journal_open(const char *path);
-/* Has a change been recorded (the file made or appended to)? */
-bool journal_written(const struct journal *j);
+/* Is the file at path (when there is one) a journal dupscan may append to:
+ * one it wrote, or an empty file? Asked before anything changes.
+ * @return 0; -EINVAL when it holds anything else (a report, a folder);
+ * another -errno when it cannot be opened. */
+int journal_check(const char *path);
+/* (journal_record()'s error when the file was replaced by one that is not a journal) */
+#define ENOTJOURNAL EBADMSG
 #define JOURNAL_MAX_SIBLINGS 16
 
 /* One change, as journal_record() writes it. */

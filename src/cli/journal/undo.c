@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -195,11 +196,13 @@ int journal_undo(const char *path)
 		return 2;
 	}
 	struct lines l = { NULL, 0, 0, 0, false };
-	int status = read_lines(f, path, &l);
+	/* a folder, a device, an empty file or any other text holds no change:
+	 * said as a mistake, not as "nothing to undo" (a journal begins with its
+	 * magic line, written before its file has a name) */
+	struct stat st;
+	int status = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? read_lines(f, path, &l) : 0;
 	fclose(f);
-	/* a run killed before it wrote anything leaves an empty journal */
-	bool empty = l.count == 0 || (l.torn == 1 && l.n == 0);
-	if (status == 0 && !l.magic && !empty) {
+	if (status == 0 && !l.magic) {
 		msg_say("--undo: '%s' is not a dupscan journal", path);
 		status = 2;
 	}

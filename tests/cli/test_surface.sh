@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What a run says is about what it examined, and a slip in an argument is
+# refused (status 2, one line naming it) before anything changes: a journal
+# that is not one, an undo of a folder, an output that closes mid-run, a
+# --move-to inside the tree or onto a file, a question that examined
+# nothing, a pattern that matched nothing.
+. "$(dirname "$0")/lib.sh"
+
+# pairs DIR N: N pairs of copies, DIR/aI and DIR/bI
+pairs() { mkdir -p "$1"; local i; for i in $(seq "$2"); do echo "$i" > "$1/a$i"; echo "$i" > "$1/b$i"; done; }
+state() { snapshot "$1"; }
+
+# --journal=FILE that is not a journal: refused, untouched, nothing linked
+rm -rf p; pairs p 3; echo '<html>' > report.html; before=$(state p)
+run "$DUPSCAN" -rL --journal=report.html p
+[ "$rc" = 2 ] && [ "$(cat report.html)" = '<html>' ] && [ "$(state p)" = "$before" ] &&
+  ok "--journal= a page: status 2, the page untouched, nothing changed" || not_ok "--journal= a page" "rc $rc" "$err"
+expect_err "--journal= a page: named as not a journal" "^dupscan: --journal 'report\.html': is not a dupscan journal"
+run "$DUPSCAN" -rL --journal=p p
+[ "$rc" = 2 ] && [ "$(state p)" = "$before" ] && ok "--journal= a folder: status 2, nothing changed" || not_ok "--journal= a folder" "rc $rc" "$err"
+# an empty file (touch) is a journal to begin
+: > j.empty
+run "$DUPSCAN" -rLq --journal=j.empty p
+[ "$rc" = 0 ] && [ "$(head -1 j.empty)" = "# dupscan journal 1" ] && [ "$(grep -c '^hardlink' j.empty)" = 3 ] &&
+  ok "--journal= an empty file: written as a journal" || not_ok "--journal= an empty file" "rc $rc" "$err"
+run "$DUPSCAN" --undo=j.empty
+[ "$rc" = 0 ] && [ "$(state p)" = "$before" ] && ok "--undo of it gives every name back" || not_ok "--undo of a journal begun empty" "rc $rc" "$err"
+
+# --undo of what holds no journal: status 2, "is not a dupscan journal"
+mkdir -p somedir; : > empty.journal
+for j in somedir empty.journal report.html; do
+  run "$DUPSCAN" --undo="$j"
+  [ "$rc" = 2 ] && [ -z "$out" ] && printf '%s' "$err" | grep -q "^dupscan: --undo: '$j' is not a dupscan journal$" &&
+    ok "--undo=$j: status 2, not a journal" || not_ok "--undo=$j" "rc $rc" "out: $out" "err: $err"
+done
+
+# an output closed by `head`: the journal named on stderr before the first
+# change, the run stopped between two changes, and --undo gives all back
+rm -rf p; pairs p 300; before=$(state p)
+rm -rf "$XDG_STATE_HOME/dupscan"
+"$DUPSCAN" -rL p 2> pipe.err | head -n 2 > /dev/null
+st=${PIPESTATUS[0]}
+j=$(sed -n 's/^dupscan: journal of this run: \(.*\) (dupscan --undo=FILE reverses it)$/\1/p' pipe.err)
+linked=$(grep -c '^hardlink' "$j" 2>/dev/null)
+[ "$st" = 1 ] && [ -n "$j" ] && [ "$(head -1 pipe.err)" = "dupscan: journal of this run: $j (dupscan --undo=FILE reverses it)" ] &&
+  grep -q '^dupscan: output closed (.*): stopping before the next change$' pipe.err && [ "${linked:-0}" -ge 1 ] && [ "$linked" -lt 300 ] &&
+  ok "output closed: journal named first, the run stopped ($linked of 300 linked), status 1" ||
+  not_ok "output closed mid-run" "status $st, linked ${linked:-?}" "$(cat pipe.err)"
+# every change made is in the journal: as many second names as lines
+made=$(find p -type f -links +1 | wc -l)
+[ "$made" = $((2 * linked)) ] && ok "output closed: every link made is journaled" || not_ok "links made $made, journaled $linked"
+run "$DUPSCAN" --undo="$j"
+[ "$rc" = 0 ] && [ "$(state p)" = "$before" ] && ok "output closed: --undo restores everything" || not_ok "undo after a closed output" "rc $rc" "$err"
+
+done_testing
