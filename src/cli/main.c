@@ -19,6 +19,7 @@
 #include "fromreport.h"
 #include "journal.h"
 #include "hosts.h"
+#include "nesting.h"
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
@@ -115,12 +116,19 @@ static int on_filter(void *user, const dupscan_file *f)
 	return glob_file_keeps(&o->exclude, &o->include, dupscan_file_relpath(f));
 }
 
-/* an excluded directory is never opened */
+/* What decides which folders the walk enters. */
+struct dir_ctx {
+	const struct cli_opts *o;
+	const struct moveto_prune *moveto; /* NULL: none to leave out */
+};
+
+/* an excluded directory is never opened, nor --move-to's inside the tree */
 static int on_dir_filter(void *user, const char *path, const char *relpath)
 {
-	(void)path;
-	const struct cli_opts *o = user;
-	return glob_dir_keeps(&o->exclude, relpath);
+	const struct dir_ctx *c = user;
+	if (c->moveto && moveto_is(c->moveto, path))
+		return 0;
+	return glob_dir_keeps(&c->o->exclude, relpath);
 }
 
 /* -e: the first set, on stderr, and status 255 */
@@ -225,8 +233,9 @@ static int serve_main(struct cli_opts *o)
 	if (rc == 0) {
 		if (o->filters.n || o->exclude.n || o->include.n)
 			dupscan_set_filter(scan, on_filter, o);
+		struct dir_ctx dctx = { o, NULL };
 		if (o->exclude.n)
-			dupscan_set_dir_filter(scan, on_dir_filter, o);
+			dupscan_set_dir_filter(scan, on_dir_filter, &dctx);
 		rc = dupscan_serve(scan, 0, 1);
 	}
 	dupscan_free(scan);
@@ -325,7 +334,8 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 }
 
 /* The callbacks set, the scan run. @return the library's code. */
-static int run_scan(dupscan_scan *scan, struct cli_opts *o, struct err_ctx *e, struct stage_ctx *sctx)
+static int run_scan(dupscan_scan *scan, struct cli_opts *o, struct err_ctx *e, struct stage_ctx *sctx,
+		    const struct dir_ctx *dctx)
 {
 	dupscan_set_error_callback(scan, on_error, e);
 	dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, e->progress);
@@ -334,8 +344,8 @@ static int run_scan(dupscan_scan *scan, struct cli_opts *o, struct err_ctx *e, s
 		cli_progress_no_hint(e->progress);
 	if (o->filters.n || o->exclude.n || o->include.n)
 		dupscan_set_filter(scan, on_filter, o);
-	if (o->exclude.n)
-		dupscan_set_dir_filter(scan, on_dir_filter, o);
+	if (o->exclude.n || dctx->moveto)
+		dupscan_set_dir_filter(scan, on_dir_filter, (void *)dctx);
 	if (o->print_stages)
 		dupscan_set_stage_callback(scan, on_stage, sctx);
 	if (o->soft_abort)
@@ -424,7 +434,15 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 				o->cache ? cache : NULL, false };
 	msg_before(clear_progress, ectx.progress);
 	struct remote_procs procs = { 0 };
-	int status = 0, rc = dupscan_create(&scan);
+	struct moveto_prune moveto;
+	int status = moveto_check(o, &moveto);
+	struct dir_ctx dctx = { o, moveto.on ? &moveto : NULL };
+	if (status) {
+		msg_before(NULL, NULL);
+		cli_progress_free(ectx.progress);
+		return status;
+	}
+	int rc = dupscan_create(&scan);
 	if (rc == 0)
 		rc = set_options(scan, o);
 	if (rc >= 0 && o->remote_timeout)
@@ -432,13 +450,14 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	status = add_inputs(scan, o, cache, &procs, &rc);
 	if (status == 0) {
 		if (rc >= 0)
-			rc = run_scan(scan, o, &ectx, &sctx);
+			rc = run_scan(scan, o, &ectx, &sctx, &dctx);
 		cli_progress_clear(ectx.progress);
 		status = finish(scan, o, rc, argc, argv);
 		if (status == 0 && ectx.cache_failed)
 			status = 1;
 	}
 	dupscan_free(scan);
+	moveto_free(&moveto);
 	/* (3 and 255 are answers, not failures: the sides are done and said BYE) */
 	remote_wait(&procs, status != 0 && status != EXIT_DUPE && status != EXIT_MISSING);
 	msg_before(NULL, NULL);

@@ -53,4 +53,25 @@ made=$(find p -type f -links +1 | wc -l)
 run "$DUPSCAN" --undo="$j"
 [ "$rc" = 0 ] && [ "$(state p)" = "$before" ] && ok "output closed: --undo restores everything" || not_ok "undo after a closed output" "rc $rc" "$err"
 
+# --move-to inside the scanned tree: said once, left out of the walk, so a
+# second run moves nothing again (it moved photos/dupes/dupes/... before)
+rm -rf photos; mkdir -p photos/x; echo 1 > photos/a; echo 1 > photos/x/b; echo 2 > photos/c; echo 2 > photos/x/d
+run "$DUPSCAN" -rq --move-to=photos/dupes photos
+[ "$rc" = 0 ] && [ -f photos/dupes/x/b ] && [ -f photos/dupes/x/d ] && ok "--move-to inside the tree: moved" || not_ok "--move-to inside" "rc $rc" "$out" "$err"
+before=$(state photos)
+run "$DUPSCAN" -r --move-to=photos/dupes photos
+[ "$rc" = 0 ] && [ -z "$out" ] && [ "$(state photos)" = "$before" ] && ok "--move-to inside the tree, again: nothing moved twice" ||
+  not_ok "--move-to run twice" "rc $rc" "$out" "$(find photos)"
+[ "$(printf '%s\n' "$err" | grep -c "^dupscan: --move-to 'photos/dupes' lies inside 'photos': what it holds is left out of the scan$")" = 1 ] &&
+  ok "--move-to inside the tree: said once" || not_ok "--move-to inside: said once" "$err"
+# a file, the scanned path itself, a folder holding it: status 2 before the scan
+for dest in photos/a photos . "$T"; do
+  run "$DUPSCAN" -r --move-to="$dest" photos
+  [ "$rc" = 2 ] && [ -z "$out" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && [ "$(state photos)" = "$before" ] &&
+    ok "--move-to=$dest: status 2, one line, nothing changed" || not_ok "--move-to=$dest" "rc $rc" "out: $out" "err: $err"
+done
+run "$DUPSCAN" -r --move-to=photos/a/sub photos
+[ "$rc" = 2 ] && expect_err "--move-to below a file: cannot be made" "^dupscan: --move-to 'photos/a/sub': .*; nothing was changed$" ||
+  not_ok "--move-to below a file: status $rc" "$err"
+
 done_testing

@@ -49,9 +49,10 @@ else
   ok "# SKIP no fault library"
 fi
 
-# ---- an empty journal: nothing to undo ----
+# ---- an empty file is no journal (dupscan's begin with their first line):
+# status 2, not "nothing to undo" ----
 : > empty.j
-expect "--undo of an empty journal: nothing to undo" 0 "nothing to undo" "$DUPSCAN" --undo=empty.j
+expect "--undo of an empty file: not a journal, status 2" 2 "" "$DUPSCAN" --undo=empty.j
 printf '# dupscan journal 1\nrun\t1700000000\t0.3.0\n' > header.j
 expect "--undo of a journal with no change: nothing to undo" 0 "nothing to undo" "$DUPSCAN" --undo=header.j
 printf '# dupscan jour' > cut.j

@@ -136,6 +136,7 @@ struct lines {
 	unsigned torn;  /* the line cut short, 0 when none */
 	unsigned count; /* lines read */
 	bool magic;
+	char *first;    /* the first line when it was cut short, else NULL */
 };
 
 /* Every change line of the journal f, parsed. @return 0, 1 (out of memory)
@@ -154,6 +155,8 @@ static int read_lines(FILE *f, const char *path, struct lines *l)
 		 * its change never happened; it can only be the last */
 		if (len == 0 || line[len - 1] != '\n') {
 			l->torn = l->count;
+			if (l->count == 1)
+				l->first = strndup(line, (size_t)len);
 			break;
 		}
 		line[--len] = '\0';
@@ -195,14 +198,17 @@ int journal_undo(const char *path)
 		msg_say("--undo: '%s': %s", path, strerror(errno));
 		return 2;
 	}
-	struct lines l = { NULL, 0, 0, 0, false };
+	struct lines l = { NULL, 0, 0, 0, false, NULL };
 	/* a folder, a device, an empty file or any other text holds no change:
 	 * said as a mistake, not as "nothing to undo" (a journal begins with its
 	 * magic line, written before its file has a name) */
 	struct stat st;
 	int status = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? read_lines(f, path, &l) : 0;
 	fclose(f);
-	if (status == 0 && !l.magic) {
+	/* its first line cut short (a full disk under a journal given empty):
+	 * begun, and nothing recorded */
+	bool begun = l.torn == 1 && l.n == 0 && l.first && strncmp(l.first, JOURNAL_MAGIC_LINE, strlen(l.first)) == 0;
+	if (status == 0 && !l.magic && !begun) {
 		msg_say("--undo: '%s' is not a dupscan journal", path);
 		status = 2;
 	}
@@ -228,6 +234,7 @@ int journal_undo(const char *path)
 	for (size_t i = 0; i < l.n; i++)
 		free(l.v[i].f[0]);
 	free(l.v);
+	free(l.first);
 	if (fflush(stdout) != 0)
 		status = status ? status : 1;
 	return status;

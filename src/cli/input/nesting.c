@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* nesting.c: where the command line's paths lie against each other. */
+#define _GNU_SOURCE /* realpath */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hosts.h"
+#include "nesting.h"
+
+int nest_in(const char *inner, const char *outer)
+{
+	char *i = realpath(inner, NULL), *o = realpath(outer, NULL);
+	int rc = 0;
+	if ((!i || !o) && errno == ENOMEM)
+		rc = -ENOMEM;
+	else if (i && o) {
+		size_t n = strlen(o);
+		if (strcmp(i, o) == 0)
+			rc = 2;
+		else if (strncmp(i, o, n) == 0 && (i[n] == '/' || (n == 1 && o[0] == '/')))
+			rc = 1;
+	}
+	free(i);
+	free(o);
+	return rc;
+}
+
+/* The nearest folder at or above path that exists: can --move-to be made
+ * there? @return 0 or -errno (ENOTDIR: a file is in the way). */
+static int can_make(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (;;) {
+		struct stat st;
+		if (stat(buf, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+			return access(buf, W_OK | X_OK) == 0 ? 0 : -errno;
+		}
+		if (errno != ENOENT)
+			return -errno;
+		char *slash = strrchr(buf, '/');
+		while (slash && slash > buf && slash[1] == '\0') { /* "dir/" */
+			*slash = '\0';
+			slash = strrchr(buf, '/');
+		}
+		if (!slash)
+			snprintf(buf, sizeof(buf), ".");
+		else if (slash == buf)
+			buf[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/* Check dest against one scanned path: @return 0, EXIT_USAGE (said), or 1
+ * when dest lies inside it (said once by the caller). */
+static int against(const char *dest, const char *scanned)
+{
+	if (remote_arg(scanned))
+		return 0;
+	int in = nest_in(dest, scanned), holds = in ? 0 : nest_in(scanned, dest);
+	if (in == 2 || holds >= 1) {
+		msg_say("--move-to '%s': %s the scanned path '%s'; name a folder outside it", dest,
+			in == 2 ? "is" : "holds", scanned);
+		return EXIT_USAGE;
+	}
+	return in == 1;
+}
+
+int moveto_check(const struct cli_opts *o, struct moveto_prune *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (!o->move_to)
+		return 0;
+	int rc = can_make(o->move_to);
+	if (rc) {
+		msg_say("--move-to '%s': %s%s; nothing was changed", o->move_to,
+			rc == -ENOTDIR ? "" : "cannot be made: ", strerror(-rc));
+		return EXIT_USAGE;
+	}
+	const char *inside = NULL;
+	for (int i = 0; i < o->npaths + o->nreference; i++) {
+		const char *p = i < o->npaths ? o->paths[i].path : o->reference[i - o->npaths];
+		int r = against(o->move_to, p);
+		if (r == EXIT_USAGE)
+			return r;
+		if (r == 1 && !inside)
+			inside = p;
+	}
+	struct stat st;
+	if (!inside || stat(o->move_to, &st) != 0)
+		return 0; /* (made by the first move, after the walk) */
+	char *real = realpath(o->move_to, NULL);
+	const char *slash = real ? strrchr(real, '/') : NULL;
+	m->base = slash ? strdup(slash + 1) : NULL;
+	free(real);
+	if (!m->base)
+		return msg_nomem("--move-to");
+	m->on = true;
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	msg_say("--move-to '%s' lies inside '%s': what it holds is left out of the scan", o->move_to, inside);
+	return 0;
+}
+
+bool moveto_is(const struct moveto_prune *m, const char *path)
+{
+	if (!m->on)
+		return false;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	struct stat st;
+	return strcmp(base, m->base) == 0 && stat(path, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino;
+}
+
+void moveto_free(struct moveto_prune *m)
+{
+	free(m->base);
+	m->base = NULL;
+}
