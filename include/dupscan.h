@@ -504,6 +504,12 @@ DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *scan, si
 DUPSCAN_API int dupscan_find_missing(dupscan_scan *scan);
 /* @return the files dupscan_find_missing() found (0 before it). Since 0.10. */
 DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *scan);
+/* @return how many files dupscan_find_missing() asked about: the files under
+ * the other paths that were examined, with a copy or without one, on any
+ * host (0 before it). 0 means the question examined nothing: no file under
+ * them (not recursed, every file filtered out, each inside a reference).
+ * Since 0.10. */
+DUPSCAN_API uint64_t dupscan_missing_asked(const dupscan_scan *scan);
 /* @return missing file number i, or NULL when out of range. Valid until
  * dupscan_free(). Since 0.10. */
 DUPSCAN_API const dupscan_file *dupscan_missing_file(const dupscan_scan *scan, size_t i);

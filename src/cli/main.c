@@ -436,6 +436,8 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	struct remote_procs procs = { 0 };
 	struct moveto_prune moveto;
 	int status = moveto_check(o, &moveto);
+	if (status == 0)
+		status = reference_check(o);
 	struct dir_ctx dctx = { o, moveto.on ? &moveto : NULL };
 	if (status) {
 		msg_before(NULL, NULL);

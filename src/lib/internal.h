@@ -196,6 +196,7 @@ struct dupscan_scan {
 	bool uniques_built;
 	struct dupscan_file *missing; /* dupscan_find_missing() (sets/reference.c) */
 	size_t nmissing;
+	uint64_t nasked;    /* the files dupscan_find_missing() asked about, on any host */
 	bool missing_built;
 	bool references;             /* a path was added by dupscan_add_reference() */
 	/* dupscan_serve(): what its run does between the walk and the matching

@@ -74,4 +74,36 @@ run "$DUPSCAN" -r --move-to=photos/a/sub photos
 [ "$rc" = 2 ] && expect_err "--move-to below a file: cannot be made" "^dupscan: --move-to 'photos/a/sub': .*; nothing was changed$" ||
   not_ok "--move-to below a file: status $rc" "$err"
 
+# --missing that examined nothing: said on stderr, status 2, nothing listed
+rm -rf ph; mkdir -p ph/library/2020 ph/card/DCIM; echo a > ph/library/2020/a.jpg; echo b > ph/card/DCIM/b.jpg; echo a > ph/card/DCIM/a.jpg
+run "$DUPSCAN" --reference=ph/library ph/card --missing
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "--missing without -r over a card of folders: status 2, nothing checked" \
+  "^dupscan: --missing: no file under 'ph/card' was checked against the reference .*-r" || not_ok "--missing, no -r: rc $rc" "$out" "$err"
+run "$DUPSCAN" -r --reference=ph/library ph/card --missing -X size+:100
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "--missing, every file filtered out: status 2" "no file under 'ph/card' was checked" ||
+  not_ok "--missing filtered out: rc $rc" "$out" "$err"
+for card in ph/library/2020 ./ph/library/; do
+  run "$DUPSCAN" -r --reference=ph/library "$card" --missing
+  [ "$rc" = 2 ] && [ -z "$out" ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && expect_err "--missing, the card $card in its reference: status 2" \
+    "^dupscan: '$card' (lies inside|is) the reference 'ph/library': its files are the reference" || not_ok "card in reference: rc $rc" "$err"
+done
+run "$DUPSCAN" -r --reference=ph/card ph --missing
+[ "$rc" = 0 ] && expect_err "a reference inside the card: said" "^dupscan: warning: the reference 'ph/card' lies inside 'ph'" &&
+  expect_err "a reference inside the card: the rest checked" "^dupscan: 0 files \(0 bytes\) of 1 checked have no copy under ph/card$" ||
+  not_ok "reference in card: rc $rc" "$err"
+run "$DUPSCAN" -r --reference=ph/library ph/card --missing
+[ "$rc" = 3 ] && [ "$out" = ph/card/DCIM/b.jpg ] && expect_err "--missing: the summary counts what was checked" \
+  "^dupscan: 1 file \(2 bytes\) of 2 checked has no copy under ph/library$" || not_ok "--missing: rc $rc" "$out" "$err"
+# a file that could not be read is counted in the summary (as another user)
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+  chmod 000 ph/card/DCIM/b.jpg
+  run su nobody -s /bin/sh -c "cd '$PWD' && '$DUPSCAN' -r --reference=ph/library ph/card --missing"
+  chmod 644 ph/card/DCIM/b.jpg
+  [ "$rc" = 1 ] && expect_err "--missing with an unreadable file: counted in the summary, status 1" \
+    "^dupscan: 0 files \(0 bytes\) of 1 checked have no copy under ph/library; 1 path could not be read \(named above\)$" ||
+    not_ok "--missing unreadable: rc $rc" "$err"
+else
+  ok "# SKIP not root: no other user to be"
+fi
+
 done_testing

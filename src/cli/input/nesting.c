@@ -125,3 +125,23 @@ void moveto_free(struct moveto_prune *m)
 	free(m->base);
 	m->base = NULL;
 }
+
+int reference_check(const struct cli_opts *o)
+{
+	for (int r = 0; r < o->nreference; r++) {
+		const char *ref = o->reference[r];
+		for (int i = 0; !remote_arg(ref) && i < o->npaths; i++) {
+			const char *p = o->paths[i].path;
+			int in = remote_arg(p) ? 0 : nest_in(p, ref);
+			if (in >= 1) {
+				msg_say("'%s' %s the reference '%s': its files are the reference, so nothing would be checked",
+					p, in == 2 ? "is" : "lies inside", ref);
+				return EXIT_USAGE;
+			}
+			if (!remote_arg(p) && nest_in(ref, p) == 1)
+				msg_warn("the reference '%s' lies inside '%s': its files are the reference; the rest of "
+					 "'%s' is checked against it", ref, p, p);
+		}
+	}
+	return 0;
+}

@@ -31,4 +31,9 @@ int moveto_check(const struct cli_opts *o, struct moveto_prune *m);
 bool moveto_is(const struct moveto_prune *m, const char *path);
 void moveto_free(struct moveto_prune *m);
 
+/* --reference against the other paths, before the scan: a path inside a
+ * reference (or one itself) would be checked against itself: refused; a
+ * reference inside a path is said. @return 0 or EXIT_USAGE (said). */
+int reference_check(const struct cli_opts *o);
+
 #endif /* DUPSCAN_CLI_NESTING_H */

@@ -48,6 +48,15 @@ int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 		msg_say("--missing: %s", dupscan_strerror(rc));
 		return 1;
 	}
+	/* an empty list is an answer only when something was asked about */
+	uint64_t asked = dupscan_missing_asked(scan);
+	if (asked == 0) {
+		msg_say("--missing: no file under '%s'%s was checked against the reference%s; nothing to answer",
+			o->paths[0].path, o->npaths > 1 ? " or the other paths" : "",
+			o->recurse ? " (an empty tree, or every file left out by the filters)"
+				   : " (without -r only the files named or directly inside are checked)");
+		return EXIT_USAGE;
+	}
 	size_t n = dupscan_missing_count(scan);
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
@@ -66,10 +75,16 @@ int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 			fputc(o->print_null ? '\0' : '\n', out);
 		}
 	}
-	if (!o->quiet || n > 0) {
-		char sz[DS_SIZE_TEXT];
-		msg_say("%zu file%s (%s) %s no copy under %s%s", n, n == 1 ? "" : "s", ds_size_text(bytes, sz),
-			n == 1 ? "has" : "have", o->reference[0], o->nreference > 1 ? " or the other references" : "");
+	uint64_t unread = dupscan_error_count(scan);
+	if (!o->quiet || n > 0 || unread) {
+		char sz[DS_SIZE_TEXT], more[96] = "";
+		/* a file that could not be read is in neither count: said here too */
+		if (unread)
+			snprintf(more, sizeof(more), "; %" PRIu64 " path%s could not be read (named above)", unread,
+				 unread == 1 ? "" : "s");
+		msg_say("%zu file%s (%s) of %" PRIu64 " checked %s no copy under %s%s%s", n, n == 1 ? "" : "s",
+			ds_size_text(bytes, sz), asked, n == 1 ? "has" : "have", o->reference[0],
+			o->nreference > 1 ? " or the other references" : "", more);
 	}
 	return status ? status : n > 0 ? EXIT_MISSING : 0;
 }

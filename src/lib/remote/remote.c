@@ -512,6 +512,11 @@ static int hold(const dupscan_scan *s, struct ds_remote *r)
 	return 0;
 }
 
+uint64_t ds_remote_asked(const dupscan_scan *s, const struct ds_remote *r)
+{
+	return s->tree.args[r->arg].reference ? 0 : r->nset + r->nuniq;
+}
+
 int ds_remote_missing(dupscan_scan *s, struct ds_remote *r)
 {
 	if (s->tree.args[r->arg].reference)

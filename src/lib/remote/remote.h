@@ -87,6 +87,8 @@ int ds_remote_uniques(dupscan_scan *s);
 /* r's files in no set of s appended to s->missing (a reference is r
  * itself: none), named first where they are not. @return 0, -ENOMEM or
  * the channel's code (the side named). */
+/* How many of r's files a missing list asks about: all of them, unless r is a reference. */
+uint64_t ds_remote_asked(const dupscan_scan *s, const struct ds_remote *r);
 int ds_remote_missing(dupscan_scan *s, struct ds_remote *r);
 /* dupscan_protect_path() of a remote's HOST:PATH. @return 0, -ENOMEM, or
  * 1: no remote's. */

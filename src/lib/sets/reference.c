@@ -49,8 +49,11 @@ static int build_missing(dupscan_scan *s)
 	if (!in)
 		return -ENOMEM;
 	size_t n = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
+	s->nasked = 0;
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+		s->nasked += asked(s, i);
 		n += asked(s, i) && !in[ds_rec_rep(s, i)] && !in[i];
+	}
 	s->missing = malloc((n ? n : 1) * sizeof(*s->missing));
 	int rc = s->missing ? 0 : -ENOMEM;
 	s->nmissing = 0;
@@ -65,8 +68,10 @@ static int build_missing(dupscan_scan *s)
 	}
 	free(in);
 	/* the other hosts' files under no reference, named if they are not */
-	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
+		s->nasked += ds_remote_asked(s, s->remotes[k]);
 		rc = ds_remote_missing(s, s->remotes[k]);
+	}
 	return rc ? rc : ds_sort(s->missing, s->nmissing, sizeof(*s->missing), ds_cmp_file, s);
 }
 
@@ -98,6 +103,11 @@ DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
 DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *s)
 {
 	return s && s->missing_built ? s->nmissing : 0;
+}
+
+DUPSCAN_API uint64_t dupscan_missing_asked(const dupscan_scan *s)
+{
+	return s && s->missing_built ? s->nasked : 0;
 }
 
 DUPSCAN_API const dupscan_file *dupscan_missing_file(const dupscan_scan *s, size_t i)

@@ -349,6 +349,7 @@ void ds_free_results(dupscan_scan *s)
 	free(s->missing);
 	s->missing = NULL;
 	s->nmissing = 0;
+	s->nasked = 0;
 	s->missing_built = false;
 	free(s->shared);
 	free(s->shared_files);
