@@ -108,4 +108,18 @@ else
   ok "# SKIP not root: no other user to be"
 fi
 
+# a pattern that matches nothing in the whole run is named, with the rule
+rm -rf pat; mkdir -p pat/library pat/renamed; echo a > pat/library/a; echo a > pat/renamed/a; echo b > pat/b; echo b > pat/library/b
+run "$DUPSCAN" -r --exclude='pat/library/' pat
+[ "$rc" = 0 ] && [ "$(printf '%s\n' "$out" | grep -c .)" = 4 ] &&
+  expect_err "--exclude matching nothing: named, with the rule" "^dupscan: warning: --exclude 'pat/library/' matched nothing in this run \(a pattern is matched against the path below each argument" ||
+  not_ok "--exclude matching nothing: rc $rc" "$out" "$err"
+run "$DUPSCAN" -r --exclude='library/' --include='nothing*' pat
+expect_err "--include matching nothing: named" "^dupscan: warning: --include 'nothing\*' matched nothing"
+printf '%s' "$err" | grep -q "exclude 'library/'" && not_ok "--exclude that matched: not named" "$err" || ok "--exclude that matched: not named"
+run "$DUPSCAN" -rdN --keep='path=renamed/*' --dry-run pat/renamed pat/library
+expect_err "--keep path=GLOB matching no file of any set: named" "^dupscan: warning: --keep 'path=renamed/\*' matched no file of any set \(a pattern"
+run "$DUPSCAN" -rdN --keep='path=a' --dry-run pat/renamed pat/library
+[ "$rc" = 0 ] && ! printf '%s' "$err" | grep -q "keep 'path" && ok "--keep that matched: not named" || not_ok "--keep that matched" "$err"
+
 done_testing

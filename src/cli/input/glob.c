@@ -17,6 +17,11 @@ int glob_add(struct glob_list *l, const char *pattern)
 	if (!v)
 		return -ENOMEM;
 	l->v = v;
+	size_t *hits = realloc(l->hits, (l->n + 1) * sizeof(*hits));
+	if (!hits)
+		return -ENOMEM;
+	l->hits = hits;
+	hits[l->n] = 0;
 	if (!(v[l->n] = strdup(pattern)))
 		return -ENOMEM;
 	l->n++;
@@ -28,6 +33,8 @@ void glob_free(struct glob_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
 	free(l->v);
+	free(l->hits);
+	l->hits = NULL;
 	l->v = NULL;
 	l->n = 0;
 }
@@ -118,8 +125,10 @@ bool glob_match(const char *pattern, const char *relpath, bool is_dir)
 bool glob_dir_keeps(const struct glob_list *ex, const char *reldir)
 {
 	for (size_t i = 0; i < ex->n; i++)
-		if (glob_match(ex->v[i], reldir, true))
+		if (glob_match(ex->v[i], reldir, true)) {
+			ex->hits[i]++;
 			return false;
+		}
 	return true;
 }
 
@@ -138,12 +147,20 @@ static bool under_dir_pattern(const char *pattern, const char *relpath)
 	return hit;
 }
 
+/* (every pattern that has matched nothing yet is tried, not only up to the
+ * first that matches: one that never matches is said at the end) */
 static bool matches_any(const struct glob_list *l, const char *relpath)
 {
-	for (size_t i = 0; i < l->n; i++)
-		if (glob_match(l->v[i], relpath, false) || under_dir_pattern(l->v[i], relpath))
-			return true;
-	return false;
+	bool hit = false;
+	for (size_t i = 0; i < l->n; i++) {
+		if (hit && l->hits[i])
+			continue;
+		if (glob_match(l->v[i], relpath, false) || under_dir_pattern(l->v[i], relpath)) {
+			l->hits[i]++;
+			hit = true;
+		}
+	}
+	return hit;
 }
 
 bool glob_file_keeps(const struct glob_list *ex, const struct glob_list *in, const char *relpath)

@@ -9,6 +9,7 @@
 
 struct glob_list {
 	char **v;   /* patterns as given */
+	size_t *hits; /* how many paths each matched (the walk's thread counts) */
 	size_t n;
 };
 

@@ -27,13 +27,14 @@ static const struct {
 struct keep_rule {
 	enum keep_kind kind;
 	char *glob; /* path=GLOB */
+	size_t hits; /* files path=GLOB matched: none is said at the end */
 };
 
 int keep_add(struct keep_rules *r, const char *spec, const char **bad, size_t *badlen)
 {
 	for (const char *p = spec;;) {
 		size_t len = strcspn(p, ",");
-		struct keep_rule rule = { KEEP_NEWEST, NULL };
+		struct keep_rule rule = { KEEP_NEWEST, NULL, 0 };
 		bool known = false;
 		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !known; i++)
 			if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) {
@@ -90,7 +91,7 @@ static nlink_t links(const dupscan_file *f)
 }
 
 /* <0 when a should be kept before b by this rule, >0 for b, 0 for a tie. */
-static int by_rule(const struct keep_rule *r, const dupscan_file *a, const dupscan_file *b)
+static int by_rule(struct keep_rule *r, const dupscan_file *a, const dupscan_file *b)
 {
 	const char *pa = dupscan_file_path(a), *pb = dupscan_file_path(b);
 	int64_t ma = dupscan_file_mtime_ns(a), mb = dupscan_file_mtime_ns(b);
@@ -111,6 +112,7 @@ static int by_rule(const struct keep_rule *r, const dupscan_file *a, const dupsc
 	case KEEP_PATH: {
 		bool ga = glob_match(r->glob, dupscan_file_relpath(a), false);
 		bool gb = glob_match(r->glob, dupscan_file_relpath(b), false);
+		r->hits += ga + gb;
 		return ga == gb ? 0 : ga ? -1 : 1;
 	}
 	case KEEP_MOST_LINKS: {
@@ -123,6 +125,11 @@ static int by_rule(const struct keep_rule *r, const dupscan_file *a, const dupsc
 	}
 	}
 	return 0;
+}
+
+const char *keep_unmatched(const struct keep_rules *r, size_t i)
+{
+	return i < r->n && r->v[i].kind == KEEP_PATH && r->v[i].hits == 0 ? r->v[i].glob : NULL;
 }
 
 size_t keep_index(const dupscan_set *set, const struct keep_rules *r)

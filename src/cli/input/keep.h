@@ -28,6 +28,10 @@ size_t keep_index(const dupscan_set *set, const struct keep_rules *r);
 /* The same among the files whose among[] is true (all of them for NULL). */
 size_t keep_index_among(const dupscan_set *set, const struct keep_rules *r, const bool *among);
 
+/* Rule i's GLOB when it is path=GLOB and matched no file it was asked
+ * about (by keep_index()), else NULL. */
+const char *keep_unmatched(const struct keep_rules *r, size_t i);
+
 /* Listing order: the kept file (index kept) first, then the others in the
  * set's order, so what is listed first is what -dN keeps. @return the index
  * in the set of the file listed at pos. */
