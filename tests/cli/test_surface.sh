@@ -122,4 +122,32 @@ expect_err "--keep path=GLOB matching no file of any set: named" "^dupscan: warn
 run "$DUPSCAN" -rdN --keep='path=a' --dry-run pat/renamed pat/library
 [ "$rc" = 0 ] && ! printf '%s' "$err" | grep -q "keep 'path" && ok "--keep that matched: not named" || not_ok "--keep that matched" "$err"
 
+# --help names every exit status the man page does
+run "$DUPSCAN" --help
+for st in 0 1 2 3 255; do
+  printf '%s\n' "$out" | sed -n '/^Exit status:/,$p' | grep -qE "(^|[ ,:])$st [a-z]" && ok "--help names exit status $st" || not_ok "--help lacks exit status $st" "$(printf '%s\n' "$out" | tail -4)"
+done
+
+# an optional value given after a space: the "path" is not there, so it was the value
+run "$DUPSCAN" -r --overlap 90 pat
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "--overlap 90: status 2, the value's spelling named" "^dupscan: --overlap 90: a value of --overlap is given after '=' \(--overlap=90\)" ||
+  not_ok "--overlap 90: rc $rc" "$err"
+run "$DUPSCAN" -r --cache hashes pat
+[ "$rc" = 2 ] && [ ! -e hashes ] && ok "--cache FILE (no '='): status 2" || not_ok "--cache FILE: rc $rc" "$err"
+run "$DUPSCAN" -r --overlap pat
+[ "$rc" = 0 ] && ok "--overlap before a path that is there: the path" || not_ok "--overlap PATH: rc $rc" "$err"
+
+# -dN: a protected file is marked as such, kept or not
+rm -rf pr; mkdir -p pr/m pr/i; echo a > pr/m/a; echo a > pr/i/a
+run "$DUPSCAN" -rdN --protect=pr/m --dry-run pr
+[ "$out" = "$(printf '\n   [-] pr/i/a\n   [+] pr/m/a -- protected')" ] && ok "-dN: the protected kept file marked" || not_ok "-dN protected" "$out"
+
+# the progress line: no rate before there is one, the phase's end once
+rm -rf pg; mkdir pg; for i in $(seq 30); do head -c 50000 /dev/urandom > pg/f$i; cp pg/f$i pg/g$i; done
+run "$DUPSCAN" -r --progress pg
+[ -n "$err" ] || not_ok "progress: no line at all"
+printf '%s\n' "$err" | grep -q ' 0 bytes/s' && not_ok "progress: '0 bytes/s'" "$err" || ok "progress: never '0 bytes/s'"
+[ -z "$(printf '%s\n' "$err" | grep . | uniq -d)" ] && ok "progress: no line twice in a row" || not_ok "progress: a line twice" "$err"
+printf '%s\n' "$err" | tail -1 | grep -qE '^Progress \[60/60\] 100%, .* done in [0-9.]+ s \(' && ok "progress: the end says done" || not_ok "progress end" "$err"
+
 done_testing

@@ -101,8 +101,9 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 		for (size_t k = 0; k < n; k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
 			if (keep[k] || dupscan_file_is_protected(f) || dupscan_file_host(f)) {
+				/* a protected file is marked kept or not: it is why the set keeps it */
 				line(out, "[+]", dupscan_file_path(f),
-				     keep[k] ? NULL : dupscan_file_host(f) ? "on another host" : "protected");
+				     dupscan_file_is_protected(f) ? "protected" : keep[k] ? NULL : "on another host");
 				continue;
 			}
 			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED

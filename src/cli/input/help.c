@@ -41,6 +41,7 @@ void cli_print_help(FILE *out)
 	}
 	fputs("\n"
 	      "Exit status: 0 scan completed, 1 a path could not be read or acted on,\n"
-	      "2 usage error, 255 a duplicate was found with -e.\n"
+	      "2 usage error or a question that examined nothing (nothing is changed),\n"
+	      "3 a file --missing lists, 255 a duplicate was found with -e.\n"
 	      "See dupscan(1) for details.\n", out);
 }

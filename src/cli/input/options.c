@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "hosts.h"
 #include "optable.h"
 #include "dupscan_config.h"
 
@@ -291,6 +293,22 @@ static int bad_option(int c, int argc, char **argv)
 	return is_long ? msg_usage("unknown option '%.*s'", len, cur) : msg_usage("unknown option '-%c'", optopt);
 }
 
+/* An option whose value is optional takes it only after '=': in
+ * "--overlap 90" the 90 is a path. When that path is not there (nor another
+ * host's), it was meant as the value: said, before anything is scanned.
+ * @return 0 or EXIT_USAGE. */
+static int value_as_path(int c, const char *arg, int argc, char **argv)
+{
+	const struct opt_def *d = row_of(c);
+	const char *next = optind < argc ? argv[optind] : NULL;
+	struct stat st;
+	if (!d || d->arg != OPT_ARG_OPTIONAL || arg || !next || next[0] == '-' || !next[0] || remote_arg(next) ||
+	    lstat(next, &st) == 0)
+		return 0;
+	return msg_usage("--%s %s: a value of --%s is given after '=' (--%s=%s); as a path, '%s' is not there",
+			 d->name, next, d->name, d->name, next, next);
+}
+
 /* One option (or a path, c == 1) as getopt returned it. */
 static int take(struct cli_opts *o, int c, const char *arg, bool *after_R, bool *stop)
 {
@@ -332,7 +350,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o, bool *stop)
 	o->list_depth = -1;
 	getopt_tables(longs, shorts);
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		rc = c == '?' || c == ':' ? bad_option(c, argc, argv) : take(o, c, optarg, &after_R, stop);
+		rc = c == '?' || c == ':' ? bad_option(c, argc, argv) : value_as_path(c, optarg, argc, argv);
+		if (rc == 0)
+			rc = take(o, c, optarg, &after_R, stop);
 		if (rc < 0)
 			rc = bad_option('?', argc, argv);
 		if (rc || *stop)

@@ -21,6 +21,7 @@ struct cli_progress {
 	struct timespec began;    /* when the phase shown began */
 	const dupscan_scan *scan; /* to show how it reads */
 	int phase;                /* last shown */
+	uint64_t files_shown, bytes_shown; /* its figures: the same again is not shown twice */
 	int width;                /* of the line shown */
 };
 
@@ -70,22 +71,31 @@ static void duration(double s, char buf[32])
 
 static int show(struct cli_progress *p, const struct dupscan_progress *r, double elapsed)
 {
-	char a[DS_SIZE_TEXT], b[DS_SIZE_TEXT], c[DS_SIZE_TEXT], eta[32];
+	char a[DS_SIZE_TEXT], b[DS_SIZE_TEXT], c[DS_SIZE_TEXT], eta[32], rate_text[DS_SIZE_TEXT + 8];
 	int io = dupscan_io_mode(p->scan);
 	const char *mode = io == DUPSCAN_IO_HDD ? "hdd: one stream a disk, in disk order" : io == DUPSCAN_IO_NET ? "net" : "ssd";
 	if (r->phase == DUPSCAN_PHASE_WALK)
 		return msg_raw("Scanning: %llu files, %s", (unsigned long long)r->files_done,
 			       ds_size_text(r->bytes_done, a));
-	double rate = elapsed >= 0.5 ? (double)r->bytes_done / elapsed : 0;
-	bool known = rate > 0 || r->bytes_done == r->bytes_total;
-	if (known)
-		duration(rate > 0 ? (double)(r->bytes_total - r->bytes_done) / rate : 0, eta);
+	/* a rate only from half a second of reading, or the phase's whole: a
+	 * first moment's figure ("0 bytes/s") would be no rate at all */
+	bool done = r->files_done == r->files_total && r->bytes_done == r->bytes_total;
+	double rate = (elapsed >= 0.5 || (done && elapsed > 0)) ? (double)r->bytes_done / elapsed : 0;
+	if (done)
+		snprintf(eta, sizeof(eta), elapsed < 10 ? "done in %.2f s" : "done in %.0f s", elapsed);
+	else if (rate > 0)
+		duration((double)(r->bytes_total - r->bytes_done) / rate, eta);
+	if (rate > 0)
+		snprintf(rate_text, sizeof(rate_text), "%s/s", ds_size_text((uint64_t)rate, c));
+	else
+		snprintf(rate_text, sizeof(rate_text), "rate unknown yet");
 	const char *what = r->phase == DUPSCAN_PHASE_FIRST ? "First blocks" : "Progress";
 	unsigned pct = r->files_total ? (unsigned)(r->files_done * 100 / r->files_total) : 100u;
-	return msg_raw("%s [%llu/%llu] %3u%%, %s of at most %s read, %s/s, %s%s (%s)", what,
+	return msg_raw("%s [%llu/%llu] %3u%%, %s of at most %s read, %s, %s%s (%s)", what,
 		       (unsigned long long)r->files_done, (unsigned long long)r->files_total, pct,
-		       ds_size_text(r->bytes_done, a), ds_size_text(r->bytes_total, b), ds_size_text((uint64_t)rate, c),
-		       known ? "at most " : "", known ? eta : "time left unknown yet", mode);
+		       ds_size_text(r->bytes_done, a), ds_size_text(r->bytes_total, b),
+		       done && rate <= 0 ? "no bytes to read" : rate_text, !done && rate > 0 ? "at most " : "",
+		       done || rate > 0 ? eta : "time left unknown yet", mode);
 }
 
 static void update(struct cli_progress *p, const struct dupscan_progress *r)
@@ -96,6 +106,9 @@ static void update(struct cli_progress *p, const struct dupscan_progress *r)
 	 * phase's end, which tells its totals */
 	bool end = r->phase == DUPSCAN_PHASE_WALK ? r->files_total > 0
 						 : r->files_done == r->files_total && r->bytes_done == r->bytes_total;
+	if (p->shown && r->phase == p->phase && r->files_done == p->files_shown && r->bytes_done == p->bytes_shown &&
+	    (end || !p->tty))
+		return; /* (a phase's end is told again by the next callback) */
 	bool fresh = !p->shown || r->phase != p->phase || end;
 	if (!fresh && seconds(p->last, now) < (p->tty ? 0.2 : 1.0))
 		return;
@@ -104,6 +117,8 @@ static void update(struct cli_progress *p, const struct dupscan_progress *r)
 	p->last = now;
 	p->shown = true;
 	p->phase = r->phase;
+	p->files_shown = r->files_done;
+	p->bytes_shown = r->bytes_done;
 	if (p->tty)
 		msg_raw("\r");
 	int n = show(p, r, seconds(p->began, now));
