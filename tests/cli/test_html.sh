@@ -50,8 +50,14 @@ dom = open("dom.html", encoding="utf-8").read()
 sets = json.loads(subprocess.run([sys.argv[1], "-rqj", "p", "bk"], capture_output=True).stdout)["matchSets"]
 pairs = json.loads(subprocess.run([sys.argv[1], "-rq", "--overlap", "--format=json", "p", "bk"],
                                   capture_output=True).stdout)["overlaps"]
-missing = [f["filePath"] for s in sets for f in s["fileList"] if ">" + html.escape(f["filePath"], quote=False) + "<" not in dom]
-missing += [p[s]["path"] for p in pairs for s in "ab" if ">" + html.escape(p[s]["path"], quote=False) + "<" not in dom]
+import re
+# (a name's control characters are shown as escapes: a newline as \n, never a line break)
+vis = lambda p: re.sub(r"[\x00-\x1f\x7f]", lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(), "\\x%02x" % ord(m.group())), p)
+shown = lambda p: ">" + html.escape(vis(p), quote=False) + "<"
+missing = [f["filePath"] for s in sets for f in s["fileList"] if shown(f["filePath"]) not in dom]
+missing += [p[s]["path"] for p in pairs for s in "ab" if shown(p[s]["path"]) not in dom]
+if ">bk/line\\nbreak<" not in dom or "bk/line\nbreak" in dom:
+    missing.append("bk/line\\nbreak, as one row")
 rows = dom.count("<tr")
 if missing or not sets or not pairs or rows != len(sets) + len(pairs) + 3:  # and the three header rows (the hidden missing table's one)
     print("missing:", missing, "sets", len(sets), "pairs", len(pairs), "rows", rows, file=sys.stderr)

@@ -10,10 +10,17 @@
   var kids = dirs.map(function () { return []; }), tops = [];
   dirs.forEach(function (d, i) { if (d[1] < 0) tops.push(i); else kids[d[1]].push(i); });
 
+  /* a name's control characters shown as escapes (\n, \x1b): a newline
+   * in a file name would otherwise break it into what looks like two rows */
+  function visible(p) {
+    return p.replace(/[\x00-\x1f\x7f]/g, function (c) {
+      return c === '\n' ? '\\n' : c === '\t' ? '\\t' : '\\x' + ('0' + c.charCodeAt(0).toString(16)).slice(-2);
+    });
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = cls && /(^| )path( |$)/.test(cls) ? visible(text) : text;
     return e;
   }
   function size(b) {
@@ -189,7 +196,7 @@
       tr.appendChild(el('td', 'num', size(r.waste)));
       tr.appendChild(el('td', 'num', size(r.size)));
       tr.appendChild(el('td', 'num', String(r.count)));
-      r.s[1].forEach(function (p) { td.appendChild(el('div', null, p)); });
+      r.s[1].forEach(function (p) { td.appendChild(el('div', 'path', p)); });
       tr.appendChild(td);
       return tr;
     });
