@@ -150,4 +150,18 @@ printf '%s\n' "$err" | grep -q ' 0 bytes/s' && not_ok "progress: '0 bytes/s'" "$
 [ -z "$(printf '%s\n' "$err" | grep . | uniq -d)" ] && ok "progress: no line twice in a row" || not_ok "progress: a line twice" "$err"
 printf '%s\n' "$err" | tail -1 | grep -qE '^Progress \[60/60\] 100%, .* done in [0-9.]+ s \(' && ok "progress: the end says done" || not_ok "progress end" "$err"
 
+# --undo of --move-to takes away the folders the move made (empty again),
+# and leaves one that holds something else since
+rm -rf mv dupes; mkdir -p mv/x/y; echo 1 > mv/a; echo 1 > mv/x/y/b; echo 2 > mv/c; echo 2 > mv/x/d; before=$(state mv)
+run "$DUPSCAN" -rq --move-to=dupes/deep --journal=mv.journal mv
+[ "$rc" = 0 ] && [ -f dupes/deep/x/y/b ] && [ -f dupes/deep/x/d ] && ok "--move-to made its folders" || not_ok "--move-to: rc $rc" "$err"
+run "$DUPSCAN" --undo=mv.journal
+[ "$rc" = 0 ] && [ ! -e dupes ] && [ "$(state mv)" = "$before" ] && ok "--undo of --move-to: the files back, the folders it made gone" ||
+  not_ok "--undo of --move-to: rc $rc" "$out" "$err" "$(find dupes 2>&1)"
+run "$DUPSCAN" -rq --move-to=dupes/deep --journal=mv2.journal mv
+echo other > dupes/deep/x/mine
+run "$DUPSCAN" --undo=mv2.journal
+[ "$rc" = 0 ] && [ "$(cat dupes/deep/x/mine)" = other ] && [ ! -e dupes/deep/x/y ] && [ "$(state mv)" = "$before" ] &&
+  ok "--undo of --move-to: a folder holding a file since stays" || not_ok "--undo keeps a used folder: rc $rc" "$err" "$(find dupes)"
+
 done_testing

@@ -14,19 +14,53 @@
 #include "change.h"
 #include "journal.h"
 
+/* Before a change is journaled: the listing of what was done is the user's
+ * record of it, so once it cannot be written (a pipe closed by `head`, a
+ * full disk) no more changes are made; those made are in the journal.
+ * @return 0 or DUPSCAN_E_CANCELED (said, a->stop set). */
+static int output_open(struct act_ctx *a)
+{
+	if (fflush(a->out) == 0 && !ferror(a->out))
+		return 0;
+	msg_say("output closed (%s): stopping before the next change", strerror(errno));
+	a->stop = true;
+	return DUPSCAN_E_CANCELED;
+}
+
+/* After a journal line was written (rc, its result): a failure said and the
+ * run stopped; the journal's path said before the first change. */
+static int recorded(struct act_ctx *a, int rc)
+{
+	if (rc) {
+		fflush(a->out);
+		msg_say("journal '%s': %s; stopping before the next change", journal_path(a->journal),
+			rc == -ENOTJOURNAL ? "is no longer a dupscan journal" : dupscan_strerror(rc));
+		a->stop = true;
+	} else if (!a->named) {
+		/* named before the first change, wherever stdout goes */
+		a->named = true;
+		if (!a->o->journal)
+			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a->journal));
+	}
+	return rc;
+}
+
+int act_journal_mkdir(struct act_ctx *a, const char *dir)
+{
+	if (!a->journal || (a->flags & DUPSCAN_ACT_DRY_RUN))
+		return 0;
+	int rc = output_open(a);
+	return rc ? rc : recorded(a, journal_mkdir(a->journal, dir));
+}
+
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
 		const dupscan_file *dup, const char *dest, const uint64_t *hash)
 {
 	if (!a->journal || (a->flags & DUPSCAN_ACT_DRY_RUN))
 		return 0;
-	/* the listing of what was done is the user's record of it: once it
-	 * cannot be written (a pipe closed by `head`, a full disk), no more
-	 * changes are made; those made are in the journal */
-	if (fflush(a->out) != 0 || ferror(a->out)) {
-		msg_say("output closed (%s): stopping before the next change", strerror(errno));
-		a->stop = true;
-		return DUPSCAN_E_CANCELED;
-	}
+	int out_rc = output_open(a);
+	if (out_rc)
+		return out_rc;
 	struct journal_change c = { .kind = kind, .kept = dupscan_file_path(keep), .dup = dupscan_file_path(dup),
 				    .kept_remote = dupscan_file_host(keep) != NULL, .dest = dest, .hash = hash };
 	char target[PATH_MAX];
@@ -58,19 +92,7 @@ int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, con
 		if (f != dup && !dupscan_file_host(f) && dupscan_same_file(f, dup))
 			c.siblings[c.nsiblings++] = dupscan_file_path(f);
 	}
-	int rc = journal_record(a->journal, &c);
-	if (rc) {
-		fflush(a->out);
-		msg_say("journal '%s': %s; stopping before the next change", journal_path(a->journal),
-			rc == -ENOTJOURNAL ? "is no longer a dupscan journal" : dupscan_strerror(rc));
-		a->stop = true;
-	} else if (!a->named) {
-		/* named before the first change, wherever stdout goes */
-		a->named = true;
-		if (!a->o->journal)
-			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a->journal));
-	}
-	return rc;
+	return recorded(a, journal_record(a->journal, &c));
 }
 
 static bool dir_is_empty(const char *dir)

@@ -26,6 +26,8 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a);
  * this file); or -errno after telling the user and setting a->stop. */
 int act_journal(struct act_ctx *a, const char *kind, const dupscan_set *set, const dupscan_file *keep,
 		const dupscan_file *dup, const char *dest, const uint64_t *hash);
+/* Journal a folder --move-to is about to make. @return as act_journal(). */
+int act_journal_mkdir(struct act_ctx *a, const char *dir);
 /* A refusal because f's access (owner, group, mode, ACL, labels) differs
  * from keep's, said on stderr as "PATH: WHAT: its owner differs from KEPT's
  * (f's, keep's)". @return false when code is no such refusal (nothing said). */

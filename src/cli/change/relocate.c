@@ -106,6 +106,39 @@ static const uint64_t *content_of(struct moved_content *m, const char *path, con
 	return m->ok ? &m->hash : NULL;
 }
 
+/* The folders above dest that are not there yet, made, each journaled
+ * before it is made, so that --undo takes them away again once the files
+ * moved into them are back. */
+static int make_parents(struct act_ctx *a, const char *dest)
+{
+	size_t len = (size_t)(strrchr(dest, '/') - dest);
+	if (a->flags & DUPSCAN_ACT_DRY_RUN)
+		return 0;
+	if (!a->journal)
+		return ds_make_dirs(dest, len, 0777);
+	char *p = strndup(dest, len);
+	if (!p)
+		return -ENOMEM;
+	int rc = 0;
+	for (char *s = p + (len > 0); len > 0 && rc == 0; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		struct stat st;
+		if (lstat(p, &st) != 0 && errno == ENOENT) {
+			rc = act_journal_mkdir(a, p);
+			if (rc == 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
+				rc = -errno;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	return rc;
+}
+
 static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
 		    const char *twin_dest, struct moved_content *content, char **moved_to)
 {
@@ -116,8 +149,7 @@ static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_fil
 		char *dest = free_name(a->o->move_to, rel, &rc);
 		if (!dest)
 			break;
-		if (!(a->flags & DUPSCAN_ACT_DRY_RUN))
-			rc = ds_make_dirs(dest, (size_t)(strrchr(dest, '/') - dest), 0777);
+		rc = make_parents(a, dest);
 		const uint64_t *hash = rc == 0 && a->journal && !(a->flags & DUPSCAN_ACT_DRY_RUN)
 					       ? content_of(content, dupscan_file_path(f), dest) : NULL;
 		if (rc == 0)

@@ -335,6 +335,14 @@ int journal_rmdir(struct journal *j, const char *dir, const struct stat *st)
 	return commit(j, &l);
 }
 
+int journal_mkdir(struct journal *j, const char *dir)
+{
+	struct line l = { 0 };
+	put_str(&l, "mkdir");
+	put_path(&l, j->cwd, dir);
+	return commit(j, &l);
+}
+
 const char *journal_path(const struct journal *j)
 {
 	return j->path;

@@ -46,6 +46,8 @@ struct journal_change {
 int journal_record(struct journal *j, const struct journal_change *c);
 /* Record a directory removed by --prune-empty-dirs. */
 int journal_rmdir(struct journal *j, const char *dir, const struct stat *st);
+/* Record a directory --move-to is about to make (--undo removes it when empty). */
+int journal_mkdir(struct journal *j, const char *dir);
 const char *journal_path(const struct journal *j);
 /* Close; @return 0 or -errno. */
 int journal_close(struct journal *j);

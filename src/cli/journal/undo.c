@@ -90,6 +90,24 @@ static void read_fields(struct entry *e)
 	}
 }
 
+/* A folder --move-to made: taken away once what was moved into it is back
+ * (lines are undone newest first), and only while it is an empty folder:
+ * anything put there since stays, and so does the folder. */
+static int undo_mkdir(const char *dir)
+{
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (rmdir(dir) == 0) {
+		undo_say("removed", dir, "a folder --move-to made");
+		return 0;
+	}
+	/* (said, but no change of a file's: not counted as one not undone) */
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		undo_complain(dir, strerror(errno));
+	return 0;
+}
+
 static int undo_one(struct undo_state *u, const struct entry *e)
 {
 	if (e->run != u->run) {
@@ -126,6 +144,8 @@ static int undo_one(struct undo_state *u, const struct entry *e)
 		undo_say("restored", e->f[1], NULL);
 		return 0;
 	}
+	if (strcmp(k, "mkdir") == 0 && e->n >= 2)
+		return undo_mkdir(e->f[1]);
 	undo_complain(k, "unknown journal entry");
 	return 1;
 }
@@ -224,7 +244,11 @@ int journal_undo(const char *path)
 		failed += undo_one(&u, &l.v[i]) != 0;
 	if (failed) {
 		fflush(stdout);
-		msg_say("--undo: %zu of %zu changes could not be undone (named above)", failed, l.n);
+		/* (the folders --move-to made are no change of the user's files) */
+		size_t changes = 0;
+		for (size_t i = 0; i < l.n; i++)
+			changes += strcmp(l.v[i].f[0], "mkdir") != 0;
+		msg_say("--undo: %zu of %zu changes could not be undone (named above)", failed, changes);
 		status = status ? status : 1;
 	}
 	undo_forget(&u.links);
