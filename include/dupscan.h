@@ -581,9 +581,11 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * percent (1..100) of one's bytes have a copy in the other: directory B
  * holds a copy of a file of A when a file of A's set lies under B. A pair is
  * left out when a side's files all lie in one of its subdirectories (the
- * deepest is named), when A's parent (past such folders; with B or with B's
- * parent) has at least as large a share, or when a subdirectory of B holds
- * as many of A's bytes as B. Each pair comes once, its first side the one
+ * deepest is named), when A's parent (past such folders; with B, B's parent
+ * or the folder past those wrapping B) has at least as large a share, when
+ * a folder above B holds more of A's bytes, or when a subdirectory of B
+ * holds as many of A's bytes as B (or one of A as many bytes in B as A): a
+ * folder copied whole is one pair, at any depth. Each pair comes once, its first side the one
  * with more bytes in the other; the pairs are ordered by those bytes,
  * largest first, then by path. Tallies the directories first
  * (dupscan_tally_dirs()); a second call replaces the pairs. The pairs

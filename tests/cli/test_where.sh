@@ -136,11 +136,14 @@ for p in json.load(sys.stdin)["overlaps"]:
     print()' > want.txt
 "$DUPSCAN" -rqH --overlap t > got.txt
 cmp -s want.txt got.txt && ok "--overlap as text: the JSON's figures, two lines a pair" || not_ok "--overlap text" "$(diff want.txt got.txt | head -n 20)"
-# by hand: Photos' files with a copy in Backup1/2019 are a1-a4 and the two
-# copies in again/ (27,100 bytes), b1 and b2 (10,900); of 16 files, 71,900 bytes
-grep -q '^t/Photos/: 52% (8 of 16 files, 38.0 KB) also in t/Backup1/2019/$' got.txt &&
-  ok "--overlap: 't/Photos/: 52% (8 of 16 files, 38.0 KB) also in t/Backup1/2019/'" ||
-  not_ok "--overlap: Photos in Backup1/2019" "$(cat got.txt)"
+# by hand: Photos/2019's files with a copy in Backup1/2019 are a1-a4 and the
+# two copies in again/ (27,100 bytes), b1 and b2 (10,900); of 10 files (the
+# empty one left out), 64,500 bytes; all of them are under Photos/2019, so
+# Photos itself is no pair of Backup1/2019 (the smallest folder is named)
+grep -q '^t/Photos/2019/: 59% (8 of 10 files, 38.0 KB) also in t/Backup1/2019/$' got.txt &&
+  ! grep -q '^t/Photos/: .* also in t/Backup1/2019/$' got.txt &&
+  ok "--overlap: 't/Photos/2019/: 59% (8 of 10 files, 38.0 KB) also in t/Backup1/2019/', and not t/Photos/" ||
+  not_ok "--overlap: Photos/2019 in Backup1/2019" "$(cat got.txt)"
 
 # CSV: a header and a row a pair, the JSON's numbers
 "$DUPSCAN" -rqH --overlap --format=csv t > got.csv
@@ -235,5 +238,36 @@ run "$DUPSCAN" -rq --summary=files t
 [ "$rc" = 2 ] && expect_err "--summary=files: only dirs" "invalid value 'files' for --summary" || not_ok "--summary=files: $rc"
 run "$DUPSCAN" -rq --overlap --summary=dirs --format=csv t
 [ "$rc" = 2 ] && ok "--format=csv with --overlap and --summary=dirs: refused, one table" || not_ok "csv, two tables: $rc"
+
+# a folder copied whole is one pair, at any depth, with folders that only
+# wrap it or not, whichever side is given first (the rules above hid a pair
+# one way round only: a subfolder against the whole copy was listed)
+whole() { # NAME SRC DEST: SRC holds a few folders; DEST/... a copy of it
+  rm -rf wc; mkdir -p "wc/$2"
+  python3 - "wc/$2" <<'PY'
+import os, sys
+top = sys.argv[1]
+for i, d in enumerate(["2019/jan", "2019/feb", "2020", "2020/x/y", ""]):
+    os.makedirs(os.path.join(top, d), exist_ok=True)
+    for k in range(3):
+        open(os.path.join(top, d, f"f{k}"), "wb").write(f"{d}:{k}:".encode() * (50 + 37 * i + k))
+PY
+  mkdir -p "$(dirname "wc/$3")" && cp -a "wc/$2" "wc/$3"
+  local want a b
+  a=$(printf '%s\n%s\n' "wc/$2/" "wc/$3/" | sort | head -1); b=$(printf '%s\n%s\n' "wc/$2/" "wc/$3/" | sort | tail -1)
+  for order in "wc/$2 wc/$3" "wc/$3 wc/$2" "wc"; do
+    # shellcheck disable=SC2086
+    run "$DUPSCAN" -rq --overlap --format=json $order
+    want=$(printf '%s\n' "$out" | python3 -c 'import json, sys; print("\n".join(sorted(p[s]["path"] for p in json.load(sys.stdin)["overlaps"] for s in "ab")))')
+    [ "$rc" = 0 ] && [ "$want" = "$(printf '%s\n%s' "$a" "$b")" ] && ok "$1 ($order): one pair, the two copies" ||
+      not_ok "$1 ($order)" "$(printf '%s\n' "$out" | head -c 600)"
+  done
+}
+whole "copied whole, side by side" Photos Backup/Photos
+whole "copied whole, three levels down" Photos b/home/user/Photos
+whole "copied whole, next to other folders" Photos Backup/2024/Photos
+mkdir -p wc/Backup/2024/other && echo unrelated > wc/Backup/2024/other/u
+run "$DUPSCAN" -rq --overlap wc
+[ "$(printf '%s\n' "$out" | grep -c .)" = 2 ] && ok "copied whole beside an unrelated folder: one pair" || not_ok "beside an unrelated folder" "$out"
 
 done_testing

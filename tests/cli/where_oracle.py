@@ -79,13 +79,21 @@ def main():
         pb = dirs[b]
         if pb is not None and (a, pb) in sel and shared[a, pb][1] == shared[a, b][1]:
             hidden.add((a, pb))  # a subdirectory of pb holds as much of a
+        if dirs[a] is not None and (dirs[a], b) in sel and shared[dirs[a], b][1] == shared[a, b][1]:
+            hidden.add((dirs[a], b))  # a subdirectory of a's parent has as many bytes in b
         pa = dirs[a]
         while pa is not None and pa in wrapper:
             pa = dirs[pa]  # past the folders that only wrap a
-        for y in (b, pb):
+        pbp = dirs[b]
+        while pbp is not None and pbp in wrapper:
+            pbp = dirs[pbp]  # past the folders that only wrap b
+        for y in (b, pb, pbp):
             if pa is not None and y is not None and (pa, y) in sel and \
                     shared[pa, y][1] * tally[a][1] >= shared[a, b][1] * tally[pa][1]:
                 hidden.add((a, b))  # a's parent has as large a share
+        for y in list(ancestors(dirs, b))[1:]:
+            if (a, y) in shared and shared[a, y][1] > shared[a, b][1]:
+                hidden.add((a, b))  # a folder above b holds more of a
     shown = sel - hidden
     rows, done = [], set()
     for a, b in sorted(shown):

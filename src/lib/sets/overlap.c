@@ -251,14 +251,57 @@ static void mark_wrappers(struct ovl *o)
 	}
 }
 
+/* The folder above d past those that hold nothing but what d holds. */
+static uint32_t up_past_wrappers(const struct ovl *o, uint32_t d)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	uint32_t p = dirs[d].parent;
+	while (p != DS_NONE && o->wrapper[p])
+		p = dirs[p].parent;
+	return p;
+}
+
+/* Does a's parent (past the folders that hold nothing but a) hold as large
+ * a share of its own bytes in b, in b's parent or in the folder past those
+ * wrapping b, as a holds in b (e)? Then a and b are a part of a larger copy,
+ * which that pair names. (A wrapping folder is skipped on both sides: it
+ * holds what its one subfolder holds, so its share is never smaller.) */
+static bool within_larger(const struct ovl *o, const struct entry *e, uint32_t a, uint32_t b)
+{
+	const uint64_t *bytes = o->t->bytes;
+	uint32_t pa = up_past_wrappers(o, a);
+	uint32_t ys[3] = { b, o->s->tree.dirs[b].parent, up_past_wrappers(o, b) };
+	for (int k = 0; pa != DS_NONE && k < 3; k++) {
+		const struct entry *p = ys[k] != DS_NONE ? find(o, pa, ys[k]) : NULL;
+		if (p && (p->flags & E_SEL) && cmp_product(p->bytes, bytes[a], e->bytes, bytes[pa]) >= 0)
+			return true;
+	}
+	return false;
+}
+
+/* Does a folder above b hold more of a's bytes than b does? Then the pair
+ * (a, b) is a part of that larger one (a copied whole, weighed against a
+ * subfolder of its copy). */
+static bool more_above(const struct ovl *o, const struct entry *e, uint32_t a, uint32_t b)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	for (uint32_t y = dirs[b].parent; y != DS_NONE; y = dirs[y].parent) {
+		const struct entry *p = find(o, a, y);
+		if (p && p->bytes > e->bytes)
+			return true;
+	}
+	return false;
+}
+
 /* Leave out a pair with a side that only wraps a subdirectory; a pair whose
- * A's parent (past the folders wrapping A) has as large a share of itself in
- * B or B's parent; and a pair whose B has a subdirectory holding as much of
- * A. */
+ * A's parent (past the folders that hold nothing but A) has as large a share
+ * of itself in B, in B's parent or past the folders wrapping B; a pair whose
+ * B has a subdirectory holding as much of A, or whose A has a subdirectory
+ * with as many bytes in B; and one where a folder above B holds more of A. A folder copied whole, at any depth, is then one pair,
+ * whichever side is weighed. */
 static void hide_nested(struct ovl *o)
 {
 	const struct ds_dir *dirs = o->s->tree.dirs;
-	const uint64_t *bytes = o->t->bytes;
 	mark_wrappers(o);
 	for (size_t i = 0; i < o->cap; i++) {
 		struct entry *e = &o->e[i];
@@ -267,18 +310,16 @@ static void hide_nested(struct ovl *o)
 		uint32_t a = (uint32_t)(e->key >> 32) - 1, b = (uint32_t)e->key;
 		if (o->wrapper[a] || o->wrapper[b])
 			e->flags |= E_HIDE;
-		uint32_t pa = dirs[a].parent, pb = dirs[b].parent;
-		while (pa != DS_NONE && o->wrapper[pa])
-			pa = dirs[pa].parent;
+		/* the smallest folder holding the copies is named, on either side */
+		uint32_t pb = dirs[b].parent, pa = dirs[a].parent;
 		struct entry *up = pb != DS_NONE ? find(o, a, pb) : NULL;
 		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
 			up->flags |= E_HIDE;
-		for (int k = 0; pa != DS_NONE && k < 2; k++) {
-			uint32_t y = k == 0 ? b : pb;
-			struct entry *p = y != DS_NONE ? find(o, pa, y) : NULL;
-			if (p && (p->flags & E_SEL) && cmp_product(p->bytes, bytes[a], e->bytes, bytes[pa]) >= 0)
-				e->flags |= E_HIDE;
-		}
+		up = pa != DS_NONE ? find(o, pa, b) : NULL;
+		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
+			up->flags |= E_HIDE;
+		if (within_larger(o, e, a, b) || more_above(o, e, a, b))
+			e->flags |= E_HIDE;
 	}
 }
 
