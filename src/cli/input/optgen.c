@@ -31,7 +31,8 @@ static bool is_words(const struct opt_def *d)
 	return d->values && d->values[0] != '@';
 }
 
-/* bash: what a value of d completes to, as compgen's arguments. */
+/* bash: what a value of d completes to, as compgen's arguments; words are
+ * no file names (compopt +o filenames: no "\=" and no "/" added). */
 static void bash_values(const struct opt_def *d, FILE *out)
 {
 	if (!d->values)
@@ -44,10 +45,40 @@ static void bash_values(const struct opt_def *d, FILE *out)
 		fprintf(out, "-W '%s'", d->values);
 }
 
+static const char *bash_words(const struct opt_def *d)
+{
+	return is_words(d) || !d->values ? " compopt +o filenames 2>/dev/null;" : "";
+}
+
+/* bash splits the line into words at '=' and ':' too (COMP_WORDBREAKS), and
+ * replaces only the part after the last of them: the word typed is put
+ * together again from its pieces, matched whole, and each reply given back
+ * without the part bash keeps (as bash-completion's __ltrim_colon_completions
+ * does for ':'). */
+static const char bash_head[] =
+	"_dupscan()\n{\n"
+	"    local cur prev i brk keep\n"
+	"    i=$COMP_CWORD\n"
+	"    cur=${COMP_WORDS[i]}\n"
+	"    while (( i > 1 )) && [[ ${COMP_WORDS[i]} == [=:] || ${COMP_WORDS[i-1]} == [=:] ]]; do\n"
+	"        i=$((i - 1)); cur=${COMP_WORDS[i]}$cur\n"
+	"    done\n"
+	"    prev=${COMP_WORDS[i-1]}\n"
+	"    _dupscan_reply \"$cur\" \"$prev\"\n"
+	"    brk=\n"
+	"    [[ $COMP_WORDBREAKS == *=* ]] && brk+='='\n"
+	"    [[ $COMP_WORDBREAKS == *:* ]] && brk+=':'\n"
+	"    if [[ -n $brk && $cur == *[$brk]* ]]; then\n"
+	"        keep=${cur%\"${cur##*[$brk]}\"}\n"
+	"        COMPREPLY=(\"${COMPREPLY[@]#\"$keep\"}\")\n"
+	"    fi\n"
+	"    # an option that takes its value after '=' is not finished by a space\n"
+	"    [[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n"
+	"}\n";
+
 static void bash_script(FILE *out)
 {
-	fprintf(out, "%s_dupscan()\n{\n    local cur prev\n    cur=${COMP_WORDS[COMP_CWORD]}\n"
-		     "    prev=${COMP_WORDS[COMP_CWORD-1]}\n    case $prev in\n", head);
+	fprintf(out, "%s_dupscan_reply()\n{\n    local cur=$1 prev=$2\n    case $prev in\n", head);
 	for (size_t i = 0; i < opt_count; i++) { /* "-o name": the value a word of its own */
 		const struct opt_def *d = &opt_table[i];
 		if (d->arg != OPT_ARG_REQUIRED)
@@ -55,8 +86,8 @@ static void bash_script(FILE *out)
 		fputs("        ", out);
 		if (d->letter)
 			fprintf(out, "-%c|", d->letter);
-		fprintf(out, "--%s)%s COMPREPLY=($(compgen ", d->name,
-			d->flags & OPTF_NOSPACE ? " compopt -o nospace 2>/dev/null;" : "");
+		fprintf(out, "--%s)%s%s COMPREPLY=($(compgen ", d->name,
+			d->flags & OPTF_NOSPACE ? " compopt -o nospace 2>/dev/null;" : "", bash_words(d));
 		bash_values(d, out);
 		fputs(" -- \"$cur\")); return ;;\n", out);
 	}
@@ -65,12 +96,12 @@ static void bash_script(FILE *out)
 		const struct opt_def *d = &opt_table[i];
 		if (d->arg == OPT_ARG_NONE)
 			continue;
-		fprintf(out, "        --%s=*)%s COMPREPLY=($(compgen -P \"--%s=\" ", d->name,
-			d->flags & OPTF_NOSPACE ? " compopt -o nospace 2>/dev/null;" : "", d->name);
+		fprintf(out, "        --%s=*)%s%s COMPREPLY=($(compgen -P \"--%s=\" ", d->name,
+			d->flags & OPTF_NOSPACE ? " compopt -o nospace 2>/dev/null;" : "", bash_words(d), d->name);
 		bash_values(d, out);
 		fputs(" -- \"${cur#*=}\")); return ;;\n", out);
 	}
-	fputs("        -*) COMPREPLY=($(compgen -W '", out);
+	fputs("        -*) compopt +o filenames 2>/dev/null; COMPREPLY=($(compgen -W '", out);
 	for (size_t i = 0; i < opt_count; i++) {
 		const struct opt_def *d = &opt_table[i];
 		if (d->letter)
@@ -78,8 +109,8 @@ static void bash_script(FILE *out)
 		fprintf(out, d->arg == OPT_ARG_NONE ? "--%s " : d->arg == OPT_ARG_REQUIRED ? "--%s= " : "--%s --%s= ", d->name,
 			d->name);
 	}
-	fputs("' -- \"$cur\")); return ;;\n    esac\n    COMPREPLY=($(compgen -f -- \"$cur\"))\n}\n"
-	      "complete -o filenames -F _dupscan dupscan\n", out);
+	fprintf(out, "' -- \"$cur\")); return ;;\n    esac\n    COMPREPLY=($(compgen -f -- \"$cur\"))\n}\n%s"
+		     "complete -o filenames -F _dupscan dupscan\n", bash_head);
 }
 
 /* zsh: one _arguments spec for a spelling of d (-C+ or --chunk-size=). */
