@@ -1,14 +1,20 @@
 # SPDX-License-Identifier: MIT
 # Sourced by scripts/test and scripts/dupscan: install missing Debian packages
 # (as root: apt-get update once, then apt-get install -y) or say which are missing.
-ensure_packages() {
+# missing_packages PACKAGE...: the ones not installed, space-separated (nothing when none)
+missing_packages() {
   local missing=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
+  [ ${#missing[@]} -eq 0 ] || echo "${missing[*]}"
+}
+ensure_packages() {
+  local missing=()
+  read -r -a missing <<< "$(missing_packages "$@")"
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    echo "installing: ${missing[*]}" >&2
+    echo "installing with apt-get (missing): ${missing[*]}" >&2
     # a mirror caught mid-sync fails one list; what was fetched may be enough
     DEBIAN_FRONTEND=noninteractive apt-get update -q >&2 || true
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2

@@ -20,6 +20,17 @@ mkdir -p "$XDG_STATE_HOME" && chmod 1777 "$XDG_STATE_HOME"
 tap_n=0
 failed=0
 
+# Tests that run the program as another user (nobody: setpriv --reuid=65534)
+# need it where that user can reach it: a checkout under a folder only its
+# owner may enter (root's home is 0700) is not. Then the program and its
+# library are copied into the test's own folder, and run from there.
+if [ "$(id -u)" = 0 ] && [ -n "${DUPSCAN_LIB:-}" ] && command -v setpriv >/dev/null &&
+   ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$DUPSCAN" 2>/dev/null; then
+  mkdir -p "$T/.bin" && cp "$DUPSCAN" "$T/.bin/dupscan" && cp "$DUPSCAN_LIB" "$T/.bin/libdupscan.so.0" &&
+    chmod 755 "$T/.bin" "$T/.bin/dupscan" && chmod 644 "$T/.bin/libdupscan.so.0" &&
+    DUPSCAN=$T/.bin/dupscan && export LD_LIBRARY_PATH="$T/.bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
 # python3 itself, not a version manager's shim in front of it: pyenv's runs
 # a handful of bash processes a call (0.14 s against 0.013 s), and the tests
 # call python3 hundreds of times a leg. scripts/test finds it once for the run.

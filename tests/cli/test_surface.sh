@@ -164,4 +164,24 @@ run "$DUPSCAN" --undo=mv2.journal
 [ "$rc" = 0 ] && [ "$(cat dupes/deep/x/mine)" = other ] && [ ! -e dupes/deep/x/y ] && [ "$(state mv)" = "$before" ] &&
   ok "--undo of --move-to: a folder holding a file since stays" || not_ok "--undo keeps a used folder: rc $rc" "$err" "$(find dupes)"
 
+# the uninstalled pkg-config file: README's example builds against the build
+# tree with the public header only, and runs without LD_LIBRARY_PATH
+pcdir=$(dirname "${DUPSCAN_LIB:-/nonexistent}")
+if [ -f "$pcdir/libdupscan-uninstalled.pc" ] && command -v pkg-config >/dev/null && command -v cc >/dev/null &&
+   [ -z "${DUPSCAN_SANITIZE:-}" -o "${DUPSCAN_SANITIZE:-}" = none ]; then
+  sed -n '/^```c$/,/^```$/p' "$SOURCE_ROOT/README.md" | sed '1d;$d' > example.c
+  flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs libdupscan)
+  case "$flags" in *src/lib/..*|*"-I$SOURCE_ROOT/src"*) not_ok "the uninstalled .pc names the library's own folders" "$flags" ;;
+    *) ok "the uninstalled .pc gives the public headers only" ;; esac
+  # shellcheck disable=SC2086
+  if cc example.c $flags -o example 2> cc.err; then
+    run env -u LD_LIBRARY_PATH ./example pr
+    [ "$rc" = 0 ] && [ "$out" = "$(printf 'pr/i/a\npr/m/a')" ] && ok "README's example, built against the build tree, runs" || not_ok "README example: rc $rc" "$out" "$err"
+  else
+    not_ok "README's example does not build against the build tree" "$(cat cc.err)"
+  fi
+else
+  ok "# SKIP no uninstalled pkg-config file, pkg-config or cc here (or a sanitizer build)"
+fi
+
 done_testing
