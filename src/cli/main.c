@@ -20,6 +20,7 @@
 #include "journal.h"
 #include "hosts.h"
 #include "nesting.h"
+#include "scope.h"
 
 /* @return the number of files an action failed on, or -1 when it could not start. */
 static int run_action(const dupscan_scan *scan, const struct cli_opts *o)
@@ -105,30 +106,6 @@ static void on_stage(void *user, int stage, const dupscan_file *const *files, si
 	const struct stage_ctx *c = user;
 	if (c->mask & (1u << stage))
 		act_print_stage(c->out, stage, files, count);
-}
-
-/* -X filters and globs run inside the walk, before a file costs any read */
-static int on_filter(void *user, const dupscan_file *f)
-{
-	const struct cli_opts *o = user;
-	if (o->filters.n && !xf_pass(&o->filters, dupscan_file_path(f), dupscan_file_size(f), dupscan_file_mtime_ns(f)))
-		return 0;
-	return glob_file_keeps(&o->exclude, &o->include, dupscan_file_relpath(f));
-}
-
-/* What decides which folders the walk enters. */
-struct dir_ctx {
-	const struct cli_opts *o;
-	const struct moveto_prune *moveto; /* NULL: none to leave out */
-};
-
-/* an excluded directory is never opened, nor --move-to's inside the tree */
-static int on_dir_filter(void *user, const char *path, const char *relpath)
-{
-	const struct dir_ctx *c = user;
-	if (c->moveto && moveto_is(c->moveto, path))
-		return 0;
-	return glob_dir_keeps(&c->o->exclude, relpath);
 }
 
 /* -e: the first set, on stderr, and status 255 */
@@ -231,11 +208,8 @@ static int serve_main(struct cli_opts *o)
 	if (rc == 0)
 		rc = set_options(scan, o);
 	if (rc == 0) {
-		if (o->filters.n || o->exclude.n || o->include.n)
-			dupscan_set_filter(scan, on_filter, o);
-		struct dir_ctx dctx = { o, NULL };
-		if (o->exclude.n)
-			dupscan_set_dir_filter(scan, on_dir_filter, &dctx);
+		struct scope sc = { o, NULL, 0, 0 };
+		scope_install(scan, &sc, true);
 		rc = dupscan_serve(scan, 0, 1);
 	}
 	dupscan_free(scan);
@@ -335,17 +309,14 @@ static int add_inputs(dupscan_scan *scan, const struct cli_opts *o, const char *
 
 /* The callbacks set, the scan run. @return the library's code. */
 static int run_scan(dupscan_scan *scan, struct cli_opts *o, struct err_ctx *e, struct stage_ctx *sctx,
-		    const struct dir_ctx *dctx)
+		    struct scope *sc)
 {
 	dupscan_set_error_callback(scan, on_error, e);
 	dupscan_set_progress_bytes_callback(scan, cli_progress_bytes_cb, e->progress);
 	cli_progress_watch(e->progress, scan);
 	if (o->nremote)
 		cli_progress_no_hint(e->progress);
-	if (o->filters.n || o->exclude.n || o->include.n)
-		dupscan_set_filter(scan, on_filter, o);
-	if (o->exclude.n || dctx->moveto)
-		dupscan_set_dir_filter(scan, on_dir_filter, (void *)dctx);
+	scope_install(scan, sc, false);
 	if (o->print_stages)
 		dupscan_set_stage_callback(scan, on_stage, sctx);
 	if (o->soft_abort)
@@ -409,7 +380,8 @@ static void say_unmatched(const struct cli_opts *o, const dupscan_scan *scan)
 }
 
 /* The scan's end: interrupted, refused, failed, or shown. @return the exit status. */
-static int finish(dupscan_scan *scan, const struct cli_opts *o, int rc, int argc, char **argv)
+static int finish(dupscan_scan *scan, const struct cli_opts *o, const struct scope *sc, int rc, int argc,
+		  char **argv)
 {
 	bool aborted = rc == DUPSCAN_E_CANCELED;
 	if (aborted) {
@@ -428,7 +400,14 @@ static int finish(dupscan_scan *scan, const struct cli_opts *o, int rc, int argc
 	}
 	if (o->error_on_dupe && dupscan_set_count(scan) > 0)
 		return error_on_dupe(scan);
-	int status = show(scan, o, argc, argv);
+	/* no file at all: "no duplicates" would be no answer (--missing asks
+	 * its own question: missing.c) */
+	int status = aborted || o->view == VIEW_MISSING || dupscan_error_count(scan) ? 0 : scope_examined(sc);
+	if (status) {
+		say_unmatched(o, scan); /* (which pattern it was may be why) */
+		return status;
+	}
+	status = show(scan, o, argc, argv);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		msg_say("error writing output");
 		status = 1;
@@ -459,7 +438,7 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	int status = moveto_check(o, &moveto);
 	if (status == 0)
 		status = reference_check(o);
-	struct dir_ctx dctx = { o, moveto.on ? &moveto : NULL };
+	struct scope sc = { o, moveto.on ? &moveto : NULL, 0, 0 };
 	if (status) {
 		msg_before(NULL, NULL);
 		cli_progress_free(ectx.progress);
@@ -473,9 +452,9 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	status = add_inputs(scan, o, cache, &procs, &rc);
 	if (status == 0) {
 		if (rc >= 0)
-			rc = run_scan(scan, o, &ectx, &sctx, &dctx);
+			rc = run_scan(scan, o, &ectx, &sctx, &sc);
 		cli_progress_clear(ectx.progress);
-		status = finish(scan, o, rc, argc, argv);
+		status = finish(scan, o, &sc, rc, argc, argv);
 		if (status == 0 && ectx.cache_failed)
 			status = 1;
 	}

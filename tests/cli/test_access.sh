@@ -9,7 +9,9 @@
 if [ "$(id -u)" != 0 ] || ! getent passwd 65534 >/dev/null; then
   echo "ok 1 # SKIP needs root and the nobody user (65534)"; echo "1..1"; exit 0
 fi
-TREE="$(dirname "$0")/access_tree.py"
+# (a copy in the test's folder: nobody runs it, and may not reach the checkout)
+cp "$(dirname "$0")/access_tree.py" "$T/.access_tree.py" && chmod 644 "$T/.access_tree.py"
+TREE=$T/.access_tree.py
 # the interpreter nobody may run (a version manager's lies under /root)
 PY=$(command -v /usr/bin/python3 || echo python3)
 as_nobody() {

@@ -108,6 +108,21 @@ else
   ok "# SKIP not root: no other user to be"
 fi
 
+# a scan that took no file: not "no duplicates"
+rm -rf nf; mkdir -p nf/sub/deeper nf/empty; echo x > nf/sub/a; echo x > nf/sub/deeper/b
+run "$DUPSCAN" nf
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "a folder of folders without -r: status 2, said" "^dupscan: no file was examined: 'nf' holds only folders, and without -r" ||
+  not_ok "no -r over folders: rc $rc" "$err"
+run "$DUPSCAN" -r -X size+:100 nf
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "every file filtered out: status 2, said" "^dupscan: no file was examined: the filters" ||
+  not_ok "filtered to nothing: rc $rc" "$err"
+run "$DUPSCAN" -r --exclude='sub/' nf
+[ "$rc" = 2 ] && ok "every folder excluded: status 2" || not_ok "excluded to nothing: rc $rc" "$err"
+run "$DUPSCAN" -r nf/empty
+[ "$rc" = 0 ] && [ -z "$out" ] && [ -z "$err" ] && ok "an empty tree: no duplicates is the truth, status 0" || not_ok "empty tree: rc $rc" "$err"
+run "$DUPSCAN" -r nf
+[ "$rc" = 0 ] && [ "$out" = "$(printf 'nf/sub/a\nnf/sub/deeper/b')" ] && [ -z "$err" ] && ok "the same tree with -r: its set, nothing said" || not_ok "nf -r: rc $rc" "$out" "$err"
+
 # a pattern that matches nothing in the whole run is named, with the rule
 rm -rf pat; mkdir -p pat/library pat/renamed; echo a > pat/library/a; echo a > pat/renamed/a; echo b > pat/b; echo b > pat/library/b
 run "$DUPSCAN" -r --exclude='pat/library/' pat
