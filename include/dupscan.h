@@ -127,8 +127,11 @@ enum dupscan_error {
 	DUPSCAN_E_ACCESS_UNTOLD = -1031, /* the kept file is on another host and the duplicate is
 	                                  * another user's: whether they could read it there
 	                                  * cannot be told */
-	DUPSCAN_E_REFERENCE = -1032 /* a reference path (dupscan_add_reference()) could not be
-	                             * scanned: no file can be called missing from it (since 0.10) */
+	DUPSCAN_E_REFERENCE = -1032, /* a reference path (dupscan_add_reference()) could not be
+	                              * scanned: no file can be called missing from it (since 0.10) */
+	DUPSCAN_E_NOT_CACHE = -1033 /* the cache's path holds another file (not a dupscan hash
+	                             * cache): left as it is, the run goes on without a cache
+	                             * (since 0.10) */
 };
 
 /* Flags for the action functions. */
@@ -404,7 +407,9 @@ DUPSCAN_API int dupscan_set_reference(dupscan_scan *scan, int index);
  * its end (atomically, under an flock of path.lock, merged with what another
  * process may have saved meanwhile; entries of files gone are dropped). A
  * damaged file is reported through the error callback (DUPSCAN_E_CACHE),
- * ignored and replaced; cache trouble never counts in dupscan_error_count().
+ * ignored and replaced; a file that is no cache at all (it does not begin
+ * as one: a document given by mistake) is reported (DUPSCAN_E_NOT_CACHE)
+ * and never replaced, and the run goes on without a cache; cache trouble never counts in dupscan_error_count().
  * It also records which files a run compared byte by byte into one class;
  * with DUPSCAN_OPT_CACHE_TRUST those proofs stand in for reading unchanged
  * files (see dupscan_set_proof()). The file is created 0600; version 1 files
@@ -412,8 +417,9 @@ DUPSCAN_API int dupscan_set_reference(dupscan_scan *scan, int index);
  * @return 0, -EINVAL, -ENOMEM, or DUPSCAN_E_STATE after dupscan_run(). */
 DUPSCAN_API int dupscan_set_cache(dupscan_scan *scan, const char *path);
 
-/* Remove the cache file at path (under its lock). @return 0 (also when there
- * was none), or -errno. */
+/* Remove the cache file at path (under its lock). A file there that is no
+ * cache (it does not begin as one) is left as it is: DUPSCAN_E_NOT_CACHE.
+ * @return 0 (also when there was none), DUPSCAN_E_NOT_CACHE, or -errno. */
 DUPSCAN_API int dupscan_cache_clear(const char *path);
 
 /* Give a set instead of paths to walk: a file of set number set (sets are

@@ -74,12 +74,12 @@ fi
 
 # damaged caches: reported, ignored, rewritten
 tree; rm -f c.bin; "$DUPSCAN" -rq --cache=c.bin t > /dev/null; plain=$("$DUPSCAN" -rq t)
-for damage in truncate flip garbage empty version; do
+for damage in truncate flip magic empty version; do
   cp c.bin good.bin
   case $damage in
     truncate) head -c 200 good.bin > c.bin ;;
     flip) cp good.bin c.bin; flip_byte c.bin 100 ;;
-    garbage) head -c 5000 /dev/urandom > c.bin ;;
+    magic) cp good.bin c.bin; flip_byte c.bin 0 ;;   # its sizes still add up: a cache
     empty) : > c.bin ;;
     version) cp good.bin c.bin; flip_byte c.bin 8 ;;
   esac
@@ -88,6 +88,15 @@ for damage in truncate flip garbage empty version; do
   run "$DUPSCAN" -rq --cache=c.bin t
   [ -z "$err" ] && [ "$out" = "$plain" ] && ok "$damage cache: rewritten whole" || not_ok "$damage rewrite" "$err"
 done
+
+# another file at the cache's path (random bytes: a photo, a document given
+# by mistake) is no damaged cache: named, left as it is, and no cache is
+# used (status 1, as for a cache that cannot be read)
+head -c 5000 /dev/urandom > c.bin; cp c.bin garbage.bin; rm -f c.bin.lock c.bin.log
+run "$DUPSCAN" -rq --cache=c.bin t
+[ "$rc" = 1 ] && [ "$out" = "$plain" ] && cmp -s c.bin garbage.bin && [ ! -e c.bin.lock ] &&
+  printf '%s' "$err" | grep -q "c.bin: Not a dupscan hash cache: left as it is" &&
+  ok "another file at the cache's path: named, left as it is, the same sets" || not_ok "garbage cache" "$rc" "$err"
 
 # a cache that cannot be made: named as the cache (not as a scanned path),
 # once for the file, its log and its lock; the scan goes on; status 1

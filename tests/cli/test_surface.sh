@@ -123,6 +123,20 @@ run "$DUPSCAN" -r nf/empty
 run "$DUPSCAN" -r nf
 [ "$rc" = 0 ] && [ "$out" = "$(printf 'nf/sub/a\nnf/sub/deeper/b')" ] && [ -z "$err" ] && ok "the same tree with -r: its set, nothing said" || not_ok "nf -r: rc $rc" "$out" "$err"
 
+# --cache= a file that is no cache (notes, a page): never written over, and
+# --cache-clear never removes it
+printf 'my notes\n' > notes.txt; printf '<html>\n' > page.html
+rm -rf pr; mkdir -p pr/m pr/i; echo a > pr/m/a; echo a > pr/i/a
+run "$DUPSCAN" -r --cache=notes.txt pr
+[ "$rc" = 1 ] && [ "$(cat notes.txt)" = "my notes" ] && [ ! -e notes.txt.lock ] && [ "$out" = "$(printf 'pr/i/a\npr/m/a')" ] &&
+  expect_err "--cache= a text file: left as it is, said, the sets still given" "^dupscan: cache notes.txt: Not a dupscan hash cache: left as it is" ||
+  not_ok "--cache= notes: rc $rc" "$(cat notes.txt)" "$err"
+run "$DUPSCAN" --cache-clear --cache=page.html
+[ "$rc" = 1 ] && [ "$(cat page.html)" = "<html>" ] && ok "--cache-clear of a page: refused, the page kept" || not_ok "--cache-clear page: rc $rc" "$err"
+run "$DUPSCAN" -rq --cache=real.cache pr
+run "$DUPSCAN" --cache-clear --cache=real.cache
+[ "$rc" = 0 ] && [ ! -e real.cache ] && ok "--cache-clear of a cache: removed" || not_ok "--cache-clear of a cache: rc $rc" "$err"
+
 # a pattern that matches nothing in the whole run is named, with the rule
 rm -rf pat; mkdir -p pat/library pat/renamed; echo a > pat/library/a; echo a > pat/renamed/a; echo b > pat/b; echo b > pat/library/b
 run "$DUPSCAN" -r --exclude='pat/library/' pat

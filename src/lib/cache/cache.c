@@ -223,6 +223,25 @@ static int check_body(int fd, const struct cache_file *c, uint64_t checksum)
 	return rc;
 }
 
+bool ds_cache_foreign_fd(int fd)
+{
+	struct stat st;
+	struct cache_header h;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return true;
+	ssize_t got = st.st_size > 0 ? pread(fd, &h, sizeof(h), 0) : 0;
+	if (got <= 0)
+		return false; /* empty (touch): a cache to begin */
+	if (memcmp(h.magic, CACHE_MAGIC, (size_t)got < 8 ? (size_t)got : 8) == 0)
+		return false; /* a cache, maybe damaged or cut short */
+	/* a damaged magic over a header whose sizes add up to the file's is a
+	 * damaged cache; nothing else adds up by chance */
+	uint64_t esize = got == (ssize_t)sizeof(h) && (h.entry_size == ENTRY_SIZE || h.entry_size == V1_ENTRY_SIZE)
+				 ? h.entry_size : 0;
+	return !(esize && h.count <= (uint64_t)st.st_size / esize && h.strings <= (uint64_t)st.st_size &&
+		 (uint64_t)st.st_size == HEADER_SIZE + h.count * esize + h.strings);
+}
+
 int ds_cache_read(const char *path, struct cache_file **out)
 {
 	*out = NULL;
@@ -234,7 +253,9 @@ int ds_cache_read(const char *path, struct cache_file **out)
 	struct cache_file *c = calloc(1, sizeof(*c));
 	int rc = c ? 0 : -ENOMEM;
 	if (rc == 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
-		rc = DUPSCAN_E_CACHE;
+		rc = DUPSCAN_E_NOT_CACHE;
+	if (rc == 0 && ds_cache_foreign_fd(fd))
+		rc = DUPSCAN_E_NOT_CACHE;
 	if (rc == 0)
 		rc = ds_cache_read_all(fd, &h, sizeof(h));
 	/* this version, or version 1 (64-byte entries without proofs) or 2 */
@@ -275,6 +296,11 @@ int ds_cache_load(dupscan_scan *s)
 	}
 	if (rc)
 		ds_cache_report(s, s->cache.path, rc); /* ignored: a run without it */
+	if (rc == DUPSCAN_E_NOT_CACHE) { /* and never written over */
+		free(c);
+		s->cache.run = NULL;
+		return 0;
+	}
 	if (getrandom(&c->salt, sizeof(c->salt), GRND_NONBLOCK) != (ssize_t)sizeof(c->salt)) {
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);

@@ -151,6 +151,11 @@ void ds_cache_report(dupscan_scan *s, const char *path, int code);
 /* Entries' order: by (device, inode). */
 int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino);
 int ds_cache_cmp_entry(void *ctx, const void *pa, const void *pb);
+/* Is the open file fd another file than a cache: not a regular file, or
+ * one whose first bytes (however few) are not a cache's? Such a file is
+ * never replaced nor removed (DUPSCAN_E_NOT_CACHE); a cache cut short is
+ * damaged, and replaced. */
+bool ds_cache_foreign_fd(int fd);
 /* Read exactly len bytes. @return 0, -errno, or DUPSCAN_E_CACHE at the end of the file. */
 int ds_cache_read_all(int fd, void *buf, size_t len);
 /* Check a cache file (read through once: checksum, order, paths in the

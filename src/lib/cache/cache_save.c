@@ -474,8 +474,9 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	run->loaded = NULL;
 	if (rc == 1)
 		rc = ds_cache_read(s->cache.path, &old);
-	if (rc && rc != -ENOMEM)
-		rc = 0; /* a broken file is replaced */
+	/* a broken file is replaced; another file put there since, never */
+	if (rc && rc != -ENOMEM && rc != DUPSCAN_E_NOT_CACHE)
+		rc = 0;
 	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
@@ -516,6 +517,13 @@ DUPSCAN_API int dupscan_cache_clear(const char *path)
 {
 	if (!path || !*path)
 		return -EINVAL;
+	/* (another file given by mistake is left as it is) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	bool foreign = fd >= 0 && ds_cache_foreign_fd(fd);
+	if (fd >= 0)
+		close(fd);
+	if (foreign)
+		return DUPSCAN_E_NOT_CACHE;
 	int lock = lock_cache(path);
 	if (lock < 0)
 		return lock;
