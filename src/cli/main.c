@@ -359,26 +359,6 @@ static int show(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 	return 0;
 }
 
-/* A pattern that matched nothing is most often one written from the wrong
- * place (relative to the current directory, not to each argument): said, so
- * a run that excluded or kept nothing is not taken as one that did. The
- * server matches another host's paths: there, only --keep's are this host's. */
-static void say_unmatched(const struct cli_opts *o, const dupscan_scan *scan)
-{
-	const char *hint = "(a pattern is matched against the path below each argument, without the "
-			   "argument: 'sub/*.jpg' for DIR/sub/x.jpg)";
-	const struct { const struct glob_list *l; const char *opt; } lists[] = {
-		{ &o->exclude, "--exclude" }, { &o->include, "--include" },
-	};
-	for (size_t k = 0; !o->nremote && !o->from_report && k < 2; k++)
-		for (size_t i = 0; i < lists[k].l->n; i++)
-			if (!lists[k].l->hits[i])
-				msg_warn("%s '%s' matched nothing in this run %s", lists[k].opt, lists[k].l->v[i], hint);
-	for (size_t i = 0; dupscan_set_count(scan) > 0 && i < o->keep.n; i++)
-		if (keep_unmatched(&o->keep, i))
-			msg_warn("--keep 'path=%s' matched no file of any set %s", keep_unmatched(&o->keep, i), hint);
-}
-
 /* The scan's end: interrupted, refused, failed, or shown. @return the exit status. */
 static int finish(dupscan_scan *scan, const struct cli_opts *o, const struct scope *sc, int rc, int argc,
 		  char **argv)
@@ -404,15 +384,20 @@ static int finish(dupscan_scan *scan, const struct cli_opts *o, const struct sco
 	 * its own question: missing.c) */
 	int status = aborted || o->view == VIEW_MISSING || dupscan_error_count(scan) ? 0 : scope_examined(sc);
 	if (status) {
-		say_unmatched(o, scan); /* (which pattern it was may be why) */
+		scope_unmatched(sc, scan, false); /* (which pattern it was may be why) */
 		return status;
 	}
+	/* an action whose pattern matched nothing would act on what the user
+	 * meant to leave out or keep: refused before its first change */
+	if (o->action && !o->dry_run && scope_unmatched(sc, scan, true))
+		return EXIT_USAGE;
 	status = show(scan, o, argc, argv);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		msg_say("error writing output");
 		status = 1;
 	}
-	say_unmatched(o, scan);
+	if (!o->action || o->dry_run)
+		scope_unmatched(sc, scan, false);
 	return dupscan_error_count(scan) > 0 || aborted || cli_interrupted() ? 1 : status;
 }
 
@@ -472,8 +457,12 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
  * before the scan, so nothing has changed. @return 0 or EXIT_USAGE. */
 static int check_journal(const struct cli_opts *o)
 {
+	if (o->cache_file && tilde_slip("--cache", o->cache_file))
+		return EXIT_USAGE;
 	if (!o->action || !o->journal)
 		return 0;
+	if (tilde_slip("--journal", o->journal))
+		return EXIT_USAGE;
 	int rc = journal_check(o->journal);
 	if (rc == 0)
 		return 0;

@@ -143,10 +143,11 @@ rm -rf "$XDG_STATE_HOME/dupscan"
 [ -s explicit.journal ] && [ "$(grep -c '^delete' explicit.journal)" -ge 1 ] && ! grep -q "journal of this run" d.out &&
   ok "--journal=FILE: made with the first change, not named again" || not_ok "explicit journal" "$(cat explicit.journal)" "$(cat d.out)"
 tree t
-# a journal that cannot be made is said before any prompt or change
+# a --journal that cannot be made is refused before the scan (a slip in an
+# argument: status 2)
 run "$DUPSCAN" -rdN --journal="$T/no/such/dir/j" t
-[ "$rc" = 1 ] && [ "$err" = "dupscan: journal '$T/no/such/dir/j': $E_NOENT" ] && [ -z "$out" ] &&
-  check_tree "a journal that cannot be made: said first, nothing changed, status 1" t "$pristine" ||
+[ "$rc" = 2 ] && [ "$err" = "dupscan: --journal '$T/no/such/dir/j': $E_NOENT; nothing was changed" ] && [ -z "$out" ] &&
+  check_tree "a journal that cannot be made: said first, nothing changed, status 2" t "$pristine" ||
   not_ok "unmakeable journal" "$rc" "$out" "$err"
 
 # faults: the kept file modified while -d waits for its answer

@@ -108,6 +108,16 @@ else
   ok "# SKIP not root: no other user to be"
 fi
 
+# '~' after '=' is left as it is by the shell: no folder named '~' is made
+for opt in --move-to --journal --cache; do
+  case $opt in --move-to) act=-r ;; --journal) act=-rL ;; *) act=-r ;; esac
+  run "$DUPSCAN" $act "$opt=~/dupscan-test-x" pr
+  [ "$rc" = 2 ] && [ ! -e '~' ] && expect_err "$opt=~/...: status 2, the shell's '~' named" "^dupscan: $opt '~/dupscan-test-x': the shell leaves '~' as it is" ||
+    not_ok "$opt=~: rc $rc" "$err"
+done
+run "$DUPSCAN" -rL --journal="$T/no/such/dir/j" pr
+[ "$rc" = 2 ] && ok "--journal in a folder that is not there: status 2 before the scan" || not_ok "--journal missing folder: rc $rc" "$err"
+
 # a scan that took no file: not "no duplicates"
 rm -rf nf; mkdir -p nf/sub/deeper nf/empty; echo x > nf/sub/a; echo x > nf/sub/deeper/b
 run "$DUPSCAN" nf
@@ -148,6 +158,16 @@ expect_err "--include matching nothing: named" "^dupscan: warning: --include 'no
 printf '%s' "$err" | grep -q "exclude 'library/'" && not_ok "--exclude that matched: not named" "$err" || ok "--exclude that matched: not named"
 run "$DUPSCAN" -rdN --keep='path=renamed/*' --dry-run pat/renamed pat/library
 expect_err "--keep path=GLOB matching no file of any set: named" "^dupscan: warning: --keep 'path=renamed/\*' matched no file of any set \(a pattern"
+# with an action, such a pattern is refused before the first change: the
+# keep rule that matches nothing would delete the copies it was to keep
+before=$(state pat)
+run "$DUPSCAN" -rdN --keep='path=renamed/*' pat/renamed pat/library
+[ "$rc" = 2 ] && [ "$(state pat)" = "$before" ] &&
+  expect_err "-dN with a --keep pattern that matches nothing: refused, nothing deleted" "^dupscan: nothing was changed: a pattern that matches nothing" ||
+  not_ok "-dN --keep matching nothing: rc $rc" "$out" "$err"
+run "$DUPSCAN" -rL --exclude='pat/library/' pat
+[ "$rc" = 2 ] && [ "$(state pat)" = "$before" ] && ok "-L with an --exclude that matches nothing: refused, nothing linked" ||
+  not_ok "-L --exclude matching nothing: rc $rc" "$err"
 run "$DUPSCAN" -rdN --keep='path=a' --dry-run pat/renamed pat/library
 [ "$rc" = 0 ] && ! printf '%s' "$err" | grep -q "keep 'path" && ok "--keep that matched: not named" || not_ok "--keep that matched" "$err"
 

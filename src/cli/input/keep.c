@@ -127,6 +127,18 @@ static int by_rule(struct keep_rule *r, const dupscan_file *a, const dupscan_fil
 	return 0;
 }
 
+void keep_count_paths(const struct keep_rules *r, const dupscan_scan *scan)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct keep_rule *k = &r->v[i];
+		for (size_t s = 0; k->kind == KEEP_PATH && !k->hits && s < dupscan_set_count(scan); s++) {
+			const dupscan_set *set = dupscan_get_set(scan, s);
+			for (size_t f = 0; !k->hits && f < dupscan_set_file_count(set); f++)
+				k->hits += glob_match(k->glob, dupscan_file_relpath(dupscan_set_file(set, f)), false);
+		}
+	}
+}
+
 const char *keep_unmatched(const struct keep_rules *r, size_t i)
 {
 	return i < r->n && r->v[i].kind == KEEP_PATH && r->v[i].hits == 0 ? r->v[i].glob : NULL;

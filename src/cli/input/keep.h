@@ -28,8 +28,11 @@ size_t keep_index(const dupscan_set *set, const struct keep_rules *r);
 /* The same among the files whose among[] is true (all of them for NULL). */
 size_t keep_index_among(const dupscan_set *set, const struct keep_rules *r, const bool *among);
 
-/* Rule i's GLOB when it is path=GLOB and matched no file it was asked
- * about (by keep_index()), else NULL. */
+/* Count, for each path=GLOB rule, whether it matches a file of any of
+ * scan's sets (before an action: a rule that matches none is a slip). */
+void keep_count_paths(const struct keep_rules *r, const dupscan_scan *scan);
+/* Rule i's GLOB when it is path=GLOB and matched no file (keep_index(),
+ * keep_count_paths()), else NULL. */
 const char *keep_unmatched(const struct keep_rules *r, size_t i);
 
 /* Listing order: the kept file (index kept) first, then the others in the

@@ -79,6 +79,8 @@ int moveto_check(const struct cli_opts *o, struct moveto_prune *m)
 	memset(m, 0, sizeof(*m));
 	if (!o->move_to)
 		return 0;
+	if (tilde_slip("--move-to", o->move_to))
+		return EXIT_USAGE;
 	int rc = can_make(o->move_to);
 	if (rc) {
 		msg_say("--move-to '%s': %s%s; nothing was changed", o->move_to,
@@ -144,4 +146,17 @@ int reference_check(const struct cli_opts *o)
 		}
 	}
 	return 0;
+}
+
+int tilde_slip(const char *opt, const char *path)
+{
+	struct stat st;
+	if (!path || path[0] != '~' || (path[1] != '/' && path[1] != '\0') || lstat("~", &st) == 0)
+		return 0;
+	/* (--cache takes its value after '=' only) */
+	bool spaced = strcmp(opt, "--cache") != 0;
+	msg_say("%s '%s': the shell leaves '~' as it is after '=' (there is no folder '~' here); "
+		"write %s=$HOME%s%s%s%s%s", opt, path, opt, path + 1, spaced ? ", or " : "", spaced ? opt : "",
+		spaced ? " " : "", spaced ? path : "");
+	return EXIT_USAGE;
 }

@@ -31,6 +31,11 @@ int moveto_check(const struct cli_opts *o, struct moveto_prune *m);
 bool moveto_is(const struct moveto_prune *m, const char *path);
 void moveto_free(struct moveto_prune *m);
 
+/* A path option's value that begins with '~' when no folder '~' is here:
+ * the shell expands '~' after a space, not after '=' (--move-to=~/dupes
+ * would make a folder named '~'). @return 0, or EXIT_USAGE (said). */
+int tilde_slip(const char *opt, const char *path);
+
 /* --reference against the other paths, before the scan: a path inside a
  * reference (or one itself) would be checked against itself: refused; a
  * reference inside a path is said. @return 0 or EXIT_USAGE (said). */

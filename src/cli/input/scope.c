@@ -90,3 +90,28 @@ int scope_examined(const struct scope *sc)
 	/* (an empty tree: "no duplicates" is true, and said as jdupes says it) */
 	return 0;
 }
+
+size_t scope_unmatched(const struct scope *sc, const dupscan_scan *scan, bool refuse)
+{
+	const struct cli_opts *o = sc->o;
+	const char *hint = "(a pattern is matched against the path below each argument, without the "
+			   "argument: 'sub/*.jpg' for DIR/sub/x.jpg)";
+	const struct { const struct glob_list *l; const char *opt; } lists[] = {
+		{ &o->exclude, "--exclude" }, { &o->include, "--include" },
+	};
+	const char *how = refuse ? "" : "warning: ";
+	size_t n = 0;
+	/* (the server matches another host's paths: only this host's are known) */
+	for (size_t k = 0; !o->nremote && !o->from_report && k < 2; k++)
+		for (size_t i = 0; i < lists[k].l->n; i++)
+			if (!lists[k].l->hits[i] && ++n)
+				msg_say("%s%s '%s' matched nothing in this run %s", how, lists[k].opt, lists[k].l->v[i], hint);
+	keep_count_paths(&o->keep, scan);
+	for (size_t i = 0; dupscan_set_count(scan) > 0 && i < o->keep.n; i++)
+		if (keep_unmatched(&o->keep, i) && ++n)
+			msg_say("%s--keep 'path=%s' matched no file of any set %s", how, keep_unmatched(&o->keep, i), hint);
+	if (n && refuse)
+		msg_say("nothing was changed: a pattern that matches nothing would act on what it was written to "
+			"leave out or keep (--dry-run shows a run as it would go)");
+	return n;
+}

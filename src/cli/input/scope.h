@@ -24,4 +24,10 @@ void scope_install(dupscan_scan *scan, struct scope *sc, bool serving);
  * was examined, -r not given or the filters). */
 int scope_examined(const struct scope *sc);
 
+/* The --exclude, --include and --keep path= patterns that matched nothing in
+ * the run, each said with the rule (relative to each argument): as a
+ * warning, or (refuse) as the reason an action is refused.
+ * @return how many. */
+size_t scope_unmatched(const struct scope *sc, const dupscan_scan *scan, bool refuse);
+
 #endif /* DUPSCAN_CLI_SCOPE_H */

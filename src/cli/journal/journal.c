@@ -149,13 +149,31 @@ static int holds_journal(int fd)
 	return (size_t)n == sizeof(head) - 1 && memcmp(head, JOURNAL_MAGIC, sizeof(head) - 1) == 0 ? 0 : -EINVAL;
 }
 
+/* Can the journal be made at its path? Asked before the first change, so a
+ * place that cannot take it is said before any prompt or change (a later
+ * failure still stops before the change it was to record). */
+static int check_place(const char *path)
+{
+	if (access(path, W_OK) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
+}
+
 int journal_check(const char *path)
 {
 	if (!path)
 		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT ? check_place(path) : -errno;
 	int rc = holds_journal(fd);
 	close(fd);
 	return rc;
@@ -234,24 +252,6 @@ static int commit(struct journal *j, struct line *l)
 		rc = -errno;
 	free(l->buf);
 	return rc;
-}
-
-/* Can the journal be made at its path? Asked before the first change, so a
- * place that cannot take it is said before any prompt or change (a later
- * failure still stops before the change it was to record). */
-static int check_place(const char *path)
-{
-	if (access(path, W_OK) == 0)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
-	const char *slash = strrchr(path, '/');
-	char dir[PATH_MAX];
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
-	return access(dir, W_OK | X_OK) == 0 ? 0 : -errno;
 }
 
 struct journal *journal_open(const char *path)

@@ -17,10 +17,10 @@ struct journal;
  * it, with the first change recorded; here only its place is checked.
  * @return the journal, or NULL with a message on stderr. */
 struct journal *journal_open(const char *path);
-/* Is the file at path (when there is one) a journal dupscan may append to:
- * one it wrote, or an empty file? Asked before anything changes.
+/* Is the file at path a journal dupscan may append to (one it wrote, or an
+ * empty file), or can one be made there? Asked before anything changes.
  * @return 0; -EINVAL when it holds anything else (a report, a folder);
- * another -errno when it cannot be opened. */
+ * another -errno when it cannot be opened or made (its folder missing). */
 int journal_check(const char *path);
 /* (journal_record()'s error when the file was replaced by one that is not a journal) */
 #define ENOTJOURNAL EBADMSG
