@@ -25,6 +25,18 @@ static void jdupes_size(uint64_t bytes, bool its_space, FILE *out)
 		fprintf(out, "%" PRIu64 " MB", bytes / 1000000);
 }
 
+/* The figures leave out what could not be read: said beside them, on
+ * standard error (jdupes' line on standard output stays as it is). */
+static void unread_note(const dupscan_scan *scan, FILE *out)
+{
+	uint64_t unread = dupscan_error_count(scan);
+	if (!unread)
+		return;
+	fflush(out);
+	msg_say("%" PRIu64 " path%s could not be read (named above): in no figure of the summary", unread,
+		unread == 1 ? "" : "s");
+}
+
 void act_summarize(const dupscan_scan *scan, FILE *out)
 {
 	size_t sets = dupscan_set_count(scan);
@@ -41,6 +53,7 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		fflush(out);
 		fprintf(dupscan_unique_count(scan) == 0 ? stderr : out, "No duplicates found.\n");
 		channel_bytes(scan, out);
+		unread_note(scan, out);
 		return;
 	}
 	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);
@@ -55,4 +68,5 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		fputs(" to reclaim\n", out);
 	}
 	channel_bytes(scan, out);
+	unread_note(scan, out);
 }
