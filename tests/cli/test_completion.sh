@@ -33,45 +33,58 @@ missing=$(for o in $longs; do bash_complete dupscan "${o%?}" | grep -qxF -e "$o"
 # TAB typed, the line read back (every choice listed when there are several)
 cat > drive_bash.py <<'PY'
 import os, pty, select, sys, time
-comp, line = sys.argv[1], sys.argv[2]
+# one bash for every line (a line, a TAB, the screen read, then ^C for a new
+# prompt); the screens go out NUL-separated, in the order of the lines
+comp, lines = sys.argv[1], sys.argv[2:]
 pid, fd = pty.fork()
 if pid == 0:
     os.environ.update(PS1="$ ", TERM="dumb", INPUTRC="/dev/null")
     os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
-def read(until=None, quiet=0.4, limit=10.0):
+def read(until=None, quiet=0.25, limit=10.0):
     out, end, last = b"", time.time() + limit, time.time()
     while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.05)
+        r, _, _ = select.select([fd], [], [], 0.02)
         if r:
             try:
                 out += os.read(fd, 4096)
             except OSError:
                 break
             last = time.time()
-        elif (until is None or until in out) and time.time() - last > quiet:
+        elif (until is None or out.endswith(until)) and time.time() - last > quiet:
             break
     return out
 os.write(fd, ("source '%s'; bind 'set show-all-if-ambiguous on'; bind 'set completion-query-items 0'; "
               "bind 'set bell-style none'; echo __READY__\n" % comp).encode())
-read(b"__READY__\r\n")
-os.write(fd, (line + "\t").encode())
-screen = read()
-os.write(fd, b"\x15exit\n")
+read(b"__READY__\r\n$ ")
+for line in lines:
+    os.write(fd, (line + "\t").encode())
+    screen = read()
+    os.write(fd, b"\x03")
+    read(b"$ ", quiet=0.05)
+    sys.stdout.write(screen.decode(errors="replace").replace("\r", "") + "\0")
+os.write(fd, b"exit\n")
 read(limit=1.0)
-sys.stdout.write(screen.decode(errors="replace").replace("\r", ""))
 PY
-bash_tab() { python3 "$T/drive_bash.py" "$BASH_C" "$1"; }
-# LINE WANT: after LINE and a TAB the line reads WANT (one choice, completed)
-bash_line() {
-  local screen; screen=$(bash_tab "$1")
-  [ "$screen" = "$2" ] && ok "bash (a terminal): '$1' TAB gives '$2'" || not_ok "bash (a terminal): '$1' TAB" "got: $(printf '%q' "$screen")" "want: $(printf '%q' "$2")"
-}
-# LINE WORDS...: after LINE and a TAB every one of WORDS is listed
-bash_lists() {
-  local line=$1 screen w miss=""; shift
-  screen=$(bash_tab "$line")
-  for w in "$@"; do grep -qE "(^| )$w( |$)" <<< "$screen" || miss="$miss $w"; done
-  [ -z "$miss" ] && ok "bash (a terminal): '$line' TAB lists $*" || not_ok "bash (a terminal): '$line' TAB lacks$miss" "$screen"
+# every line's screen, once: BASH_LINES (in order), then bash_screen N
+bash_lines=()
+bash_line() { bash_lines+=("line|$1|$2"); }
+bash_lists() { local l=$1; shift; bash_lines+=("lists|$l|$*"); }
+bash_check() {
+  local screens=() lines=() k kind line want screen w miss
+  for k in "${bash_lines[@]}"; do IFS='|' read -r kind line want <<< "$k"; lines+=("$line"); done
+  mapfile -d '' screens < <(python3 "$T/drive_bash.py" "$BASH_C" "${lines[@]}")
+  for k in "${!bash_lines[@]}"; do
+    IFS='|' read -r kind line want <<< "${bash_lines[$k]}"
+    screen=${screens[$k]-}
+    if [ "$kind" = line ]; then
+      [ "$screen" = "$want" ] && ok "bash (a terminal): '$line' TAB gives '$want'" ||
+        not_ok "bash (a terminal): '$line' TAB" "got: $(printf '%q' "$screen")" "want: $(printf '%q' "$want")"
+    else
+      miss=""
+      for w in $want; do grep -qE -- "(^| )$w( |$)" <<< "$screen" || miss="$miss $w"; done
+      [ -z "$miss" ] && ok "bash (a terminal): '$line' TAB lists $want" || not_ok "bash (a terminal): '$line' TAB lacks$miss" "$screen"
+    fi
+  done
 }
 if command -v python3 >/dev/null && python3 -c 'import pty' 2>/dev/null; then
   mkdir -p t/dd t/d2 && : > t/j.journal && : > t/d2/r.json
@@ -92,6 +105,7 @@ if command -v python3 >/dev/null && python3 -c 'import pty' 2>/dev/null; then
   bash_line "dupscan --undo=j" "dupscan --undo=j.journal "
   bash_lists "dupscan --recurse" --recurse --recurse:
   bash_line "dupscan -X onlye" "dupscan -X onlyext:"
+  bash_check
   cd .. || exit 1
 else
   echo "ok $((tap_n += 1)) # SKIP no python3 pty here to drive bash"
