@@ -26,13 +26,13 @@ failed=0
 # library are copied into the test's own folder, and run from there.
 if [ "$(id -u)" = 0 ] && [ -n "${DUPSCAN_LIB:-}" ] && command -v setpriv >/dev/null &&
    ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$DUPSCAN" 2>/dev/null; then
-  # (a wrapper gives the copy its library wherever it runs, over ssh too,
-  # under its own name: argv[0] is what the tests compare)
-  mkdir -p "$T/.bin" && cp "$DUPSCAN" "$T/.bin/dupscan.bin" && cp "$DUPSCAN_LIB" "$T/.bin/libdupscan.so.0" &&
-    printf '#!/bin/bash\nLD_LIBRARY_PATH=%q${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec -a "$0" %q "$@"\n' \
-      "$T/.bin" "$T/.bin/dupscan.bin" > "$T/.bin/dupscan" &&
-    chmod 755 "$T/.bin" "$T/.bin/dupscan" "$T/.bin/dupscan.bin" && chmod 644 "$T/.bin/libdupscan.so.0" &&
-    DUPSCAN=$T/.bin/dupscan
+  # (laid out as in the build: the program finds its library by its run
+  # path, $ORIGIN/../lib, wherever it runs, over ssh too, with no wrapper
+  # that an LD_PRELOAD of the tests' would reach)
+  mkdir -p "$T/.bin/cli" "$T/.bin/lib" && cp "$DUPSCAN" "$T/.bin/cli/dupscan" &&
+    cp "$DUPSCAN_LIB" "$T/.bin/lib/libdupscan.so.0" &&
+    chmod 755 "$T/.bin" "$T/.bin/cli" "$T/.bin/lib" "$T/.bin/cli/dupscan" && chmod 644 "$T/.bin/lib/libdupscan.so.0" &&
+    DUPSCAN=$T/.bin/cli/dupscan
 fi
 
 # python3 itself, not a version manager's shim in front of it: pyenv's runs
