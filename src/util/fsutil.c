@@ -120,18 +120,23 @@ int ds_fsync_dir_of(const char *path)
 	return rc == -EINVAL ? 0 : rc;
 }
 
-int ds_make_dirs(const char *path, size_t len, mode_t mode)
+int ds_make_dirs_told(const char *path, size_t len, mode_t mode, int (*before)(void *ctx, const char *dir), void *ctx)
 {
 	char *p = strndup(path, len);
 	if (!p)
 		return -ENOMEM;
 	int rc = 0;
+	struct stat st;
 	for (char *s = p + (len > 0); len > 0 && rc == 0; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
 		char c = *s;
 		*s = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST)
+		if (before && (lstat(p, &st) == 0 || errno != ENOENT))
+			; /* there already (or mkdir says why not) */
+		else if (before)
+			rc = before(ctx, p);
+		if (rc == 0 && mkdir(p, mode) != 0 && errno != EEXIST)
 			rc = -errno;
 		*s = c;
 		if (c == '\0')
@@ -139,6 +144,11 @@ int ds_make_dirs(const char *path, size_t len, mode_t mode)
 	}
 	free(p);
 	return rc;
+}
+
+int ds_make_dirs(const char *path, size_t len, mode_t mode)
+{
+	return ds_make_dirs_told(path, len, mode, NULL, NULL);
 }
 
 char *ds_xdg_dir(const char *var, const char *fallback)

@@ -52,6 +52,10 @@ char *ds_dir_part(const char *path);
 int ds_fsync_dir_of(const char *path);
 /* mkdir -p for the first len bytes of path. @return 0 or -errno. */
 int ds_make_dirs(const char *path, size_t len, mode_t mode);
+/* The same, with before(ctx, dir) called for each folder not there yet,
+ * before it is made (a journal line); its nonzero return stops there and
+ * is returned. */
+int ds_make_dirs_told(const char *path, size_t len, mode_t mode, int (*before)(void *ctx, const char *dir), void *ctx);
 /* dupscan's directory of one XDG kind, made (0700) when missing: $VAR/dupscan
  * where VAR is set to an absolute path, else $HOME/FALLBACK/dupscan (VAR
  * "XDG_CACHE_HOME", FALLBACK ".cache"). @return its path, malloc'ed, or NULL

@@ -106,6 +106,11 @@ static const uint64_t *content_of(struct moved_content *m, const char *path, con
 	return m->ok ? &m->hash : NULL;
 }
 
+static int journal_dir(void *a, const char *dir)
+{
+	return act_journal_mkdir(a, dir);
+}
+
 /* The folders above dest that are not there yet, made, each journaled
  * before it is made, so that --undo takes them away again once the files
  * moved into them are back. */
@@ -114,29 +119,7 @@ static int make_parents(struct act_ctx *a, const char *dest)
 	size_t len = (size_t)(strrchr(dest, '/') - dest);
 	if (a->flags & DUPSCAN_ACT_DRY_RUN)
 		return 0;
-	if (!a->journal)
-		return ds_make_dirs(dest, len, 0777);
-	char *p = strndup(dest, len);
-	if (!p)
-		return -ENOMEM;
-	int rc = 0;
-	for (char *s = p + (len > 0); len > 0 && rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		struct stat st;
-		if (lstat(p, &st) != 0 && errno == ENOENT) {
-			rc = act_journal_mkdir(a, p);
-			if (rc == 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
-				rc = -errno;
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	return rc;
+	return ds_make_dirs_told(dest, len, 0777, a->journal ? journal_dir : NULL, a);
 }
 
 static int move_one(struct act_ctx *a, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
