@@ -124,6 +124,16 @@ done
 run "$DUPSCAN" -rL --journal="$T/no/such/dir/j" pr
 [ "$rc" = 2 ] && ok "--journal in a folder that is not there: status 2 before the scan" || not_ok "--journal missing folder: rc $rc" "$err"
 
+# -B where the filesystem cannot share extents (tmpfs, ext4): not "done"
+rm -rf bb; mkdir bb; head -c 100000 /dev/urandom > bb/a; cp bb/a bb/b; cp bb/a bb/c
+run "$DUPSCAN" -rB bb
+if printf '%s' "$err" | grep -q "does not support deduplication"; then
+  [ "$rc" = 1 ] && [ "$(printf '%s\n' "$out" | tail -1)" = "Deduplication not done: none of the 2 files processed could be deduplicated (named above)" ] &&
+    ok "-B on a filesystem that cannot share: 'not done', status 1" || not_ok "-B unsupported: rc $rc" "$out" "$err"
+else
+  ok "# SKIP this filesystem shares extents"
+fi
+
 # a scan that took no file: not "no duplicates"
 rm -rf nf; mkdir -p nf/sub/deeper nf/empty; echo x > nf/sub/a; echo x > nf/sub/deeper/b
 run "$DUPSCAN" nf

@@ -57,6 +57,16 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 		}
 		fflush(out);
 	}
-	fprintf(out, "Deduplication done (%zu files processed)\n", processed);
+	/* jdupes' line where every file went through; a "done" that would
+	 * cover files that could not be shared says so */
+	size_t failed = (size_t)failures;
+	if (failed == 0)
+		fprintf(out, "Deduplication done (%zu files processed)\n", processed);
+	else if (failed == processed)
+		fprintf(out, "Deduplication not done: none of the %zu files processed could be deduplicated "
+			     "(named above)\n", processed);
+	else
+		fprintf(out, "Deduplication done (%zu files processed; %zu of them could not be deduplicated, "
+			     "named above)\n", processed, failed);
 	return failures;
 }
