@@ -93,6 +93,10 @@ run "$DUPSCAN" -r --reference=ph/card ph --missing
 [ "$rc" = 0 ] && expect_err "a reference inside the card: said" "^dupscan: warning: the reference 'ph/card' lies inside 'ph'" &&
   expect_err "a reference inside the card: the rest checked" "^dupscan: 0 files \(0 bytes\) of 1 checked have no copy under ph/card$" ||
   not_ok "reference in card: rc $rc" "$err"
+mkdir -p only/lib && echo z > only/lib/z
+run "$DUPSCAN" -r --reference=only/lib only --missing
+[ "$rc" = 2 ] && [ -z "$out" ] && expect_err "a card holding nothing but its reference: status 2, said" \
+  "no file under 'only' was checked against the reference \\(its only files are the reference's" || not_ok "card = reference only: rc $rc" "$err"
 run "$DUPSCAN" -r --reference=ph/library ph/card --missing
 [ "$rc" = 3 ] && [ "$out" = ph/card/DCIM/b.jpg ] && expect_err "--missing: the summary counts what was checked" \
   "^dupscan: 1 file \(2 bytes\) of 2 checked has no copy under ph/library$" || not_ok "--missing: rc $rc" "$out" "$err"

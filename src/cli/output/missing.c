@@ -9,6 +9,7 @@
 #include "../msg.h"
 #include "output.h"
 #include "fsutil.h"
+#include "nesting.h"
 
 
 static void missing_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out)
@@ -51,10 +52,15 @@ int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **a
 	/* an empty list is an answer only when something was asked about */
 	uint64_t asked = dupscan_missing_asked(scan);
 	if (asked == 0) {
+		bool holds_ref = false; /* (a card whose only files are its reference's) */
+		for (int r = 0; r < o->nreference; r++)
+			for (int i = 0; i < o->npaths; i++)
+				holds_ref |= nest_in(o->reference[r], o->paths[i].path) == 1;
 		msg_say("--missing: no file under '%s'%s was checked against the reference%s; nothing to answer",
 			o->paths[0].path, o->npaths > 1 ? " or the other paths" : "",
-			o->recurse ? " (an empty tree, or every file left out by the filters)"
-				   : " (without -r only the files named or directly inside are checked)");
+			holds_ref ? " (its only files are the reference's, which lies inside it)"
+			: o->recurse ? " (an empty tree, or every file left out by the filters)"
+				     : " (without -r only the files named or directly inside are checked)");
 		return EXIT_USAGE;
 	}
 	size_t n = dupscan_missing_count(scan);
