@@ -53,6 +53,11 @@ made=$(find p -type f -links +1 | wc -l)
 run "$DUPSCAN" --undo="$j"
 [ "$rc" = 0 ] && [ "$(state p)" = "$before" ] && ok "output closed: --undo restores everything" || not_ok "undo after a closed output" "rc $rc" "$err"
 
+# the journal's line says what --undo can do with it: a deletion is no change it reverses
+rm -rf dl; pairs dl 1
+run "$DUPSCAN" -rdN dl
+expect_err "-dN: the journal named as a record, deletions not undoable" "^dupscan: journal of this run: .* \(a record of what is deleted: deletions cannot be undone\)$"
+
 # --move-to inside the scanned tree: said once, left out of the walk, so a
 # second run moves nothing again (it moved photos/dupes/dupes/... before)
 rm -rf photos; mkdir -p photos/x; echo 1 > photos/a; echo 1 > photos/x/b; echo 2 > photos/c; echo 2 > photos/x/d

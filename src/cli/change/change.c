@@ -39,8 +39,12 @@ static int recorded(struct act_ctx *a, int rc)
 	} else if (!a->named) {
 		/* named before the first change, wherever stdout goes */
 		a->named = true;
+		/* (what --undo can give back of it: a deletion, nothing) */
 		if (!a->o->journal)
-			msg_say("journal of this run: %s (dupscan --undo=FILE reverses it)", journal_path(a->journal));
+			msg_say("journal of this run: %s (%s)", journal_path(a->journal),
+				a->o->action == 'd' ? "a record of what is deleted: deletions cannot be undone"
+				: a->o->action == 'B' ? "a record: deduplication changes no file's content"
+						      : "dupscan --undo=FILE reverses it");
 	}
 	return rc;
 }
