@@ -242,15 +242,19 @@ run "$DUPSCAN" -rq --overlap --summary=dirs --format=csv t
 # a folder copied whole is one pair, at any depth, with folders that only
 # wrap it or not, whichever side is given first (the rules above hid a pair
 # one way round only: a subfolder against the whole copy was listed)
-whole() { # NAME SRC DEST: SRC holds a few folders; DEST/... a copy of it
+whole() { # NAME SRC DEST [inner]: SRC holds a few folders; DEST/... a copy of it
   rm -rf wc; mkdir -p "wc/$2"
-  python3 - "wc/$2" <<'PY'
-import os, sys
+  python3 - "wc/$2" "${4:-}" <<'PY'
+import os, shutil, sys
 top = sys.argv[1]
 for i, d in enumerate(["2019/jan", "2019/feb", "2020", "2020/x/y", ""]):
     os.makedirs(os.path.join(top, d), exist_ok=True)
     for k in range(3):
         open(os.path.join(top, d, f"f{k}"), "wb").write(f"{d}:{k}:".encode() * (50 + 37 * i + k))
+if sys.argv[2] == "inner":  # copies of its own files inside it (a card's pictures also under 2019)
+    os.makedirs(os.path.join(top, "card"))
+    for k in range(3):
+        shutil.copy(os.path.join(top, "2019/jan", f"f{k}"), os.path.join(top, "card", f"c{k}"))
 PY
   mkdir -p "$(dirname "wc/$3")" && cp -a "wc/$2" "wc/$3"
   local want a b
@@ -258,13 +262,19 @@ PY
   for order in "wc/$2 wc/$3" "wc/$3 wc/$2" "wc"; do
     # shellcheck disable=SC2086
     run "$DUPSCAN" -rq --overlap --format=json $order
-    want=$(printf '%s\n' "$out" | python3 -c 'import json, sys; print("\n".join(sorted(p[s]["path"] for p in json.load(sys.stdin)["overlaps"] for s in "ab")))')
+    # the pairs across the two copies (a copy inside one of them pairs its folders too)
+    want=$(printf '%s\n' "$out" | python3 -c 'import json, sys
+a, b = sys.argv[1:]
+rows = [(p["a"]["path"], p["b"]["path"]) for p in json.load(sys.stdin)["overlaps"]]
+print("\n".join(sorted(x for r in rows if sum(x.startswith(a) for x in r) == 1 for x in r)))' "wc/$2/" "wc/$3/")
     [ "$rc" = 0 ] && [ "$want" = "$(printf '%s\n%s' "$a" "$b")" ] && ok "$1 ($order): one pair, the two copies" ||
       not_ok "$1 ($order)" "$(printf '%s\n' "$out" | head -c 600)"
   done
 }
 whole "copied whole, side by side" Photos Backup/Photos
 whole "copied whole, three levels down" Photos b/home/user/Photos
+whole "copied whole, holding copies of its own files" Photos Backup/Photos inner
+whole "copied whole three levels down, holding copies of its own files" Photos b/home/user/Photos inner
 whole "copied whole, next to other folders" Photos Backup/2024/Photos
 mkdir -p wc/Backup/2024/other && echo unrelated > wc/Backup/2024/other/u
 run "$DUPSCAN" -rq --overlap wc

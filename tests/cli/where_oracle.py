@@ -77,10 +77,17 @@ def main():
         if a in wrapper or b in wrapper:
             hidden.add((a, b))  # the subdirectory it wraps is named
         pb = dirs[b]
+        # (the tool knows the other way of a pair only where it weighed it:
+        # at the share or past it, as sel holds them)
+        def more(big, small):
+            return big in sel and small in sel and shared[big][1] > shared[small][1]
         if pb is not None and (a, pb) in sel and shared[a, pb][1] == shared[a, b][1]:
-            hidden.add((a, pb))  # a subdirectory of pb holds as much of a
-        if dirs[a] is not None and (dirs[a], b) in sel and shared[dirs[a], b][1] == shared[a, b][1]:
-            hidden.add((dirs[a], b))  # a subdirectory of a's parent has as many bytes in b
+            # a subdirectory of pb holds as much of a: named, unless pb holds more of a's copies
+            hidden.add((a, b) if more((pb, a), (b, a)) else (a, pb))
+        pa0 = dirs[a]
+        if pa0 is not None and (pa0, b) in sel and shared[pa0, b][1] == shared[a, b][1]:
+            # a subdirectory of a's parent has as many bytes in b: the same, the other way round
+            hidden.add((a, b) if more((b, pa0), (b, a)) else (pa0, b))
         pa = dirs[a]
         while pa is not None and pa in wrapper:
             pa = dirs[pa]  # past the folders that only wrap a
@@ -94,6 +101,12 @@ def main():
         for y in list(ancestors(dirs, b))[1:]:
             if (a, y) in shared and shared[a, y][1] > shared[a, b][1]:
                 hidden.add((a, b))  # a folder above b holds more of a
+    # two folders that are whole copies of each other: every pair inside them
+    whole = {(a, b) for a, b in sel if (b, a) in sel and shared[a, b][1] == tally[a][1] and shared[b, a][1] == tally[b][1]
+             and a not in wrapper and b not in wrapper}
+    for a, b in sel:
+        if any((x, y) in whole for x in ancestors(dirs, a) for y in ancestors(dirs, b) if (x, y) != (a, b)):
+            hidden.add((a, b))
     shown = sel - hidden
     rows, done = [], set()
     for a, b in sorted(shown):

@@ -293,11 +293,40 @@ static bool more_above(const struct ovl *o, const struct entry *e, uint32_t a, u
 	return false;
 }
 
+/* Of two pairs with the same bytes one way, does the other way of the one
+ * with the larger folder (big) hold more than that of the smaller (small)?
+ * Only where both are at the share: every such pair is made, whole (one
+ * below it may not be). */
+static bool holds_more(const struct entry *big, const struct entry *small)
+{
+	return big && small && (big->flags & E_SEL) && (small->flags & E_SEL) && big->bytes > small->bytes;
+}
+
+/* Do x and y lie (at any depth, one of them maybe itself) in two folders
+ * that are whole copies of each other, every byte of each with a copy in
+ * the other? That pair says it all: x and y are a part of it. */
+static bool under_whole(const struct ovl *o, uint32_t x, uint32_t y)
+{
+	const struct ds_dir *dirs = o->s->tree.dirs;
+	const uint64_t *bytes = o->t->bytes;
+	for (uint32_t ax = x; ax != DS_NONE; ax = dirs[ax].parent)
+		for (uint32_t ay = y; ay != DS_NONE; ay = dirs[ay].parent) {
+			/* (a folder holding nothing but one subfolder is no pair: that one is) */
+			if ((ax == x && ay == y) || o->wrapper[ax] || o->wrapper[ay])
+				continue;
+			const struct entry *p = find(o, ax, ay), *q = p ? find(o, ay, ax) : NULL;
+			if (q && (p->flags & E_SEL) && (q->flags & E_SEL) && p->bytes == bytes[ax] && q->bytes == bytes[ay])
+				return true;
+		}
+	return false;
+}
+
 /* Leave out a pair with a side that only wraps a subdirectory; a pair whose
  * A's parent (past the folders that hold nothing but A) has as large a share
  * of itself in B, in B's parent or past the folders wrapping B; a pair whose
  * B has a subdirectory holding as much of A, or whose A has a subdirectory
- * with as many bytes in B; and one where a folder above B holds more of A. A folder copied whole, at any depth, is then one pair,
+ * with as many bytes in B; one where a folder above B holds more of A; and
+ * one inside two folders that are whole copies of each other. A folder copied whole, at any depth, is then one pair,
  * whichever side is weighed. */
 static void hide_nested(struct ovl *o)
 {
@@ -310,15 +339,18 @@ static void hide_nested(struct ovl *o)
 		uint32_t a = (uint32_t)(e->key >> 32) - 1, b = (uint32_t)e->key;
 		if (o->wrapper[a] || o->wrapper[b])
 			e->flags |= E_HIDE;
-		/* the smallest folder holding the copies is named, on either side */
+		/* the smallest folder holding the copies is named, on either side,
+		 * unless its parent holds more of the other side's copies: a
+		 * folder copied whole that holds copies of its own files is
+		 * named whole, not one subfolder its other copies match */
 		uint32_t pb = dirs[b].parent, pa = dirs[a].parent;
 		struct entry *up = pb != DS_NONE ? find(o, a, pb) : NULL;
 		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
-			up->flags |= E_HIDE;
+			(holds_more(find(o, pb, a), find(o, b, a)) ? e : up)->flags |= E_HIDE;
 		up = pa != DS_NONE ? find(o, pa, b) : NULL;
 		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
-			up->flags |= E_HIDE;
-		if (within_larger(o, e, a, b) || more_above(o, e, a, b))
+			(holds_more(find(o, b, pa), find(o, b, a)) ? e : up)->flags |= E_HIDE;
+		if (within_larger(o, e, a, b) || more_above(o, e, a, b) || under_whole(o, a, b))
 			e->flags |= E_HIDE;
 	}
 }
