@@ -589,9 +589,11 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * left out when a side's files all lie in one of its subdirectories (the
  * deepest is named), when A's parent (past such folders; with B, B's parent
  * or the folder past those wrapping B) has at least as large a share, when
- * a folder above B holds more of A's bytes, or when a subdirectory of B
- * holds as many of A's bytes as B (or one of A as many bytes in B as A): a
- * folder copied whole is one pair, at any depth. Each pair comes once, its first side the one
+ * a folder above B holds more of A's bytes, when a subdirectory of B holds
+ * as many of A's bytes as B (or one of A as many bytes in B as A) and B
+ * (A) holds no more of the other's, or when both lie in two folders that
+ * are whole copies of each other: a folder copied whole is one pair, at any
+ * depth. Each pair comes once, its first side the one
  * with more bytes in the other; the pairs are ordered by those bytes,
  * largest first, then by path. Tallies the directories first
  * (dupscan_tally_dirs()); a second call replaces the pairs. The pairs
