@@ -280,4 +280,47 @@ mkdir -p wc/Backup/2024/other && echo unrelated > wc/Backup/2024/other/u
 run "$DUPSCAN" -rq --overlap wc
 [ "$(printf '%s\n' "$out" | grep -c .)" = 2 ] && ok "copied whole beside an unrelated folder: one pair" || not_ok "beside an unrelated folder" "$out"
 
+# random trees, each with a folder copied whole somewhere else (wrapped in
+# folders or not, with copies of its own files or not): the rows are the
+# oracle's, and exactly one row pairs the copy with the tree it came from
+random_whole() { # SEED
+  python3 - "$1" <<'PY'
+import os, random, shutil, sys
+r = random.Random(int(sys.argv[1]))
+top = "rw"
+shutil.rmtree(top, ignore_errors=True)
+dirs = [top]
+os.makedirs(top)
+for i in range(r.randrange(3, 9)):
+    d = os.path.join(r.choice(dirs), f"d{i}")
+    os.makedirs(d, exist_ok=True)
+    dirs.append(d)
+contents = [bytes(r.randrange(256) for _ in range(r.randrange(50, 400))) for _ in range(12)]
+n = 0
+for d in dirs:
+    for k in range(r.randrange(0, 4)):
+        open(os.path.join(d, f"f{n}"), "wb").write(r.choice(contents))
+        n += 1
+src = r.choice(dirs[1:])
+dst = os.path.join(top, "copy", *(["w"] * r.randrange(0, 3)), os.path.basename(src))
+shutil.copytree(src, dst)
+print(src, dst)
+PY
+}
+bad=""
+for seed in $(seq 1 15); do
+  read -r src dst < <(random_whole "$seed")
+  want=$("$ORACLE" rw 50 | rows)
+  got=$("$DUPSCAN" -rqH --overlap --format=json rw | rows)
+  cross=$("$DUPSCAN" -rqH --overlap --format=json rw | python3 -c 'import json, sys
+src, dst = sys.argv[1] + "/", sys.argv[2] + "/"
+rows = [(p["a"]["path"], p["b"]["path"]) for p in json.load(sys.stdin)["overlaps"]]
+print(sum(1 for a, b in rows if (a.startswith(src) and b.startswith(dst)) or (b.startswith(src) and a.startswith(dst))))' "$src" "$dst")
+  # (a source holding no file, or files alike, has no row of its own to give)
+  files=$(find "$src" -type f | wc -l)
+  if [ "$got" != "$want" ] || { [ "$files" -gt 0 ] && [ "$cross" != 1 ]; }; then bad="$bad $seed($cross)"; fi
+done
+[ -z "$bad" ] && ok "15 random trees with a folder copied whole: the oracle's rows, one row for the copy" ||
+  not_ok "random trees with a whole copy: seeds$bad"
+
 done_testing

@@ -77,17 +77,26 @@ def main():
         if a in wrapper or b in wrapper:
             hidden.add((a, b))  # the subdirectory it wraps is named
         pb = dirs[b]
-        # (the tool knows the other way of a pair only where it weighed it:
-        # at the share or past it, as sel holds them)
-        def more(big, small):
-            return big in sel and small in sel and shared[big][1] > shared[small][1]
+        def far_closer(x, near, far):
+            # far is the copy: more of its own bytes have a copy in x (a pair
+            # below the share counts as less), then its size is closer to x's
+            sn, sf = (near, x) in sel, (far, x) in sel
+            if sn != sf:
+                return sf
+            if sn:
+                lhs, rhs = shared[far, x][1] * tally[near][1], shared[near, x][1] * tally[far][1]
+                if lhs != rhs:
+                    return lhs > rhs
+            return abs(tally[far][1] - tally[x][1]) < abs(tally[near][1] - tally[x][1])
+        def hide_row(x, y):
+            hidden.add((x, y)); hidden.add((y, x))
         if pb is not None and (a, pb) in sel and shared[a, pb][1] == shared[a, b][1]:
-            # a subdirectory of pb holds as much of a: named, unless pb holds more of a's copies
-            hidden.add((a, b) if more((pb, a), (b, a)) else (a, pb))
+            # a subdirectory of pb holds as much of a: named, unless pb's size is closer to a's
+            hide_row(a, b) if far_closer(a, b, pb) else hide_row(a, pb)
         pa0 = dirs[a]
         if pa0 is not None and (pa0, b) in sel and shared[pa0, b][1] == shared[a, b][1]:
             # a subdirectory of a's parent has as many bytes in b: the same, the other way round
-            hidden.add((a, b) if more((b, pa0), (b, a)) else (pa0, b))
+            hide_row(a, b) if far_closer(b, a, pa0) else hide_row(pa0, b)
         pa = dirs[a]
         while pa is not None and pa in wrapper:
             pa = dirs[pa]  # past the folders that only wrap a
@@ -105,7 +114,7 @@ def main():
     whole = {(a, b) for a, b in sel if (b, a) in sel and shared[a, b][1] == tally[a][1] and shared[b, a][1] == tally[b][1]
              and a not in wrapper and b not in wrapper}
     for a, b in sel:
-        if any((x, y) in whole for x in ancestors(dirs, a) for y in ancestors(dirs, b) if (x, y) != (a, b)):
+        if any((x, y) in whole for x in list(ancestors(dirs, a))[1:] for y in list(ancestors(dirs, b))[1:]):
             hidden.add((a, b))
     shown = sel - hidden
     rows, done = [], set()

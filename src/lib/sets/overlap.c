@@ -293,26 +293,49 @@ static bool more_above(const struct ovl *o, const struct entry *e, uint32_t a, u
 	return false;
 }
 
-/* Of two pairs with the same bytes one way, does the other way of the one
- * with the larger folder (big) hold more than that of the smaller (small)?
- * Only where both are at the share: every such pair is made, whole (one
- * below it may not be). */
-static bool holds_more(const struct entry *big, const struct entry *small)
+/* Of two pairs that hold the same of x's copies, (x, near) and (x, far)
+ * with far near's parent, is far the copy of x? The one more of whose own
+ * bytes have a copy in x (a pair below the share counting as less), then
+ * the one closer to x's size (a copy is the size of what it copies); where
+ * both are alike, the smaller folder, near. */
+static bool far_is_the_copy(const struct ovl *o, uint32_t x, uint32_t near, uint32_t far)
 {
-	return big && small && (big->flags & E_SEL) && (small->flags & E_SEL) && big->bytes > small->bytes;
+	const uint64_t *bytes = o->t->bytes;
+	const struct entry *rn = find(o, near, x), *rf = find(o, far, x);
+	bool sn = rn && (rn->flags & E_SEL), sf = rf && (rf->flags & E_SEL);
+	if (sn != sf)
+		return sf;
+	int c = sn ? cmp_product(rf->bytes, bytes[near], rn->bytes, bytes[far]) : 0;
+	if (c)
+		return c > 0;
+	uint64_t dn = bytes[near] > bytes[x] ? bytes[near] - bytes[x] : bytes[x] - bytes[near];
+	uint64_t df = bytes[far] > bytes[x] ? bytes[far] - bytes[x] : bytes[x] - bytes[far];
+	return df < dn;
 }
 
-/* Do x and y lie (at any depth, one of them maybe itself) in two folders
- * that are whole copies of each other, every byte of each with a copy in
- * the other? That pair says it all: x and y are a part of it. */
+/* Leave out the row of (x, y), both ways: the other folder was named. */
+static void hide_row(struct ovl *o, uint32_t x, uint32_t y)
+{
+	struct entry *e = find(o, x, y), *r = find(o, y, x);
+	if (e)
+		e->flags |= E_HIDE;
+	if (r)
+		r->flags |= E_HIDE;
+}
+
+/* Do x and y lie (at any depth, strictly) in two folders that are whole
+ * copies of each other, every byte of each with a copy in the other? That
+ * pair says it all: x and y are a part of it. */
 static bool under_whole(const struct ovl *o, uint32_t x, uint32_t y)
 {
 	const struct ds_dir *dirs = o->s->tree.dirs;
 	const uint64_t *bytes = o->t->bytes;
 	for (uint32_t ax = x; ax != DS_NONE; ax = dirs[ax].parent)
 		for (uint32_t ay = y; ay != DS_NONE; ay = dirs[ay].parent) {
-			/* (a folder holding nothing but one subfolder is no pair: that one is) */
-			if ((ax == x && ay == y) || o->wrapper[ax] || o->wrapper[ay])
+			/* strictly inside on both sides (a pair beside it is weighed by
+			 * the rules above); a folder holding nothing but one
+			 * subfolder is no pair: that one is */
+			if (ax == x || ay == y || o->wrapper[ax] || o->wrapper[ay])
 				continue;
 			const struct entry *p = find(o, ax, ay), *q = p ? find(o, ay, ax) : NULL;
 			if (q && (p->flags & E_SEL) && (q->flags & E_SEL) && p->bytes == bytes[ax] && q->bytes == bytes[ay])
@@ -345,11 +368,19 @@ static void hide_nested(struct ovl *o)
 		 * named whole, not one subfolder its other copies match */
 		uint32_t pb = dirs[b].parent, pa = dirs[a].parent;
 		struct entry *up = pb != DS_NONE ? find(o, a, pb) : NULL;
-		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
-			(holds_more(find(o, pb, a), find(o, b, a)) ? e : up)->flags |= E_HIDE;
+		if (up && (up->flags & E_SEL) && up->bytes == e->bytes) {
+			if (far_is_the_copy(o, a, b, pb))
+				hide_row(o, a, b);
+			else
+				hide_row(o, a, pb);
+		}
 		up = pa != DS_NONE ? find(o, pa, b) : NULL;
-		if (up && (up->flags & E_SEL) && up->bytes == e->bytes)
-			(holds_more(find(o, b, pa), find(o, b, a)) ? e : up)->flags |= E_HIDE;
+		if (up && (up->flags & E_SEL) && up->bytes == e->bytes) {
+			if (far_is_the_copy(o, b, a, pa))
+				hide_row(o, a, b);
+			else
+				hide_row(o, pa, b);
+		}
 		if (within_larger(o, e, a, b) || more_above(o, e, a, b) || under_whole(o, a, b))
 			e->flags |= E_HIDE;
 	}
