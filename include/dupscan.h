@@ -590,9 +590,10 @@ DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *scan, size_t dir, int
  * deepest is named), when A's parent (past such folders; with B, B's parent
  * or the folder past those wrapping B) has at least as large a share, when
  * a folder above B holds more of A's bytes, when a subdirectory of B holds
- * as many of A's bytes as B (or one of A as many bytes in B as A) and B
- * (A) holds no more of the other's, or when both lie in two folders that
- * are whole copies of each other: a folder copied whole is one pair, at any
+ * as many of A's bytes as B (or one of A as many bytes in B as A), unless
+ * more of the larger folder's own bytes are copies (or as many, and its
+ * size is closer), or when both lie strictly inside two folders that are
+ * whole copies of each other: a folder copied whole is one pair, at any
  * depth. Each pair comes once, its first side the one
  * with more bytes in the other; the pairs are ordered by those bytes,
  * largest first, then by path. Tallies the directories first
