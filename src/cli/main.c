@@ -452,10 +452,12 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 	return status;
 }
 
-/* --journal=FILE names a file to append to: one that is there must be a
- * journal (or empty), or a report or a page would be written into. Said
- * before the scan, so nothing has changed. @return 0 or EXIT_USAGE. */
-static int check_journal(const struct cli_opts *o)
+/* The files a run writes, checked before the scan so that nothing has
+ * changed: --cache's and --journal's names (a '~' the shell left), and
+ * --journal=FILE, which is appended to: one that is there must be a journal
+ * (or empty), or a report or a page would be written into. @return 0 or
+ * EXIT_USAGE. */
+static int check_written_files(const struct cli_opts *o)
 {
 	if (o->cache_file && tilde_slip("--cache", o->cache_file))
 		return EXIT_USAGE;
@@ -482,7 +484,7 @@ int main(int argc, char **argv)
 		status = journal_undo(o.undo);
 	else if (status == 0 && !stop && o.server)
 		return serve_main(&o);
-	else if (status == 0 && !stop && (status = check_journal(&o)) == 0 && (status = take_cache(&o, &cache, &done)) == 0 && !done)
+	else if (status == 0 && !stop && (status = check_written_files(&o)) == 0 && (status = take_cache(&o, &cache, &done)) == 0 && !done)
 		status = scan_main(&o, cache, argc, argv);
 	free(cache);
 	cli_opts_free(&o);
