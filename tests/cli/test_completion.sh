@@ -105,6 +105,15 @@ if command -v python3 >/dev/null && python3 -c 'import pty' 2>/dev/null; then
   bash_line "dupscan --undo=j" "dupscan --undo=j.journal "
   bash_lists "dupscan --recurse" --recurse --recurse:
   bash_line "dupscan -X onlye" "dupscan -X onlyext:"
+  bash_line "dupscan --ext-filter=onlye" "dupscan --ext-filter=onlyext:"
+  bash_lists "dupscan --max-depth=" 0 1 2 3
+  bash_lists "dupscan --threads=" 1 2 4 8
+  bash_line "dupscan --io-memory=2" "dupscan --io-memory=256M "
+  bash_line "dupscan --chunk-size=13" "dupscan --chunk-size=131072 "
+  bash_line "dupscan --cache=j" "dupscan --cache=j.journal "
+  bash_lists "dupscan --protect=d" d2/ dd/
+  bash_line "dupscan --files-from=j" "dupscan --files-from=j.journal "
+  bash_line "dupscan --order t" "dupscan --order time "
   bash_check
   cd .. || exit 1
 else
