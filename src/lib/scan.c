@@ -418,6 +418,32 @@ DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *s)
 	return s->nuniques;
 }
 
+/* (here, with the stages that feed it: this host's files from the sets,
+ * the other hosts' from their remotes) */
+DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (!s->ran || !s->references)
+		return DUPSCAN_E_STATE;
+	for (uint32_t a = 0; a < s->tree.nargs; a++)
+		if (s->tree.args[a].reference && s->tree.args[a].unread)
+			return DUPSCAN_E_REFERENCE;
+	if (s->missing_built)
+		return 0;
+	int rc = ds_build_missing(s);
+	/* the other hosts' files under no reference, named if they are not */
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
+		s->nasked += ds_remote_asked(s, s->remotes[k]);
+		rc = ds_remote_missing(s, s->remotes[k]);
+	}
+	if (rc == 0)
+		rc = ds_sort(s->missing, s->nmissing, sizeof(*s->missing), ds_cmp_file, s);
+	if (rc == 0)
+		ds_missing_built(s);
+	return rc;
+}
+
 DUPSCAN_API const dupscan_file *dupscan_unique_file(const dupscan_scan *s, size_t i)
 {
 	if (i >= dupscan_unique_count(s))

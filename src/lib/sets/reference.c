@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "remote/remote.h"
 #include "sets/sets.h"
 
 bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set)
@@ -43,6 +42,7 @@ static bool *in_sets(const dupscan_scan *s)
 	return in;
 }
 
+/* This host's files under no reference, and how many were asked about. */
 static int build_missing(dupscan_scan *s)
 {
 	bool *in = in_sets(s);
@@ -67,12 +67,7 @@ static int build_missing(dupscan_scan *s)
 			s->missing[s->nmissing++] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
 	}
 	free(in);
-	/* the other hosts' files under no reference, named if they are not */
-	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
-		s->nasked += ds_remote_asked(s, s->remotes[k]);
-		rc = ds_remote_missing(s, s->remotes[k]);
-	}
-	return rc ? rc : ds_sort(s->missing, s->nmissing, sizeof(*s->missing), ds_cmp_file, s);
+	return rc;
 }
 
 /* ---- the library's calls ---- */
@@ -82,22 +77,16 @@ DUPSCAN_API int dupscan_file_is_reference(const dupscan_file *f)
 	return f && !(f->idx & DS_OUTSIDE) && ds_rec_reference(f->scan, f->idx);
 }
 
-DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
+int ds_build_missing(dupscan_scan *s)
 {
-	if (!s)
-		return -EINVAL;
-	if (!s->ran || !s->references)
-		return DUPSCAN_E_STATE;
-	for (uint32_t a = 0; a < s->tree.nargs; a++)
-		if (s->tree.args[a].reference && s->tree.args[a].unread)
-			return DUPSCAN_E_REFERENCE;
-	if (s->missing_built)
-		return 0;
 	free(s->missing);
 	s->missing = NULL;
-	int rc = build_missing(s);
-	s->missing_built = rc == 0;
-	return rc;
+	return build_missing(s);
+}
+
+void ds_missing_built(dupscan_scan *s)
+{
+	s->missing_built = true;
 }
 
 DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *s)

@@ -38,6 +38,11 @@ int ds_build_uniques(dupscan_scan *s);
 /* reference.c: with reference paths, does set (of s's) hold a reference
  * file and another (its order puts them first)? Always true without. */
 bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set);
+/* dupscan_find_missing()'s list of this host's files (s->missing, and
+ * s->nasked), unsorted; the other hosts' are joined by the driver (scan.c),
+ * then ds_missing_built(). @return 0 or -ENOMEM. */
+int ds_build_missing(dupscan_scan *s);
+void ds_missing_built(dupscan_scan *s);
 /* fn(user, rec) for every record the unique files are (ds_build_uniques()),
  * in record order, without their paths; a nonzero return stops. @return it,
  * or -ENOMEM. */
