@@ -95,7 +95,6 @@ struct ds_reading {
 		bool one;                  /* ds_one_stream() */
 		bool net;                  /* a network filesystem */
 		uint64_t disk;             /* ds_disk() */
-		bool inos;                 /* ds_inodes_trusted() */
 		bool fuse;                 /* FUSE of no known kind, not probed yet (ds_probe_net()) */
 		bool by_path;              /* of no kind mountinfo tells, major 0: a path on it may
 		                            * (ds_device_path(): a btrfs subvolume) */
@@ -153,6 +152,9 @@ struct ds_tree {
 	/* protected paths: their identity both ways (identity.c) */
 	struct ds_protect { uint64_t dev, ino; char *real; const char *base; } *protect;
 	size_t nprotect, cap_protect;
+	/* whether each device met keeps one inode number a file (inodes.c) */
+	struct ds_inos { uint64_t dev; bool kept; } *inos;
+	size_t ninos, cap_inos;
 };
 
 /* The run's progress in its phase (progress.c): set by the run's thread,

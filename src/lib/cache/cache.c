@@ -49,7 +49,6 @@
 
 #include "cache.h"
 #include "internal.h"
-#include "read/read.h"
 
 /* A key (device, inode, size, mtime, ctime) names one content only where the
  * device keeps its inode numbers (ds_inodes_trusted()). Where it does not

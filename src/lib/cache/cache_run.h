@@ -5,7 +5,7 @@
 #define DUPSCAN_CACHE_CACHE_RUN_H
 
 #include "records/known.h"
-#include "match/member.h"
+#include "cache/member.h"
 
 struct ds_cache;
 struct cache_log;

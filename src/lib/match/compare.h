@@ -3,7 +3,7 @@
 #ifndef DUPSCAN_MATCH_COMPARE_H
 #define DUPSCAN_MATCH_COMPARE_H
 
-#include "match/member.h"
+#include "cache/member.h"
 #include "match/result.h"
 
 /* compare.c: reading files and comparing them byte by byte */

@@ -51,19 +51,6 @@ bool ds_one_stream(dupscan_scan *s, uint64_t dev);
 uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev);
 /* ds_disk_of() for the scan, looked up once per device. */
 uint64_t ds_disk(dupscan_scan *s, uint64_t dev);
-/* Does the filesystem of device dev keep one inode number a file (false:
- * FUSE, SMB with noserverino), by its mount in mountinfo? */
-bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev);
-/* May two paths with one inode number on device dev be called one file? Not
- * where the filesystem does not keep inode numbers, nor once the scan saw two
- * paths of one number, one of them the file's only name (ds_inodes_distrust():
- * the kernel's link count says they are two). Looked up once per device. */
-bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev);
-void ds_inodes_distrust(dupscan_scan *s, uint64_t dev);
-/* ds_inodes_trusted() without noting anything, for any thread: the answer
- * looked up already, or the mount's (matching looks up every device it
- * reads on the scan's thread first: ds_choose_io()). */
-bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev);
 /* A FUSE filesystem of no known kind (device dev) is read as a network one
  * (NET mode) when listing dir, on it, takes s->reading.net_probe_ns or more. */
 #define DS_NET_PROBE_NS 1000000

@@ -147,33 +147,6 @@ static int dir_kind(const char *sysfs, const char *mountinfo, const char *dir, i
 	return virtual_disk(dir) ? DS_STORE_UNKNOWN : rotational_flag(dir);
 }
 
-/* The mount of device dev in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS...
- * - TYPE SOURCE SUPER"): its type, source and (super may be NULL) the
- * filesystem's own options. @return false when not found. */
-static bool mount_entry(const char *mountinfo, uint64_t dev, char type[64], char source[PATH_MAX], char *super)
-{
-	FILE *f = fopen(mountinfo, "re");
-	if (!f)
-		return false;
-	char want[32], line[4096], opts[1024];
-	snprintf(want, sizeof(want), "%u:%u", major((dev_t)dev), minor((dev_t)dev));
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char id[32];
-		if (sscanf(line, "%*s %*s %31s", id) != 1 || strcmp(id, want) != 0)
-			continue;
-		char *sep = strstr(line, " - ");
-		int got = sep ? sscanf(sep + 3, "%63s %4095s %1023s", type, source, opts) : 0;
-		if (got < 2)
-			break;
-		if (super)
-			snprintf(super, 1024, "%s", got == 3 ? opts : "");
-		found = true;
-	}
-	fclose(f);
-	return found;
-}
-
 /* The block device a mount's source names (btrfs names one), or 0: none
  * (tmpfs, NFS, FUSE). */
 static uint64_t block_source(const char *source)
@@ -193,7 +166,7 @@ static int mount_kind(const char *sysfs, const char *mountinfo, uint64_t dev, in
 					       "ceph", "glusterfs", "fuse.sshfs", "fuse.glusterfs", "fuse.rclone",
 					       "fuse.s3fs", "davfs", "fuse.davfs2", NULL };
 	char type[64], source[PATH_MAX];
-	if (!mount_entry(mountinfo, dev, type, source, NULL))
+	if (!ds_mount_entry(mountinfo, dev, type, source, NULL))
 		return DS_STORE_UNKNOWN;
 	if (in_list(type, memory))
 		return DS_STORE_MEMORY;
@@ -274,28 +247,13 @@ static uint64_t dir_disk(const char *dir, uint64_t self, int depth)
 	return slash ? dir_dev(parent, self) : self;
 }
 
-bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev)
-{
-	char type[64], source[PATH_MAX], super[1024];
-	if (major((dev_t)dev) != 0 || !mount_entry(mountinfo, dev, type, source, super))
-		return true; /* a block device's filesystem */
-	/* FUSE numbers what it serves unless asked to pass the server's on
-	 * (use_ino, which mountinfo does not show), and may number a file
-	 * anew once the kernel forgot it; SMB without server inode numbers
-	 * makes them up on the client */
-	if (strncmp(type, "fuse", 4) == 0)
-		return false;
-	bool smb = strcmp(type, "cifs") == 0 || strcmp(type, "smb3") == 0;
-	return !(smb && strstr(super, "noserverino"));
-}
-
 uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev)
 {
 	char path[PATH_MAX];
 	if (major((dev_t)dev) == 0) {
 		/* a filesystem on a block device it does not name as its own (btrfs) */
 		char type[64], source[PATH_MAX];
-		uint64_t src = mount_entry(mountinfo, dev, type, source, NULL) ? block_source(source) : 0;
+		uint64_t src = ds_mount_entry(mountinfo, dev, type, source, NULL) ? block_source(source) : 0;
 		return src ? ds_disk_of(sysfs, mountinfo, src) : dev;
 	}
 	snprintf(path, sizeof(path), "%s/dev/block/%u:%u", sysfs, major((dev_t)dev), minor((dev_t)dev));
@@ -350,7 +308,7 @@ static bool other_fuse(const char *mountinfo, uint64_t dev)
 {
 	char type[64], source[PATH_MAX];
 	/* (FUSE devices have major 0: a disk's kind is never looked up here) */
-	return major((dev_t)dev) == 0 && mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
+	return major((dev_t)dev) == 0 && ds_mount_entry(mountinfo, dev, type, source, NULL) && strncmp(type, "fuse", 4) == 0;
 }
 
 /* The scan's entry for device dev, looked up the first time it is asked
@@ -368,9 +326,11 @@ static struct ds_devkind *device_entry(dupscan_scan *s, uint64_t dev, struct ds_
 	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
 	*k = (struct ds_devkind){ dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
 				  ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
-				  ds_inode_numbers_kept(s->reading.mountinfo, dev),
 				  kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev),
 				  kind == DS_STORE_UNKNOWN && major((dev_t)dev) == 0 };
+	/* its inode numbers looked up with the rest, on the scan's thread, as
+	 * reading threads ask ds_inodes_trusted_now() (records/inodes.c) */
+	(void)ds_inodes_trusted(s, dev);
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1))
 		return NULL;
@@ -438,27 +398,6 @@ void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir)
 			s->reading.devkinds[i].fuse = false; /* asked once */
 			s->reading.devkinds[i].net = slow;
 		}
-}
-
-bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev)
-{
-	return device(s, dev).inos;
-}
-
-bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev)
-{
-	for (size_t i = 0; i < s->reading.ndevkinds; i++)
-		if (s->reading.devkinds[i].dev == dev)
-			return s->reading.devkinds[i].inos;
-	return ds_inode_numbers_kept(s->reading.mountinfo, dev);
-}
-
-void ds_inodes_distrust(dupscan_scan *s, uint64_t dev)
-{
-	device(s, dev);
-	for (size_t i = 0; i < s->reading.ndevkinds; i++)
-		if (s->reading.devkinds[i].dev == dev)
-			s->reading.devkinds[i].inos = false;
 }
 
 /* The mode's own state, once chosen: NET's count in flight. */

@@ -21,7 +21,6 @@
 
 #include "sweep.h"
 #include "read/read.h"
-#include "match/result.h"
 #include "cache/cache_run.h"
 
 /* By lane, then place in the disk order. */

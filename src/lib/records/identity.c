@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "read/read.h"
 
 static bool numbers_kept(dupscan_scan *s, uint64_t dev)
 {
@@ -317,6 +316,7 @@ bool ds_same_dir(dupscan_scan *s, uint32_t a, uint32_t b)
 void ds_identity_free(struct ds_tree *t)
 {
 	free(t->seen);
+	free(t->inos);
 	for (size_t i = 0; i < t->nprotect; i++)
 		free(t->protect[i].real);
 	free(t->protect);

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "read/read.h"
 
 static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
 {

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "read/read.h"
 
 /* ---- paths ---- */
 

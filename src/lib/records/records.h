@@ -247,4 +247,16 @@ uint32_t ds_file_arg(const struct dupscan_file *f);
 bool ds_rec_reference(const dupscan_scan *s, uint32_t rec);
 bool ds_file_reference(const struct dupscan_file *f);
 
+/* inodes.c: may two paths with one inode number on device dev be called
+ * one file? Not where the filesystem does not keep inode numbers, nor once
+ * the scan saw two paths of one number, one of them the file's only name
+ * (ds_inodes_distrust(): the kernel's link count says they are two). Looked
+ * up once per device. */
+bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev);
+void ds_inodes_distrust(dupscan_scan *s, uint64_t dev);
+/* ds_inodes_trusted() without noting anything, for any thread: the answer
+ * looked up already, or the mount's (the reading stage looks up every
+ * device it reads on the scan's thread first: read/storage.c). */
+bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev);
+
 #endif /* DUPSCAN_RECORDS_RECORDS_H */

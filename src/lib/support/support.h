@@ -3,6 +3,7 @@
 #ifndef DUPSCAN_SUPPORT_SUPPORT_H
 #define DUPSCAN_SUPPORT_SUPPORT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -263,5 +264,14 @@ struct ds_range {
 /* The bytes the n ranges cover, each byte once (r sorted in place).
  * @return 0 or -ENOMEM. */
 int ds_occupied(struct ds_range *r, size_t n, uint64_t *bytes);
+
+/* ---- mounts.c: what mountinfo tells of a device ---- */
+/* The mount of device dev in mountinfo ("ID PARENT MAJ:MIN ROOT MNT OPTS...
+ * - TYPE SOURCE SUPER"): its type, source and (super may be NULL) the
+ * filesystem's own options. @return false when not found. */
+bool ds_mount_entry(const char *mountinfo, uint64_t dev, char type[64], char source[PATH_MAX], char *super);
+/* Does the filesystem of device dev keep one inode number a file (false:
+ * FUSE, SMB with noserverino), by its mount in mountinfo? */
+bool ds_inode_numbers_kept(const char *mountinfo, uint64_t dev);
 
 #endif /* DUPSCAN_SUPPORT_SUPPORT_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* match/member.h: a member of a bucket being compared (the cache's log
- * keeps a comparison's members as checkpoints); never installed. */
-#ifndef DUPSCAN_MATCH_MEMBER_H
-#define DUPSCAN_MATCH_MEMBER_H
+/* cache/member.h: a member of a bucket being compared (the cache's log
+ * keeps a comparison's members as checkpoints): here, below matching, which
+ * compares them, so both see it from above; never installed. */
+#ifndef DUPSCAN_CACHE_MEMBER_H
+#define DUPSCAN_CACHE_MEMBER_H
 
 #include <stdint.h>
 
@@ -16,4 +17,4 @@ struct ds_member {
 };
 _Static_assert(sizeof(struct ds_member) == 16, "a member is 16 bytes");
 
-#endif /* DUPSCAN_MATCH_MEMBER_H */
+#endif /* DUPSCAN_CACHE_MEMBER_H */
