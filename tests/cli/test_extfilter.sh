@@ -92,7 +92,7 @@ if command -v jdupes >/dev/null; then
   for spec in size+:100 size+=:100 size-:4096 size-=:4K size=:16k size=:16kb noext:txt onlyext:jpg,dat \
     nostr:/sub/ onlystr:x.d newer:2020-01-01 older:2020-01-01 'older:2019-05-05 10:00:01'; do
     "$DUPSCAN" -rq -X "$spec" t > ds.out; jdupes -rq -X "$spec" t > jd.out 2>/dev/null
-    run python3 "$SRC/scripts/setcmp.py" ds.out jd.out
+    run python3 "$SRC/tests/tools/setcmp.py" ds.out jd.out
     [ "$rc" = 0 ] && ok "as jdupes: -X $spec ($out)" || not_ok "as jdupes: -X $spec" "$out"
   done
 else
