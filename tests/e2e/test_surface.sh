@@ -119,6 +119,11 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
   [ "$rc" = 1 ] && [ "$out" = "1 duplicate files (in 1 sets), occupying 2 bytes" ] &&
     expect_err "-m with an unreadable file: its summary says it left it out" "^dupscan: 1 path could not be read \(named above\): in no figure of the summary$" ||
     not_ok "-m unreadable: rc $rc" "$out" "$err"
+  chmod 000 ph/card/DCIM/b.jpg
+  run su nobody -s /bin/sh -c "cd '$PWD' && '$DUPSCAN' -r --summary=dirs ph"
+  chmod 644 ph/card/DCIM/b.jpg
+  [ "$rc" = 1 ] && expect_err "--summary=dirs with an unreadable file: said beside its figures" "^dupscan: 1 path could not be read \(named above\): in no folder's figures$" ||
+    not_ok "--summary=dirs unreadable: rc $rc" "$out" "$err"
 else
   ok "# SKIP not root: no other user to be"
 fi

@@ -40,6 +40,10 @@ void json_command_line(int argc, char **argv, FILE *out, bool in_html);
 void json_head(int argc, char **argv, FILE *out);
 void json_string(const char *str, FILE *out);
 void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);
+/* summary.c: the figures leave out what could not be read: said beside
+ * them on standard error ("N paths could not be read (named above):
+ * FIGURES", which says where they are not), when anything was. */
+void act_unread_note(const dupscan_scan *scan, FILE *out, const char *figures);
 /* missing.c: --missing (text, -0, JSON) and its summary on stderr.
  * @return 0 (every file has a copy), 3 (some has none), or 1 (said). */
 int act_missing(dupscan_scan *scan, const struct cli_opts *o, int argc, char **argv, FILE *out);

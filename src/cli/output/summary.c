@@ -25,16 +25,13 @@ static void jdupes_size(uint64_t bytes, bool its_space, FILE *out)
 		fprintf(out, "%" PRIu64 " MB", bytes / 1000000);
 }
 
-/* The figures leave out what could not be read: said beside them, on
- * standard error (jdupes' line on standard output stays as it is). */
-static void unread_note(const dupscan_scan *scan, FILE *out)
+void act_unread_note(const dupscan_scan *scan, FILE *out, const char *figures)
 {
 	uint64_t unread = dupscan_error_count(scan);
 	if (!unread)
 		return;
 	fflush(out);
-	msg_say("%" PRIu64 " path%s could not be read (named above): in no figure of the summary", unread,
-		unread == 1 ? "" : "s");
+	msg_say("%" PRIu64 " path%s could not be read (named above): %s", unread, unread == 1 ? "" : "s", figures);
 }
 
 void act_summarize(const dupscan_scan *scan, FILE *out)
@@ -53,7 +50,7 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		fflush(out);
 		fprintf(dupscan_unique_count(scan) == 0 ? stderr : out, "No duplicates found.\n");
 		channel_bytes(scan, out);
-		unread_note(scan, out);
+		act_unread_note(scan, out, "in no figure of the summary");
 		return;
 	}
 	fprintf(out, "%" PRIu64 " duplicate files (in %zu sets), occupying ", files, sets);
@@ -68,5 +65,5 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		fputs(" to reclaim\n", out);
 	}
 	channel_bytes(scan, out);
-	unread_note(scan, out);
+	act_unread_note(scan, out, "in no figure of the summary");
 }

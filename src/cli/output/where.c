@@ -287,5 +287,6 @@ int act_where(dupscan_scan *scan, const struct cli_opts *o, int argc, char **arg
 	}
 	if (o->fmt == FORMAT_JSON)
 		fprintf(out, "}\n");
+	act_unread_note(scan, out, o->overlap ? "in no pair's figures" : "in no folder's figures");
 	return rc;
 }
