@@ -444,7 +444,6 @@ static int scan_main(struct cli_opts *o, const char *cache, int argc, char **arg
 			status = 1;
 	}
 	dupscan_free(scan);
-	moveto_free(&moveto);
 	/* (3 and 255 are answers, not failures: the sides are done and said BYE) */
 	remote_wait(&procs, status != 0 && status != EXIT_DUPE && status != EXIT_MISSING);
 	msg_before(NULL, NULL);

@@ -58,6 +58,24 @@ rm -rf dl; pairs dl 1
 run "$DUPSCAN" -rdN dl
 expect_err "-dN: the journal named as a record, deletions not undoable" "^dupscan: journal of this run: .* \(a record of what is deleted: deletions cannot be undone\)$"
 
+# a rename-saving writer puts another file at the journal's name while -d
+# waits at its prompt: the journal was checked before the scan, and is
+# checked again at its first write; nothing is appended and nothing deleted
+rm -rf rj; pairs rj 2; : > race.journal; before=$(state rj)
+rm -f race.in; mkfifo race.in
+"$DUPSCAN" -rd --journal=race.journal rj < race.in > race.out 2> race.err &
+pid=$!
+exec 3> race.in
+wait_for race.out "keep which files?" &&
+  { printf '<html>saved by an editor</html>\n' > race.tmp && mv race.tmp race.journal; }
+printf '1\n1\n' >&3
+exec 3>&-
+wait "$pid"; st=$?
+[ "$st" != 0 ] && [ "$(cat race.journal)" = "<html>saved by an editor</html>" ] && [ "$(state rj)" = "$before" ] &&
+  grep -q "is no longer a dupscan journal; stopping before the next change" race.err &&
+  ok "a journal swapped while -d waits: not appended to, nothing deleted, said" ||
+  not_ok "journal swapped under -d: status $st" "$(cat race.err)" "$(cat race.journal)"
+
 # --move-to inside the scanned tree: said once, left out of the walk, so a
 # second run moves nothing again (it moved photos/dupes/dupes/... before)
 rm -rf photos; mkdir -p photos/x; echo 1 > photos/a; echo 1 > photos/x/b; echo 2 > photos/c; echo 2 > photos/x/d
@@ -69,6 +87,17 @@ run "$DUPSCAN" -r --move-to=photos/dupes photos
   not_ok "--move-to run twice" "rc $rc" "$out" "$(find photos)"
 [ "$(printf '%s\n' "$err" | grep -c "^dupscan: --move-to 'photos/dupes' lies inside 'photos': what it holds is left out of the scan$")" = 1 ] &&
   ok "--move-to inside the tree: said once" || not_ok "--move-to inside: said once" "$err"
+# the folder reached under another name (a bind mount of it inside the
+# tree): left out all the same, by its identity
+if [ "$(id -u)" = 0 ] && mkdir -p photos/view && mount --bind photos/dupes photos/view 2>/dev/null; then
+  run "$DUPSCAN" -r --move-to=photos/dupes photos
+  umount photos/view; rmdir photos/view
+  [ "$rc" = 0 ] && [ -z "$out" ] && [ "$(state photos)" = "$before" ] && ok "--move-to reached through a bind mount: left out too" ||
+    not_ok "--move-to through a bind mount: rc $rc" "$out" "$err"
+else
+  rmdir photos/view 2>/dev/null
+  ok "# SKIP no bind mount here (not root)"
+fi
 # a file, the scanned path itself, a folder holding it: status 2 before the scan
 for dest in photos/a photos . "$T"; do
   run "$DUPSCAN" -r --move-to="$dest" photos

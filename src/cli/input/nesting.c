@@ -99,12 +99,6 @@ int moveto_check(const struct cli_opts *o, struct moveto_prune *m)
 	struct stat st;
 	if (!inside || stat(o->move_to, &st) != 0)
 		return 0; /* (made by the first move, after the walk) */
-	char *real = realpath(o->move_to, NULL);
-	const char *slash = real ? strrchr(real, '/') : NULL;
-	m->base = slash ? strdup(slash + 1) : NULL;
-	free(real);
-	if (!m->base)
-		return msg_nomem("--move-to");
 	m->on = true;
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;
@@ -114,19 +108,12 @@ int moveto_check(const struct cli_opts *o, struct moveto_prune *m)
 
 bool moveto_is(const struct moveto_prune *m, const char *path)
 {
-	if (!m->on)
-		return false;
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
+	/* by identity, whatever its name: a bind mount of it, or a symlink the
+	 * walk follows, is it too (a stat a folder, only while it is inside) */
 	struct stat st;
-	return strcmp(base, m->base) == 0 && stat(path, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino;
+	return m->on && stat(path, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino;
 }
 
-void moveto_free(struct moveto_prune *m)
-{
-	free(m->base);
-	m->base = NULL;
-}
 
 int reference_check(const struct cli_opts *o)
 {

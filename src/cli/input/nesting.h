@@ -20,16 +20,14 @@ struct moveto_prune {
 	bool on;
 	dev_t dev;
 	ino_t ino;
-	char *base; /* its last name: only a folder of that name is stat()ed */
 };
 /* --move-to's folder checked before the scan: a file, a place where it
  * cannot be made, or a scanned path itself (or a folder holding one) is
  * refused; inside a scanned tree, it is said once and set to be pruned.
  * @return 0 or EXIT_USAGE (said). */
 int moveto_check(const struct cli_opts *o, struct moveto_prune *m);
-/* Is path (a folder the walk is to enter) --move-to's? */
+/* Is path (a folder the walk is to enter) --move-to's, by its identity? */
 bool moveto_is(const struct moveto_prune *m, const char *path);
-void moveto_free(struct moveto_prune *m);
 
 /* A path option's value that begins with '~' when no folder '~' is here:
  * the shell expands '~' after a space, not after '=' (--move-to=~/dupes
