@@ -19,7 +19,7 @@
 #include <xxhash.h>
 
 #include "cache/cache.h"
-#include "internal.h"
+#include "scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "sets/sets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "sets/sets.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -36,13 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct stat dst = { 0 };
 	uint32_t dirs[4];
 	dst.st_ino = 1;
-	ds_add_dir(s, "a", 1, DS_NONE, 0, &dst, &dirs[0]);
+	ds_add_dir(&s->tree, "a", 1, DS_NONE, 0, &dst, &dirs[0]);
 	dst.st_ino = 2;
-	ds_add_dir(s, "b/", 2, DS_NONE, 1, &dst, &dirs[1]);
+	ds_add_dir(&s->tree, "b/", 2, DS_NONE, 1, &dst, &dirs[1]);
 	dst.st_ino = 3;
-	ds_add_dir(s, "sub", 3, dirs[0], 0, &dst, &dirs[2]);
+	ds_add_dir(&s->tree, "sub", 3, dirs[0], 0, &dst, &dirs[2]);
 	dst.st_ino = 4;
-	ds_add_dir(s, "x9", 2, dirs[1], 1, &dst, &dirs[3]);
+	ds_add_dir(&s->tree, "x9", 2, dirs[1], 1, &dst, &dirs[3]);
 	uint8_t cls_of[256];
 	while (p + 4 <= end && s->tree.nrecs < 200) {
 		uint8_t b0 = take(&p, end), b1 = take(&p, end), b2 = take(&p, end), b3 = take(&p, end);
@@ -62,41 +62,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * reached twice, as through a repeated argument */
 		uint8_t cls = (uint8_t)(b2 >> 2);
 		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
-			const struct ds_rec *q = ds_rec(s, j);
-			if (ds_rec_dir(s, j) == d && strcmp(ds_rec_name(s, q), name) == 0) {
-				st.st_size = (off_t)ds_rec_size(s, q);
-				st.st_ino = (ino_t)ds_rec_ino(s, q);
+			const struct ds_rec *q = ds_rec(&s->tree, j);
+			if (ds_rec_dir(&s->tree, j) == d && strcmp(ds_rec_name(&s->tree, q), name) == 0) {
+				st.st_size = (off_t)ds_rec_size(&s->tree, q);
+				st.st_ino = (ino_t)ds_rec_ino(&s->tree, q);
 				st.st_mtim.tv_sec = q->mtime_ns / 1000000000;
 				cls = cls_of[j];
 				break;
 			}
 		}
-		if (ds_add_rec(s, name, nlen, d, &st) != 0)
+		if (ds_add_rec(&s->tree, name, nlen, d, &st) != 0)
 			abort();
 		cls_of[s->tree.nrecs - 1] = cls;
 	}
 	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
-	if (!order || ds_collapse_links(s, order) != 0 || ds_index_reserve(&s->index, s->tree.nrecs) != 0)
+	if (!order || ds_collapse_links(&s->tree, order) != 0 || ds_index_reserve(&s->tree.index, s->tree.nrecs) != 0)
 		abort();
 	/* classes as the matching would confirm them: by (size, class byte), one
 	 * representative per inode, named by its first member */
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		struct ds_rec *r = ds_rec(s, i);
-		if (ds_rec_rep(s, i) != i || (r->flags & DS_F_ALIAS))
+		struct ds_rec *r = ds_rec(&s->tree, i);
+		if (ds_rec_rep(&s->tree, i) != i || (r->flags & DS_F_ALIAS))
 			continue;
 		uint32_t first = i;
 		for (uint32_t j = 0; j < i; j++) {
-			struct ds_rec *q = ds_rec(s, j);
-			if (ds_rec_rep(s, j) == j && !(q->flags & DS_F_ALIAS) && ds_rec_size(s, q) == ds_rec_size(s, r) && cls_of[j] == cls_of[i]) {
+			struct ds_rec *q = ds_rec(&s->tree, j);
+			if (ds_rec_rep(&s->tree, j) == j && !(q->flags & DS_F_ALIAS) && ds_rec_size(&s->tree, q) == ds_rec_size(&s->tree, r) && cls_of[j] == cls_of[i]) {
 				first = j;
 				break;
 			}
 		}
-		if (ds_index_insert(&s->index, i, first, cls_of[i], cls_of[i], ds_rec_size(s, r)) != 0)
+		if (ds_index_insert(&s->tree.index, i, first, cls_of[i], cls_of[i], ds_rec_size(&s->tree, r)) != 0)
 			abort();
 	}
-	s->ran = true;
-	if (ds_build_sets(s) != 0)
+	s->core.ran = true;
+	if (ds_build_sets(&s->results) != 0)
 		abort();
 	uint8_t *seen = calloc(s->tree.nrecs ? s->tree.nrecs : 1, 1);
 	const dupscan_set *prev = NULL;
@@ -109,8 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct dupscan_file *file = dupscan_set_file(set, f);
 			if (f && ds_cmp_file(s, dupscan_set_file(set, f - 1), file) > 0)
 				abort(); /* files in the chosen order */
-			if (ds_index_class(&s->index, ds_rec_rep(s, file->idx)) !=
-			    ds_index_class(&s->index, ds_rec_rep(s, dupscan_set_file(set, 0)->idx)))
+			if (ds_index_class(&s->tree.index, ds_rec_rep(&s->tree, file->idx)) !=
+			    ds_index_class(&s->tree.index, ds_rec_rep(&s->tree, dupscan_set_file(set, 0)->idx)))
 				abort(); /* one content class per set */
 		}
 		if (prev && ds_cmp_file(s, dupscan_set_file(prev, 0), dupscan_set_file(set, 0)) > 0)

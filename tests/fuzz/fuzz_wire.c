@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

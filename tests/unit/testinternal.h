@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "cache/cache.h"
 
 /* As matching begins (a scan loaded with its cache and walked): one record
@@ -19,8 +19,8 @@ static inline void tu_cache_join(dupscan_scan *s)
 {
 	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
 	ck_assert_ptr_nonnull(order);
-	ck_assert_int_eq(ds_collapse_links(s, order), 0);
-	ck_assert_int_eq(ds_cache_join(s, order, s->tree.nrecs), 0);
+	ck_assert_int_eq(ds_collapse_links(&s->tree, order), 0);
+	ck_assert_int_eq(ds_cache_join(&s->cache, order, s->tree.nrecs), 0);
 	free(order);
 }
 
@@ -28,7 +28,7 @@ static inline void tu_cache_join(dupscan_scan *s)
 static inline uint32_t tu_rec_named(const dupscan_scan *s, const char *name)
 {
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (strcmp(ds_rec_name(s, ds_rec(s, i)), name) == 0)
+		if (strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i)), name) == 0)
 			return i;
 	ck_abort_msg("no record %s", name);
 	return DS_NONE;

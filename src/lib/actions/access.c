@@ -15,6 +15,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "remote/remote.h"
 
 /* One attribute's value by fd (fd >= 0) or path (following symlinks).

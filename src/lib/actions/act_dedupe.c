@@ -14,6 +14,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "remote/remote.h"
 
 /* ioctl(2) with a request of the kernel's width: glibc declares it unsigned

@@ -8,6 +8,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 DUPSCAN_API int dupscan_remove_duplicate(const dupscan_file *keep, const dupscan_file *dup, unsigned flags)
 {

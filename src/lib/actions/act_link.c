@@ -12,6 +12,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "remote/remote.h"
 
 struct link_src {

@@ -14,6 +14,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 DUPSCAN_API int dupscan_copy_file(const char *from, const char *to)
 {
@@ -247,7 +249,7 @@ DUPSCAN_API int dupscan_move_duplicate(const dupscan_file *keep, const dupscan_f
 		if (lstat(dest, &st) != 0 || st.st_dev != d.entry.st_dev || st.st_ino != d.entry.st_ino)
 			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 		else if (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) &&
-			 (uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec))
+			 (uint64_t)st.st_size != ds_rec_size(dup->tree, dup->rec))
 			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_SIZE);
 		else if (d.fd >= 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK) && ds_ns(st.st_mtim) != dup->rec->mtime_ns)
 			rc = ds_refuse(dup, DUPSCAN_E_CHANGED_MTIME);

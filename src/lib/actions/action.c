@@ -15,6 +15,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "remote/remote.h"
 #include "read/read.h"
 
@@ -32,7 +34,7 @@ void ds_act_own_change(const dupscan_file *f, int fd)
 {
 	struct stat st;
 	struct ds_rec *inode = ds_file_inode(f);
-	if (inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->scan, f->rec) && st.st_ino == ds_rec_ino(f->scan, f->rec))
+	if (inode && fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == ds_rec_dev(f->tree, f->rec) && st.st_ino == ds_rec_ino(f->tree, f->rec))
 		inode->ctime_ns = ds_ns(st.st_ctim);
 }
 
@@ -44,7 +46,7 @@ int ds_act_as_scanned(const struct stat *st, const dupscan_file *f, unsigned fla
 		return ds_refuse(f, DUPSCAN_E_CHANGED_TYPE);
 	if (flags & DUPSCAN_ACT_NO_CHANGE_CHECK)
 		return 0;
-	int why = ds_file_change(f->scan, st, f->rec, want_ctime(f));
+	int why = ds_file_change(f->tree, st, f->rec, want_ctime(f));
 	return why ? ds_refuse(f, why) : 0;
 }
 
@@ -270,15 +272,15 @@ static bool by_proof(const dupscan_file *f)
  * set were met while matching, so this only reads it.) */
 bool ds_act_numbers_kept(const dupscan_file *f)
 {
-	return ds_remote_of(f) || ds_inodes_trusted((dupscan_scan *)f->scan, ds_rec_dev(f->scan, f->rec));
+	return ds_remote_of(f) || ds_inodes_trusted((struct ds_tree *)f->tree, ds_rec_dev(f->tree, f->rec));
 }
 
 DUPSCAN_API int dupscan_same_file(const dupscan_file *a, const dupscan_file *b)
 {
-	if (!a || !b || a->scan != b->scan || dupscan_file_host(a) != dupscan_file_host(b))
+	if (!a || !b || a->tree != b->tree || dupscan_file_host(a) != dupscan_file_host(b))
 		return 0;
-	return a == b || (ds_rec_dev(a->scan, a->rec) == ds_rec_dev(b->scan, b->rec) &&
-			  ds_rec_ino(a->scan, a->rec) == ds_rec_ino(b->scan, b->rec) && ds_act_numbers_kept(a));
+	return a == b || (ds_rec_dev(a->tree, a->rec) == ds_rec_dev(b->tree, b->rec) &&
+			  ds_rec_ino(a->tree, a->rec) == ds_rec_ino(b->tree, b->rec) && ds_act_numbers_kept(a));
 }
 
 /* The kept file and the duplicate, byte by byte. @return 0, DUPSCAN_E_DIFFERS or -errno. */
@@ -319,7 +321,7 @@ int ds_act_prepare(const dupscan_file *keep, const dupscan_file *dup, unsigned f
 	if (rc == 0)
 		rc = open_slot(dup, d);
 	if (rc == 0 && !(flags & DUPSCAN_ACT_NO_CHANGE_CHECK)) {
-		watch_begin(k, dup->scan->act_watch);
+		watch_begin(k, &ds_acts_of(dup)->watch);
 		if (!remote)
 			watch_fd(k, k->fd, keep);
 		watch_fd(k, d->fd, dup);
@@ -420,7 +422,7 @@ int ds_act_tmp_holds_dup(const dupscan_file *dup, const struct slot *d, unsigned
 		return ds_refuse(dup, DUPSCAN_E_CHANGED_INODE);
 	if (d->fd < 0 || (flags & DUPSCAN_ACT_NO_CHANGE_CHECK))
 		return 0;
-	if ((uint64_t)st.st_size != ds_rec_size(dup->scan, dup->rec))
+	if ((uint64_t)st.st_size != ds_rec_size(dup->tree, dup->rec))
 		return ds_refuse(dup, DUPSCAN_E_CHANGED_SIZE);
 	return ds_ns(st.st_mtim) == dup->rec->mtime_ns ? 0 : ds_refuse(dup, DUPSCAN_E_CHANGED_MTIME);
 }

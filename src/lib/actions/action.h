@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include "dupscan.h"
+#include "actions/acts.h"
+
 
 /* ---- the kept file, held open: the inode every later check compares with ---- */
 

@@ -26,6 +26,8 @@
 
 #include "action.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "remote/remote.h"
 
 #define NAMELESS ((uint32_t)-2) /* a user and a group that own nothing */
@@ -191,16 +193,27 @@ static bool reads(struct ds_readers *r, const struct ds_principal *p, const stru
 	return p->uid == 0 || (searches(r, p, h->dir) && permits(p, h->st, &h->acl, 4));
 }
 
-void ds_readers_free(struct ds_readers *r)
+struct ds_acts *ds_acts_new(void)
 {
-	if (!r)
+	struct ds_acts *a = calloc(1, sizeof(*a));
+	if (a)
+		a->watch = -1;
+	return a;
+}
+
+void ds_acts_free(struct ds_acts *a)
+{
+	if (!a)
 		return;
+	if (a->watch >= 0)
+		close(a->watch);
+	struct ds_readers *r = &a->readers;
 	for (size_t i = 0; i < r->capdirs; i++)
 		free(r->dirs[i].dir);
 	free(r->dirs);
 	free(r->users);
 	free(r->v);
-	free(r);
+	free(a);
 }
 
 /* The user uid with the groups the user database gives it (none when it
@@ -233,7 +246,7 @@ static void user_principal(struct ds_readers *r, struct ds_principal *p, uint32_
  * the same (a set's files one after another). */
 static bool reads_kept(const dupscan_file *keep, const struct ds_principal *p, const struct held *kept)
 {
-	struct ds_readers *r = keep->scan->act_readers;
+	struct ds_readers *r = &ds_acts_of(keep)->readers;
 	uint32_t gid = key_gid(p);
 	if (r->n && r->v[0].kept != keep->path)
 		r->n = 0;
@@ -250,7 +263,7 @@ static bool reads_kept(const dupscan_file *keep, const struct ds_principal *p, c
 static bool keeps_reading(const dupscan_file *keep, const struct ds_principal *p, const struct held *dup,
 			  const struct held *kept)
 {
-	return !reads(keep->scan->act_readers, p, dup) || reads_kept(keep, p, kept);
+	return !reads(&ds_acts_of(keep)->readers, p, dup) || reads_kept(keep, p, kept);
 }
 
 /* The users and groups acl names (each, when it could read the duplicate,
@@ -261,7 +274,7 @@ static bool named_keep_reading(const dupscan_file *keep, const struct acl *acl, 
 	struct ds_principal p;
 	for (int i = 0; i < acl->n; i++) {
 		if (acl->tag[i] == A_USER)
-			user_principal(keep->scan->act_readers, &p, acl->id[i]);
+			user_principal(&ds_acts_of(keep)->readers, &p, acl->id[i]);
 		else if (acl->tag[i] == A_GROUP)
 			p = (struct ds_principal){ NAMELESS, { acl->id[i] }, 1 };
 		else
@@ -278,7 +291,7 @@ static bool named_keep_reading(const dupscan_file *keep, const struct acl *acl, 
  * the group's) and the users and groups its ACL names. */
 static bool readers_read(const dupscan_file *keep, const struct held *dup, const struct held *kept)
 {
-	struct ds_readers *r = keep->scan->act_readers;
+	struct ds_readers *r = &ds_acts_of(keep)->readers;
 	struct ds_principal owner, kept_owner, anyone = { NAMELESS, { 0 }, 0 },
 				   group = { NAMELESS, { (uint32_t)dup->st->st_gid }, 1 };
 	user_principal(r, &owner, (uint32_t)dup->st->st_uid);

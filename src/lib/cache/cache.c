@@ -49,6 +49,8 @@
 
 #include "cache.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 /* A key (device, inode, size, mtime, ctime) names one content only where the
  * device keeps its inode numbers (ds_inodes_trusted()). Where it does not
@@ -57,9 +59,9 @@
  * seconds: a copy rewritten at its size with its mtime put back, or made
  * again, has its old key. Files there are neither looked up nor saved: they
  * are read every run. */
-static bool keyed_by_content(dupscan_scan *s, const struct ds_rec *r)
+static bool keyed_by_content(struct ds_cache_state *s, const struct ds_rec *r)
 {
-	return ds_inodes_trusted(s, ds_rec_dev(s, r));
+	return ds_inodes_trusted(s->tree, ds_rec_dev(s->tree, r));
 }
 
 bool ds_cachefile_is(const struct cache_file *f, const struct stat *st)
@@ -92,10 +94,10 @@ void ds_cache_free(struct ds_cache *c)
 }
 
 /* Cache trouble is told through the error callback but is not a scan error. */
-void ds_cache_report(dupscan_scan *s, const char *path, int code)
+void ds_cache_report(struct ds_cache_state *s, const char *path, int code)
 {
-	if (s->cb.on_error)
-		s->cb.on_error(s->cb.error_user, path, code);
+	if (s->core->cb.on_error)
+		s->core->cb.on_error(s->core->cb.error_user, path, code);
 }
 
 int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino)
@@ -283,21 +285,21 @@ int ds_cache_read(const char *path, struct cache_file **out)
 	return 0;
 }
 
-int ds_cache_load(dupscan_scan *s)
+int ds_cache_load(struct ds_cache_state *s)
 {
 	struct ds_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	int rc = ds_cache_read(s->cache.path, &c->loaded);
+	int rc = ds_cache_read(s->path, &c->loaded);
 	if (rc == -ENOMEM) {
 		free(c);
 		return rc;
 	}
 	if (rc)
-		ds_cache_report(s, s->cache.path, rc); /* ignored: a run without it */
+		ds_cache_report(s, s->path, rc); /* ignored: a run without it */
 	if (rc == DUPSCAN_E_NOT_CACHE) { /* and never written over */
 		free(c);
-		s->cache.run = NULL;
+		s->run = NULL;
 		return 0;
 	}
 	if (getrandom(&c->salt, sizeof(c->salt), GRND_NONBLOCK) != (ssize_t)sizeof(c->salt)) {
@@ -305,7 +307,7 @@ int ds_cache_load(dupscan_scan *s)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		c->salt = (uint64_t)ds_ns(t) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)c;
 	}
-	s->cache.run = c;
+	s->run = c;
 	return 0;
 }
 
@@ -342,9 +344,9 @@ static const struct cache_entry *entry_at(struct ds_entries *es, const struct ca
 
 /* The killed run's comparisons under way, matched to the records (order[0..n)
  * sorted by inode) whose key is the one it saw. @return 0 or -ENOMEM. */
-static int join_prefixes(dupscan_scan *s, const uint32_t *order, uint32_t n)
+static int join_prefixes(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 {
-	struct ds_cache *c = s->cache.run;
+	struct ds_cache *c = s->run;
 	free(c->pre_at);
 	c->pre_at = NULL;
 	if (c->nprefix == 0)
@@ -353,8 +355,8 @@ static int join_prefixes(dupscan_scan *s, const uint32_t *order, uint32_t n)
 		return -ENOMEM;
 	size_t j = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct ds_rec *r = ds_rec(s, order[i]);
-		uint64_t dev = ds_rec_dev(s, r), ino = ds_rec_ino(s, r);
+		const struct ds_rec *r = ds_rec(s->tree, order[i]);
+		uint64_t dev = ds_rec_dev(s->tree, r), ino = ds_rec_ino(s->tree, r);
 		c->pre_at[order[i]] = DS_NONE;
 		while (j < c->nprefix && ds_cache_cmp_key(&c->prefix[j], dev, ino) < 0)
 			j++;
@@ -362,34 +364,34 @@ static int join_prefixes(dupscan_scan *s, const uint32_t *order, uint32_t n)
 		while (k + 1 < c->nprefix && ds_cache_cmp_key(&c->prefix[k + 1], dev, ino) == 0)
 			k++;
 		const struct cache_entry *e = k < c->nprefix ? &c->prefix[k] : NULL;
-		if (e && ds_cache_cmp_key(e, dev, ino) == 0 && e->size == ds_rec_size(s, r) && e->mtime_ns == r->mtime_ns &&
+		if (e && ds_cache_cmp_key(e, dev, ino) == 0 && e->size == ds_rec_size(s->tree, r) && e->mtime_ns == r->mtime_ns &&
 		    e->ctime_ns == r->ctime_ns && keyed_by_content(s, r))
 			c->pre_at[order[i]] = (uint32_t)k;
 	}
 	return 0;
 }
 
-int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
+int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 {
-	struct ds_cache *c = s->cache.run;
+	struct ds_cache *c = s->run;
 	if (!c || !c->loaded)
 		return 0;
 	free(c->at);
 	c->at = malloc((n ? n : 1) * sizeof(*c->at));
 	struct ds_entries *es = malloc(sizeof(*es));
 	int rc = c->at && es ? 0 : -ENOMEM;
-	int fd = rc == 0 ? open_loaded(s->cache.path, c->loaded) : -1;
+	int fd = rc == 0 ? open_loaded(s->path, c->loaded) : -1;
 	if (rc == 0)
 		ds_entries_open(es, fd, fd >= 0 ? c->loaded : NULL, NULL);
 	c->nat = c->at ? n : 0;
 	c->nhits = 0;
 	size_t j = 0;
 	for (uint32_t i = 0; rc == 0 && i < n; i++) {
-		const struct ds_rec *r = ds_rec(s, order[i]);
-		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s, r), ds_rec_ino(s, r));
+		const struct ds_rec *r = ds_rec(s->tree, order[i]);
+		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r));
 		c->at[order[i]] = DS_NONE;
 		/* only an entry whose key is the file's as walked is kept */
-		if (!e || e->size != ds_rec_size(s, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns ||
+		if (!e || e->size != ds_rec_size(s->tree, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns ||
 		    !keyed_by_content(s, r))
 			continue;
 		if (DS_GROW(c->hits, c->caphits, c->nhits + 1)) {
@@ -409,27 +411,27 @@ int ds_cache_join(dupscan_scan *s, const uint32_t *order, uint32_t n)
 }
 
 /* The entry joined to the inode whose record is rep, or NULL. */
-static const struct cache_hit *entry_of_rep(const dupscan_scan *s, uint32_t rep)
+static const struct cache_hit *entry_of_rep(const struct ds_cache_state *s, uint32_t rep)
 {
-	const struct ds_cache *c = s->cache.run;
+	const struct ds_cache *c = s->run;
 	if (!c || !c->at || rep >= c->nat || c->at[rep] == DS_NONE)
 		return NULL;
 	return &c->hits[c->at[rep]];
 }
 
-const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i)
+const struct cache_hit *ds_cache_entry_of(const struct ds_cache_state *s, uint32_t i)
 {
-	return entry_of_rep(s, ds_rec_rep(s, i));
+	return entry_of_rep(s, ds_rec_rep(s->tree, i));
 }
 
 /* A number for a class first proven in this run: unlike any other run's,
  * so two runs' classes never merge by name. */
-uint64_t ds_cache_fresh_class(const dupscan_scan *s, const struct ds_rec *named)
+uint64_t ds_cache_fresh_class(const struct ds_cache_state *s, const struct ds_rec *named)
 {
 	struct {
 		uint64_t salt, dev, ino;
 		int64_t start;
-	} key = { s->cache.run->salt, ds_rec_dev(s, named), ds_rec_ino(s, named), s->cache.start_ns };
+	} key = { s->run->salt, ds_rec_dev(s->tree, named), ds_rec_ino(s->tree, named), s->start_ns };
 	uint64_t id = ds_hash_oneshot(&key, sizeof(key));
 	return id ? id : 1; /* 0: no class */
 }
@@ -447,19 +449,19 @@ char *ds_cache_log_path(const char *cache)
 
 /* Racy: r's mtime or ctime is not older than t by more than the margin, so a
  * write after t could have left its key as it was. */
-static bool racy(const dupscan_scan *s, const struct ds_rec *r, int64_t t)
+static bool racy(const struct ds_cache_state *s, const struct ds_rec *r, int64_t t)
 {
-	int64_t before = t - s->cache.racy_ns;
+	int64_t before = t - s->racy_ns;
 	return r->mtime_ns >= before || r->ctime_ns >= before;
 }
 
-bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
+bool ds_cache_get(const struct ds_cache_state *s, uint32_t i, struct ds_hashed *out)
 {
-	uint32_t rep = ds_rec_rep(s, i);
-	const struct ds_rec *r = ds_rec(s, rep); /* its inode's */
+	uint32_t rep = ds_rec_rep(s->tree, i);
+	const struct ds_rec *r = ds_rec(s->tree, rep); /* its inode's */
 	const struct cache_hit *e = entry_of_rep(s, rep);
 	/* a trusting run takes no hash from a racy entry either: the file is read */
-	if (!e || (s->opt.cache_trust && racy(s, r, e->at_ns)))
+	if (!e || (s->core->opt.cache_trust && racy(s, r, e->at_ns)))
 		return false;
 	out->cached = true;
 	out->partial = e->partial;
@@ -468,10 +470,10 @@ bool ds_cache_get(const dupscan_scan *s, uint32_t i, struct ds_hashed *out)
 	return true;
 }
 
-bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out)
+bool ds_cache_proof(const struct ds_cache_state *s, uint32_t i, struct ds_proof *out)
 {
-	uint32_t rep = ds_rec_rep(s, i);
-	const struct ds_rec *r = ds_rec(s, rep); /* its inode's */
+	uint32_t rep = ds_rec_rep(s->tree, i);
+	const struct ds_rec *r = ds_rec(s->tree, rep); /* its inode's */
 	const struct cache_hit *e = entry_of_rep(s, rep);
 	if (!e || !(e->flags & F_PROVEN) || e->cls == 0)
 		return false;
@@ -484,26 +486,26 @@ bool ds_cache_proof(const dupscan_scan *s, uint32_t i, struct ds_proof *out)
 	return true;
 }
 
-bool ds_cache_prefix(const dupscan_scan *s, uint32_t i, struct ds_prefix *out)
+bool ds_cache_prefix(const struct ds_cache_state *s, uint32_t i, struct ds_prefix *out)
 {
-	const struct ds_cache *c = s->cache.run;
-	uint32_t rep = ds_rec_rep(s, i);
+	const struct ds_cache *c = s->run;
+	uint32_t rep = ds_rec_rep(s->tree, i);
 	if (!c || !c->pre_at || rep >= c->nat || c->pre_at[rep] == DS_NONE)
 		return false;
 	const struct cache_entry *e = &c->prefix[c->pre_at[rep]];
-	if (racy(s, ds_rec(s, rep), e->at_ns))
+	if (racy(s, ds_rec(s->tree, rep), e->at_ns))
 		return false;
 	*out = (struct ds_prefix){ e->full, e->cls, e->at_ns };
 	return true;
 }
 
-bool ds_cache_usable(const dupscan_scan *s)
+bool ds_cache_usable(const struct ds_cache_state *s)
 {
 	/* -Q and -T runs neither take hashes from the cache nor save them */
-	return s->cache.run && s->cache.run->loaded && !s->opt.quick && !s->opt.partial_only;
+	return s->run && s->run->loaded && !s->core->opt.quick && !s->core->opt.partial_only;
 }
 
-bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
+bool ds_cache_covers(const struct ds_cache_state *s, const uint32_t *idx, size_t n)
 {
 	if (!ds_cache_usable(s))
 		return false;
@@ -514,7 +516,7 @@ bool ds_cache_covers(const dupscan_scan *s, const uint32_t *idx, size_t n)
 	return true;
 }
 
-bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
+bool ds_cache_any(const struct ds_cache_state *s, const uint32_t *idx, size_t n)
 {
 	if (!ds_cache_usable(s))
 		return false;
@@ -525,9 +527,9 @@ bool ds_cache_any(const dupscan_scan *s, const uint32_t *idx, size_t n)
 	return false;
 }
 
-int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p)
+int ds_cache_proved(struct ds_cache_state *s, const struct ds_proved *p)
 {
-	struct ds_cache *c = s->cache.run;
+	struct ds_cache *c = s->run;
 	if (!c)
 		return 0;
 	if (DS_GROW(c->proved, c->capproved, c->nproved + 1))
@@ -536,10 +538,10 @@ int ds_cache_proved(dupscan_scan *s, const struct ds_proved *p)
 	return 0;
 }
 
-int ds_cache_note(dupscan_scan *s, const struct ds_hashed *h)
+int ds_cache_note(struct ds_cache_state *s, const struct ds_hashed *h)
 {
-	struct ds_cache *c = s->cache.run;
-	if (!c || !keyed_by_content(s, ds_rec(s, h->rec)))
+	struct ds_cache *c = s->run;
+	if (!c || !keyed_by_content(s, ds_rec(s->tree, h->rec)))
 		return 0;
 	if (DS_GROW(c->noted, c->capnoted, c->nnoted + 1))
 		return -ENOMEM;

@@ -147,7 +147,7 @@ void ds_cachefile_free(struct cache_file *c);
 /* Is st the file f was read from, unchanged (device, inode, size, mtime, ctime)? */
 bool ds_cachefile_is(const struct cache_file *f, const struct stat *st);
 /* Cache trouble is told through the error callback but is not a scan error. */
-void ds_cache_report(dupscan_scan *s, const char *path, int code);
+void ds_cache_report(struct ds_cache_state *s, const char *path, int code);
 /* Entries' order: by (device, inode). */
 int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino);
 int ds_cache_cmp_entry(void *ctx, const void *pa, const void *pb);
@@ -163,7 +163,7 @@ int ds_cache_read_all(int fd, void *buf, size_t len);
  * file), DUPSCAN_E_CACHE when it is not a valid cache, -errno, -ENOMEM. */
 int ds_cache_read(const char *path, struct cache_file **out);
 /* The hit of r's inode (joined), or NULL. */
-const struct cache_hit *ds_cache_entry_of(const dupscan_scan *s, uint32_t i);
+const struct cache_hit *ds_cache_entry_of(const struct ds_cache_state *s, uint32_t i);
 
 /* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
 char *ds_cache_log_path(const char *cache);

@@ -29,6 +29,8 @@
 
 #include "cache.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 #define LOG_BUFFER (64u * 1024u)            /* records written at least this often */
 #define LOG_WRITE_NS 1000000000ll           /* and every second and every 4 MiB read: */
@@ -107,9 +109,9 @@ static int cmp_key(void *ctx, const void *pa, const void *pb)
  * last), for ds_cache_join() to take over the file's entries (c->loaded made
  * when there was no FILE); *taken: how many. Trouble is told and ignored.
  * @return 0 or -ENOMEM. */
-static int take(dupscan_scan *s, struct ds_cache *c, size_t *taken)
+static int take(struct ds_cache_state *s, struct ds_cache *c, size_t *taken)
 {
-	char *path = ds_cache_log_path(s->cache.path);
+	char *path = ds_cache_log_path(s->path);
 	struct cache_entry *log = NULL;
 	size_t m = 0;
 	/* a log the file holds already (its run was killed before removing it):
@@ -181,7 +183,7 @@ static bool sync_due(const struct cache_log *l, int64_t now, uint64_t read)
 
 /* Write what the buffer holds, and make the log durable when due (or when
  * sync). A failure is told once; the run goes on without a log. */
-static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
+static void flush(struct ds_cache_state *s, struct cache_log *l, bool sync)
 {
 	if (l->failed)
 		return;
@@ -195,7 +197,7 @@ static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
 	}
 	int rc = l->nbuf ? ds_write_all(l->fd, l->buf, l->nbuf * sizeof(*l->buf)) : 0;
 	l->nbuf = 0;
-	uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
+	uint64_t read = atomic_load_explicit(&s->core->progress.read, memory_order_relaxed);
 	int64_t now = ds_mono_ns();
 	l->written_ns = now;
 	l->written_read = read;
@@ -211,19 +213,19 @@ static void flush(dupscan_scan *s, struct cache_log *l, bool sync)
 	}
 }
 
-int ds_cache_log_start(dupscan_scan *s)
+int ds_cache_log_start(struct ds_cache_state *s)
 {
-	struct ds_cache *c = s->cache.run;
+	struct ds_cache *c = s->run;
 	if (!c)
 		return 0;
 	/* what a killed run had worked out */
 	size_t taken = 0;
 	int rc = take(s, c, &taken);
 	/* -Q and -T runs save nothing; nor a run whose log could not be cleared */
-	if (rc || s->opt.quick || s->opt.partial_only)
+	if (rc || s->core->opt.quick || s->core->opt.partial_only)
 		return rc == -EEXIST ? 0 : rc;
 	struct cache_log *l = calloc(1, sizeof(*l));
-	if (!l || !(l->path = ds_cache_log_path(s->cache.path)) || !(l->buf = malloc(LOG_BUFFER)) ||
+	if (!l || !(l->path = ds_cache_log_path(s->path)) || !(l->buf = malloc(LOG_BUFFER)) ||
 	    !(l->mon = ds_monitor_new())) {
 		if (l) {
 			free(l->path);
@@ -235,15 +237,15 @@ int ds_cache_log_start(dupscan_scan *s)
 	l->fd = -1;
 	l->synced_ns = l->written_ns = ds_mono_ns();
 	l->durable = taken > 0;
-	s->cache.log = l;
+	s->log = l;
 	return 0;
 }
 
 /* Append entries e[0..n) to the log (from any thread), all in one write:
  * written and made durable when due. */
-static void append(dupscan_scan *s, const struct cache_entry *e, size_t n)
+static void append(struct ds_cache_state *s, const struct cache_entry *e, size_t n)
 {
-	struct cache_log *l = s->cache.log;
+	struct cache_log *l = s->log;
 	ds_monitor_enter(l->mon);
 	if (!l->failed && l->nbuf + n > LOG_BUFFER / sizeof(*l->buf))
 		flush(s, l, false);
@@ -254,7 +256,7 @@ static void append(dupscan_scan *s, const struct cache_entry *e, size_t n)
 	}
 	if (!l->failed) {
 		/* the clock every few records: many small files settle in a microsecond each */
-		uint64_t read = atomic_load_explicit(&s->progress.read, memory_order_relaxed);
+		uint64_t read = atomic_load_explicit(&s->core->progress.read, memory_order_relaxed);
 		int64_t now = n > 1 || (l->nbuf & 15) == 1 || read - l->written_read >= LOG_WRITE_READ ? ds_mono_ns() : l->written_ns;
 		/* flush decides whether it is also made durable */
 		if (now - l->written_ns >= LOG_WRITE_NS || read - l->written_read >= LOG_WRITE_READ ||
@@ -264,30 +266,30 @@ static void append(dupscan_scan *s, const struct cache_entry *e, size_t n)
 	ds_monitor_leave(l->mon);
 }
 
-void ds_cache_log_add(dupscan_scan *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
+void ds_cache_log_add(struct ds_cache_state *s, uint32_t rec, uint64_t partial, uint64_t full, bool has_full,
 		      const struct ds_proof *pf)
 {
-	if (!s->cache.log)
+	if (!s->log)
 		return;
-	const struct ds_rec *r = ds_rec(s, rec);
+	const struct ds_rec *r = ds_rec(s->tree, rec);
 	uint32_t flags = (has_full ? F_FULL : 0) | (pf ? F_PROVEN : 0) | (pf && pf->apart ? F_APART : 0) |
 			 (pf && pf->alone ? F_ALONE : 0);
-	append(s, &(struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, full,
-					 pf ? pf->cls : 0, pf ? pf->at : s->cache.start_ns, flags, LOG_NO_PATH }, 1);
+	append(s, &(struct cache_entry){ ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r), ds_rec_size(s->tree, r), r->mtime_ns, r->ctime_ns, partial, full,
+					 pf ? pf->cls : 0, pf ? pf->at : s->start_ns, flags, LOG_NO_PATH }, 1);
 }
 
 /* Member m's record at a checkpoint: in play, equal to the others of its class
  * up to off; alone (unless dropped), proven in a class of its own in a run
  * that sees its whole bucket together, as ds_note_proofs() will prove it.
  * @return false when there is nothing to tell of it. */
-static bool checkpoint_entry(const dupscan_scan *s, const struct ds_member *m, const struct ds_member *all,
+static bool checkpoint_entry(const struct ds_cache_state *s, const struct ds_member *m, const struct ds_member *all,
 			     uint64_t partial, uint64_t off, struct cache_entry *e)
 {
-	const struct ds_rec *r = ds_rec(s, m->rec);
-	*e = (struct cache_entry){ ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, partial, off,
-				   0, s->cache.start_ns, F_PREFIX, LOG_NO_PATH };
+	const struct ds_rec *r = ds_rec(s->tree, m->rec);
+	*e = (struct cache_entry){ ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r), ds_rec_size(s->tree, r), r->mtime_ns, r->ctime_ns, partial, off,
+				   0, s->start_ns, F_PREFIX, LOG_NO_PATH };
 	if (m->alive) {
-		e->cls = ds_cache_fresh_class(s, ds_rec(s, all[m->cls].rec));
+		e->cls = ds_cache_fresh_class(s, ds_rec(s->tree, all[m->cls].rec));
 		return true;
 	}
 	if ((r->flags & DS_F_DROPPED) || !ds_groups_apart(s))
@@ -298,9 +300,9 @@ static bool checkpoint_entry(const dupscan_scan *s, const struct ds_member *m, c
 	return true;
 }
 
-void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off)
+void ds_cache_log_checkpoint(struct ds_cache_state *s, const struct ds_member *m, size_t n, uint64_t partial, uint64_t off)
 {
-	if (!s->cache.log)
+	if (!s->log)
 		return;
 	struct cache_entry e[64];
 	size_t k = 0;
@@ -312,15 +314,15 @@ void ds_cache_log_checkpoint(dupscan_scan *s, const struct ds_member *m, size_t 
 	append(s, e, k);
 }
 
-void ds_cache_log_close(dupscan_scan *s, bool folded)
+void ds_cache_log_close(struct ds_cache_state *s, bool folded)
 {
-	struct cache_log *l = s->cache.log;
+	struct cache_log *l = s->log;
 	if (l && !folded)
 		flush(s, l, true); /* what the next run takes */
 	if (l && l->fd >= 0)
 		close(l->fd);
-	if (folded && s->cache.path) {
-		char *path = l ? NULL : ds_cache_log_path(s->cache.path);
+	if (folded && s->path) {
+		char *path = l ? NULL : ds_cache_log_path(s->path);
 		const char *p = l ? l->path : path;
 		if (p && unlink(p) != 0 && errno != ENOENT)
 			ds_cache_report(s, p, -errno);
@@ -329,13 +331,13 @@ void ds_cache_log_close(dupscan_scan *s, bool folded)
 	if (l) {
 		l->fd = -1;
 		ds_cache_log_free(l);
-		s->cache.log = NULL;
+		s->log = NULL;
 	}
 }
 
-bool ds_cache_log_durable(const dupscan_scan *s)
+bool ds_cache_log_durable(const struct ds_cache_state *s)
 {
-	return s->cache.log && s->cache.log->durable;
+	return s->log && s->log->durable;
 }
 
 void ds_cache_log_free(struct cache_log *l)

@@ -17,6 +17,8 @@
 
 #include "cache.h"
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 /* ---- saving ---- */
 
@@ -92,31 +94,31 @@ static bool still_there(const struct cache_entry *e, const char *path)
  * ranked by number (a scan meets few), the notes spread by that rank in the
  * order noted, each device's run sorted on (inode, no full hash, note), and
  * the notes moved to their places along the permutation's cycles. */
-static int sort_seen(const dupscan_scan *s, struct ds_cache *run)
+static int sort_seen(const struct ds_cache_state *s, struct ds_cache *run)
 {
-	size_t n = run->nnoted, ndev = s->tree.devs.n ? s->tree.devs.n : 1;
+	size_t n = run->nnoted, ndev = s->tree->devs.n ? s->tree->devs.n : 1;
 	struct ds_keypos *kp = ds_big_alloc((n ? n : 1) * sizeof(*kp));
 	struct ds_keypos *dk = malloc(ndev * sizeof(*dk));
 	size_t *at = calloc(ndev + 1, sizeof(*at));
 	int rc = kp && dk && at ? 0 : -ENOMEM;
-	for (size_t d = 0; rc == 0 && d < s->tree.devs.n; d++)
-		dk[d] = (struct ds_keypos){ s->tree.devs.key[2 * d], d };
+	for (size_t d = 0; rc == 0 && d < s->tree->devs.n; d++)
+		dk[d] = (struct ds_keypos){ s->tree->devs.key[2 * d], d };
 	if (rc == 0)
-		ds_sort_by_key(dk, s->tree.devs.n);
+		ds_sort_by_key(dk, s->tree->devs.n);
 	/* each device's rank; at[rank]: where its notes begin, then end */
 	size_t *devrank = rc == 0 ? malloc(ndev * sizeof(*devrank)) : NULL;
 	if (rc == 0 && !devrank)
 		rc = -ENOMEM;
-	for (size_t k = 0; rc == 0 && k < s->tree.devs.n; k++)
+	for (size_t k = 0; rc == 0 && k < s->tree->devs.n; k++)
 		devrank[dk[k].pos] = k;
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		at[devrank[ds_rec_devi(s, ds_rec(s, run->noted[i].rec))] + 1]++;
+		at[devrank[ds_rec_devi(s->tree, ds_rec(s->tree, run->noted[i].rec))] + 1]++;
 	for (size_t k = 1; rc == 0 && k <= ndev; k++)
 		at[k] += at[k - 1];
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const struct ds_rec *r = ds_rec(s, run->noted[i].rec);
-		size_t d = devrank[ds_rec_devi(s, r)];
-		kp[at[d]++] = (struct ds_keypos){ ds_rec_ino(s, r), (uint64_t)!run->noted[i].has_full << 32 | i };
+		const struct ds_rec *r = ds_rec(s->tree, run->noted[i].rec);
+		size_t d = devrank[ds_rec_devi(s->tree, r)];
+		kp[at[d]++] = (struct ds_keypos){ ds_rec_ino(s->tree, r), (uint64_t)!run->noted[i].has_full << 32 | i };
 	}
 	/* at[d] is now where device d's run ends */
 	for (size_t d = 0, from = 0; rc == 0 && d < ndev; from = at[d++])
@@ -175,10 +177,10 @@ static bool same_entry(const struct cache_entry *a, const struct cache_entry *b)
 
 /* ---- proofs ---- */
 
-static bool same_inode(const dupscan_scan *s, uint32_t a, uint32_t b)
+static bool same_inode(const struct ds_cache_state *s, uint32_t a, uint32_t b)
 {
-	const struct ds_rec *ra = ds_rec(s, a), *rb = ds_rec(s, b);
-	return ds_rec_devi(s, ra) == ds_rec_devi(s, rb) && ds_rec_ino(s, ra) == ds_rec_ino(s, rb);
+	const struct ds_rec *ra = ds_rec(s->tree, a), *rb = ds_rec(s->tree, b);
+	return ds_rec_devi(s->tree, ra) == ds_rec_devi(s->tree, rb) && ds_rec_ino(s->tree, ra) == ds_rec_ino(s->tree, rb);
 }
 
 static int cmp_proved_plain(const void *pa, const void *pb)
@@ -194,7 +196,7 @@ static int cmp_proved(void *ctx, const void *pa, const void *pb)
 }
 
 /* The proof this run gave anew to the inode of notes h[i..) (ds_note_proofs()), or NULL. */
-static const struct ds_proved *decided(const dupscan_scan *s, const struct ds_cache *run, size_t i)
+static const struct ds_proved *decided(const struct ds_cache_state *s, const struct ds_cache *run, size_t i)
 {
 	const struct ds_hashed *h = run->noted;
 	if (run->nproved == 0)
@@ -212,7 +214,7 @@ static const struct ds_proved *decided(const dupscan_scan *s, const struct ds_ca
  * counts): the one its bucket gave it anew this run (ds_note_proofs()), unless
  * the file dropped out since; else a proof that still holds; else none,
  * its hashes keeping the time they were worked out. @return 0 or -ENOMEM. */
-static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
+static int assign_proofs(struct ds_cache_state *s, struct ds_cache *run)
 {
 	const struct ds_hashed *h = run->noted;
 	size_t n = run->nnoted;
@@ -224,14 +226,14 @@ static int assign_proofs(dupscan_scan *s, struct ds_cache *run)
 			continue;
 		const struct ds_proved *now = decided(s, run, i);
 		struct ds_proof old;
-		if (now && !(ds_rec(s, h[i].rec)->flags & DS_F_DROPPED)) {
-			run->proofs[i] = (struct proof){ now->cls, s->cache.start_ns, (now->how & DS_PROVED_APART) != 0,
+		if (now && !(ds_rec(s->tree, h[i].rec)->flags & DS_F_DROPPED)) {
+			run->proofs[i] = (struct proof){ now->cls, s->start_ns, (now->how & DS_PROVED_APART) != 0,
 							 (now->how & DS_PROVED_ALONE) != 0 };
 		} else if (ds_cache_proof(s, h[i].rec, &old)) {
 			run->proofs[i] = (struct proof){ old.cls, old.at, old.apart, old.alone };
 		} else {
 			const struct cache_hit *e = h[i].cached ? ds_cache_entry_of(s, h[i].rec) : NULL;
-			run->proofs[i] = (struct proof){ 0, e ? e->at_ns : s->cache.start_ns, false, false };
+			run->proofs[i] = (struct proof){ 0, e ? e->at_ns : s->start_ns, false, false };
 		}
 	}
 	return rc;
@@ -302,20 +304,20 @@ static const char *old_path(struct oldcur *c)
  * in keep (a bit an old entry) the old entries still there; with w, write
  * the entries (paths false) or their paths (true) of that merge.
  * @return 1 when it differs, 0 when not, or a negative code. */
-static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache_file *old, uint8_t *keep,
+static int merge(struct ds_cache_state *s, const struct ds_cache *run, const struct cache_file *old, uint8_t *keep,
 		 const char *cwd, struct writer *w, bool paths)
 {
 	int changed = !old || old->version != CACHE_VERSION; /* an older version is replaced */
 	size_t i = 0;
 	const struct ds_hashed *h = run->noted;
 	struct oldcur oc;
-	old_open(&oc, old, s->cache.path);
+	old_open(&oc, old, s->path);
 	while (!w || w->rc == 0) {
 		const struct cache_entry *o = old_entry(&oc);
 		if (oc.rc || (i >= run->nnoted && !o))
 			break;
-		const struct ds_rec *r = i < run->nnoted ? ds_rec(s, h[i].rec) : NULL;
-		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s, r), ds_rec_ino(s, r));
+		const struct ds_rec *r = i < run->nnoted ? ds_rec(s->tree, h[i].rec) : NULL;
+		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r));
 		if (order > 0) {
 			/* a hash the log kept for a file this run did not see: no
 			 * path to keep it by */
@@ -331,7 +333,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 			continue;
 		}
 		const struct proof *pf = &run->proofs[i];
-		struct cache_entry e = { ds_rec_dev(s, r), ds_rec_ino(s, r), ds_rec_size(s, r), r->mtime_ns, r->ctime_ns, h[i].partial,
+		struct cache_entry e = { ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r), ds_rec_size(s->tree, r), r->mtime_ns, r->ctime_ns, h[i].partial,
 					 h[i].full, pf->cls, pf->at,
 					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0) |
 					 (pf->cls && pf->alone ? F_ALONE : 0), 0 };
@@ -342,7 +344,7 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 		} else if (w) {
 			char buf[PATH_MAX * 2];
 			size_t room = sizeof(buf) - strlen(cwd) - 2;
-			size_t len = ds_rec_path(s, h[i].rec, buf, room);
+			size_t len = ds_rec_path(s->tree, h[i].rec, buf, room);
 			if (len < room) { /* longer paths are not cached */
 				if (buf[0] != '/' && cwd[0]) {
 					memmove(buf + strlen(cwd) + 1, buf, len + 1);
@@ -352,8 +354,8 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 				emit(w, paths, &e, buf);
 			}
 		}
-		uint64_t dev = ds_rec_dev(s, r), ino = ds_rec_ino(s, r);
-		while (i < run->nnoted && ds_rec_dev(s, ds_rec(s, h[i].rec)) == dev && ds_rec_ino(s, ds_rec(s, h[i].rec)) == ino)
+		uint64_t dev = ds_rec_dev(s->tree, r), ino = ds_rec_ino(s->tree, r);
+		while (i < run->nnoted && ds_rec_dev(s->tree, ds_rec(s->tree, h[i].rec)) == dev && ds_rec_ino(s->tree, ds_rec(s->tree, h[i].rec)) == ino)
 			i++;
 		while ((o = old_entry(&oc)) != NULL && ds_cache_cmp_key(o, dev, ino) == 0)
 			oc.es.index++;
@@ -366,10 +368,10 @@ static int merge(dupscan_scan *s, const struct ds_cache *run, const struct cache
 /* The merged file under a temporary name, renamed over path: the entries,
  * their paths, then the header with the checksum over both. @return 0 or a
  * negative code. */
-static int write_cache(dupscan_scan *s, const struct ds_cache *run, struct cache_file *old, uint8_t *keep,
+static int write_cache(struct ds_cache_state *s, const struct ds_cache *run, struct cache_file *old, uint8_t *keep,
 		       const char *cwd, bool durable)
 {
-	const char *path = s->cache.path;
+	const char *path = s->path;
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 32);
 	if (!tmp)
@@ -447,21 +449,21 @@ static int same_file_meta(const char *path, const struct cache_file *loaded, str
 	return 0;
 }
 
-int ds_cache_save(dupscan_scan *s, bool *folded)
+int ds_cache_save(struct ds_cache_state *s, bool *folded)
 {
 	*folded = false;
-	if (!s->cache.run)
+	if (!s->run)
 		return 0;
 	/* proofs are judged by what this run loaded, whatever another run saved since */
-	struct ds_cache *run = s->cache.run;
+	struct ds_cache *run = s->run;
 	int rc = sort_seen(s, run);
 	if (rc == 0)
 		rc = assign_proofs(s, run);
 	if (rc)
 		return rc;
-	int lock = lock_cache(s->cache.path);
+	int lock = lock_cache(s->path);
 	if (lock < 0) {
-		ds_cache_report(s, s->cache.path, lock);
+		ds_cache_report(s, s->path, lock);
 		return lock == -ENOMEM ? lock : 0;
 	}
 	/* what is on disk now: what was loaded, unless another run replaced it
@@ -469,11 +471,11 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	 * goes, so what was loaded (and the log's records taken over it) is
 	 * given back first */
 	struct cache_file *old = NULL;
-	rc = same_file_meta(s->cache.path, run->loaded, &old);
+	rc = same_file_meta(s->path, run->loaded, &old);
 	ds_cachefile_free(run->loaded);
 	run->loaded = NULL;
 	if (rc == 1)
-		rc = ds_cache_read(s->cache.path, &old);
+		rc = ds_cache_read(s->path, &old);
 	/* a broken file is replaced; another file put there since, never */
 	if (rc && rc != -ENOMEM && rc != DUPSCAN_E_NOT_CACHE)
 		rc = 0;
@@ -490,7 +492,7 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	if (rc == 1)
 		rc = write_cache(s, run, old, keep, cwd, ds_cache_log_durable(s));
 	if (rc < 0 && rc != -ENOMEM)
-		ds_cache_report(s, s->cache.path, rc);
+		ds_cache_report(s, s->path, rc);
 	/* written (or nothing to write): the log's entries are in the file now */
 	*folded = rc == 0;
 	ds_cachefile_free(old);
@@ -499,17 +501,17 @@ int ds_cache_save(dupscan_scan *s, bool *folded)
 	return rc == -ENOMEM ? rc : 0;
 }
 
-DUPSCAN_API int dupscan_set_cache(dupscan_scan *s, const char *path)
+int ds_set_cache(struct ds_cache_state *s, const char *path)
 {
 	if (!s)
 		return -EINVAL;
-	if (s->ran)
+	if (s->core->ran)
 		return DUPSCAN_E_STATE;
 	char *copy = NULL;
 	if (path && !(copy = strdup(path)))
 		return -ENOMEM;
-	free(s->cache.path);
-	s->cache.path = copy;
+	free(s->path);
+	s->path = copy;
 	return 0;
 }
 

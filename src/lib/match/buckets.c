@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "match/result.h"
 
@@ -24,9 +26,9 @@ static int cmp_insert_cls(void *ctx, const void *pa, const void *pb)
  * full-hash match, told to the stage callback at commit. */
 static int stage_classes(struct ds_ctx *c, size_t first)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	size_t n = c->res->nins - first;
-	if (!s->cb.on_stage || n < 2)
+	if (!s->core->cb.on_stage || n < 2)
 		return 0;
 	struct ds_insert *ins = malloc(n * sizeof(*ins));
 	uint32_t *ri = malloc(n * sizeof(*ri));
@@ -39,7 +41,7 @@ static int stage_classes(struct ds_ctx *c, size_t first)
 	for (size_t i = 0; rc == 0 && i < n;) {
 		size_t j = i, nr = 0;
 		for (; j < n && ins[j].cls == ins[i].cls; j++)
-			if (!(ds_rec(s, ins[j].rec)->flags & DS_F_DROPPED))
+			if (!(ds_rec(s->tree, ins[j].rec)->flags & DS_F_DROPPED))
 				ri[nr++] = ins[j].rec;
 		rc = ds_result_stage(c, DUPSCAN_STAGE_FULL, ri, nr);
 		i = j;
@@ -66,7 +68,7 @@ static int from_sweep(struct ds_ctx *c, const struct bucket *b)
 /* Settle one bucket: its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	uint32_t *ri = malloc(b->k * sizeof(*ri));
 	if (!ri)
 		return -ENOMEM;
@@ -76,7 +78,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 	free(ri);
 	if (rc)
 		return rc;
-	if (s->opt.partial_only) {
+	if (s->core->opt.partial_only) {
 		for (size_t x = 0; x < b->k && rc == 0; x++)
 			rc = ds_result_insert(c, b->m[x].rec, b->m[0].rec, b->partial, b->partial);
 		return rc;
@@ -86,7 +88,7 @@ int ds_match_bucket(struct ds_ctx *c, const struct bucket *b)
 		rc = from_sweep(c, b);
 	} else if (b->known) {
 		rc = ds_match_trusted(c, b);
-	} else if (s->opt.quick) {
+	} else if (s->core->opt.quick) {
 		rc = ds_match_quick(c, b);
 	} else {
 		rc = ds_match_plain(c, b, true);

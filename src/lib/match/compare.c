@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 #include "match/result.h"
 #include "match/compare.h"
@@ -17,7 +19,7 @@
 
 int ds_open_rec(struct ds_ctx *c, uint32_t i)
 {
-	int fd = ds_open_scanned(c->s, i);
+	int fd = ds_open_scanned(c->s->reading, i);
 	if (fd < 0 && fd != -ENOMEM)
 		ds_fail(c, i, fd);
 	return fd;
@@ -87,11 +89,11 @@ static void read_disk(void *job, size_t d)
 	for (size_t i = 0; i < ls->n; i++) {
 		if (!ls->m[i].alive || sp->disk[i] != d)
 			continue;
-		if (!sp->own[i] && !(sp->own[i] = ds_chunk_take(ls->c->s->reading.chunks, ls->chunk))) {
+		if (!sp->own[i] && !(sp->own[i] = ds_chunk_take(ls->c->s->reading->chunks, ls->chunk))) {
 			sp->err[i] = -ENOMEM;
 			continue;
 		}
-		sp->err[i] = ds_read(ls->c->s, ls->m[i].fd, sp->own[i], sp->len, sp->off);
+		sp->err[i] = ds_read(ls->c->s->reading, ls->m[i].fd, sp->own[i], sp->len, sp->off);
 	}
 }
 
@@ -104,13 +106,13 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 		return ls->spread->err[i];
 	}
 	if (ls->npool == 0) {
-		ls->pool[0] = ds_chunk_take(ls->c->s->reading.chunks, ls->chunk);
+		ls->pool[0] = ds_chunk_take(ls->c->s->reading->chunks, ls->chunk);
 		if (!ls->pool[0])
 			return -ENOMEM;
 		ls->npool = 1;
 	}
 	*buf = ls->pool[ls->npool - 1];
-	return ds_read(ls->c->s, ls->m[i].fd, *buf, len, off);
+	return ds_read(ls->c->s->reading, ls->m[i].fd, *buf, len, off);
 }
 
 /* Read [off, off + len) of every alive member and split each class by those
@@ -175,10 +177,10 @@ static long refine(struct lockstep *ls, uint64_t off, size_t len, struct ds_hash
 /* The bytes read per member per turn: long turns on a spinning disk (each
  * costs a seek per file, so reading, not seeking, takes the time), and never
  * more than a budget for a buffer per member (per thread). */
-static size_t lockstep_chunk(const dupscan_scan *s, size_t n, uint64_t size, uint64_t start)
+static size_t lockstep_chunk(const struct ds_match *s, size_t n, uint64_t size, uint64_t start)
 {
-	size_t chunk = s->opt.chunk, budget = DS_LOCKSTEP_BUDGET;
-	if (s->reading.io_mode == DUPSCAN_IO_HDD && !s->opt.chunk_given) {
+	size_t chunk = s->core->opt.chunk, budget = DS_LOCKSTEP_BUDGET;
+	if (s->reading->io_mode == DUPSCAN_IO_HDD && !s->core->opt.chunk_given) {
 		chunk = DS_HDD_TURN;
 		budget = DS_HDD_LOCKSTEP_BUDGET;
 	}
@@ -194,12 +196,12 @@ static size_t lockstep_chunk(const dupscan_scan *s, size_t n, uint64_t size, uin
 
 /* The first classes: by the first blocks already in memory when given, else
  * one class of every member still in play. */
-static void first_classes(const dupscan_scan *s, struct ds_member *m, size_t n, const unsigned char *first_blocks,
+static void first_classes(const struct ds_match *s, struct ds_member *m, size_t n, const unsigned char *first_blocks,
 			  size_t block_len)
 {
 	for (size_t i = 0; i < n; i++) {
 		m[i].cls = 0;
-		m[i].alive = !(ds_rec(s, m[i].rec)->flags & DS_F_DROPPED);
+		m[i].alive = !(ds_rec(s->tree, m[i].rec)->flags & DS_F_DROPPED);
 		if (!m[i].alive)
 			kill_member(&m[i]);
 	}
@@ -243,7 +245,7 @@ static int open_members(struct ds_ctx *c, struct ds_member *m, size_t n)
  * still in classes, 0 when none is left, or a negative code. */
 static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, struct ds_hashes *h)
 {
-	const dupscan_scan *s = ls->c->s;
+	const struct ds_match *s = ls->c->s;
 	/* Files that differ near their end are common (logs, images, partial
 	 * downloads): compare the last block first, so they cost no full read. */
 	if (size - start > 2 * (uint64_t)ls->chunk) {
@@ -253,7 +255,7 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 			return alive;
 	}
 	for (uint64_t off = start; off < size;) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
 			/* half-compared files must not become a set */
 			for (size_t i = 0; i < ls->n; i++)
 				kill_member(&ls->m[i]);
@@ -268,7 +270,7 @@ static long compare_rest(struct lockstep *ls, uint64_t start, uint64_t size, str
 		/* a comparison of large files takes minutes: what it knows goes
 		 * to the log now and then, for a killed run's next to go on */
 		if (ls->partial && ls->unlogged >= DS_CHECKPOINT_BYTES && off < size) {
-			ds_cache_log_checkpoint(ls->c->s, ls->m, ls->n, *ls->partial, off);
+			ds_cache_log_checkpoint(ls->c->s->cache, ls->m, ls->n, *ls->partial, off);
 			ls->unlogged = 0;
 		}
 	}
@@ -289,15 +291,15 @@ static size_t disk_index(const uint64_t *devs, size_t nd, uint64_t dev)
  * of its own: a turn's reads are all in flight at once. @return 0 or -ENOMEM. */
 static int spread_members(struct lockstep *ls)
 {
-	dupscan_scan *s = ls->c->s;
-	bool net = s->reading.io_mode == DUPSCAN_IO_NET;
-	if ((s->reading.io_mode != DUPSCAN_IO_HDD && !net) || ds_pool_helpers(ls->c->pool) == 0 || ls->n < 2)
+	struct ds_match *s = ls->c->s;
+	bool net = s->reading->io_mode == DUPSCAN_IO_NET;
+	if ((s->reading->io_mode != DUPSCAN_IO_HDD && !net) || ds_pool_helpers(ls->c->pool) == 0 || ls->n < 2)
 		return 0;
 	uint64_t devs[DS_SPREAD_DISKS];
 	size_t nd = 0;
 	/* the disks first: most comparisons have one, and need nothing more */
 	for (size_t i = 0; !net && i < ls->n && nd < DS_SPREAD_DISKS; i++) {
-		uint64_t dev = ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec)));
+		uint64_t dev = ds_disk(s->reading, ds_rec_dev(s->tree, ds_rec(s->tree, ls->m[i].rec)));
 		if (disk_index(devs, nd, dev) == nd)
 			devs[nd++] = dev;
 	}
@@ -316,7 +318,7 @@ static int spread_members(struct lockstep *ls)
 	if (net)
 		sp->ndisks = ls->n;
 	for (size_t i = 0; i < ls->n; i++) {
-		size_t d = net ? i : disk_index(devs, nd, ds_disk(s, ds_rec_dev(s, ds_rec(s, ls->m[i].rec))));
+		size_t d = net ? i : disk_index(devs, nd, ds_disk(s->reading, ds_rec_dev(s->tree, ds_rec(s->tree, ls->m[i].rec))));
 		sp->disk[i] = (uint32_t)(d < sp->ndisks ? d : sp->ndisks - 1); /* past the last: shares its thread */
 	}
 	return 0;
@@ -325,7 +327,7 @@ static int spread_members(struct lockstep *ls)
 static void lockstep_free(struct lockstep *ls)
 {
 	struct spread *sp = ls->spread;
-	struct ds_chunks *cs = ls->c->s->reading.chunks;
+	struct ds_chunks *cs = ls->c->s->reading->chunks;
 	for (size_t i = 0; sp && sp->own && i < ls->n; i++)
 		ds_chunk_give(cs, sp->own[i], ls->chunk);
 	if (sp) {
@@ -361,7 +363,7 @@ int ds_lockstep(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, 
 int ds_lockstep_on(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t size, uint64_t start,
 		   struct ds_hashes *h, const uint64_t *partial)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	struct lockstep ls = { .c = c, .m = m, .n = n, .chunk = lockstep_chunk(s, n, size, start), .partial = partial };
 	ls.count = malloc(n * sizeof(*ls.count));
 	ls.first_rep = malloc(n * sizeof(*ls.first_rep));
@@ -384,7 +386,7 @@ int ds_lockstep_on(struct ds_ctx *c, struct ds_member *m, size_t n, uint64_t siz
 		}
 		/* a file written while it was read must not be reported on what was read */
 		for (size_t i = 0; i < n; i++) {
-			int err = m[i].alive ? ds_check_unchanged(s, m[i].fd, ds_rec(s, m[i].rec)) : 0;
+			int err = m[i].alive ? ds_check_unchanged(s->reading, m[i].fd, ds_rec(s->tree, m[i].rec)) : 0;
 			if (err < 0)
 				drop_member(c, &m[i], err);
 		}

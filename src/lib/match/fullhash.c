@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "read/read.h"
 #include "match/result.h"
@@ -20,22 +22,22 @@
 int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hidx, uint64_t from,
 		      uint64_t to, unsigned char *buf)
 {
-	dupscan_scan *s = c->s;
-	const struct ds_rec *r = ds_rec(s, ri);
+	struct ds_match *s = c->s;
+	const struct ds_rec *r = ds_rec(s->tree, ri);
 	int fd = ds_open_rec(c, ri);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	posix_fadvise(fd, (off_t)from, (off_t)(to - from), POSIX_FADV_SEQUENTIAL);
 	int err = 0;
 	for (uint64_t off = from; off < to && err == 0;) {
-		size_t len = to - off < s->opt.chunk ? (size_t)(to - off) : s->opt.chunk;
-		err = ds_read(s, fd, buf, len, off);
+		size_t len = to - off < s->core->opt.chunk ? (size_t)(to - off) : s->core->opt.chunk;
+		err = ds_read(s->reading, fd, buf, len, off);
 		if (err == 0)
 			ds_hash_update(h, hidx, buf, len);
 		off += len;
 	}
-	if (err == 0 && to == ds_rec_size(c->s, r))
-		err = ds_check_unchanged(s, fd, r);
+	if (err == 0 && to == ds_rec_size(c->s->tree, r))
+		err = ds_check_unchanged(s->reading, fd, r);
 	close(fd);
 	if (err < 0)
 		ds_fail(c, ri, err);
@@ -45,7 +47,7 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
 		 uint64_t *full)
 {
-	uint64_t size = ds_rec_size(c->s, ds_rec(c->s, ri));
+	uint64_t size = ds_rec_size(c->s->tree, ds_rec(c->s->tree, ri));
 	*full = partial;
 	if (size <= DS_BLOCK)
 		return 0;
@@ -58,12 +60,12 @@ int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hash
 static int cmp_member_inode(void *ctx, const void *pa, const void *pb)
 {
 	const struct bucket *b = ctx;
-	const struct ds_rec *x = ds_rec(b->s, b->m[*(const uint32_t *)pa].rec);
-	const struct ds_rec *y = ds_rec(b->s, b->m[*(const uint32_t *)pb].rec);
-	uint64_t dx = ds_rec_dev(b->s, x), dy = ds_rec_dev(b->s, y);
+	const struct ds_rec *x = ds_rec(b->s->tree, b->m[*(const uint32_t *)pa].rec);
+	const struct ds_rec *y = ds_rec(b->s->tree, b->m[*(const uint32_t *)pb].rec);
+	uint64_t dx = ds_rec_dev(b->s->tree, x), dy = ds_rec_dev(b->s->tree, y);
 	if (dx != dy)
 		return dx < dy ? -1 : 1;
-	uint64_t ix = ds_rec_ino(b->s, x), iy = ds_rec_ino(b->s, y);
+	uint64_t ix = ds_rec_ino(b->s->tree, x), iy = ds_rec_ino(b->s->tree, y);
 	return ix < iy ? -1 : ix > iy;
 }
 
@@ -83,18 +85,18 @@ struct round {
 static void round_slice(void *arg, size_t sl)
 {
 	struct round *r = arg;
-	dupscan_scan *s = r->c->s;
+	struct ds_match *s = r->c->s;
 	struct ds_ctx c = { s, &r->res[sl], r->c->pool };
-	unsigned char *buf = ds_chunk_take(s->reading.chunks, s->opt.chunk);
+	unsigned char *buf = ds_chunk_take(s->reading->chunks, s->core->opt.chunk);
 	int rc = buf ? 0 : -ENOMEM;
 	for (size_t i = sl * ROUND_SLICE; rc == 0 && i < r->na && i < (sl + 1) * ROUND_SLICE; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed))
 			rc = DUPSCAN_E_CANCELED;
 		else
 			rc = ds_hash_range(&c, r->b->m[r->alive[i]].rec, r->h, r->alive[i], r->off, r->end, buf);
 	}
 	if (buf)
-		ds_chunk_give(s->reading.chunks, buf, s->opt.chunk);
+		ds_chunk_give(s->reading->chunks, buf, s->core->opt.chunk);
 	r->res[sl].rc = rc;
 }
 
@@ -104,10 +106,10 @@ static void round_slice(void *arg, size_t sl)
 static int hash_round(struct ds_ctx *c, const struct bucket *b, struct ds_hashes *h, const uint32_t *alive,
 		      size_t na, uint64_t off, uint64_t end, unsigned char *buf)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	size_t nslices = (na + ROUND_SLICE - 1) / ROUND_SLICE;
 	struct round r = { c, b, h, alive, na, off, end, NULL };
-	if (s->reading.io_mode == DUPSCAN_IO_NET && nslices > 1 && ds_pool_helpers(c->pool) > 0 &&
+	if (s->reading->io_mode == DUPSCAN_IO_NET && nslices > 1 && ds_pool_helpers(c->pool) > 0 &&
 	    (r.res = calloc(nslices, sizeof(*r.res)))) {
 		ds_parallel_for(c->pool, nslices, round_slice, &r);
 		int rc = 0;
@@ -123,7 +125,7 @@ static int hash_round(struct ds_ctx *c, const struct bucket *b, struct ds_hashes
 	}
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < na; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed))
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed))
 			rc = DUPSCAN_E_CANCELED;
 		else
 			rc = ds_hash_range(c, b->m[alive[i]].rec, h, alive[i], off, end, buf);
@@ -189,9 +191,9 @@ static void early_run(void *arg, size_t k)
 /* Settle e's runs and index their classes. @return 0 or a negative code. */
 static int settle_early(struct ds_ctx *c, struct early *e)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	e->res = NULL;
-	if (s->reading.io_mode == DUPSCAN_IO_NET && e->nruns > 1 && ds_pool_helpers(c->pool) > 0)
+	if (s->reading->io_mode == DUPSCAN_IO_NET && e->nruns > 1 && ds_pool_helpers(c->pool) > 0)
 		e->res = calloc(e->nruns, sizeof(*e->res));
 	if (e->res)
 		ds_parallel_for(c->pool, e->nruns, early_run, e);
@@ -226,38 +228,38 @@ static int settle_early(struct ds_ctx *c, struct early *e)
 static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keypos *bh, struct early *e,
 			size_t leave)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	size_t nb = 0;
 	if (b->full || b->size <= DS_BLOCK) {
 		/* known, or a file within its first block, hashed already */
 		for (size_t x = 0; x < b->k; x++)
-			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+			if (!(ds_rec(s->tree, b->m[x].rec)->flags & DS_F_DROPPED))
 				bh[nb++] = (struct ds_keypos){ b->full ? b->full[x] : b->partial, (uint32_t)x };
 		ds_sort_by_key(bh, nb);
 		return (long)nb;
 	}
 	uint32_t *alive = malloc(b->k * sizeof(*alive));
-	unsigned char *buf = ds_chunk_take(s->reading.chunks, s->opt.chunk);
+	unsigned char *buf = ds_chunk_take(s->reading->chunks, s->core->opt.chunk);
 	struct ds_hashes *h = ds_hashes_new(b->k);
 	int rc = alive && buf && h ? 0 : -ENOMEM;
 	size_t na = 0;
 	for (size_t x = 0; rc == 0 && x < b->k; x++) {
 		ds_hash_seed(h, x, b->partial);
-		if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+		if (!(ds_rec(s->tree, b->m[x].rec)->flags & DS_F_DROPPED))
 			alive[na++] = (uint32_t)x;
 	}
 	uint64_t off = DS_BLOCK, len = DS_FIRST_ROUND;
 	while (rc == 0 && na > 0 && off < b->size) {
 		uint64_t end = b->size - off <= len ? b->size : off + len;
 		/* one stream: in inode order, which on most filesystems follows the disk */
-		if (s->reading.io_mode == DUPSCAN_IO_HDD)
+		if (s->reading->io_mode == DUPSCAN_IO_HDD)
 			rc = ds_sort(alive, na, sizeof(*alive), cmp_member_inode, (void *)b);
 		if (rc == 0)
 			rc = hash_round(c, b, h, alive, na, off, end, buf);
 		/* those whose bytes so far are like no other's are settled */
 		nb = 0;
 		for (size_t i = 0; rc == 0 && i < na; i++)
-			if (!(ds_rec(s, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
+			if (!(ds_rec(s->tree, b->m[alive[i]].rec)->flags & DS_F_DROPPED))
 				bh[nb++] = (struct ds_keypos){ ds_hash_digest(h, alive[i]), alive[i] };
 		ds_sort_by_key(bh, nb);
 		na = 0;
@@ -289,7 +291,7 @@ static long full_hashes(struct ds_ctx *c, const struct bucket *b, struct ds_keyp
 		bh[nb++] = (struct ds_keypos){ ds_hash_digest(h, alive[i]), alive[i] };
 	ds_sort_by_key(bh, nb);
 	ds_hashes_free(h);
-	ds_chunk_give(s->reading.chunks, buf, s->opt.chunk);
+	ds_chunk_give(s->reading->chunks, buf, s->core->opt.chunk);
 	free(alive);
 	return rc ? rc : (long)nb;
 }
@@ -328,7 +330,7 @@ struct confirm {
  * indexed as one class, the rest start over. @return 0 or a negative code. */
 static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm *cf, size_t np, uint64_t full)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	uint64_t start = b->blocks ? DS_BLOCK : 0;
 	int rc = 0;
 	while (rc == 0 && np >= 2) {
@@ -338,7 +340,7 @@ static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm 
 			size_t cnt = 1, from = k;
 			cf->batch[0] = b->m[rep];
 			cf->bi[0] = rep;
-			while (k < np && cnt < s->reading.max_open) {
+			while (k < np && cnt < s->reading->max_open) {
 				cf->bi[cnt] = cf->pending[k++];
 				cf->batch[cnt] = b->m[cf->bi[cnt]];
 				cnt++;
@@ -347,7 +349,7 @@ static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm 
 			/* a descriptor a member brought is the lockstep's, closed now */
 			for (size_t q = 0; q < cnt; q++)
 				b->m[cf->bi[q]].fd = cf->batch[q].fd;
-			if (rc == 0 && (ds_rec(s, b->m[rep].rec)->flags & DS_F_DROPPED)) {
+			if (rc == 0 && (ds_rec(s->tree, b->m[rep].rec)->flags & DS_F_DROPPED)) {
 				/* the file compared against failed: it leaves, and the
 				 * class goes on with a member proven equal to it, this
 				 * batch compared again; with none, the rest start over */
@@ -357,12 +359,12 @@ static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm 
 					continue;
 				}
 				for (size_t x = from; x < np; x++)
-					if (!(ds_rec(s, b->m[cf->pending[x]].rec)->flags & DS_F_DROPPED))
+					if (!(ds_rec(s->tree, b->m[cf->pending[x]].rec)->flags & DS_F_DROPPED))
 						cf->pending[left++] = cf->pending[x];
 				break;
 			}
 			for (size_t q = 1; rc == 0 && q < cnt; q++) {
-				if (ds_rec(s, cf->batch[q].rec)->flags & DS_F_DROPPED)
+				if (ds_rec(s->tree, cf->batch[q].rec)->flags & DS_F_DROPPED)
 					continue;
 				if (cf->batch[q].alive && cf->batch[q].cls == cf->batch[0].cls)
 					cf->joined[njoined++] = cf->bi[q];
@@ -387,17 +389,17 @@ static int confirm_run(struct ds_ctx *c, const struct bucket *b, struct confirm 
  * (their full hash is the bucket's partial one): no keys to sort. */
 int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 {
-	dupscan_scan *s = c->s;
+	struct ds_match *s = c->s;
 	size_t n = b->k;
 	bool one_run = !b->full && b->size <= DS_BLOCK;
-	struct confirm cf = { malloc(s->reading.max_open * sizeof(*cf.batch)), malloc(s->reading.max_open * sizeof(*cf.bi)),
+	struct confirm cf = { malloc(s->reading->max_open * sizeof(*cf.batch)), malloc(s->reading->max_open * sizeof(*cf.bi)),
 			      malloc(n * sizeof(*cf.pending)), malloc(n * sizeof(*cf.joined)) };
 	struct ds_keypos *bh = one_run ? NULL : malloc(n * sizeof(*bh));
 	int rc = cf.batch && cf.bi && cf.pending && cf.joined && (one_run || bh) ? 0 : -ENOMEM;
 	if (rc == 0 && one_run) {
 		size_t np = 0;
 		for (size_t x = 0; x < n; x++)
-			if (!(ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED))
+			if (!(ds_rec(s->tree, b->m[x].rec)->flags & DS_F_DROPPED))
 				cf.pending[np++] = (uint32_t)x;
 		rc = confirm_run(c, b, &cf, np, b->partial);
 	}
@@ -408,7 +410,7 @@ int ds_match_by_full(struct ds_ctx *c, const struct bucket *b)
 		rc = -ENOMEM;
 	if (e.at)
 		e.at[0] = 0;
-	long nb = rc == 0 && !one_run ? full_hashes(c, b, bh, &e, s->reading.max_open) : 0;
+	long nb = rc == 0 && !one_run ? full_hashes(c, b, bh, &e, s->reading->max_open) : 0;
 	if (nb < 0)
 		rc = (int)nb;
 	for (size_t i = 0, j; rc == 0 && i < (size_t)nb; i = j) {
@@ -444,7 +446,7 @@ static int side_by_side(struct ds_ctx *c, const struct bucket *b, bool whole)
 
 int ds_match_plain(struct ds_ctx *c, const struct bucket *b, bool whole)
 {
-	if (!b->full && b->k <= c->s->reading.max_open)
+	if (!b->full && b->k <= c->s->reading->max_open)
 		return side_by_side(c, b, whole);
 	return ds_match_by_full(c, b);
 }

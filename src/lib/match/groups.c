@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match/result.h"
 #include "read/read.h"
 
@@ -30,7 +32,7 @@ struct task {
 };
 
 struct groups_run {
-	dupscan_scan *s;
+	struct ds_match *s;
 	ds_group_fn *fn;
 	const uint32_t *idx, *groups;
 	struct ds_pool *pool;
@@ -88,7 +90,7 @@ static int cmp_by_key(void *ctx, const void *pa, const void *pb)
 /* One stream, groups read in the order of their keys (where their files lie
  * on the disk), committed in group order as soon as every group before them
  * is done: the same commits as in any other run. */
-static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
+static int run_in_key_order(struct ds_match *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups,
 			    size_t ngroups, uint64_t total, const uint64_t *key)
 {
 	struct task *tasks = calloc(ngroups ? ngroups : 1, sizeof(*tasks));
@@ -103,15 +105,15 @@ static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *id
 	}
 	if (rc == 0)
 		rc = ds_sort(order, ngroups, sizeof(*order), cmp_by_key, (void *)key);
-	if (rc == 0 && !(gr.pool = ds_scan_pool(s)))
+	if (rc == 0 && !(gr.pool = ds_scan_pool(s->core)))
 		rc = -ENOMEM;
 	if (rc == 0)
 		/* no job is queued: the helpers only read a comparison's other disks */
-		ds_pool_phase(gr.pool, run_task, &gr, 1, SIZE_MAX, s->opt.threads - 1);
+		ds_pool_phase(gr.pool, run_task, &gr, 1, SIZE_MAX, s->core->opt.threads - 1);
 	uint64_t done = 0;
 	size_t next = 0;
 	for (size_t i = 0; rc == 0 && i < ngroups; i++) {
-		if (atomic_load(&s->canceled)) {
+		if (atomic_load(&s->core->canceled)) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
@@ -130,17 +132,17 @@ static int run_in_key_order(dupscan_scan *s, ds_group_fn *fn, const uint32_t *id
 	free(ran);
 	free(order);
 	free(tasks);
-	if (rc == 0 && atomic_load(&s->canceled))
+	if (rc == 0 && atomic_load(&s->core->canceled))
 		rc = DUPSCAN_E_CANCELED;
 	return rc;
 }
 
-int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+int ds_run_groups(struct ds_match *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total, int threads, const uint64_t *key)
 {
 	if (key)
 		return run_in_key_order(s, fn, idx, groups, ngroups, total, key);
-	bool net = s->reading.io_mode == DUPSCAN_IO_NET;
+	bool net = s->reading->io_mode == DUPSCAN_IO_NET;
 	size_t most_files = net ? NET_TASK_FILES : TASK_FILES, most_groups = net ? NET_TASK_GROUPS : TASK_GROUPS;
 	size_t ntasks = make_tasks(groups, ngroups, most_files, most_groups, NULL);
 	struct task *tasks = calloc(ntasks ? ntasks : 1, sizeof(*tasks));
@@ -149,14 +151,14 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 	make_tasks(groups, ngroups, most_files, most_groups, tasks);
 	int helpers = ntasks > 1 ? threads - 1 : 0;
 	struct groups_run gr = { s, fn, idx, groups, NULL };
-	gr.pool = ds_scan_pool(s);
+	gr.pool = ds_scan_pool(s->core);
 	if (!gr.pool) {
 		free(tasks);
 		return -ENOMEM;
 	}
 	ds_pool_phase(gr.pool, run_task, &gr, (size_t)threads * TASKS_AHEAD, SIZE_MAX, helpers);
-	ds_pool_cap(gr.pool, ds_net_cap(s));
-	ds_netio_phase(s->reading.net);
+	ds_pool_cap(gr.pool, ds_net_cap(s->reading));
+	ds_netio_phase(s->reading->net);
 	int rc = 0;
 	/* the first tasks on top: helpers take them in group order */
 	for (size_t t = ntasks; rc == 0 && t-- > 0;)
@@ -164,7 +166,7 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 	uint64_t done = 0;
 	for (size_t t = 0; rc == 0 && t < ntasks; t++) {
 		/* a cancel commits nothing more, however far the helpers got */
-		if (atomic_load(&s->canceled)) {
+		if (atomic_load(&s->core->canceled)) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
@@ -180,7 +182,7 @@ int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const u
 		ds_result_free(&tasks[t].res);
 	free(tasks);
 	/* a cancel that came during the last commit still tells the caller */
-	if (rc == 0 && atomic_load(&s->canceled))
+	if (rc == 0 && atomic_load(&s->core->canceled))
 		rc = DUPSCAN_E_CANCELED;
 	return rc;
 }

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "read/read.h"
 #include "match/result.h"
@@ -38,7 +40,7 @@ static void first_slice(void *arg, size_t sl)
 {
 	struct first_job *j = arg;
 	struct ds_ctx c = { j->c->s, j->res ? &j->res[sl] : j->c->res, NULL };
-	dupscan_scan *s = c.s;
+	struct ds_match *s = c.s;
 	unsigned char one[DS_BLOCK];
 	size_t begin = 0, end = j->n; /* one slice: the whole group */
 	if (j->res) {
@@ -47,12 +49,12 @@ static void first_slice(void *arg, size_t sl)
 	}
 	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t i = begin; i < end; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
 			c.res->rc = DUPSCAN_E_CANCELED;
 			break;
 		}
 		uint32_t ri = j->idx[i];
-		int fd = ds_open_scanned_in(s, ri, &dc);
+		int fd = ds_open_scanned_in(s->reading, ri, &dc);
 		if (fd == -ENOMEM) {
 			c.res->rc = fd;
 			break;
@@ -65,10 +67,10 @@ static void first_slice(void *arg, size_t sl)
 		/* on an SSD, one block: the kernel's readahead would read on into
 		 * bytes that most files, unlike all others after it, never need (a
 		 * file held for the lockstep read reads on with it after all) */
-		bool once = s->reading.io_mode == DUPSCAN_IO_SSD;
+		bool once = s->reading->io_mode == DUPSCAN_IO_SSD;
 		if (once)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = ds_read(s, fd, dst, j->blen, 0);
+		int err = ds_read(s->reading, fd, dst, j->blen, 0);
 		if (once && err == 0 && j->fds)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		if (err < 0 || !j->fds)
@@ -84,7 +86,7 @@ static void first_slice(void *arg, size_t sl)
 		if (j->keys)
 			j->keys[i] = (struct ds_keypos){ partial, i };
 		else
-			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_size(s, ds_rec(s, ri)),
+			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_size(s->tree, ds_rec(s->tree, ri)),
 							   .partial = partial, .full = partial };
 		j->got[i] = true;
 	}
@@ -94,10 +96,10 @@ static void first_slice(void *arg, size_t sl)
 /* Read the first block of every file of a group (fj set up by the caller). */
 static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 {
-	fj->slice = c->s->reading.io_mode == DUPSCAN_IO_NET ? NET_FIRST_SLICE : FIRST_SLICE;
+	fj->slice = c->s->reading->io_mode == DUPSCAN_IO_NET ? NET_FIRST_SLICE : FIRST_SLICE;
 	size_t nslices = (fj->n + fj->slice - 1) / fj->slice;
 	/* a spinning disk is one stream */
-	if (ds_pool_helpers(c->pool) > 0 && nslices > 1 && c->s->reading.io_mode != DUPSCAN_IO_HDD) {
+	if (ds_pool_helpers(c->pool) > 0 && nslices > 1 && c->s->reading->io_mode != DUPSCAN_IO_HDD) {
 		/* each slice reports into its own result; merged below in file order */
 		fj->res = calloc(nslices, sizeof(*fj->res));
 		if (!fj->res)
@@ -123,13 +125,13 @@ static int read_first_blocks(struct ds_ctx *c, struct first_job *fj)
 
 /* Every file's hashes from the cache, when it holds them all (and hashes may
  * be trusted to spare reads: not with -Q or -T). */
-static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
+static bool from_cache(const struct ds_match *s, const uint32_t *idx, size_t n, struct ds_hashed *hv, bool *got)
 {
-	if (!ds_cache_usable(s))
+	if (!ds_cache_usable(s->cache))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		if (!ds_cache_get(s, idx[i], &hv[i]))
+		if (!ds_cache_get(s->cache, idx[i], &hv[i]))
 			return false;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -141,13 +143,13 @@ static bool from_cache(const dupscan_scan *s, const uint32_t *idx, size_t n, str
  * alone: each file unique by its first-block hash, or by a known full hash.
  * A group with possible twins is read by the first pass and the sweep, in
  * disk order; compared from the cache it would be read in no order at all. */
-bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n)
+bool ds_settled_by_cache(const struct ds_match *s, const uint32_t *idx, size_t n)
 {
 	struct ds_sortkey *a = malloc(n * sizeof(*a));
 	bool settled = a != NULL;
 	for (size_t i = 0; settled && i < n; i++) {
 		struct ds_hashed h;
-		settled = ds_cache_get(s, idx[i], &h);
+		settled = ds_cache_get(s->cache, idx[i], &h);
 		a[i] = (struct ds_sortkey){ { h.partial, h.has_full ? h.full : 0, h.has_full, 0 }, (uint32_t)i };
 	}
 	if (settled)
@@ -167,13 +169,13 @@ bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n)
 
 /* With DUPSCAN_OPT_CACHE_TRUST: the hashes of every file the cache holds.
  * @return how many. */
-static size_t from_cache_each(const dupscan_scan *s, const uint32_t *idx, size_t n, struct ds_hashed *hv,
+static size_t from_cache_each(const struct ds_match *s, const uint32_t *idx, size_t n, struct ds_hashed *hv,
 			      bool *got)
 {
 	size_t found = 0;
 	for (size_t i = 0; i < n; i++) {
 		hv[i].rec = idx[i];
-		got[i] = ds_cache_get(s, idx[i], &hv[i]);
+		got[i] = ds_cache_get(s->cache, idx[i], &hv[i]);
 		found += got[i];
 	}
 	return found;
@@ -213,12 +215,12 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 	return rc;
 }
 
-/* The first blocks read ahead in disk order (s->reading.first_pass), as the group
+/* The first blocks read ahead in disk order (s->reading->first_pass), as the group
  * would have read them: their hashes; a failure is reported now, at the
  * group's turn. @return 0 or -ENOMEM. */
 static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_keypos *keys, bool *got)
 {
-	const struct ds_first_pass *fp = c->s->reading.first_pass;
+	const struct ds_first_pass *fp = c->s->reading->first_pass;
 	size_t base = (size_t)(idx - fp->order);
 	for (size_t i = 0; i < n; i++) {
 		size_t p = base + i;
@@ -239,19 +241,19 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 static int read_heads(struct group *g)
 {
 	struct ds_ctx *c = g->c;
-	const dupscan_scan *s = c->s;
+	const struct ds_match *s = c->s;
 	size_t n = g->n, blen = g->blen;
-	bool compare = !s->opt.quick && !s->opt.partial_only;
+	bool compare = !s->core->opt.quick && !s->core->opt.partial_only;
 	/* read this run, a file's first-block hash is all there is to know: its
 	 * sort key is written as it is read (sort_heads()) */
 	free(g->hv);
 	g->hv = NULL;
 	if (!(g->bh = malloc((n ? n : 1) * sizeof(*g->bh))))
 		return -ENOMEM;
-	if (s->reading.first_pass) {
+	if (s->reading->first_pass) {
 		/* a group the pass kept whole compares its first blocks where the
 		 * pass keeps them (no copy); else they are read again where needed */
-		const struct ds_first_pass *fp = s->reading.first_pass;
+		const struct ds_first_pass *fp = s->reading->first_pass;
 		g->blocks = compare ? ds_fp_group_blocks(fp, (size_t)(g->idx - fp->order), n) : NULL;
 		g->keep = g->lent = g->blocks != NULL;
 		return from_first_pass(c, g->idx, n, g->bh, g->got);
@@ -260,7 +262,7 @@ static int read_heads(struct group *g)
 	g->keep = compare && (uint64_t)n * blen <= DS_BLOCK_BUDGET;
 	/* a small group keeps its files open from the first read to the lockstep
 	 * read: one open and one fstat per file */
-	g->hold = compare && g->size > DS_BLOCK && n <= s->reading.max_open;
+	g->hold = compare && g->size > DS_BLOCK && n <= s->reading->max_open;
 	g->blocks = g->keep ? ds_big_alloc(n * blen) : NULL;
 	g->fds = g->hold ? malloc(n * sizeof(*g->fds)) : NULL;
 	for (size_t i = 0; g->fds && i < n; i++)
@@ -276,10 +278,10 @@ static int read_heads(struct group *g)
 int ds_gather_heads(struct group *g)
 {
 	struct ds_ctx *c = g->c;
-	dupscan_scan *s = c->s;
-	g->trust = s->opt.cache_trust && ds_cache_usable(s);
+	struct ds_match *s = c->s;
+	g->trust = s->core->opt.cache_trust && ds_cache_usable(s->cache);
 	/* the cache's hashes, when it may hold some */
-	if (ds_cache_usable(s) && !(g->hv = malloc(g->n * sizeof(*g->hv))))
+	if (ds_cache_usable(s->cache) && !(g->hv = malloc(g->n * sizeof(*g->hv))))
 		return -ENOMEM;
 	if (g->trust) {
 		size_t ncached = from_cache_each(s, g->idx, g->n, g->hv, g->got);
@@ -287,7 +289,7 @@ int ds_gather_heads(struct group *g)
 		g->mixed = ncached > 0 && !g->cached;
 	} else {
 		g->cached = g->hv && from_cache(s, g->idx, g->n, g->hv, g->got) &&
-			    (s->reading.io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
+			    (s->reading->io_mode != DUPSCAN_IO_HDD || ds_settled_by_cache(s, g->idx, g->n));
 		for (size_t i = 0; !g->cached && i < g->n; i++)
 			g->got[i] = false;
 	}

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "read/read.h"
 #include "match/result.h"
@@ -17,20 +19,20 @@
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
  * owner and group (one attrs index). */
-static bool same_group(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
+static bool same_group(const struct ds_match *s, const struct ds_rec *a, const struct ds_rec *b)
 {
-	return ds_rec_size(s, a) == ds_rec_size(s, b) && (!s->opt.one_fs || ds_rec_devi(s, a) == ds_rec_devi(s, b)) &&
-	       (!s->opt.permissions || ds_rec_attr(s, a) == ds_rec_attr(s, b));
+	return ds_rec_size(s->tree, a) == ds_rec_size(s->tree, b) && (!s->core->opt.one_fs || ds_rec_devi(s->tree, a) == ds_rec_devi(s->tree, b)) &&
+	       (!s->core->opt.permissions || ds_rec_attr(s->tree, a) == ds_rec_attr(s->tree, b));
 }
 
 /* same_group()'s order as a key: size, then the attributes or the device. */
-static uint64_t group_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t group_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
 {
-	*minor = s->opt.permissions ? ds_rec_attr(s, r) : s->opt.one_fs ? ds_rec_devi(s, r) : 0;
+	*minor = s->core->opt.permissions ? ds_rec_attr(s, r) : s->core->opt.one_fs ? ds_rec_devi(s, r) : 0;
 	return ds_rec_size(s, r);
 }
 
-static uint64_t device_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t device_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = 0;
 	return ds_rec_devi(s, r);
@@ -38,15 +40,15 @@ static uint64_t device_key(const dupscan_scan *s, const struct ds_rec *r, uint32
 
 /* Candidates order[0..n) by group: with both -1 and -p, each run of one
  * size and attributes is sorted again by device. */
-static int group_order(const dupscan_scan *s, uint32_t *order, size_t n)
+static int group_order(const struct ds_match *s, uint32_t *order, size_t n)
 {
-	int rc = ds_sort_recs(s, order, n, group_key);
-	for (size_t i = 0, j; rc == 0 && s->opt.one_fs && s->opt.permissions && i < n; i = j) {
-		const struct ds_rec *a = ds_rec(s, order[i]);
-		for (j = i + 1; j < n && ds_rec_size(s, ds_rec(s, order[j])) == ds_rec_size(s, a) && ds_rec_attr(s, ds_rec(s, order[j])) == ds_rec_attr(s, a);)
+	int rc = ds_sort_recs(s->tree, order, n, group_key);
+	for (size_t i = 0, j; rc == 0 && s->core->opt.one_fs && s->core->opt.permissions && i < n; i = j) {
+		const struct ds_rec *a = ds_rec(s->tree, order[i]);
+		for (j = i + 1; j < n && ds_rec_size(s->tree, ds_rec(s->tree, order[j])) == ds_rec_size(s->tree, a) && ds_rec_attr(s->tree, ds_rec(s->tree, order[j])) == ds_rec_attr(s->tree, a);)
 			j++;
 		if (j - i > 1)
-			rc = ds_sort_recs(s, order + i, j - i, device_key);
+			rc = ds_sort_recs(s->tree, order + i, j - i, device_key);
 	}
 	return rc;
 }
@@ -63,13 +65,13 @@ static size_t run_end(const struct group *g, size_t i)
 /* Scratch for the largest bucket, most members. */
 static int bucket_scratch(struct group *g, size_t most)
 {
-	const dupscan_scan *s = g->c->s;
+	const struct ds_match *s = g->c->s;
 	bool ok = (g->m = malloc(most * sizeof(*g->m))) != NULL;
 	/* full hashes come from the sweep or the cache; a file read this run
 	 * knows its first block's */
-	if (ok && (s->reading.sweep || g->hv))
+	if (ok && (s->reading->sweep || g->hv))
 		ok = (g->full = malloc(most * sizeof(*g->full))) != NULL;
-	if (ok && s->reading.sweep)
+	if (ok && s->reading->sweep)
 		ok = (g->same = malloc(most * sizeof(*g->same))) && (g->serr = malloc(most * sizeof(*g->serr)));
 	if (ok && (g->cached || g->mixed) && g->trust)
 		ok = (g->kn = malloc(most * sizeof(*g->kn))) != NULL;
@@ -162,7 +164,7 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
 	for (size_t x = 0; !proofs && x < k; x++) {
 		struct ds_proof pf;
 		struct ds_prefix pre;
-		proofs = ds_cache_proof(g->c->s, g->m[x].rec, &pf) || ds_cache_prefix(g->c->s, g->m[x].rec, &pre);
+		proofs = ds_cache_proof(g->c->s->cache, g->m[x].rec, &pf) || ds_cache_prefix(g->c->s->cache, g->m[x].rec, &pre);
 	}
 	return proofs;
 }
@@ -171,11 +173,11 @@ static bool by_proofs(const struct group *g, size_t k, size_t from_cache_n)
  * member of its class (same), its full hash and its failure. */
 static bool swept_bucket(struct group *g, size_t k)
 {
-	const dupscan_scan *s = g->c->s;
-	const struct ds_sweep *sw = s->reading.sweep;
+	const struct ds_match *s = g->c->s;
+	const struct ds_sweep *sw = s->reading->sweep;
 	if (!sw || g->cached || g->mixed)
 		return false;
-	size_t base = (size_t)(g->idx - s->reading.first_pass->order);
+	size_t base = (size_t)(g->idx - s->reading->first_pass->order);
 	for (size_t x = 0; x < k; x++)
 		if (!sw->swept[base + g->m[x].hidx])
 			return false;
@@ -196,8 +198,8 @@ static bool swept_bucket(struct group *g, size_t k)
  * are not matched across hosts by their hashes. */
 static bool twins_may(const struct group *g, size_t from_cache_n, bool proofs)
 {
-	const dupscan_scan *s = g->c->s;
-	return ds_twins_any(s) && g->size > DS_BLOCK && from_cache_n == 0 && !proofs && !g->cached && !g->mixed;
+	const struct ds_match *s = g->c->s;
+	return ds_twins_any(s->reading) && g->size > DS_BLOCK && from_cache_n == 0 && !proofs && !g->cached && !g->mixed;
 }
 
 /* The files bh[i..i+k) of one first-block hash settled as a bucket; its
@@ -205,14 +207,14 @@ static bool twins_may(const struct group *g, size_t from_cache_n, bool proofs)
 static int settle_run(struct group *g, size_t i, size_t k)
 {
 	struct ds_ctx *c = g->c;
-	const dupscan_scan *s = c->s;
+	const struct ds_match *s = c->s;
 	uint64_t key = g->bh[i].key;
 	bool all_full;
 	size_t from_cache_n = take_members(g, i, k, &all_full);
 	struct ds_twinset tw = { 0 };
 	/* the first pass's twins, never read, out before anything is asked of the sweep */
-	if (s->reading.first_pass)
-		k = ds_pass_twins_take(c, (size_t)(g->idx - s->reading.first_pass->order), g->m, k, g->full, g->kn, &tw);
+	if (s->reading->first_pass)
+		k = ds_pass_twins_take(c, (size_t)(g->idx - s->reading->first_pass->order), g->m, k, g->full, g->kn, &tw);
 	bool proofs = by_proofs(g, k, from_cache_n);
 	bool swept = swept_bucket(g, k);
 	if (!swept && twins_may(g, from_cache_n, proofs))
@@ -278,12 +280,12 @@ static void group_free(struct group *g)
 /* How many of the group's files the sweep did not settle (their bytes
  * leave the progress's bound when the group is committed; the sweep's as
  * it reads them). */
-static size_t unswept(const dupscan_scan *s, const uint32_t *idx, size_t n)
+static size_t unswept(const struct ds_match *s, const uint32_t *idx, size_t n)
 {
-	const struct ds_sweep *sw = s->reading.sweep;
+	const struct ds_sweep *sw = s->reading->sweep;
 	if (!sw)
 		return n;
-	size_t base = (size_t)(idx - s->reading.first_pass->order), left = 0;
+	size_t base = (size_t)(idx - s->reading->first_pass->order), left = 0;
 	for (size_t x = 0; x < n; x++)
 		left += !sw->swept[base + x];
 	return left;
@@ -295,7 +297,7 @@ static size_t unswept(const dupscan_scan *s, const uint32_t *idx, size_t n)
  * it ended. The pool calls it (ds_group_fn). */
 static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
-	uint64_t size = ds_rec_size(c->s, ds_rec(c->s, idx[0]));
+	uint64_t size = ds_rec_size(c->s->tree, ds_rec(c->s->tree, idx[0]));
 	c->res->files += n;
 	c->res->bytes += unswept(c->s, idx, n) * size;
 	int rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
@@ -322,13 +324,13 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 }
 
 /* The devices of the files that will be read decide how to read them. */
-static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_t *groups, size_t ngroups)
+static int file_devices_io(struct ds_match *s, const uint32_t *order, const uint32_t *groups, size_t ngroups)
 {
 	uint64_t *devs = NULL;
 	size_t ndevs = 0, cap = 0;
 	for (size_t g = 0; g < ngroups; g++) {
 		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
-			uint64_t dev = ds_rec_dev(s, ds_rec(s, order[p]));
+			uint64_t dev = ds_rec_dev(s->tree, ds_rec(s->tree, order[p]));
 			bool known = false;
 			for (size_t i = 0; i < ndevs && !known; i++)
 				known = devs[i] == dev;
@@ -339,21 +341,21 @@ static int file_devices_io(dupscan_scan *s, const uint32_t *order, const uint32_
 				return -ENOMEM;
 			}
 			devs[ndevs++] = dev;
-			if (ds_device_wants_path(s, dev)) { /* (a btrfs subvolume met inside an argument) */
-				char *path = ds_rec_path_alloc(s, order[p]);
+			if (ds_device_wants_path(s->reading, dev)) { /* (a btrfs subvolume met inside an argument) */
+				char *path = ds_rec_path_alloc(s->tree, order[p]);
 				if (path)
-					ds_device_path(s, dev, path);
+					ds_device_path(s->reading, dev, path);
 				free(path);
 			}
 		}
 	}
-	int rc = ds_choose_io(s, devs, ndevs);
+	int rc = ds_choose_io(s->reading, devs, ndevs);
 	free(devs);
 	return rc;
 }
 
 /* Read ahead the first blocks of the groups the cache does not settle. */
-static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+static int first_pass(struct ds_match *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      uint64_t files, uint64_t bytes)
 {
 	uint32_t *left = malloc(2 * ngroups * sizeof(*left));
@@ -364,21 +366,21 @@ static int first_pass(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		/* groups the cache settles need no pass: with trust, every group it
 		 * holds, whole or in part (only their other files are read) */
 		const uint32_t *idx = order + groups[2 * g];
-		if (ds_rec_size(s, ds_rec(s, idx[0])) == 0 ||
-		    (s->opt.cache_trust ? ds_cache_any(s, idx, groups[2 * g + 1])
-				    : ds_cache_covers(s, idx, groups[2 * g + 1]) && ds_settled_by_cache(s, idx, groups[2 * g + 1])))
+		if (ds_rec_size(s->tree, ds_rec(s->tree, idx[0])) == 0 ||
+		    (s->core->opt.cache_trust ? ds_cache_any(s->cache, idx, groups[2 * g + 1])
+				    : ds_cache_covers(s->cache, idx, groups[2 * g + 1]) && ds_settled_by_cache(s, idx, groups[2 * g + 1])))
 			continue;
 		left[2 * nleft] = groups[2 * g];
 		left[2 * nleft + 1] = groups[2 * g + 1];
 		nleft++;
 	}
 	/* the rest of each bucket in disk order too (not for -Q, -T) */
-	bool sweep = !s->opt.quick && !s->opt.partial_only;
-	int rc = ds_first_pass_run(s, order, n, left, nleft, sweep ? s->opt.sweep_budget : 0);
-	ds_progress_phase(s, DUPSCAN_PHASE_MATCH, files, bytes);
+	bool sweep = !s->core->opt.quick && !s->core->opt.partial_only;
+	int rc = ds_first_pass_run(s->reading, order, n, left, nleft, sweep ? s->core->opt.sweep_budget : 0);
+	ds_progress_phase(s->core, DUPSCAN_PHASE_MATCH, files, bytes);
 	/* no file past a block: the first pass read every byte, nothing to sweep */
-	if (rc == 0 && sweep && s->reading.first_pass->big)
-		rc = ds_sweep_run(s, left, nleft, s->opt.sweep_budget);
+	if (rc == 0 && sweep && s->reading->first_pass->big)
+		rc = ds_sweep_run(s->reading, left, nleft, s->core->opt.sweep_budget);
 	free(left);
 	return rc;
 }
@@ -392,16 +394,16 @@ struct groups {
 };
 
 /* The candidates, one record per inode, into order. @return how many. */
-static uint32_t candidates(dupscan_scan *s, uint32_t *order)
+static uint32_t candidates(struct ds_match *s, uint32_t *order)
 {
 	uint32_t nc = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		struct ds_rec *r = ds_rec(s, i);
+	for (uint32_t i = 0; i < s->tree->nrecs; i++) {
+		struct ds_rec *r = ds_rec(s->tree, i);
 		/* (skipped or settled already: of a size the client of a scan
 		 * for another host does not want, serve.c) */
 		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS | DS_F_SKIPPED | DS_F_SETTLED)))
 			continue;
-		if (ds_rec_size(s, r) == 0 && !s->opt.zero_match) {
+		if (ds_rec_size(s->tree, r) == 0 && !s->core->opt.zero_match) {
 			r->flags |= DS_F_SKIPPED;
 			continue;
 		}
@@ -414,24 +416,24 @@ static uint32_t candidates(dupscan_scan *s, uint32_t *order)
  * on another host may hold its kind in any size (REF: a reference's file,
  * OTHER: another; both without reference paths: every group is asked). */
 enum { KIND_REF = 1, KIND_OTHER = 2 };
-static unsigned kinds_anywhere(const dupscan_scan *s)
+static unsigned kinds_anywhere(const struct ds_match *s)
 {
-	if (!s->references)
+	if (!s->tree->references)
 		return KIND_REF | KIND_OTHER;
 	unsigned kinds = 0;
-	for (uint32_t a = 0; a < s->tree.nargs; a++)
-		if (s->tree.args[a].remote)
-			kinds |= s->tree.args[a].reference ? KIND_REF : KIND_OTHER;
+	for (uint32_t a = 0; a < s->tree->nargs; a++)
+		if (s->tree->args[a].remote)
+			kinds |= s->tree->args[a].reference ? KIND_REF : KIND_OTHER;
 	return kinds;
 }
 
 /* With reference paths, does a size group ask anything: a file under a
  * reference and another (else none of its files is read: sets/reference.c)? */
-static bool group_asked(const dupscan_scan *s, unsigned anywhere, const uint32_t *recs, size_t n)
+static bool group_asked(const struct ds_match *s, unsigned anywhere, const uint32_t *recs, size_t n)
 {
 	bool ref = anywhere & KIND_REF, other = anywhere & KIND_OTHER;
 	for (size_t i = 0; i < n && !(ref && other); i++) {
-		if (ds_rec_reference(s, recs[i]))
+		if (ds_rec_reference(s->tree, recs[i]))
 			ref = true;
 		else
 			other = true;
@@ -442,16 +444,16 @@ static bool group_asked(const dupscan_scan *s, unsigned anywhere, const uint32_t
 /* The groups of two or more files among the nc ordered candidates, as
  * (start, count) pairs; a file alone in its group is unique unread.
  * @return 0 or -ENOMEM. */
-static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, struct groups *gs)
+static int form_groups(struct ds_match *s, const uint32_t *order, uint32_t nc, struct groups *gs)
 {
 	size_t cap = 0;
 	unsigned anywhere = kinds_anywhere(s); /* (once: the arguments may be many files) */
 	for (uint32_t i = 0; i < nc;) {
 		uint32_t j = i + 1;
-		while (j < nc && same_group(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
+		while (j < nc && same_group(s, ds_rec(s->tree, order[i]), ds_rec(s->tree, order[j])))
 			j++;
 		if (j - i == 1)
-			ds_rec(s, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
+			ds_rec(s->tree, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
 		if (j - i >= 2 && group_asked(s, anywhere, order + i, j - i)) {
 			if (gs->n == cap) {
 				cap = cap ? cap * 2 : 256;
@@ -464,7 +466,7 @@ static int form_groups(dupscan_scan *s, const uint32_t *order, uint32_t nc, stru
 			gs->v[2 * gs->n + 1] = j - i;
 			gs->n++;
 			gs->total += j - i;
-			gs->bytes += (j - i) * ds_rec_size(s, ds_rec(s, order[i]));
+			gs->bytes += (j - i) * ds_rec_size(s->tree, ds_rec(s->tree, order[i]));
 		}
 		i = j;
 	}
@@ -490,51 +492,51 @@ static uint32_t pack_groups(uint32_t *order, struct groups *gs)
 }
 
 /* The groups read and compared, in the order the storage wants. */
-static int match_groups(dupscan_scan *s, uint32_t *order, uint32_t nc, struct groups *gs)
+static int match_groups(struct ds_match *s, uint32_t *order, uint32_t nc, struct groups *gs)
 {
 	int rc = file_devices_io(s, order, gs->v, gs->n);
 	/* a spinning disk: first blocks in disk order, then one stream */
-	if (rc == 0 && s->reading.io_mode == DUPSCAN_IO_HDD && gs->n > 0)
+	if (rc == 0 && s->reading->io_mode == DUPSCAN_IO_HDD && gs->n > 0)
 		rc = first_pass(s, order, nc, gs->v, gs->n, gs->total, gs->bytes);
 	else
-		ds_progress_phase(s, DUPSCAN_PHASE_MATCH, gs->total, gs->bytes);
+		ds_progress_phase(s->core, DUPSCAN_PHASE_MATCH, gs->total, gs->bytes);
 	/* one stream: groups in the order their files lie on the disk */
 	uint64_t *key = NULL;
-	if (rc == 0 && s->reading.first_pass && !(key = malloc((gs->n ? gs->n : 1) * sizeof(*key))))
+	if (rc == 0 && s->reading->first_pass && !(key = malloc((gs->n ? gs->n : 1) * sizeof(*key))))
 		rc = -ENOMEM;
 	/* where each group lies on the disk: its first file in the order read */
-	if (s->reading.first_pass)
-		ds_first_pass_by_pos(s->reading.first_pass, gs->v, gs->n, key);
+	if (s->reading->first_pass)
+		ds_first_pass_by_pos(s->reading->first_pass, gs->v, gs->n, key);
 	/* the index is filled as groups are committed: made here, after the
 	 * first pass's arrays of places are gone, it does not add to their peak */
 	if (rc == 0)
-		rc = ds_index_reserve(&s->index, s->tree.nrecs);
-	if (rc == 0 && !(s->reading.chunks = ds_chunks_new()))
+		rc = ds_index_reserve(&s->tree->index, s->tree->nrecs);
+	if (rc == 0 && !(s->reading->chunks = ds_chunks_new()))
 		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ds_run_groups(s, match_group, order, gs->v, gs->n, gs->total,
-				   s->reading.io_mode == DUPSCAN_IO_HDD ? 1 : ds_readers(s), key);
+				   s->reading->io_mode == DUPSCAN_IO_HDD ? 1 : ds_readers(s->reading), key);
 	if (rc == 0)
-		ds_progress_end(s);
+		ds_progress_end(s->core);
 	free(key);
-	ds_chunks_free(s->reading.chunks);
-	s->reading.chunks = NULL;
-	ds_sweep_free(s->reading.sweep);
-	s->reading.sweep = NULL;
-	ds_first_pass_free(s->reading.first_pass);
-	s->reading.first_pass = NULL;
+	ds_chunks_free(s->reading->chunks);
+	s->reading->chunks = NULL;
+	ds_sweep_free(s->reading->sweep);
+	s->reading->sweep = NULL;
+	ds_first_pass_free(s->reading->first_pass);
+	s->reading->first_pass = NULL;
 	return rc;
 }
 
-int ds_match(dupscan_scan *s)
+int ds_match(struct ds_match *s)
 {
-	uint32_t *order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order));
+	uint32_t *order = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*order));
 	struct groups gs = { 0 };
 	if (!order)
 		return -ENOMEM;
-	int rc = ds_collapse_links(s, order);
+	int rc = ds_collapse_links(s->tree, order);
 	if (rc == 0)
-		rc = ds_cache_join(s, order, s->tree.nrecs);
+		rc = ds_cache_join(s->cache, order, s->tree->nrecs);
 	uint32_t nc = rc == 0 ? candidates(s, order) : 0;
 	/* candidates are in record order: ties keep it, as a stable sort would */
 	if (rc == 0)
@@ -543,10 +545,10 @@ int ds_match(dupscan_scan *s)
 		rc = form_groups(s, order, nc, &gs);
 	uint32_t kept = rc == 0 ? pack_groups(order, &gs) : 0;
 	if (rc == 0)
-		rc = ds_twins_devices(s, order, kept);
+		rc = ds_twins_devices(s->reading, order, kept);
 	if (rc == 0)
 		rc = match_groups(s, order, kept, &gs);
-	ds_twins_devices_free(s);
+	ds_twins_devices_free(s->reading);
 	free(gs.v);
 	free(order);
 	return rc;

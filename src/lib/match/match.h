@@ -11,10 +11,11 @@
 
 
 
+
 /* A bucket and what is known of its members, whether their first blocks were
  * read this run or their hashes came from the cache. */
 struct bucket {
-	const dupscan_scan *s;
+	const struct ds_match *s;
 	struct ds_member *m;
 	size_t k;
 	uint64_t size, partial;       /* every member's first block hashes to partial */
@@ -66,18 +67,18 @@ struct group {
  * read), else read. @return 0 or a negative code. */
 int ds_gather_heads(struct group *g);
 /* On a spinning disk the cache spares a group only when its hashes settle it alone. */
-bool ds_settled_by_cache(const dupscan_scan *s, const uint32_t *idx, size_t n);
+bool ds_settled_by_cache(const struct ds_match *s, const uint32_t *idx, size_t n);
 
 /* buckets.c: settle one bucket; its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
 
 /* fullhash.c */
-/* Hash record r from byte from to to into state hidx of h (buf: s->opt.chunk bytes). */
+/* Hash record r from byte from to to into state hidx of h (buf: s->core->opt.chunk bytes). */
 int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hidx, uint64_t from,
 		  uint64_t to, unsigned char *buf);
 /* Record ri's full hash into *full: its first block's hash partial for a
  * file within one block, else the rest read now (h: a state to use, buf:
- * s->opt.chunk bytes). @return 0 (a file that fails is dropped and
+ * s->core->opt.chunk bytes). @return 0 (a file that fails is dropped and
  * reported; *full is then meaningless) or -ENOMEM. */
 int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
 		 uint64_t *full);
@@ -115,7 +116,7 @@ int ds_proven_alloc(struct proven *p, size_t k);
 void ds_proven_free(struct proven *p);
 /* Members m[0..k) by the proofs the cache holds for them (p allocated for k).
  * @return 0 or -ENOMEM. */
-int ds_group_proven(const dupscan_scan *s, const struct ds_member *m, size_t k, struct proven *p);
+int ds_group_proven(const struct ds_match *s, const struct ds_member *m, size_t k, struct proven *p);
 /* Do the proofs alone settle the bucket? @return 1, 0 or -ENOMEM. */
 int ds_proofs_cover(const struct proven *p);
 /* After bucket b is settled (inserts from first on): its proofs for the

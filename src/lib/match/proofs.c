@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "match/result.h"
 #include "match/compare.h"
@@ -43,14 +45,14 @@ void ds_proven_free(struct proven *p)
  * class stands as its first member; members in none stand for themselves. A
  * class of several members whose full hashes the cache lacks is not taken
  * (every class a run compares has them: such an entry is not one of ours). */
-int ds_group_proven(const dupscan_scan *s, const struct ds_member *m, size_t k, struct proven *p)
+int ds_group_proven(const struct ds_match *s, const struct ds_member *m, size_t k, struct proven *p)
 {
 	struct ds_keypos *sub = malloc((k ? k : 1) * sizeof(*sub));
 	if (!sub)
 		return -ENOMEM;
 	size_t nsub = 0;
 	for (size_t x = 0; x < k; x++) {
-		if (!ds_cache_proof(s, m[x].rec, &p->pf[x]))
+		if (!ds_cache_proof(s->cache, m[x].rec, &p->pf[x]))
 			p->pf[x] = (struct ds_proof){ 0 };
 		p->cls[x] = p->pf[x].cls;
 		p->head[x] = (uint32_t)x;
@@ -210,7 +212,7 @@ static int same_classes(struct settled *t)
  * old proofs, and whether those covered it as it was settled. @return 0 or -ENOMEM. */
 static int settled_of(struct ds_ctx *c, const struct bucket *b, size_t first, struct settled *t)
 {
-	const dupscan_scan *s = c->s;
+	const struct ds_match *s = c->s;
 	size_t nins = c->res->nins - first;
 	struct rec_cls *ins = malloc((nins ? nins : 1) * sizeof(*ins));
 	t->b = b;
@@ -229,7 +231,7 @@ static int settled_of(struct ds_ctx *c, const struct bucket *b, size_t first, st
 	for (size_t x = 0; rc == 0 && x < b->k; x++) {
 		struct rec_cls key = { b->m[x].rec, 0, 0 };
 		const struct rec_cls *in = bsearch(&key, ins, nins, sizeof(*ins), cmp_rec_cls_plain);
-		bool dropped = (ds_rec(s, b->m[x].rec)->flags & DS_F_DROPPED) != 0;
+		bool dropped = (ds_rec(s->tree, b->m[x].rec)->flags & DS_F_DROPPED) != 0;
 		t->in[x] = in ? *in : (struct rec_cls){ DS_NONE, DS_NONE, 0 };
 		t->alone[x] = !in && !dropped;
 		t->now[x] = dropped ? DS_NONE : in ? in->cls : b->m[x].rec;
@@ -270,12 +272,12 @@ static uint64_t most_named(const struct proven *old, const struct ds_keypos *mem
  * stays as it is, and one that joins is proven at this run's start.
  * @return PROOF_NEW, PROOF_KEPT (*pf the old one) or PROOF_NONE. */
 enum { PROOF_NONE, PROOF_KEPT, PROOF_NEW };
-static int proof_now(const dupscan_scan *s, const struct settled *t, size_t x, uint64_t cls, struct ds_proof *pf)
+static int proof_now(const struct ds_match *s, const struct settled *t, size_t x, uint64_t cls, struct ds_proof *pf)
 {
 	const struct ds_proof *old = &t->old.pf[x]; /* cls 0: none holds */
-	if (ds_groups_apart(s)) {
-		uint64_t own = cls ? cls : ds_cache_fresh_class(s, ds_rec(s, t->b->m[x].rec));
-		*pf = (struct ds_proof){ own, s->cache.start_ns, true, false, !cls };
+	if (ds_groups_apart(s->cache)) {
+		uint64_t own = cls ? cls : ds_cache_fresh_class(s->cache, ds_rec(s->tree, t->b->m[x].rec));
+		*pf = (struct ds_proof){ own, s->cache->start_ns, true, false, !cls };
 		return PROOF_NEW;
 	}
 	*pf = *old;
@@ -283,7 +285,7 @@ static int proof_now(const dupscan_scan *s, const struct settled *t, size_t x, u
 		return old->cls ? PROOF_KEPT : PROOF_NONE;
 	if (old->cls == cls && !old->alone)
 		return PROOF_KEPT;
-	*pf = (struct ds_proof){ cls, s->cache.start_ns, false, false, false };
+	*pf = (struct ds_proof){ cls, s->cache->start_ns, false, false, false };
 	return PROOF_NEW;
 }
 
@@ -333,8 +335,8 @@ static int prove_member(struct ds_ctx *c, const struct settled *t, size_t x, uin
  * @return 0 or -ENOMEM. */
 int ds_note_proofs(struct ds_ctx *c, const struct bucket *b, size_t first)
 {
-	dupscan_scan *s = c->s;
-	if (!s->cache.run || s->opt.quick || s->opt.partial_only)
+	struct ds_match *s = c->s;
+	if (!s->cache->run || s->core->opt.quick || s->core->opt.partial_only)
 		return 0;
 	struct settled t = { 0 };
 	int rc = settled_of(c, b, first, &t);
@@ -354,7 +356,7 @@ int ds_note_proofs(struct ds_ctx *c, const struct bucket *b, size_t first)
 		uint64_t cls = 0;
 		if (!t.alone[mem[i].pos] && !t.covered) {
 			cls = t.agree ? most_named(&t.old, mem + i, j - i, ids) : 0;
-			cls = cls ? cls : ds_cache_fresh_class(s, ds_rec(s, (uint32_t)mem[i].key));
+			cls = cls ? cls : ds_cache_fresh_class(s->cache, ds_rec(s->tree, (uint32_t)mem[i].key));
 		}
 		for (size_t y = i; rc == 0 && y < j; y++)
 			rc = prove_member(c, &t, mem[y].pos, cls);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match/result.h"
 #include "cache/cache_run.h"
 
@@ -113,7 +115,7 @@ bool ds_result_ins_unhashed(const struct ds_result *r, size_t i)
 int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 {
 	struct ds_result *r = c->res;
-	if (!c->s->cache.run)
+	if (!c->s->cache->run)
 		return 0;
 	if (GROW(r->notes, r->nnotes, r->capnotes))
 		return -ENOMEM;
@@ -121,7 +123,7 @@ int ds_result_note(struct ds_ctx *c, const struct ds_hashed *h)
 	/* what this run worked out goes to the log, first-block hashes too: a
 	 * killed run's next need not open the files they told apart */
 	if (!h->cached)
-		ds_cache_log_add(c->s, h->rec, h->partial, h->full, h->has_full, NULL);
+		ds_cache_log_add(c->s->cache, h->rec, h->partial, h->full, h->has_full, NULL);
 	return 0;
 }
 
@@ -129,7 +131,7 @@ int ds_result_prove(struct ds_ctx *c, uint32_t rec, const struct ds_proof *pf, b
 		    uint64_t full, bool has_full)
 {
 	struct ds_result *r = c->res;
-	ds_cache_log_add(c->s, rec, partial, full, has_full, pf);
+	ds_cache_log_add(c->s->cache, rec, partial, full, has_full, pf);
 	if (!fresh)
 		return 0;
 	if (GROW(r->proved, r->nproved, r->capproved))
@@ -142,7 +144,7 @@ int ds_result_prove(struct ds_ctx *c, uint32_t rec, const struct ds_proof *pf, b
 int ds_result_stage(struct ds_ctx *c, int stage, const uint32_t *recs, size_t n)
 {
 	struct ds_result *r = c->res;
-	if (!c->s->cb.on_stage || n < 2)
+	if (!c->s->core->cb.on_stage || n < 2)
 		return 0;
 	if (GROW(r->stg, r->nstg, r->capstg))
 		return -ENOMEM;
@@ -168,14 +170,14 @@ void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int co
 
 void ds_fail(struct ds_ctx *c, uint32_t i, int code)
 {
-	struct ds_rec *rec = ds_rec(c->s, i);
-	char *path = ds_rec_path_alloc(c->s, i);
-	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s, rec), code);
+	struct ds_rec *rec = ds_rec(c->s->tree, i);
+	char *path = ds_rec_path_alloc(c->s->tree, i);
+	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s->tree, rec), code);
 	free(path);
 }
 
 /* The stage callback gets the group's files with their paths, in the chosen order. */
-static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
+static int call_stage(struct ds_match *s, int stage, const uint32_t *ri, size_t n)
 {
 	int rc = 0;
 	size_t made = 0;
@@ -186,18 +188,18 @@ static int call_stage(dupscan_scan *s, int stage, const uint32_t *ri, size_t n)
 		goto out;
 	}
 	for (; made < n; made++) {
-		char *p = ds_rec_path_alloc(s, ri[made]);
+		char *p = ds_rec_path_alloc(s->tree, ri[made]);
 		if (!p) {
 			rc = -ENOMEM;
 			goto out;
 		}
-		files[made] = ds_file_of(s, p, ri[made], ds_rel_offset(s, ds_rec_dir(s, ri[made])));
+		files[made] = ds_file_of(s->tree, p, ri[made], ds_rel_offset(s->tree, ds_rec_dir(s->tree, ri[made])));
 	}
 	rc = ds_sort(files, n, sizeof(*files), ds_cmp_file, s);
 	if (rc == 0) {
 		for (size_t i = 0; i < n; i++)
 			ptrs[i] = &files[i];
-		s->cb.on_stage(s->cb.stage_user, stage, ptrs, n);
+		s->core->cb.on_stage(s->core->cb.stage_user, stage, ptrs, n);
 	}
 out:
 	for (size_t i = 0; i < made; i++)
@@ -215,13 +217,13 @@ int ds_result_settled(struct ds_result *r, const uint32_t *recs, size_t n)
 	return 0;
 }
 
-int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint64_t total)
+int ds_result_commit(struct ds_match *s, struct ds_result *r, uint64_t *done, uint64_t total)
 {
 	int rc = r->rc == -ENOMEM ? -ENOMEM : 0;
 	for (size_t i = 0; i < r->nerr; i++) {
-		s->errors++;
-		if (s->cb.on_error)
-			s->cb.on_error(s->cb.error_user, r->err[i].path ? r->err[i].path : "(path unknown: out of memory)",
+		s->core->errors++;
+		if (s->core->cb.on_error)
+			s->core->cb.on_error(s->core->cb.error_user, r->err[i].path ? r->err[i].path : "(path unknown: out of memory)",
 				    r->err[i].code);
 	}
 	for (size_t i = 0; rc == 0 && i < r->nstg; i++)
@@ -229,31 +231,31 @@ int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint6
 	for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
 		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair & ~DS_PAIR_UNHASHED];
 		for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++)
-			rc = ds_index_insert(&s->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
-					     ds_rec_size(s, ds_rec(s, r->ins[i])));
+			rc = ds_index_insert(&s->tree->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
+					     ds_rec_size(s->tree, ds_rec(s->tree, r->ins[i])));
 	}
-	if (s->cache.run && !s->opt.quick && !s->opt.partial_only) {
+	if (s->cache->run && !s->core->opt.quick && !s->core->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)
-			rc = ds_cache_note(s, &r->notes[i]);
+			rc = ds_cache_note(s->cache, &r->notes[i]);
 		for (size_t i = 0; rc == 0 && i < r->nproved; i++)
-			rc = ds_cache_proved(s, &r->proved[i]);
+			rc = ds_cache_proved(s->cache, &r->proved[i]);
 		for (size_t k = 0; rc == 0 && k < r->nruns; k++) {
 			if (r->runs[k].pair & DS_PAIR_UNHASHED)
 				continue; /* (twins: no hash of theirs was read) */
 			const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair];
 			for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++) {
 				struct ds_hashed h = { .rec = r->ins[i], .has_full = true, .partial = hp->partial, .full = hp->full };
-				rc = ds_cache_note(s, &h);
+				rc = ds_cache_note(s->cache, &h);
 			}
 		}
 	}
 	for (size_t i = 0; rc == 0 && i < r->nsettled; i++)
 		for (size_t x = 0; x < r->settled[i].n; x++)
-			ds_rec(s, r->settled[i].recs[x])->flags |= DS_F_SETTLED;
+			ds_rec(s->tree, r->settled[i].recs[x])->flags |= DS_F_SETTLED;
 	*done += r->files;
-	ds_progress_settled(s, r->files, r->bytes);
-	if (rc == 0 && s->cb.on_progress)
-		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_MATCH, *done, total);
-	ds_progress_report(s);
+	ds_progress_settled(s->core, r->files, r->bytes);
+	if (rc == 0 && s->core->cb.on_progress)
+		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_MATCH, *done, total);
+	ds_progress_report(s->core);
 	return rc;
 }

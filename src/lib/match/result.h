@@ -3,7 +3,21 @@
 #ifndef DUPSCAN_MATCH_RESULT_H
 #define DUPSCAN_MATCH_RESULT_H
 
+#include "internal.h"
+#include "records/records.h"
 #include "records/known.h"
+
+struct ds_cache_state;
+struct ds_reading;
+
+/* What matching works on: the tree's records (their classes go into its
+ * index), read as the storage asks, the cache lending and noting hashes. */
+struct ds_match {
+	struct ds_core *core;
+	struct ds_tree *tree;
+	struct ds_cache_state *cache;
+	struct ds_reading *reading;
+};
 
 /* ---- result.c: what matching one size group produced, kept until it is
  * committed in group order, so output never depends on the thread count ---- */
@@ -60,7 +74,7 @@ struct ds_result {
 /* Matching context: the scan, and where a group's effects go. */
 struct ds_pool;
 struct ds_ctx {
-	dupscan_scan *s;
+	struct ds_match *s;
 	struct ds_result *res;
 	struct ds_pool *pool; /* the threads matching runs on, or NULL */
 };
@@ -93,10 +107,10 @@ void ds_fail(struct ds_ctx *c, uint32_t i, int code);
 void ds_fail_path(struct ds_ctx *c, struct ds_rec *r, const char *path, int code);
 /* Apply a group's result: reports, stage callbacks, index inserts, progress.
  * @return 0 or -ENOMEM. */
-int ds_result_commit(dupscan_scan *s, struct ds_result *r, uint64_t *done, uint64_t total);
+int ds_result_commit(struct ds_match *s, struct ds_result *r, uint64_t *done, uint64_t total);
 
 /* match.c */
-int ds_match(dupscan_scan *s);
+int ds_match(struct ds_match *s);
 
 /* Matching on the pool: work on one group of records (idx[0..n)), its effects into c->res */
 typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
@@ -106,7 +120,7 @@ typedef void ds_group_fn(struct ds_ctx *c, const uint32_t *idx, size_t n);
  * per group), groups run on one thread in the order of their keys instead,
  * and are still committed in group order.
  * @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-int ds_run_groups(dupscan_scan *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
+int ds_run_groups(struct ds_match *s, ds_group_fn *fn, const uint32_t *idx, const uint32_t *groups, size_t ngroups,
 		  uint64_t total, int threads, const uint64_t *key);
 
 #endif /* DUPSCAN_MATCH_RESULT_H */

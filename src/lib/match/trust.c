@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "match.h"
 #include "match/result.h"
 #include "match/compare.h"
@@ -32,7 +34,7 @@ static int insert_proven(struct ds_ctx *c, const struct bucket *b, const uint32_
 {
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		struct ds_rec *r = ds_rec(c->s, b->m[mem[i]].rec);
+		struct ds_rec *r = ds_rec(c->s->tree, b->m[mem[i]].rec);
 		r->flags |= DS_F_TRUSTED;
 		if (b->m[mem[i]].rec != cls)
 			rc = ds_result_insert(c, b->m[mem[i]].rec, cls, b->partial, full);
@@ -56,7 +58,7 @@ static int join_proven(struct ds_ctx *c, const struct bucket *b, struct proven *
 		for (size_t x = 0; x < p->k; x++)
 			if (p->head[x] == h->x && x != h->x)
 				p->mem[n++] = (uint32_t)x;
-		ds_rec(c->s, in.rec)->flags |= DS_F_TRUSTED;
+		ds_rec(c->s->tree, in.rec)->flags |= DS_F_TRUSTED;
 		rc = insert_proven(c, b, p->mem, n, in.cls, c->res->pairs[in.pair].full);
 		p->placed[h->x] = true;
 	}
@@ -73,7 +75,7 @@ static int stand_alone(struct ds_ctx *c, const struct bucket *b, struct proven *
 			continue;
 		size_t n = 0;
 		for (size_t x = 0; x < p->k; x++)
-			if (p->head[x] == p->heads[i].x && !(ds_rec(c->s, b->m[x].rec)->flags & DS_F_DROPPED))
+			if (p->head[x] == p->heads[i].x && !(ds_rec(c->s->tree, b->m[x].rec)->flags & DS_F_DROPPED))
 				p->mem[n++] = (uint32_t)x;
 		if (n < 2)
 			continue;
@@ -102,14 +104,14 @@ static int match_representatives(struct ds_ctx *c, const struct bucket *b, struc
 /* A bucket a killed run was comparing side by side (its checkpoints:
  * compare.c): every member in play then (in[i], pre[i]) at one offset of
  * one run, or proven alone by that run. @return that offset, or 0. */
-static uint64_t resumable(const dupscan_scan *s, const struct bucket *b, const struct proven *p, struct ds_prefix *pre,
+static uint64_t resumable(const struct ds_match *s, const struct bucket *b, const struct proven *p, struct ds_prefix *pre,
 			  bool *in)
 {
 	uint64_t x = 0;
 	int64_t at = 0;
 	size_t n = 0;
 	for (size_t i = 0; i < b->k; i++) {
-		in[i] = ds_cache_prefix(s, b->m[i].rec, &pre[i]);
+		in[i] = ds_cache_prefix(s->cache, b->m[i].rec, &pre[i]);
 		if (in[i] && n++ > 0 && (pre[i].x != x || pre[i].at != at))
 			return 0;
 		if (in[i]) {
@@ -135,7 +137,7 @@ static uint64_t resumable(const dupscan_scan *s, const struct bucket *b, const s
 static long resumed_members(struct ds_ctx *c, const struct bucket *b, const struct ds_prefix *pre, const bool *in,
 			    uint64_t x, struct ds_member *m, struct ds_hashes *h, unsigned char *buf)
 {
-	const dupscan_scan *s = c->s;
+	const struct ds_match *s = c->s;
 	struct ds_keypos *lab = malloc(b->k * sizeof(*lab));
 	if (!lab)
 		return -ENOMEM;
@@ -160,7 +162,7 @@ static long resumed_members(struct ds_ctx *c, const struct bucket *b, const stru
 			ds_hash_seed(h, y, b->partial);
 			if (x > DS_BLOCK)
 				rc = ds_hash_range(c, m[y].rec, h, y, DS_BLOCK, x, buf);
-			if (ds_rec(s, m[y].rec)->flags & DS_F_DROPPED)
+			if (ds_rec(s->tree, m[y].rec)->flags & DS_F_DROPPED)
 				m[y].alive = false; /* reported: the next of its group stands for it */
 			else
 				first = y;
@@ -178,13 +180,13 @@ static int resume_side_by_side(struct ds_ctx *c, const struct bucket *b, const s
 {
 	struct ds_member *m = malloc(b->k * sizeof(*m));
 	struct ds_hashes *h = ds_hashes_new(b->k);
-	unsigned char *buf = ds_big_alloc(c->s->opt.chunk);
+	unsigned char *buf = ds_big_alloc(c->s->core->opt.chunk);
 	long n = m && h && buf ? resumed_members(c, b, pre, in, x, m, h, buf) : -ENOMEM;
 	int rc = n < 0 ? (int)n : ds_lockstep_on(c, m, (size_t)n, b->size, x, h, &b->partial);
 	for (long i = 0; rc == 0 && i < n; i++)
 		if (m[i].alive)
 			rc = ds_result_insert(c, m[i].rec, m[m[i].cls].rec, b->partial, ds_hash_digest(h, (size_t)i));
-	ds_big_free(buf, buf ? c->s->opt.chunk : 0);
+	ds_big_free(buf, buf ? c->s->core->opt.chunk : 0);
 	ds_hashes_free(h);
 	free(m);
 	return rc;

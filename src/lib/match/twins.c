@@ -62,7 +62,7 @@ size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t
 		rec[x] = m[x].rec;
 		fd[x] = m[x].fd;
 	}
-	if (rec && first && fd && twin && ds_map_twins(c->s, rec, fd, k, first) > 0)
+	if (rec && first && fd && twin && ds_map_twins(c->s->reading, rec, fd, k, first) > 0)
 		for (size_t x = 0; x < k; x++)
 			twin[x] = first[x] != DS_NONE && add_twin(tw, &m[x], m[first[x]].rec);
 	free(rec);
@@ -77,7 +77,7 @@ size_t ds_bucket_twins(struct ds_ctx *c, struct ds_member *m, size_t k, uint64_t
 size_t ds_pass_twins_take(struct ds_ctx *c, size_t base, struct ds_member *m, size_t k, uint64_t *full,
 			  struct known *kn, struct ds_twinset *tw)
 {
-	const struct ds_first_pass *fp = c->s->reading.first_pass;
+	const struct ds_first_pass *fp = c->s->reading->first_pass;
 	if (!fp || !fp->twin)
 		return k;
 	bool *twin = calloc(k, sizeof(*twin));
@@ -112,7 +112,7 @@ int ds_twins_join(struct ds_ctx *c, size_t first_ins, const struct ds_twinset *t
 		uint32_t first = tw->v[i].first;
 		struct ds_insert in;
 		bool unhashed;
-		if (ds_rec(c->s, first)->flags & DS_F_DROPPED)
+		if (ds_rec(c->s->tree, first)->flags & DS_F_DROPPED)
 			continue; /* (it failed: its twins are unread, in no set, and said unique nowhere) */
 		if (class_of(c->res, first_ins, first, &in, &unhashed)) {
 			const struct ds_hash_pair *hp = &c->res->pairs[in.pair];

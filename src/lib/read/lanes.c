@@ -24,7 +24,7 @@ struct lanes {
 
 static bool stopped(struct sweep_run *rn)
 {
-	if (atomic_load_explicit(&rn->s->canceled, memory_order_relaxed)) {
+	if (atomic_load_explicit(&rn->s->core->canceled, memory_order_relaxed)) {
 		int none = 0;
 		atomic_compare_exchange_strong(&rn->rc, &none, DUPSCAN_E_CANCELED);
 	}
@@ -44,7 +44,7 @@ int ds_lanes_run(struct sweep_run *rn, size_t n, uint32_t (*lane_of)(const void 
 {
 	size_t *from = malloc((rn->nlanes + 1) * sizeof(*from));
 	uint32_t *lane = malloc((rn->nlanes + 1) * sizeof(*lane));
-	struct ds_pool *pool = ds_scan_pool(rn->s);
+	struct ds_pool *pool = ds_scan_pool(rn->s->core);
 	if (!from || !lane || !pool) {
 		free(from);
 		free(lane);
@@ -60,7 +60,7 @@ int ds_lanes_run(struct sweep_run *rn, size_t n, uint32_t (*lane_of)(const void 
 	}
 	from[nl] = n;
 	struct lanes ln = { rn, nl, from, lane, fn, arg };
-	int threads = rn->s->opt.threads;
+	int threads = rn->s->core->opt.threads;
 	ds_pool_phase(pool, NULL, NULL, 0, 0, threads < (int)nl ? threads - 1 : (int)nl - 1);
 	ds_parallel_for(pool, nl, run_lane, &ln);
 	ds_pool_end_phase(pool);
@@ -86,7 +86,7 @@ int ds_lanes_make(struct sweep_run *rn, const uint32_t *groups, size_t ngroups)
 		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
 		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
-			uint64_t dev = ds_disk(rn->s, ds_rec_dev(rn->s, ds_rec(rn->s, fp->order[p])));
+			uint64_t dev = ds_disk(rn->s, ds_rec_dev(rn->s->tree, ds_rec(rn->s->tree, fp->order[p])));
 			uint32_t l = 0;
 			while (l < rn->nlanes && devs[l] != dev)
 				l++;

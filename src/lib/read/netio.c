@@ -17,6 +17,8 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 
 #define UNIT_BYTES (128u * 1024u) /* a read of this many bytes counts one more request's work */
@@ -143,40 +145,40 @@ void ds_netio_end(struct ds_netio *n, int64_t start, size_t bytes)
 
 /* ---- the scan's side ---- */
 
-int ds_readers(const dupscan_scan *s)
+int ds_readers(const struct ds_reading *s)
 {
 	/* all NET may run: the pool lets ds_net_cap() of them work at a time */
-	if (s->reading.io_mode == DUPSCAN_IO_NET && s->reading.net)
-		return s->reading.net->most;
-	return s->opt.threads;
+	if (s->io_mode == DUPSCAN_IO_NET && s->net)
+		return s->net->most;
+	return s->core->opt.threads;
 }
 
-const _Atomic int *ds_net_cap(const dupscan_scan *s)
+const _Atomic int *ds_net_cap(const struct ds_reading *s)
 {
-	return s->reading.io_mode == DUPSCAN_IO_NET && s->reading.net ? &s->reading.net->limit : NULL;
+	return s->io_mode == DUPSCAN_IO_NET && s->net ? &s->net->limit : NULL;
 }
 
-int64_t ds_net_begin(const dupscan_scan *s)
+int64_t ds_net_begin(const struct ds_reading *s)
 {
-	return s->reading.io_mode == DUPSCAN_IO_NET ? ds_netio_begin(s->reading.net) : 0;
+	return s->io_mode == DUPSCAN_IO_NET ? ds_netio_begin(s->net) : 0;
 }
 
-void ds_net_end(const dupscan_scan *s, int64_t start, size_t bytes)
+void ds_net_end(const struct ds_reading *s, int64_t start, size_t bytes)
 {
 	if (start != 0)
-		ds_netio_end(s->reading.net, start, bytes);
+		ds_netio_end(s->net, start, bytes);
 }
 
-int ds_net_start(dupscan_scan *s)
+int ds_net_start(struct ds_reading *s)
 {
-	if (s->reading.net)
+	if (s->net)
 		return 0;
 	/* --threads given: that many, as on any storage */
-	int most = s->opt.threads_given || s->opt.threads <= 1 ? s->opt.threads : DS_NET_MOST;
-	s->reading.net = ds_netio_new(most);
-	if (!s->reading.net)
+	int most = s->core->opt.threads_given || s->core->opt.threads <= 1 ? s->core->opt.threads : DS_NET_MOST;
+	s->net = ds_netio_new(most);
+	if (!s->net)
 		return -ENOMEM;
-	if (s->opt.threads_given)
-		ds_netio_fix(s->reading.net, s->opt.threads);
+	if (s->core->opt.threads_given)
+		ds_netio_fix(s->net, s->core->opt.threads);
 	return 0;
 }

@@ -11,16 +11,18 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 
 #define REPORT_BYTES (4u << 20) /* a report from the readers every 4 MiB */
 
-int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
+int ds_check_unchanged(const struct ds_reading *s, int fd, const struct ds_rec *r)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0)
 		return -errno;
-	return ds_same_file(s, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
+	return ds_same_file(s->tree, &st, r, r->ctime_ns) ? 0 : DUPSCAN_E_CHANGED;
 }
 
 /* O_NONBLOCK: if a FIFO took the file's place since the walk, open must not hang */
@@ -28,7 +30,7 @@ int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r)
 
 /* fd (or -1, errno set), just opened as r: kept if it is still r's file.
  * @return fd, or a negative code (fd closed). */
-static int opened_as(const dupscan_scan *s, int fd, const struct ds_rec *r)
+static int opened_as(const struct ds_reading *s, int fd, const struct ds_rec *r)
 {
 	int rc = fd < 0 ? -errno : ds_check_unchanged(s, fd, r);
 	if (rc < 0 && fd >= 0)
@@ -36,11 +38,11 @@ static int opened_as(const dupscan_scan *s, int fd, const struct ds_rec *r)
 	return rc < 0 ? rc : fd;
 }
 
-int ds_open_scanned(const dupscan_scan *s, uint32_t i)
+int ds_open_scanned(const struct ds_reading *s, uint32_t i)
 {
-	const struct ds_rec *r = ds_rec(s, i);
+	const struct ds_rec *r = ds_rec(s->tree, i);
 	char stackbuf[4096];
-	char *path = ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, r), stackbuf, sizeof(stackbuf));
+	char *path = ds_path_in(s->tree, ds_rec_dir(s->tree, i), ds_rec_name(s->tree, r), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	int64_t t = ds_net_begin(s);
@@ -61,13 +63,13 @@ void ds_dirfd_close(struct ds_dirfd *dc)
 /* Hold dir open in dc. @return 0 or -ENOMEM (dc->fd is -1 when dir did not
  * open: an argument's bare file name, a directory gone; its files go by
  * path, which names the error). */
-static int hold_dir(const dupscan_scan *s, uint32_t dir, struct ds_dirfd *dc)
+static int hold_dir(const struct ds_reading *s, uint32_t dir, struct ds_dirfd *dc)
 {
 	if (dc->dir == dir)
 		return 0;
 	ds_dirfd_close(dc);
 	char stackbuf[4096];
-	char *path = ds_path_in(s, dir, "", stackbuf, sizeof(stackbuf));
+	char *path = ds_path_in(s->tree, dir, "", stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	dc->dir = dir;
@@ -78,11 +80,11 @@ static int hold_dir(const dupscan_scan *s, uint32_t dir, struct ds_dirfd *dc)
 	return 0;
 }
 
-int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
+int ds_open_scanned_in(const struct ds_reading *s, uint32_t i, struct ds_dirfd *dc)
 {
-	const struct ds_rec *r = ds_rec(s, i);
-	const char *name = ds_rec_name(s, r);
-	int rc = hold_dir(s, ds_rec_dir(s, i), dc);
+	const struct ds_rec *r = ds_rec(s->tree, i);
+	const char *name = ds_rec_name(s->tree, r);
+	int rc = hold_dir(s, ds_rec_dir(s->tree, i), dc);
 	if (rc)
 		return rc;
 	if (dc->fd < 0 || strchr(name, '/'))
@@ -95,16 +97,16 @@ int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc)
 }
 
 
-int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off)
+int ds_read(struct ds_reading *s, int fd, void *buf, size_t len, uint64_t off)
 {
 	int64_t t = ds_net_begin(s);
 	int err = ds_pread_full(fd, buf, len, off);
 	ds_net_end(s, t, len);
 	if (err)
 		return err;
-	struct ds_progress *p = &s->progress;
+	struct ds_progress *p = &s->core->progress;
 	uint64_t was = atomic_fetch_add_explicit(&p->read, len, memory_order_relaxed);
-	if (s->cb.on_bytes && was / REPORT_BYTES != (was + len) / REPORT_BYTES)
-		ds_progress_report(s);
+	if (s->core->cb.on_bytes && was / REPORT_BYTES != (was + len) / REPORT_BYTES)
+		ds_progress_report(s->core);
 	return 0;
 }

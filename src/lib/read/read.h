@@ -3,12 +3,52 @@
 #ifndef DUPSCAN_READ_READ_H
 #define DUPSCAN_READ_READ_H
 
+#include "internal.h"
+#include "records/records.h"
+#include "cache/cache_run.h"
+
+/* How and with what the run reads (storage.c, readorder.c, sweep.c, pool.c). */
+struct ds_reading {
+	struct ds_core *core;
+	struct ds_tree *tree;
+	struct ds_cache_state *cache;
+	int io_mode;                 /* DUPSCAN_IO_HDD, _SSD or _NET as chosen; _AUTO until then */
+	struct ds_netio *net;        /* requests in flight (netio.c): NET mode only, else NULL */
+	struct ds_devkind {            /* what storage.c found of each device met */
+		uint64_t dev;
+		bool one;                  /* ds_one_stream() */
+		bool net;                  /* a network filesystem */
+		uint64_t disk;             /* ds_disk() */
+		bool fuse;                 /* FUSE of no known kind, not probed yet (ds_probe_net()) */
+		bool by_path;              /* of no kind mountinfo tells, major 0: a path on it may
+		                            * (ds_device_path(): a btrfs subvolume) */
+	} *devkinds;
+	size_t ndevkinds, capdevkinds;
+	struct ds_first_pass *first_pass; /* first blocks read in disk order (HDD), or NULL */
+	struct ds_sweep *sweep;      /* buckets settled in disk order (HDD), or NULL */
+	unsigned sweeps;             /* what the last sweep took: passes over the disk, */
+	size_t sweep_peak;           /* and most bytes kept at once */
+	size_t max_open;             /* files one thread may hold open: fits RLIMIT_NOFILE */
+	uint32_t dirs_ahead;         /* directories the walk handed to helpers (tests look) */
+	struct ds_fsdev {            /* the devices whose filesystem may share blocks, by index, */
+		uint16_t devi;             /* with its key (ds_fs_key()): ds_twins_devices(), before */
+		uint64_t key;              /* matching; read-only during it */
+	} *fsdevs;
+	size_t nfsdevs;
+	int64_t net_probe_ns;        /* a FUSE filesystem whose directory takes this long to list
+	                              * is a network one: DS_NET_PROBE_NS (tests set it) */
+	int64_t memory_stat_ns;      /* a stat taking at most this found its metadata in
+	                              * memory: DS_MEMORY_STAT_NS (tests under load raise it) */
+	struct ds_chunks *chunks;    /* matching's read chunks, kept between comparisons */
+};
+
+
 /* ds_pread_full(), the bytes counted for progress. */
-int ds_read(dupscan_scan *s, int fd, void *buf, size_t len, uint64_t off);
+int ds_read(struct ds_reading *s, int fd, void *buf, size_t len, uint64_t off);
 
 /* Open record i for reading and check it is the file that was scanned.
  * @return an fd, or a negative code. */
-int ds_open_scanned(const dupscan_scan *s, uint32_t i);
+int ds_open_scanned(const struct ds_reading *s, uint32_t i);
 /* A directory held open while its files are opened one after another (a
  * lane of the first pass goes in walk or disk order: mostly a directory's
  * files together). Opened by name from it, a file costs the kernel one
@@ -19,12 +59,12 @@ struct ds_dirfd {
 };
 #define DS_DIRFD_INIT { DS_NONE, -1 }
 /* ds_open_scanned(), through the directory dc holds (taking record i's). */
-int ds_open_scanned_in(const dupscan_scan *s, uint32_t i, struct ds_dirfd *dc);
+int ds_open_scanned_in(const struct ds_reading *s, uint32_t i, struct ds_dirfd *dc);
 void ds_dirfd_close(struct ds_dirfd *dc);
 
 /* Check an open file is still the one its record holds (ds_same_file()).
  * @return 0, -errno or DUPSCAN_E_CHANGED. */
-int ds_check_unchanged(const dupscan_scan *s, int fd, const struct ds_rec *r);
+int ds_check_unchanged(const struct ds_reading *s, int fd, const struct ds_rec *r);
 
 /* storage.c: what holds a device's files */
 enum { DS_STORE_UNKNOWN = 0, DS_STORE_SSD, DS_STORE_HDD, DS_STORE_NETWORK, DS_STORE_MEMORY };
@@ -38,27 +78,27 @@ uint64_t ds_btrfs_source(const char *mountinfo, const char *path, uint64_t dev);
 /* Would a path on dev tell more of its storage than mountinfo did (major 0,
  * no kind known, not asked yet)? Then ds_device_path() with a file or
  * directory on it, before its kind decides how to read. */
-bool ds_device_wants_path(dupscan_scan *s, uint64_t dev);
-void ds_device_path(dupscan_scan *s, uint64_t dev, const char *path);
+bool ds_device_wants_path(struct ds_reading *s, uint64_t dev);
+void ds_device_path(struct ds_reading *s, uint64_t dev, const char *path);
 /* The one decision of how a device is read: as one stream in disk order
  * (--io=hdd, or in auto mode a spinning disk or a network filesystem), or in
  * parallel. Decided once per device and scan (looked up the first time). */
-bool ds_one_stream(dupscan_scan *s, uint64_t dev);
+bool ds_one_stream(struct ds_reading *s, uint64_t dev);
 /* The disk that serves device dev's reads (looked up under sysfs and in
  * mountinfo, as ds_storage_kind()): a partition's disk, for dm or md over one
  * device that one's, for a filesystem mounted from a block device that
  * device's; dev itself otherwise. Devices of one disk are read as one stream. */
 uint64_t ds_disk_of(const char *sysfs, const char *mountinfo, uint64_t dev);
 /* ds_disk_of() for the scan, looked up once per device. */
-uint64_t ds_disk(dupscan_scan *s, uint64_t dev);
+uint64_t ds_disk(struct ds_reading *s, uint64_t dev);
 /* A FUSE filesystem of no known kind (device dev) is read as a network one
- * (NET mode) when listing dir, on it, takes s->reading.net_probe_ns or more. */
+ * (NET mode) when listing dir, on it, takes s->net_probe_ns or more. */
 #define DS_NET_PROBE_NS 1000000
-void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir);
-/* Choose s->reading.io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
+void ds_probe_net(struct ds_reading *s, uint64_t dev, const char *dir);
+/* Choose s->io_mode for files on devices devs[0..n) (for DUPSCAN_IO_AUTO: HDD
  * when any is read as one stream, else NET when any is a network filesystem; a
  * mode chosen before only moves to NET or HDD). @return 0 or -ENOMEM. */
-int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n);
+int ds_choose_io(struct ds_reading *s, const uint64_t *devs, size_t n);
 
 /* netio.c: requests in flight on a network filesystem (DUPSCAN_IO_NET) */
 #define DS_NET_START 64   /* threads reading at first */
@@ -82,11 +122,11 @@ void ds_netio_end(struct ds_netio *n, int64_t start, size_t bytes);
  * a phase may run in the mode chosen (opt.threads, or the most NET runs);
  * NET's count in flight now, for ds_pool_cap() (NULL in other modes); each
  * request's begin and end (nothing outside NET mode). */
-int ds_net_start(dupscan_scan *s);
-int ds_readers(const dupscan_scan *s);
-const _Atomic int *ds_net_cap(const dupscan_scan *s);
-int64_t ds_net_begin(const dupscan_scan *s);
-void ds_net_end(const dupscan_scan *s, int64_t start, size_t bytes);
+int ds_net_start(struct ds_reading *s);
+int ds_readers(const struct ds_reading *s);
+const _Atomic int *ds_net_cap(const struct ds_reading *s);
+int64_t ds_net_begin(const struct ds_reading *s);
+void ds_net_end(const struct ds_reading *s, int64_t start, size_t bytes);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
@@ -177,28 +217,28 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
 /* sharing.c: which devices of the candidates order[0..n) may share blocks,
  * asked once each by statfs(2) on a file's path, before matching (none in a
  * scan across hosts, or with -Q or -TT). @return 0 or -ENOMEM. */
-int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n);
-void ds_twins_devices_free(dupscan_scan *s);
+int ds_twins_devices(struct ds_reading *s, const uint32_t *order, size_t n);
+void ds_twins_devices_free(struct ds_reading *s);
 /* May any candidate's filesystem share blocks (else no file is mapped)? */
-bool ds_twins_any(const dupscan_scan *s);
+bool ds_twins_any(const struct ds_reading *s);
 /* The key of record rec's filesystem, when it may share blocks. */
-bool ds_rec_fs(const dupscan_scan *s, uint32_t rec, uint64_t *key);
+bool ds_rec_fs(const struct ds_reading *s, uint32_t rec, uint64_t *key);
 /* Record rec's extent map (through fd when >= 0, else opened here) and its
  * filesystem's key, when it may share blocks and the map proves something
  * (else false, *map empty). */
-bool ds_map_rec(const dupscan_scan *s, uint32_t rec, int fd, struct ds_extmap *map, uint64_t *fs);
+bool ds_map_rec(const struct ds_reading *s, uint32_t rec, int fd, struct ds_extmap *map, uint64_t *fs);
 /* Of records rec[0..k) (fd: theirs when held, or NULL), each one whose map
  * agrees with an earlier one's that is no twin itself: first[x] that one,
  * else DS_NONE. @return how many twins. */
-size_t ds_map_twins(const dupscan_scan *s, const uint32_t *rec, const int *fd, size_t k, uint32_t *first);
+size_t ds_map_twins(const struct ds_reading *s, const uint32_t *rec, const int *fd, size_t k, uint32_t *first);
 /* The first pass's twins among the groups the sweep takes (files no larger
  * than sweep / 2): DS_FP_TWIN and fp->twin set, such a group no longer
  * direct. @return 0 or -ENOMEM. */
-int ds_pass_twins(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, size_t sweep);
+int ds_pass_twins(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, size_t sweep);
 /* Read the first blocks of the files of groups (as for ds_run_groups) in disk
- * order into s->reading.first_pass; with sweep (the sweep's budget, or 0: none), their
+ * order into s->first_pass; with sweep (the sweep's budget, or 0: none), their
  * heads, except for groups the sweep reads whole (DS_FP_DIRECT). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      size_t sweep);
 void ds_first_pass_free(struct ds_first_pass *fp);
 
@@ -215,9 +255,9 @@ struct ds_sweep {
 #define DS_SWEEP_MEMBERS 4 /* files of a bucket a sweep takes; see sweep.c */
 #define DS_SWEEP_BUDGET (256u * 1024u * 1024u) /* at most; an eighth of the memory on a small machine */
 /* Sweep the buckets of groups (as for ds_run_groups, read by the first pass)
- * into s->reading.sweep, keeping at most budget bytes of contents. @return 0,
+ * into s->sweep, keeping at most budget bytes of contents. @return 0,
  * -ENOMEM or DUPSCAN_E_CANCELED. */
-int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget);
+int ds_sweep_run(struct ds_reading *s, const uint32_t *groups, size_t ngroups, size_t budget);
 void ds_sweep_free(struct ds_sweep *sw);
 
 #endif /* DUPSCAN_READ_READ_H */

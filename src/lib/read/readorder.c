@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 
 /* Where a candidate starts, as a (key, position) pair sorted in place
@@ -51,10 +53,10 @@ struct disks {
 };
 
 /* The number of the disk under device devi. @return it, or -ENOMEM. */
-static int disk_number(dupscan_scan *s, struct disks *d, uint16_t devi)
+static int disk_number(struct ds_reading *s, struct disks *d, uint16_t devi)
 {
 	if (!d->of[devi]) {
-		uint64_t id = ds_disk(s, s->tree.devs.key[2 * (size_t)devi]);
+		uint64_t id = ds_disk(s, s->tree->devs.key[2 * (size_t)devi]);
 		size_t k = 0;
 		while (k < d->n && d->id[k] != id)
 			k++;
@@ -214,7 +216,7 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
 /* Read the head only if it is all in the page cache already: a cached
  * file costs no seek, so it need not wait for its place in the disk order.
  * @return true when it was read. */
-static bool read_if_cached(dupscan_scan *s, int fd, unsigned char *buf, size_t blen)
+static bool read_if_cached(struct ds_reading *s, int fd, unsigned char *buf, size_t blen)
 {
 	return ds_all_cached(fd, 0, blen) && ds_read(s, fd, buf, blen, 0) == 0;
 }
@@ -235,7 +237,7 @@ static int cmp_lane(void *ctx, const void *pa, const void *pb)
 }
 
 struct heads {
-	dupscan_scan *s;
+	struct ds_reading *s;
 	struct ds_first_pass *fp;
 	struct ds_keypos *pl;  /* the placed, sorted: each one's entry once read */
 	const struct lane *lane;
@@ -246,7 +248,7 @@ struct heads {
 static void read_lane(void *job, size_t k)
 {
 	struct heads *hj = job;
-	dupscan_scan *s = hj->s;
+	struct ds_reading *s = hj->s;
 	struct ds_first_pass *fp = hj->fp;
 	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
 	if (!buf) {
@@ -255,7 +257,7 @@ static void read_lane(void *job, size_t k)
 	}
 	struct ds_dirfd dc = DS_DIRFD_INIT;
 	for (size_t i = hj->lane[k].from; i < hj->lane[k].to; i++) {
-		if (atomic_load_explicit(&s->canceled, memory_order_relaxed)) {
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
 			atomic_store(&hj->rc, DUPSCAN_E_CANCELED);
 			break;
 		}
@@ -264,7 +266,7 @@ static void read_lane(void *job, size_t k)
 		uint32_t p = place_pos(&hj->pl[i]);
 		if (ds_fp_direct(fp, p) || ds_fp_twin(fp, p))
 			continue; /* its rank is its place in the sweep; a twin is never read */
-		size_t len = head_len(fp, ds_rec_size(s, ds_rec(s, fp->order[p])));
+		size_t len = head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
 		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);
@@ -280,7 +282,7 @@ static void read_lane(void *job, size_t k)
 			failed_at(fp, &hj->pl[i], p, err);
 		else
 			took_head(fp, &hj->pl[i], p, buf, len);
-		ds_progress_settled(s, 1, len);
+		ds_progress_settled(s->core, 1, len);
 	}
 	ds_dirfd_close(&dc);
 	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
@@ -293,7 +295,7 @@ static void read_lane(void *job, size_t k)
  * time: a scan of two disks takes as long as the slower one. A device that
  * is not a spinning disk (in auto mode, beside one) is read in slices by as
  * many threads as are free. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, struct ds_keypos *pl, size_t np)
+static int read_heads(struct ds_reading *s, struct ds_first_pass *fp, struct ds_keypos *pl, size_t np)
 {
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
@@ -301,7 +303,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, struct ds_keypo
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
 		for (j = i + 1; j < np && place_disk(&pl[j]) == place_disk(&pl[i]);)
 			j++;
-		bool one = ds_one_stream(s, s->tree.devs.key[2 * (size_t)place_devi(&pl[i])]) || s->opt.threads <= 1;
+		bool one = ds_one_stream(s, s->tree->devs.key[2 * (size_t)place_devi(&pl[i])]) || s->core->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))
@@ -314,8 +316,8 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, struct ds_keypo
 	if (rc == 0)
 		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
 	struct heads hj = { s, fp, pl, lane, 0 };
-	int helpers = s->opt.threads < (int)nlanes ? s->opt.threads - 1 : (int)nlanes - 1;
-	struct ds_pool *pool = ds_scan_pool(s);
+	int helpers = s->core->opt.threads < (int)nlanes ? s->core->opt.threads - 1 : (int)nlanes - 1;
+	struct ds_pool *pool = ds_scan_pool(s->core);
 	if (rc == 0 && !pool)
 		rc = -ENOMEM;
 	if (rc == 0) {
@@ -330,7 +332,7 @@ static int read_heads(dupscan_scan *s, struct ds_first_pass *fp, struct ds_keypo
 /* Placing the candidates: fp->ent by position, filled with each one's disk;
  * slices of positions on every thread. */
 struct placing {
-	dupscan_scan *s;
+	struct ds_reading *s;
 	struct ds_first_pass *fp;
 	atomic_int rc;         /* -ENOMEM or DUPSCAN_E_CANCELED from any slice */
 };
@@ -346,14 +348,14 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	struct ds_keypos *at = &fp->ent[p];
 	if (place_pos(at) == DS_NONE)
 		return 0;
-	uint64_t size = ds_rec_size(pj->s, ds_rec(pj->s, fp->order[p]));
+	uint64_t size = ds_rec_size(pj->s->tree, ds_rec(pj->s->tree, fp->order[p]));
 	int fd = ds_open_scanned_in(pj->s, fp->order[p], dc);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, size);
 	if (!ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
 		took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
-		ds_progress_settled(pj->s, 1, len);
+		ds_progress_settled(pj->s->core, 1, len);
 	} else {
 		uint64_t where;
 		bool shared = false;
@@ -376,7 +378,7 @@ static void place_slice(void *job, size_t k)
 	for (size_t p = from; rc == 0 && p < to; p++) {
 		if (atomic_load_explicit(&pj->rc, memory_order_relaxed))
 			break;
-		if (atomic_load_explicit(&pj->s->canceled, memory_order_relaxed))
+		if (atomic_load_explicit(&pj->s->core->canceled, memory_order_relaxed))
 			rc = DUPSCAN_E_CANCELED;
 		else
 			rc = place_one(pj, (uint32_t)p, buf, &dc);
@@ -385,20 +387,20 @@ static void place_slice(void *job, size_t k)
 	if (rc)
 		atomic_store(&pj->rc, rc);
 	ds_big_free(buf, pj->fp->head ? DS_HDD_HEAD : DS_BLOCK);
-	ds_progress_report(pj->s);
+	ds_progress_report(pj->s->core);
 }
 
 /* Place every candidate, on as many threads as the scan has: opening a file
  * whose inode the walk brought in, and asking where it lies, wait on the CPU,
  * not the disk, so the order does not matter here. @return 0, -ENOMEM or
  * DUPSCAN_E_CANCELED. */
-static int place_all(dupscan_scan *s, struct placing *pj, size_t n)
+static int place_all(struct ds_reading *s, struct placing *pj, size_t n)
 {
-	struct ds_pool *pool = ds_scan_pool(s);
+	struct ds_pool *pool = ds_scan_pool(s->core);
 	if (!pool)
 		return -ENOMEM;
 	size_t nslices = (n + PLACE_SLICE - 1) / PLACE_SLICE;
-	int helpers = s->opt.threads - 1 < (int)nslices - 1 ? s->opt.threads - 1 : (int)nslices - 1;
+	int helpers = s->core->opt.threads - 1 < (int)nslices - 1 ? s->core->opt.threads - 1 : (int)nslices - 1;
 	ds_pool_phase(pool, NULL, NULL, 0, 0, helpers > 0 ? helpers : 0);
 	ds_parallel_for(pool, nslices, place_slice, pj);
 	ds_pool_end_phase(pool);
@@ -436,7 +438,7 @@ static size_t order_entries(struct ds_first_pass *fp, size_t *first)
 /* Each twin takes what the pass read of the file whose bytes are its own
  * (its hash, its head's, its first block where kept); where that file
  * failed, the twin is left unread, in no set and said unique nowhere. */
-static void took_twins(const dupscan_scan *s, struct ds_first_pass *fp)
+static void took_twins(const struct ds_reading *s, struct ds_first_pass *fp)
 {
 	for (size_t p = 0; p < fp->n; p++) {
 		uint32_t f = ds_fp_twin(fp, p) ? fp->twin[p] : DS_NONE;
@@ -446,7 +448,7 @@ static void took_twins(const dupscan_scan *s, struct ds_first_pass *fp)
 		fp->state[p] |= DS_FP_GOT;
 		fp->head[p] = fp->head[f];
 		const unsigned char *from = ds_fp_block(fp, f), *to = ds_fp_block(fp, p);
-		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[p]));
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p]));
 		if (from && to)
 			memcpy((unsigned char *)to, from, size < DS_BLOCK ? size : DS_BLOCK);
 	}
@@ -480,14 +482,14 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 }
 
 /* The pass's arrays. @return 0 or -ENOMEM. */
-static int pass_alloc(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, bool heads)
+static int pass_alloc(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, bool heads)
 {
 	size_t n = fp->n ? fp->n : 1;
 	fp->entbytes = n * sizeof(*fp->ent);
 	fp->ent = ds_big_alloc(fp->entbytes);
 	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
-		fp->big = fp->big || ds_rec_size(s, ds_rec(s, fp->order[groups[2 * g]])) > DS_BLOCK;
+		fp->big = fp->big || ds_rec_size(s->tree, ds_rec(s->tree, fp->order[groups[2 * g]])) > DS_BLOCK;
 	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
 	if (!fp->ent || !fp->state || (fp->big && heads && !fp->head))
@@ -510,13 +512,13 @@ static int cmp_kept(void *ctx, const void *pa, const void *pb)
  * again, so a block kept of it would be memory for nothing. Many small
  * groups before one large: a group of a rare size is most often copies.
  * @return 0 or -ENOMEM. */
-static int keep_groups(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
+static int keep_groups(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups)
 {
 	struct ds_keypos *by = malloc((ngroups ? ngroups : 1) * sizeof(*by));
 	if (!by)
 		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
-		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[groups[2 * g]]));
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[groups[2 * g]]));
 		by[g] = (struct ds_keypos){ groups[2 * g + 1] * (size < DS_BLOCK ? size : DS_BLOCK), g };
 	}
 	ds_sort_by_key(by, ngroups);
@@ -546,27 +548,27 @@ static int keep_groups(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t
 /* Which disk each candidate of the groups is on (its place: its inode until
  * place_all() finds its extent), and the groups the sweep reads whole.
  * @return 0 or -ENOMEM. */
-static int pass_disks(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups,
+static int pass_disks(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups,
 		      size_t sweep)
 {
-	struct disks dk = { calloc(s->tree.devs.n ? s->tree.devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
+	struct disks dk = { calloc(s->tree->devs.n ? s->tree->devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
 	int rc = dk.of ? 0 : -ENOMEM;
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		/* a few files of one size, more than a head each: most likely
 		 * copies, which the sweep reads whole; reading their heads first
 		 * would be a second visit (and a seek) for each */
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[first]));
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
 		bool direct = fp->head && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
 		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
-			const struct ds_rec *r = ds_rec(s, fp->order[p]);
+			const struct ds_rec *r = ds_rec(s->tree, fp->order[p]);
 			if (direct)
 				fp->state[p] |= DS_FP_DIRECT;
-			int disk = disk_number(s, &dk, ds_rec_devi(s, r));
+			int disk = disk_number(s, &dk, ds_rec_devi(s->tree, r));
 			if (disk < 0)
 				rc = disk;
 			else
-				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s, r), true, ds_rec_ino(s, r), p);
+				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s->tree, r), true, ds_rec_ino(s->tree, r), p);
 		}
 	}
 	free(dk.of);
@@ -574,7 +576,7 @@ static int pass_disks(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t 
 	return rc;
 }
 
-int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
+int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, const uint32_t *groups, size_t ngroups,
 		      size_t sweep)
 {
 	struct ds_first_pass *fp = calloc(1, sizeof(*fp));
@@ -592,10 +594,10 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 	for (size_t p = 0; rc == 0 && p < n; p++) {
 		if (place_pos(&fp->ent[p]) != DS_NONE && !ds_fp_direct(fp, p)) {
 			files++;
-			bytes += head_len(fp, ds_rec_size(s, ds_rec(s, order[p])));
+			bytes += head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, order[p])));
 		}
 	}
-	ds_progress_phase(s, DUPSCAN_PHASE_FIRST, files, bytes);
+	ds_progress_phase(s->core, DUPSCAN_PHASE_FIRST, files, bytes);
 	struct placing pj = { s, fp, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);
@@ -608,11 +610,11 @@ int ds_first_pass_run(dupscan_scan *s, const uint32_t *order, size_t n, const ui
 		rc = rank_entries(fp);
 	if (rc == 0 && fp->twin)
 		took_twins(s, fp);
-	ds_progress_end(s);
+	ds_progress_end(s->core);
 	if (rc) {
 		ds_first_pass_free(fp);
 		return rc;
 	}
-	s->reading.first_pass = fp;
+	s->first_pass = fp;
 	return 0;
 }

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 
 static int cmp_fsdev(void *ctx, const void *pa, const void *pb)
@@ -24,64 +26,64 @@ static int cmp_fsdev(void *ctx, const void *pa, const void *pb)
 	return a->devi < b->devi ? -1 : a->devi > b->devi;
 }
 
-bool ds_rec_fs(const dupscan_scan *s, uint32_t rec, uint64_t *key)
+bool ds_rec_fs(const struct ds_reading *s, uint32_t rec, uint64_t *key)
 {
-	uint16_t d = ds_rec_devi(s, ds_rec(s, rec));
-	size_t lo = 0, hi = s->reading.nfsdevs;
+	uint16_t d = ds_rec_devi(s->tree, ds_rec(s->tree, rec));
+	size_t lo = 0, hi = s->nfsdevs;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (s->reading.fsdevs[mid].devi < d)
+		if (s->fsdevs[mid].devi < d)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == s->reading.nfsdevs || s->reading.fsdevs[lo].devi != d)
+	if (lo == s->nfsdevs || s->fsdevs[lo].devi != d)
 		return false;
-	*key = s->reading.fsdevs[lo].key;
+	*key = s->fsdevs[lo].key;
 	return true;
 }
 
-int ds_twins_devices(dupscan_scan *s, const uint32_t *order, size_t n)
+int ds_twins_devices(struct ds_reading *s, const uint32_t *order, size_t n)
 {
-	if (s->nremotes || s->opt.quick || s->opt.partial_only)
+	if (s->core->remote || s->core->opt.quick || s->core->opt.partial_only)
 		return 0;
 	uint64_t *asked = calloc(1024, sizeof(*asked)); /* 65,536 bits: device indexes */
 	size_t cap = 0;
 	int rc = asked ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		uint16_t d = ds_rec_devi(s, ds_rec(s, order[i]));
+		uint16_t d = ds_rec_devi(s->tree, ds_rec(s->tree, order[i]));
 		if (asked[d / 64] >> (d % 64) & 1)
 			continue;
 		asked[d / 64] |= 1ull << (d % 64);
-		char *p = ds_rec_path_alloc(s, order[i]);
+		char *p = ds_rec_path_alloc(s->tree, order[i]);
 		uint64_t key;
-		if (p && ds_path_fs(p, ds_rec_dev(s, ds_rec(s, order[i])), &key)) {
-			if (DS_GROW(s->reading.fsdevs, cap, s->reading.nfsdevs + 1))
+		if (p && ds_path_fs(p, ds_rec_dev(s->tree, ds_rec(s->tree, order[i])), &key)) {
+			if (DS_GROW(s->fsdevs, cap, s->nfsdevs + 1))
 				rc = -ENOMEM;
 			else
-				s->reading.fsdevs[s->reading.nfsdevs++] = (struct ds_fsdev){ d, key };
+				s->fsdevs[s->nfsdevs++] = (struct ds_fsdev){ d, key };
 		}
 		free(p);
 	}
 	free(asked);
 	if (rc == 0)
-		rc = ds_sort(s->reading.fsdevs, s->reading.nfsdevs, sizeof(*s->reading.fsdevs), cmp_fsdev, NULL);
+		rc = ds_sort(s->fsdevs, s->nfsdevs, sizeof(*s->fsdevs), cmp_fsdev, NULL);
 	return rc;
 }
 
-void ds_twins_devices_free(dupscan_scan *s)
+void ds_twins_devices_free(struct ds_reading *s)
 {
-	free(s->reading.fsdevs);
-	s->reading.fsdevs = NULL;
-	s->reading.nfsdevs = 0;
+	free(s->fsdevs);
+	s->fsdevs = NULL;
+	s->nfsdevs = 0;
 }
 
-bool ds_twins_any(const dupscan_scan *s)
+bool ds_twins_any(const struct ds_reading *s)
 {
-	return s->reading.nfsdevs > 0;
+	return s->nfsdevs > 0;
 }
 
-bool ds_map_rec(const dupscan_scan *s, uint32_t rec, int fd, struct ds_extmap *map, uint64_t *fs)
+bool ds_map_rec(const struct ds_reading *s, uint32_t rec, int fd, struct ds_extmap *map, uint64_t *fs)
 {
 	if (!ds_rec_fs(s, rec, fs))
 		return false;
@@ -94,7 +96,7 @@ bool ds_map_rec(const dupscan_scan *s, uint32_t rec, int fd, struct ds_extmap *m
 	return ok;
 }
 
-size_t ds_map_twins(const dupscan_scan *s, const uint32_t *rec, const int *fd, size_t k, uint32_t *first)
+size_t ds_map_twins(const struct ds_reading *s, const uint32_t *rec, const int *fd, size_t k, uint32_t *first)
 {
 	struct ds_extmap *map = calloc(k, sizeof(*map));
 	uint64_t *fs = calloc(k, sizeof(*fs));
@@ -125,7 +127,7 @@ size_t ds_map_twins(const dupscan_scan *s, const uint32_t *rec, const int *fd, s
 
 /* The twins among group [first, first + cnt): its files FIEMAP called shared
  * mapped whole. @return 0 or -ENOMEM. */
-static int group_twins(dupscan_scan *s, struct ds_first_pass *fp, uint32_t first, uint32_t cnt)
+static int group_twins(struct ds_reading *s, struct ds_first_pass *fp, uint32_t first, uint32_t cnt)
 {
 	uint32_t *pos = malloc(cnt * sizeof(*pos)), *rec = malloc(cnt * sizeof(*rec));
 	uint32_t *of = malloc(cnt * sizeof(*of));
@@ -154,12 +156,12 @@ static int group_twins(dupscan_scan *s, struct ds_first_pass *fp, uint32_t first
 	return rc;
 }
 
-int ds_pass_twins(dupscan_scan *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, size_t sweep)
+int ds_pass_twins(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups, size_t sweep)
 {
 	int rc = 0;
 	for (size_t g = 0; rc == 0 && ds_twins_any(s) && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[first]));
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
 		/* as the sweep takes them: larger files are settled by their bucket */
 		if (cnt >= 2 && size > DS_BLOCK && size <= sweep / 2)
 			rc = group_twins(s, fp, first, cnt);

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "read/read.h"
 
 #define DEPTH_MAX 8 /* stacked devices followed at most (dm over md over loop...) */
@@ -313,44 +315,44 @@ static bool other_fuse(const char *mountinfo, uint64_t dev)
 
 /* The scan's entry for device dev, looked up the first time it is asked
  * (NULL: out of memory, the answer k all the same). */
-static struct ds_devkind *device_entry(dupscan_scan *s, uint64_t dev, struct ds_devkind *k)
+static struct ds_devkind *device_entry(struct ds_reading *s, uint64_t dev, struct ds_devkind *k)
 {
-	for (size_t i = 0; i < s->reading.ndevkinds; i++)
-		if (s->reading.devkinds[i].dev == dev)
-			return &s->reading.devkinds[i];
+	for (size_t i = 0; i < s->ndevkinds; i++)
+		if (s->devkinds[i].dev == dev)
+			return &s->devkinds[i];
 	/* A spinning disk is read by one stream in disk order; a network
 	 * filesystem (usually disks in a NAS, behind a link that answers each
 	 * request a round trip later) by many requests at once (netio.c).
 	 * Memory, solid-state and storage that cannot be told (overlay, most
 	 * FUSE) keep reads on every thread. */
-	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, dev);
+	int kind = ds_storage_kind(s->core->sysfs, s->core->mountinfo, dev);
 	*k = (struct ds_devkind){ dev, kind == DS_STORE_HDD, kind == DS_STORE_NETWORK,
-				  ds_disk_of(s->reading.sysfs, s->reading.mountinfo, dev),
-				  kind == DS_STORE_UNKNOWN && other_fuse(s->reading.mountinfo, dev),
+				  ds_disk_of(s->core->sysfs, s->core->mountinfo, dev),
+				  kind == DS_STORE_UNKNOWN && other_fuse(s->core->mountinfo, dev),
 				  kind == DS_STORE_UNKNOWN && major((dev_t)dev) == 0 };
 	/* its inode numbers looked up with the rest, on the scan's thread, as
 	 * reading threads ask ds_inodes_trusted_now() (records/inodes.c) */
-	(void)ds_inodes_trusted(s, dev);
+	(void)ds_inodes_trusted(s->tree, dev);
 	/* out of memory: asked again next time, the same answer */
-	if (DS_GROW(s->reading.devkinds, s->reading.capdevkinds, s->reading.ndevkinds + 1))
+	if (DS_GROW(s->devkinds, s->capdevkinds, s->ndevkinds + 1))
 		return NULL;
-	s->reading.devkinds[s->reading.ndevkinds] = *k;
-	return &s->reading.devkinds[s->reading.ndevkinds++];
+	s->devkinds[s->ndevkinds] = *k;
+	return &s->devkinds[s->ndevkinds++];
 }
 
-static struct ds_devkind device(dupscan_scan *s, uint64_t dev)
+static struct ds_devkind device(struct ds_reading *s, uint64_t dev)
 {
 	struct ds_devkind k;
 	const struct ds_devkind *e = device_entry(s, dev, &k);
 	return e ? *e : k;
 }
 
-bool ds_device_wants_path(dupscan_scan *s, uint64_t dev)
+bool ds_device_wants_path(struct ds_reading *s, uint64_t dev)
 {
 	return device(s, dev).by_path;
 }
 
-void ds_device_path(dupscan_scan *s, uint64_t dev, const char *path)
+void ds_device_path(struct ds_reading *s, uint64_t dev, const char *path)
 {
 	struct ds_devkind k;
 	struct ds_devkind *e = device_entry(s, dev, &k);
@@ -359,28 +361,28 @@ void ds_device_path(dupscan_scan *s, uint64_t dev, const char *path)
 	e->by_path = false; /* asked once */
 	/* a btrfs subvolume (a snapshot, /home on most distributions; on recent
 	 * kernels the top one too): the kind and disk of the filesystem's mount */
-	uint64_t src = ds_btrfs_source(s->reading.mountinfo, path, dev);
+	uint64_t src = ds_btrfs_source(s->core->mountinfo, path, dev);
 	if (!src)
 		return;
-	int kind = ds_storage_kind(s->reading.sysfs, s->reading.mountinfo, src);
+	int kind = ds_storage_kind(s->core->sysfs, s->core->mountinfo, src);
 	e->one = kind == DS_STORE_HDD;
 	e->net = kind == DS_STORE_NETWORK;
-	e->disk = ds_disk_of(s->reading.sysfs, s->reading.mountinfo, src);
+	e->disk = ds_disk_of(s->core->sysfs, s->core->mountinfo, src);
 }
 
-bool ds_one_stream(dupscan_scan *s, uint64_t dev)
+bool ds_one_stream(struct ds_reading *s, uint64_t dev)
 {
-	if (s->opt.io != DUPSCAN_IO_AUTO)
-		return s->opt.io == DUPSCAN_IO_HDD;
+	if (s->core->opt.io != DUPSCAN_IO_AUTO)
+		return s->core->opt.io == DUPSCAN_IO_HDD;
 	return device(s, dev).one;
 }
 
-uint64_t ds_disk(dupscan_scan *s, uint64_t dev)
+uint64_t ds_disk(struct ds_reading *s, uint64_t dev)
 {
 	return device(s, dev).disk;
 }
 
-void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir)
+void ds_probe_net(struct ds_reading *s, uint64_t dev, const char *dir)
 {
 	if (!device(s, dev).fuse)
 		return;
@@ -392,42 +394,42 @@ void ds_probe_net(dupscan_scan *s, uint64_t dev, const char *dir)
 		;
 	if (d)
 		closedir(d);
-	bool slow = d && ds_mono_ns() - t >= s->reading.net_probe_ns;
-	for (size_t i = 0; i < s->reading.ndevkinds; i++)
-		if (s->reading.devkinds[i].dev == dev) {
-			s->reading.devkinds[i].fuse = false; /* asked once */
-			s->reading.devkinds[i].net = slow;
+	bool slow = d && ds_mono_ns() - t >= s->net_probe_ns;
+	for (size_t i = 0; i < s->ndevkinds; i++)
+		if (s->devkinds[i].dev == dev) {
+			s->devkinds[i].fuse = false; /* asked once */
+			s->devkinds[i].net = slow;
 		}
 }
 
 /* The mode's own state, once chosen: NET's count in flight. */
-static int set_mode(dupscan_scan *s, int mode)
+static int set_mode(struct ds_reading *s, int mode)
 {
-	s->reading.io_mode = mode;
+	s->io_mode = mode;
 	if (mode != DUPSCAN_IO_NET)
 		return 0;
 	int rc = ds_net_start(s);
 	/* files one thread may hold open: room for every thread NET may run */
-	if (rc == 0 && !s->opt.threads_given && s->opt.threads > 1)
-		s->reading.max_open = ds_open_per_thread(DS_NET_MOST);
+	if (rc == 0 && !s->core->opt.threads_given && s->core->opt.threads > 1)
+		s->max_open = ds_open_per_thread(DS_NET_MOST);
 	return rc;
 }
 
-int ds_choose_io(dupscan_scan *s, const uint64_t *devs, size_t n)
+int ds_choose_io(struct ds_reading *s, const uint64_t *devs, size_t n)
 {
-	if (s->opt.io != DUPSCAN_IO_AUTO)
-		return s->reading.io_mode == s->opt.io ? 0 : set_mode(s, s->opt.io);
+	if (s->core->opt.io != DUPSCAN_IO_AUTO)
+		return s->io_mode == s->core->opt.io ? 0 : set_mode(s, s->core->opt.io);
 	/* once a device read as one stream was met, the scan stays so; a
 	 * network filesystem met makes it NET unless a spinning disk is read
 	 * (hdd mode reads each disk as one stream and the others beside it) */
-	int mode = s->reading.io_mode == DUPSCAN_IO_NET ? DUPSCAN_IO_NET : DUPSCAN_IO_SSD;
-	if (s->reading.io_mode == DUPSCAN_IO_HDD)
+	int mode = s->io_mode == DUPSCAN_IO_NET ? DUPSCAN_IO_NET : DUPSCAN_IO_SSD;
+	if (s->io_mode == DUPSCAN_IO_HDD)
 		mode = DUPSCAN_IO_HDD;
 	for (size_t i = 0; i < n && mode != DUPSCAN_IO_HDD; i++) {
 		struct ds_devkind k = device(s, devs[i]);
 		mode = k.one ? DUPSCAN_IO_HDD : k.net ? DUPSCAN_IO_NET : mode;
 	}
-	if (mode == s->reading.io_mode)
+	if (mode == s->io_mode)
 		return 0;
 	return set_mode(s, mode);
 }

@@ -200,15 +200,15 @@ static void member_failed(struct sweep_run *rn, const struct sbucket *b, uint32_
  * so these proofs never tell classes apart (apart false): they only join. */
 static void log_classes(const struct sweep_run *rn, const struct sbucket *b)
 {
-	if (!rn->s->cache.log)
+	if (!rn->s->cache->log)
 		return;
 	for (uint32_t i = b->first; i < b->first + b->n; i++) {
 		uint32_t p = rn->pos[i], rep = rn->sw->rep[p];
 		if (rn->mstate[p] != M_DONE || rep == DS_NONE)
 			continue;
-		struct ds_proof pf = { ds_cache_fresh_class(rn->s, ds_rec(rn->s, rn->fp->order[rep])), rn->s->cache.start_ns,
+		struct ds_proof pf = { ds_cache_fresh_class(rn->s->cache, ds_rec(rn->s->tree, rn->fp->order[rep])), rn->s->cache->start_ns,
 				       false, true, false };
-		ds_cache_log_add(rn->s, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true, &pf);
+		ds_cache_log_add(rn->s->cache, rn->fp->order[p], ds_fp_partial(rn->fp, p), rn->sw->full[p], true, &pf);
 	}
 }
 
@@ -300,8 +300,8 @@ static int plan_visit(struct sweep_run *rn, struct sbucket *b, uint32_t p, unsig
 	*k = b->nkept++;
 	b->kept[*k] = (struct kept){ .pos = p, .state = K_FILLING, .held = true };
 	rn->used += b->size;
-	if (rn->used > rn->s->reading.sweep_peak)
-		rn->s->reading.sweep_peak = rn->used;
+	if (rn->used > rn->s->sweep_peak)
+		rn->s->sweep_peak = rn->used;
 	return V_KEEP;
 }
 
@@ -326,7 +326,7 @@ static void visit(struct reader *rd, struct sbucket *b, uint32_t slot)
 		rc = read_stream(rd, b, slot, k, &like);
 	}
 	if (how != V_WAIT)
-		ds_progress_settled(rn->s, 0, b->size);
+		ds_progress_settled(rn->s->core, 0, b->size);
 	ds_monitor_enter(rn->mon);
 	if (how == V_KEEP && rc) {
 		b->kept[k].state = K_FAILED;
@@ -405,11 +405,11 @@ static void settle_unread(const struct sweep_run *rn)
 	uint64_t swept = 0, read = 0;
 	for (size_t p = 0; p < rn->fp->n; p++)
 		if (rn->sw->swept[p])
-			swept += ds_rec_size(rn->s, ds_rec(rn->s, rn->fp->order[p]));
+			swept += ds_rec_size(rn->s->tree, ds_rec(rn->s->tree, rn->fp->order[p]));
 	for (size_t i = 0; i < rn->nb; i++)
 		read += rn->b[i].size * rn->b[i].n;
 	if (swept > read)
-		ds_progress_settled(rn->s, 0, swept - read);
+		ds_progress_settled(rn->s->core, 0, swept - read);
 }
 
 void ds_sweep_free(struct ds_sweep *sw)
@@ -439,9 +439,9 @@ static void sweep_run_free(struct sweep_run *rn)
 	free(rn->tail);
 }
 
-int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t budget)
+int ds_sweep_run(struct ds_reading *s, const uint32_t *groups, size_t ngroups, size_t budget)
 {
-	struct ds_first_pass *fp = s->reading.first_pass;
+	struct ds_first_pass *fp = s->first_pass;
 	size_t n = fp->n ? fp->n : 1;
 	struct ds_sweep *sw = calloc(1, sizeof(*sw));
 	struct sweep_run rn = { 0 };
@@ -449,15 +449,15 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	rn.fp = fp;
 	rn.sw = sw;
 	/* large reads: the file is read whole, and each read is a request the disk serves in one go */
-	rn.step = s->opt.chunk_given ? s->opt.chunk : DS_HDD_TURN;
+	rn.step = s->core->opt.chunk_given ? s->core->opt.chunk : DS_HDD_TURN;
 	struct item *it = NULL;
 	uint32_t *scratch = NULL;
 	int rc = -ENOMEM;
 	if (!sw)
 		return rc;
 	sw->budget = budget;
-	s->reading.sweeps = 0;
-	s->reading.sweep_peak = 0;
+	s->sweeps = 0;
+	s->sweep_peak = 0;
 	sw->swept = calloc(n, sizeof(*sw->swept));
 	sw->rep = malloc(n * sizeof(*sw->rep));
 	sw->full = calloc(n, sizeof(*sw->full));
@@ -479,7 +479,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 	/* (no file larger than a block: nothing to sweep) */
 	for (size_t g = 0; rc == 0 && fp->big && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s, ds_rec(s, fp->order[first]));
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
 		/* within one block the first pass has read it all; a file larger
 		 * than half the budget could not be kept beside another */
 		if (size > DS_BLOCK && size <= budget / 2)
@@ -498,7 +498,7 @@ int ds_sweep_run(dupscan_scan *s, const uint32_t *groups, size_t ngroups, size_t
 		settle_unread(&rn);
 	for (bool more = nit > 0; rc == 0 && more;) {
 		rc = sweep_once(&rn, it, nit, &more);
-		s->reading.sweeps++;
+		s->sweeps++;
 	}
 out:
 	free(scratch);
@@ -508,6 +508,6 @@ out:
 		ds_sweep_free(sw);
 		return rc;
 	}
-	s->reading.sweep = sw;
+	s->sweep = sw;
 	return 0;
 }

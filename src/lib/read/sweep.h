@@ -71,7 +71,7 @@ struct reader {
 };
 
 struct sweep_run {
-	dupscan_scan *s;
+	struct ds_reading *s;
 	struct ds_first_pass *fp; /* a direct group's partial hashes go there */
 	struct ds_sweep *sw;
 	struct sbucket *b;   /* grown as buckets are found: they are few beside the files */

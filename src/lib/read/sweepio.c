@@ -126,7 +126,7 @@ int ds_sweep_close_member(struct reader *rd, uint32_t slot, int fd, int err)
 {
 	struct sweep_run *rn = rd->rn;
 	if (err == 0)
-		err = ds_check_unchanged(rn->s, fd, ds_rec(rn->s, rn->fp->order[rn->pos[slot]]));
+		err = ds_check_unchanged(rn->s, fd, ds_rec(rn->s->tree, rn->fp->order[rn->pos[slot]]));
 	if (fd >= 0)
 		close(fd);
 	if (err == 0)

@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
-static bool numbers_kept(dupscan_scan *s, uint64_t dev)
+static bool numbers_kept(struct ds_tree *s, uint64_t dev)
 {
 	return ds_inodes_trusted(s, dev);
 }
@@ -44,7 +46,7 @@ static bool under(const char *p, const char *root)
 
 /* realpath() of dir/name (name NULL: of dir). @return malloc'ed, or NULL
  * with errno set. */
-static char *real_of(const dupscan_scan *s, uint32_t dir, const char *name)
+static char *real_of(const struct ds_tree *s, uint32_t dir, const char *name)
 {
 	char *p = name ? ds_path_in(s, dir, name, NULL, 0) : ds_dir_path(s, dir);
 	if (!p) {
@@ -68,56 +70,56 @@ static size_t seen_slot(uint64_t dev, uint64_t ino, size_t cap)
 }
 
 /* @return 1 if (dev, ino) was already seen, 0 if it is new now, -ENOMEM. */
-int ds_seen_add(dupscan_scan *s, uint64_t dev, uint64_t ino)
+int ds_seen_add(struct ds_tree *s, uint64_t dev, uint64_t ino)
 {
-	if ((s->tree.seen_count + 1) * 2 > s->tree.seen_cap) {
-		size_t cap = s->tree.seen_cap ? s->tree.seen_cap * 2 : 1024;
+	if ((s->seen_count + 1) * 2 > s->seen_cap) {
+		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
 		uint64_t *t = calloc(cap * 2, sizeof(*t));
 		if (!t)
 			return -ENOMEM;
-		for (size_t i = 0; i < s->tree.seen_cap; i++) {
-			if (s->tree.seen[2 * i + 1] == 0)
+		for (size_t i = 0; i < s->seen_cap; i++) {
+			if (s->seen[2 * i + 1] == 0)
 				continue;
-			size_t j = seen_slot(s->tree.seen[2 * i], s->tree.seen[2 * i + 1] - 1, cap);
+			size_t j = seen_slot(s->seen[2 * i], s->seen[2 * i + 1] - 1, cap);
 			while (t[2 * j + 1] != 0)
 				j = (j + 1) & (cap - 1);
-			t[2 * j] = s->tree.seen[2 * i];
-			t[2 * j + 1] = s->tree.seen[2 * i + 1];
+			t[2 * j] = s->seen[2 * i];
+			t[2 * j + 1] = s->seen[2 * i + 1];
 		}
-		free(s->tree.seen);
-		s->tree.seen = t;
-		s->tree.seen_cap = cap;
+		free(s->seen);
+		s->seen = t;
+		s->seen_cap = cap;
 	}
-	size_t j = seen_slot(dev, ino, s->tree.seen_cap);
-	while (s->tree.seen[2 * j + 1] != 0) {
-		if (s->tree.seen[2 * j] == dev && s->tree.seen[2 * j + 1] == ino + 1)
+	size_t j = seen_slot(dev, ino, s->seen_cap);
+	while (s->seen[2 * j + 1] != 0) {
+		if (s->seen[2 * j] == dev && s->seen[2 * j + 1] == ino + 1)
 			return 1;
-		j = (j + 1) & (s->tree.seen_cap - 1);
+		j = (j + 1) & (s->seen_cap - 1);
 	}
-	s->tree.seen[2 * j] = dev;
-	s->tree.seen[2 * j + 1] = ino + 1;
-	s->tree.seen_count++;
+	s->seen[2 * j] = dev;
+	s->seen[2 * j + 1] = ino + 1;
+	s->seen_count++;
 	return 0;
 }
 
 /* ---- the real paths the walk starts from ---- */
 
-static int add_root(dupscan_scan *s, char *real, uint32_t arg, bool walked)
+static int add_root(struct ds_tree *s, char *real, uint32_t arg, bool walked)
 {
-	if (DS_GROW(s->tree.roots, s->tree.cap_roots, s->tree.nroots + 1)) {
+	if (DS_GROW(s->roots, s->cap_roots, s->nroots + 1)) {
 		free(real);
 		return -ENOMEM;
 	}
-	s->tree.roots[s->tree.nroots++] = (struct ds_root){ real, base_of(real), arg, walked };
+	s->roots[s->nroots++] = (struct ds_root){ real, base_of(real), arg, walked };
 	return 0;
 }
 
-int ds_roots_note_args(dupscan_scan *s)
+int ds_roots_note_args(struct ds_tree *s)
 {
-	for (uint32_t a = 0; a < s->tree.nargs; a++) {
-		if (s->tree.args[a].remote)
+	for (uint32_t a = 0; a < s->nargs; a++) {
+		if (s->args[a].remote)
 			continue;
-		char *real = realpath(s->tree.args[a].path, NULL);
+		char *real = realpath(s->args[a].path, NULL);
 		struct stat st;
 		if (!real && errno == ENOMEM)
 			return -ENOMEM;
@@ -132,15 +134,15 @@ int ds_roots_note_args(dupscan_scan *s)
 	return 0;
 }
 
-static struct ds_root *arg_root(dupscan_scan *s, uint32_t a)
+static struct ds_root *arg_root(struct ds_tree *s, uint32_t a)
 {
-	for (size_t i = 0; i < s->tree.nroots; i++)
-		if (s->tree.roots[i].arg == a)
-			return &s->tree.roots[i];
+	for (size_t i = 0; i < s->nroots; i++)
+		if (s->roots[i].arg == a)
+			return &s->roots[i];
 	return NULL;
 }
 
-int ds_seen_arg(dupscan_scan *s, uint32_t a, const struct stat *st)
+int ds_seen_arg(struct ds_tree *s, uint32_t a, const struct stat *st)
 {
 	struct ds_root *r = arg_root(s, a);
 	if (numbers_kept(s, st->st_dev)) {
@@ -151,8 +153,8 @@ int ds_seen_arg(dupscan_scan *s, uint32_t a, const struct stat *st)
 	/* reached already by the walk of another argument, or given twice */
 	if (!r || r->walked)
 		return r ? 1 : 0;
-	for (size_t i = 0; i < s->tree.nroots; i++)
-		if (s->tree.roots[i].walked && strcmp(s->tree.roots[i].path, r->path) == 0)
+	for (size_t i = 0; i < s->nroots; i++)
+		if (s->roots[i].walked && strcmp(s->roots[i].path, r->path) == 0)
 			return 1;
 	r->walked = true;
 	return 0;
@@ -162,13 +164,13 @@ int ds_seen_arg(dupscan_scan *s, uint32_t a, const struct stat *st)
  * when its real path lies under a directory the walk starts from (reached,
  * or to be reached, by its name), or is the directory it is in or above it
  * (a loop). Else it is one more place the walk starts from. */
-static int seen_through_link(dupscan_scan *s, uint32_t parent, const char *name)
+static int seen_through_link(struct ds_tree *s, uint32_t parent, const char *name)
 {
 	char *real = real_of(s, parent, name);
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 1; /* a loop of links, or gone */
-	for (size_t i = 0; i < s->tree.nroots; i++)
-		if (under(real, s->tree.roots[i].path)) {
+	for (size_t i = 0; i < s->nroots; i++)
+		if (under(real, s->roots[i].path)) {
 			free(real);
 			return 1;
 		}
@@ -182,7 +184,7 @@ static int seen_through_link(dupscan_scan *s, uint32_t parent, const char *name)
 	return add_root(s, real, DS_NONE, true);
 }
 
-int ds_seen_dir(dupscan_scan *s, uint32_t parent, const char *name, const struct stat *st, int link)
+int ds_seen_dir(struct ds_tree *s, uint32_t parent, const char *name, const struct stat *st, int link)
 {
 	if (numbers_kept(s, st->st_dev))
 		return ds_seen_add(s, st->st_dev, st->st_ino);
@@ -200,8 +202,8 @@ int ds_seen_dir(dupscan_scan *s, uint32_t parent, const char *name, const struct
 	 * a place the walk starts from, or new */
 	char *real = NULL;
 	int seen = 0;
-	for (size_t i = 0; i < s->tree.nroots && seen == 0; i++) {
-		struct ds_root *r = &s->tree.roots[i];
+	for (size_t i = 0; i < s->nroots && seen == 0; i++) {
+		struct ds_root *r = &s->roots[i];
 		if (strcmp(r->base, name) != 0)
 			continue;
 		if (!real && !(real = real_of(s, parent, name)))
@@ -218,7 +220,7 @@ int ds_seen_dir(dupscan_scan *s, uint32_t parent, const char *name, const struct
 
 /* ---- protected paths ---- */
 
-int ds_protect_add(dupscan_scan *s, const char *path)
+int ds_protect_add(struct ds_tree *s, const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
@@ -226,24 +228,24 @@ int ds_protect_add(dupscan_scan *s, const char *path)
 	char *real = realpath(path, NULL);
 	if (!real)
 		return -errno;
-	if (DS_GROW(s->tree.protect, s->tree.cap_protect, s->tree.nprotect + 1)) {
+	if (DS_GROW(s->protect, s->cap_protect, s->nprotect + 1)) {
 		free(real);
 		return -ENOMEM;
 	}
-	s->tree.protect[s->tree.nprotect++] = (struct ds_protect){ (uint64_t)st.st_dev, (uint64_t)st.st_ino, real,
+	s->protect[s->nprotect++] = (struct ds_protect){ (uint64_t)st.st_dev, (uint64_t)st.st_ino, real,
 								   base_of(real) };
 	return 0;
 }
 
 /* dir/name (nlen bytes) with stat st: protected itself? (What lies under a
  * protected directory inherits it from the walk: ds_dir's prot.) */
-bool ds_is_protected(dupscan_scan *s, uint32_t dir, const char *name, size_t nlen, const struct stat *st)
+bool ds_is_protected(struct ds_tree *s, uint32_t dir, const char *name, size_t nlen, const struct stat *st)
 {
 	bool kept = numbers_kept(s, st->st_dev);
 	char *real = NULL;
 	bool found = false;
-	for (size_t i = 0; i < s->tree.nprotect && !found; i++) {
-		const struct ds_protect *p = &s->tree.protect[i];
+	for (size_t i = 0; i < s->nprotect && !found; i++) {
+		const struct ds_protect *p = &s->protect[i];
 		if (kept) {
 			found = p->dev == (uint64_t)st->st_dev && p->ino == (uint64_t)st->st_ino;
 			continue;
@@ -265,23 +267,23 @@ bool ds_is_protected(dupscan_scan *s, uint32_t dir, const char *name, size_t nle
 /* Is directory path, or a directory above it, protected? By its real path;
  * and climbing ".." by descriptor by (device, inode) where numbers are
  * kept, so that a bind mount of a protected path is protected too. */
-bool ds_under_protected(dupscan_scan *s, const char *path)
+bool ds_under_protected(struct ds_tree *s, const char *path)
 {
-	if (s->tree.nprotect == 0)
+	if (s->nprotect == 0)
 		return false;
 	char *real = realpath(path, NULL);
 	bool found = !real && errno == ENOMEM;
-	for (size_t i = 0; real && i < s->tree.nprotect && !found; i++)
-		found = under(real, s->tree.protect[i].real);
+	for (size_t i = 0; real && i < s->nprotect && !found; i++)
+		found = under(real, s->protect[i].real);
 	free(real);
 	int fd = found ? -1 : ds_open_path(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	for (int depth = 0; fd >= 0 && depth < 65536; depth++) {
 		struct stat st, up;
 		if (fstat(fd, &st) != 0)
 			break;
-		for (size_t i = 0; i < s->tree.nprotect && !found; i++)
-			found = s->tree.protect[i].dev == (uint64_t)st.st_dev &&
-				s->tree.protect[i].ino == (uint64_t)st.st_ino && numbers_kept(s, (uint64_t)st.st_dev);
+		for (size_t i = 0; i < s->nprotect && !found; i++)
+			found = s->protect[i].dev == (uint64_t)st.st_dev &&
+				s->protect[i].ino == (uint64_t)st.st_ino && numbers_kept(s, (uint64_t)st.st_dev);
 		if (found)
 			break;
 		int ufd = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -297,9 +299,9 @@ bool ds_under_protected(dupscan_scan *s, const char *path)
 
 /* ---- one place, reached twice ---- */
 
-bool ds_same_dir(dupscan_scan *s, uint32_t a, uint32_t b)
+bool ds_same_dir(struct ds_tree *s, uint32_t a, uint32_t b)
 {
-	const struct ds_dir *da = &s->tree.dirs[a], *db = &s->tree.dirs[b];
+	const struct ds_dir *da = &s->dirs[a], *db = &s->dirs[b];
 	if (a == b)
 		return true;
 	if (da->dev != db->dev)

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 void ds_index_init(struct ds_index *ix)
 {

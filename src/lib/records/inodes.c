@@ -8,18 +8,20 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 /* The scan's entry for dev, made the first time it is asked (NULL: out of
  * memory, the answer *kept all the same). */
-static struct ds_inos *lookup(dupscan_scan *s, uint64_t dev, bool *kept)
+static struct ds_inos *lookup(struct ds_tree *s, uint64_t dev, bool *kept)
 {
-	struct ds_tree *t = &s->tree;
+	struct ds_tree *t = s;
 	for (size_t i = 0; i < t->ninos; i++)
 		if (t->inos[i].dev == dev) {
 			*kept = t->inos[i].kept;
 			return &t->inos[i];
 		}
-	*kept = ds_inode_numbers_kept(s->reading.mountinfo, dev);
+	*kept = ds_inode_numbers_kept(s->core->mountinfo, dev);
 	/* out of memory: asked again next time, the same answer */
 	if (DS_GROW(t->inos, t->cap_inos, t->ninos + 1))
 		return NULL;
@@ -27,22 +29,22 @@ static struct ds_inos *lookup(dupscan_scan *s, uint64_t dev, bool *kept)
 	return &t->inos[t->ninos++];
 }
 
-bool ds_inodes_trusted(dupscan_scan *s, uint64_t dev)
+bool ds_inodes_trusted(struct ds_tree *s, uint64_t dev)
 {
 	bool kept;
 	lookup(s, dev, &kept);
 	return kept;
 }
 
-bool ds_inodes_trusted_now(const dupscan_scan *s, uint64_t dev)
+bool ds_inodes_trusted_now(const struct ds_tree *s, uint64_t dev)
 {
-	for (size_t i = 0; i < s->tree.ninos; i++)
-		if (s->tree.inos[i].dev == dev)
-			return s->tree.inos[i].kept;
-	return ds_inode_numbers_kept(s->reading.mountinfo, dev);
+	for (size_t i = 0; i < s->ninos; i++)
+		if (s->inos[i].dev == dev)
+			return s->inos[i].kept;
+	return ds_inode_numbers_kept(s->core->mountinfo, dev);
 }
 
-void ds_inodes_distrust(dupscan_scan *s, uint64_t dev)
+void ds_inodes_distrust(struct ds_tree *s, uint64_t dev)
 {
 	bool kept;
 	struct ds_inos *e = lookup(s, dev, &kept);

@@ -8,13 +8,15 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
-static bool same_inode(const dupscan_scan *s, const struct ds_rec *a, const struct ds_rec *b)
+static bool same_inode(const struct ds_tree *s, const struct ds_rec *a, const struct ds_rec *b)
 {
 	return ds_rec_ino(s, a) == ds_rec_ino(s, b) && ds_rec_devi(s, a) == ds_rec_devi(s, b);
 }
 
-static bool same_place(dupscan_scan *s, uint32_t a, uint32_t b)
+static bool same_place(struct ds_tree *s, uint32_t a, uint32_t b)
 {
 	return strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0 &&
 	       ds_same_dir(s, ds_rec_dir(s, a), ds_rec_dir(s, b));
@@ -22,7 +24,7 @@ static bool same_place(dupscan_scan *s, uint32_t a, uint32_t b)
 
 /* Paths of one inode number that are one path reached twice (DS_F_ALIAS
  * on the later). @return how many distinct paths. */
-static size_t mark_aliases(dupscan_scan *s, const uint32_t *run, size_t n)
+static size_t mark_aliases(struct ds_tree *s, const uint32_t *run, size_t n)
 {
 	size_t distinct = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -39,9 +41,9 @@ static size_t mark_aliases(dupscan_scan *s, const uint32_t *run, size_t n)
  * kernel says they are two files, so the device's numbers are not kept
  * (FUSE without use_ino, SMB with noserverino, a reconnected share). Not
  * with -s: a followed symlink is another path to a file of one name. */
-static void check_numbers(dupscan_scan *s, const uint32_t *run, size_t n)
+static void check_numbers(struct ds_tree *s, const uint32_t *run, size_t n)
 {
-	if (mark_aliases(s, run, n) < 2 || s->opt.follow_symlinks)
+	if (mark_aliases(s, run, n) < 2 || s->core->opt.follow_symlinks)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct ds_rec *r = ds_rec(s, run[i]);
@@ -54,7 +56,7 @@ static void check_numbers(dupscan_scan *s, const uint32_t *run, size_t n)
 
 /* Among the paths of one inode, the first in the chosen order represents it,
  * whatever order the walk met them in. */
-static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *cap_links)
+static int collapse_run(struct ds_tree *s, const uint32_t *run, size_t n, size_t *cap_links)
 {
 	uint32_t best = DS_NONE;
 	char *best_path = NULL;
@@ -82,18 +84,18 @@ static int collapse_run(dupscan_scan *s, const uint32_t *run, size_t n, size_t *
 	for (size_t i = 0; rc == 0 && best != DS_NONE && i < n; i++) {
 		if (run[i] == best)
 			continue;
-		if (DS_GROW(s->tree.links, *cap_links, 2 * ((size_t)s->tree.nlinks + 1)))
+		if (DS_GROW(s->links, *cap_links, 2 * ((size_t)s->nlinks + 1)))
 			return -ENOMEM;
-		s->tree.links[2 * s->tree.nlinks] = run[i];
-		s->tree.links[2 * s->tree.nlinks + 1] = best;
-		s->tree.nlinks++;
+		s->links[2 * s->nlinks] = run[i];
+		s->links[2 * s->nlinks + 1] = best;
+		s->nlinks++;
 		ds_rec(s, run[i])->flags |= DS_F_LINKED;
 	}
 	return rc;
 }
 
 /* The paths of one inode side by side: by inode number, then device. */
-static uint64_t inode_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t inode_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = ds_rec_devi(s, r);
 	return ds_rec_ino(s, r);
@@ -106,25 +108,25 @@ static int cmp_link(void *ctx, const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-int ds_collapse_links(dupscan_scan *s, uint32_t *order)
+int ds_collapse_links(struct ds_tree *s, uint32_t *order)
 {
-	free(s->tree.links);
-	s->tree.links = NULL;
-	s->tree.nlinks = 0;
+	free(s->links);
+	s->links = NULL;
+	s->nlinks = 0;
 	size_t cap_links = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+	for (uint32_t i = 0; i < s->nrecs; i++) {
 		order[i] = i;
 		ds_rec(s, i)->flags &= ~DS_F_LINKED;
 	}
 	/* by inode, then record index: visit order decides among paths */
-	int rc = ds_sort_recs(s, order, s->tree.nrecs, inode_key);
+	int rc = ds_sort_recs(s, order, s->nrecs, inode_key);
 	/* first which devices keep inode numbers, then the paths of one inode
 	 * made one file where they do; elsewhere each path stands alone and is
 	 * compared by its bytes like any other file */
 	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs;) {
+		for (uint32_t i = 0; rc == 0 && i < s->nrecs;) {
 			uint32_t j = i + 1;
-			while (j < s->tree.nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
+			while (j < s->nrecs && same_inode(s, ds_rec(s, order[i]), ds_rec(s, order[j])))
 				j++;
 			if (j - i > 1 && pass == 0)
 				check_numbers(s, order + i, j - i);
@@ -135,6 +137,6 @@ int ds_collapse_links(dupscan_scan *s, uint32_t *order)
 	}
 	/* by record, for ds_rec_rep()'s binary search */
 	if (rc == 0)
-		rc = ds_sort(s->tree.links, s->tree.nlinks, 2 * sizeof(*s->tree.links), cmp_link, NULL);
+		rc = ds_sort(s->links, s->nlinks, 2 * sizeof(*s->links), cmp_link, NULL);
 	return rc;
 }

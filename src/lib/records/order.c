@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 static bool is_digit(char c)
 {
@@ -73,7 +75,7 @@ int ds_natural_cmp(const char *a, const char *b)
 	return zeros;
 }
 
-int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *fa, const struct dupscan_file *fb)
+int ds_order_cmp(const struct ds_tree *s, const struct dupscan_file *fa, const struct dupscan_file *fb)
 {
 	const struct ds_rec *a = fa->rec, *b = fb->rec;
 	const char *pa = fa->path, *pb = fb->path;
@@ -82,20 +84,23 @@ int ds_order_cmp(const dupscan_scan *s, const struct dupscan_file *fa, const str
 	if (s->references && ds_file_reference(fa) != ds_file_reference(fb))
 		return ds_file_reference(fa) ? -1 : 1;
 	/* (an argument is a lookup by the record's index: made for -O only) */
-	uint32_t arg_a = s->opt.param_order ? ds_file_arg(fa) : 0, arg_b = s->opt.param_order ? ds_file_arg(fb) : 0;
+	uint32_t arg_a = s->core->opt.param_order ? ds_file_arg(fa) : 0, arg_b = s->core->opt.param_order ? ds_file_arg(fb) : 0;
 	if (arg_a != arg_b)
 		c = arg_a < arg_b ? -1 : 1;
-	else if (s->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
+	else if (s->core->opt.order == DUPSCAN_ORDER_TIME && a->mtime_ns != b->mtime_ns)
 		c = a->mtime_ns < b->mtime_ns ? -1 : 1;
 	if (c == 0)
 		c = ds_natural_cmp(pa, pb);
 	if (c == 0)
 		c = strcmp(pa, pb); /* "a01" and "a1" still get a fixed order */
-	return s->opt.reverse ? -c : c;
+	return s->core->opt.reverse ? -c : c;
 }
 
 int ds_cmp_file(void *ctx, const void *pa, const void *pb)
 {
+	(void)ctx;
 	const struct dupscan_file *a = pa, *b = pb;
-	return ds_order_cmp(ctx, a, b);
+	/* the order and the references are the owner's, for another host's file too */
+	const struct ds_tree *t = a->tree->owner ? a->tree->owner : a->tree;
+	return ds_order_cmp(t, a, b);
 }

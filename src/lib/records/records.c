@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 
 /* ---- values records share ---- */
 
@@ -80,15 +82,15 @@ void ds_intern_free(struct ds_intern *t)
 	t->limit = limit;
 }
 
-int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
+int ds_rec_identity(struct ds_tree *s, struct ds_rec *r, const struct stat *st)
 {
 	uint64_t size = (uint64_t)st->st_size, ino = (uint64_t)st->st_ino;
 	uint32_t dev, attr, kind;
-	int rc = ds_intern(&s->tree.devs, (uint64_t)st->st_dev, 0, &dev);
+	int rc = ds_intern(&s->devs, (uint64_t)st->st_dev, 0, &dev);
 	if (rc == 0)
-		rc = ds_intern(&s->tree.attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
+		rc = ds_intern(&s->attrs, (uint64_t)st->st_uid << 32 | st->st_gid, st->st_mode, &attr);
 	if (rc == 0)
-		rc = ds_intern(&s->tree.kinds, (uint64_t)(st->st_nlink > 1) << 63 | ino >> 32 << 16 | dev,
+		rc = ds_intern(&s->kinds, (uint64_t)(st->st_nlink > 1) << 63 | ino >> 32 << 16 | dev,
 			       size >> 32 << 32 | attr, &kind);
 	if (rc)
 		return rc;
@@ -100,48 +102,48 @@ int ds_rec_identity(dupscan_scan *s, struct ds_rec *r, const struct stat *st)
 
 /* ---- tables ---- */
 
-int ds_add_dir(dupscan_scan *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
+int ds_add_dir(struct ds_tree *s, const char *name, size_t nlen, uint32_t parent, uint32_t arg,
 		   const struct stat *st, uint32_t *out)
 {
-	if (s->tree.ndirs == s->tree.cap_dirs) {
-		uint32_t cap = s->tree.cap_dirs ? s->tree.cap_dirs * 2 : 64;
-		struct ds_dir *d = realloc(s->tree.dirs, cap * sizeof(*d));
+	if (s->ndirs == s->cap_dirs) {
+		uint32_t cap = s->cap_dirs ? s->cap_dirs * 2 : 64;
+		struct ds_dir *d = realloc(s->dirs, cap * sizeof(*d));
 		if (!d)
 			return -ENOMEM;
-		s->tree.dirs = d;
-		s->tree.cap_dirs = cap;
+		s->dirs = d;
+		s->cap_dirs = cap;
 	}
-	const char *copy = ds_arena_strdup(&s->tree.names, name, nlen);
+	const char *copy = ds_arena_strdup(&s->names, name, nlen);
 	if (!copy)
 		return -ENOMEM;
-	struct ds_dir *d = &s->tree.dirs[s->tree.ndirs];
+	struct ds_dir *d = &s->dirs[s->ndirs];
 	d->name = copy;
 	d->parent = parent;
 	d->arg = arg;
-	d->prot = parent != DS_NONE && s->tree.nprotect &&
-		  (s->tree.dirs[parent].prot || ds_is_protected(s, parent, copy, nlen, st));
+	d->prot = parent != DS_NONE && s->nprotect &&
+		  (s->dirs[parent].prot || ds_is_protected(s, parent, copy, nlen, st));
 	d->incomplete = d->pseudo = false;
 	d->dev = st->st_dev;
 	d->ino = st->st_ino;
-	*out = s->tree.ndirs++;
+	*out = s->ndirs++;
 	return 0;
 }
 
 /* The caller's filter sees the file before it costs a record. @return 1 to keep. */
-static int filter_keeps(dupscan_scan *s, const struct ds_rec *r, uint32_t dir, const char *name)
+static int filter_keeps(struct ds_tree *s, const struct ds_rec *r, uint32_t dir, const char *name)
 {
 	char stackbuf[4096];
 	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	struct dupscan_file f = { path, r, s, ds_rel_offset(s, dir), DS_OUTSIDE | dir };
-	int keep = s->cb.filter(s->cb.filter_user, &f) != 0;
+	int keep = s->core->cb.filter(s->core->cb.filter_user, &f) != 0;
 	if (path != stackbuf)
 		free(path);
 	return keep;
 }
 
-int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, const struct stat *st)
+int ds_add_rec(struct ds_tree *s, const char *name, size_t nlen, uint32_t dir, const struct stat *st)
 {
 	struct ds_rec tmp = {
 		.mtime_ns = ds_ns(st->st_mtim),
@@ -150,39 +152,39 @@ int ds_add_rec(dupscan_scan *s, const char *name, size_t nlen, uint32_t dir, con
 	int rc = ds_rec_identity(s, &tmp, st);
 	if (rc)
 		return rc;
-	if (s->tree.nprotect && (s->tree.dirs[dir].prot || ds_is_protected(s, dir, name, nlen, st)))
+	if (s->nprotect && (s->dirs[dir].prot || ds_is_protected(s, dir, name, nlen, st)))
 		tmp.flags |= DS_F_PROTECTED;
-	if (s->cb.filter) {
+	if (s->core->cb.filter) {
 		int keep = filter_keeps(s, &tmp, dir, name);
 		if (keep <= 0)
 			return keep;
 	}
-	if (s->tree.nrecs == DS_OUTSIDE)
+	if (s->nrecs == DS_OUTSIDE)
 		return -ENOMEM;
 	/* a directory's records follow each other: a new run when the directory changes */
-	bool new_run = s->tree.nruns == 0 || s->tree.runs[s->tree.nruns - 1].dir != dir;
-	if (new_run && DS_GROW(s->tree.runs, s->tree.cap_runs, s->tree.nruns + 1))
+	bool new_run = s->nruns == 0 || s->runs[s->nruns - 1].dir != dir;
+	if (new_run && DS_GROW(s->runs, s->cap_runs, s->nruns + 1))
 		return -ENOMEM;
-	if ((s->tree.nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->tree.nrecs >> DS_REC_SHIFT) == s->tree.nblocks) {
-		struct ds_rec **blocks = realloc(s->tree.rec_blocks, (s->tree.nblocks + 1) * sizeof(*blocks));
+	if ((s->nrecs & (DS_REC_BLOCK - 1)) == 0 && (s->nrecs >> DS_REC_SHIFT) == s->nblocks) {
+		struct ds_rec **blocks = realloc(s->rec_blocks, (s->nblocks + 1) * sizeof(*blocks));
 		if (!blocks)
 			return -ENOMEM;
-		s->tree.rec_blocks = blocks;
-		blocks[s->tree.nblocks] = ds_big_alloc(DS_REC_BLOCK * sizeof(struct ds_rec));
-		if (!blocks[s->tree.nblocks])
+		s->rec_blocks = blocks;
+		blocks[s->nblocks] = ds_big_alloc(DS_REC_BLOCK * sizeof(struct ds_rec));
+		if (!blocks[s->nblocks])
 			return -ENOMEM;
-		s->tree.nblocks++;
+		s->nblocks++;
 	}
-	rc = ds_names_add(&s->tree.fnames, name, nlen, &tmp.name);
+	rc = ds_names_add(&s->fnames, name, nlen, &tmp.name);
 	if (rc)
 		return rc;
 	if (new_run)
-		s->tree.runs[s->tree.nruns++] = (struct ds_run){ s->tree.nrecs, dir };
-	*ds_rec(s, s->tree.nrecs) = tmp;
-	s->tree.nrecs++;
-	ds_progress_found(s, (uint64_t)st->st_size);
-	if (s->cb.on_progress && (s->tree.nrecs & 1023) == 0)
-		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, 0);
+		s->runs[s->nruns++] = (struct ds_run){ s->nrecs, dir };
+	*ds_rec(s, s->nrecs) = tmp;
+	s->nrecs++;
+	ds_progress_found(s->core, (uint64_t)st->st_size);
+	if (s->core->cb.on_progress && (s->nrecs & 1023) == 0)
+		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_WALK, s->nrecs, 0);
 	return 0;
 }
 

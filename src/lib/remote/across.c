@@ -62,26 +62,26 @@ static int consider(struct gathering *g, struct xitem t)
 static int consider_unique(void *user, uint32_t rec)
 {
 	struct gathering *g = user;
-	const dupscan_scan *s = g->x->s;
-	return consider(g, (struct xitem){ .size = ds_rec_size(s, ds_rec(s, rec)), .ref = rec, .kind = X_LUNIQ });
+	const struct ds_hosts *s = g->x->s;
+	return consider(g, (struct xitem){ .size = ds_rec_size(s->tree, ds_rec(s->tree, rec)), .ref = rec, .kind = X_LUNIQ });
 }
 
 /* Every host's sets and unique files, as sizes (first) or items (then). */
 static int each_item(struct gathering *g)
 {
-	dupscan_scan *s = g->x->s;
+	struct ds_hosts *s = g->x->s;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < s->nsets; i++)
-		if (!s->sets[i].dirs)
-			rc = consider(g, (struct xitem){ .size = ds_rec_size(s, s->sets[i].files[0].rec), .ref = i,
+	for (size_t i = 0; rc == 0 && i < s->results->nsets; i++)
+		if (!s->results->sets[i].dirs)
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(s->tree, s->results->sets[i].files[0].rec), .ref = i,
 							 .kind = X_LSET });
 	if (rc == 0)
-		rc = ds_each_unique(s, consider_unique, g);
+		rc = ds_each_unique(s->results, consider_unique, g);
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
 		for (size_t i = 0; rc == 0 && i < r->nsets; i++) {
-			const struct ds_rec *rec = ds_rec(r->mirror, r->rec_of[r->sets[i].first]);
-			rc = consider(g, (struct xitem){ .size = ds_rec_size(r->mirror, rec), .ref = i,
+			const struct ds_rec *rec = ds_rec(&r->mirror->tree, r->rec_of[r->sets[i].first]);
+			rc = consider(g, (struct xitem){ .size = ds_rec_size(&r->mirror->tree, rec), .ref = i,
 							 .site = (uint32_t)k + 1, .kind = X_RSET });
 		}
 		for (uint64_t i = 0; rc == 0 && i < r->nuniq; i++)
@@ -149,26 +149,26 @@ static void item_failed(struct xmatch *x, struct xitem *t, int code)
 {
 	t->live = 0;
 	if (t->site == 0) {
-		char *p = ds_rec_path_alloc(x->s, local_rec(x, t));
-		ds_report(x->s, p ? p : "(a file)", code);
+		char *p = ds_rec_path_alloc(x->s->tree, local_rec(x, t));
+		ds_report(x->s->core, p ? p : "(a file)", code);
 		free(p);
 	} else if (t->kind == X_RSET) {
 		struct ds_remote *r = site_remote(x, t);
-		char *p = ds_rec_path_alloc(r->mirror, r->rec_of[remote_id(x, t)]);
-		ds_report(x->s, p ? p : r->shown, code);
+		char *p = ds_rec_path_alloc(&r->mirror->tree, r->rec_of[remote_id(x, t)]);
+		ds_report(x->s->core, p ? p : r->shown, code);
 		free(p);
 	} else {
-		ds_report(x->s, site_remote(x, t)->shown, code);
+		ds_report(x->s->core, site_remote(x, t)->shown, code);
 	}
 }
 
 static int local_hash(struct xmatch *x, struct xitem *t, bool whole)
 {
 	uint32_t rec = local_rec(x, t);
-	int fd = ds_open_scanned(x->s, rec);
+	int fd = ds_open_scanned(x->s->reading, rec);
 	int rc = fd < 0 ? fd : ds_hash_fd(fd, t->size, whole, &t->partial, &t->full, x->ba, DS_COPY_BUF, NULL, NULL);
 	if (fd >= 0 && rc == 0)
-		rc = ds_check_unchanged(x->s, fd, ds_rec(x->s, rec));
+		rc = ds_check_unchanged(x->s->reading, fd, ds_rec(x->s->tree, rec));
 	if (fd >= 0)
 		close(fd);
 	if (rc == -ENOMEM)
@@ -281,7 +281,7 @@ static int src_open(struct xmatch *x, struct xitem *t, struct src *c)
 		return 0;
 	}
 	c->rec = local_rec(x, t);
-	c->fd = ds_open_scanned(x->s, c->rec);
+	c->fd = ds_open_scanned(x->s->reading, c->rec);
 	return c->fd < 0 ? c->fd : 0;
 }
 
@@ -306,7 +306,7 @@ static int src_ask(struct xmatch *x, struct src *c, uint64_t off, size_t len)
 static int src_take(struct xmatch *x, struct src *c, unsigned char *buf, uint64_t off, size_t len)
 {
 	if (!c->r)
-		return ds_read(x->s, c->fd, buf, len, off);
+		return ds_read(x->s->reading, c->fd, buf, len, off);
 	if (ds_xread_has(x, c->r, c->id, off, len))
 		return ds_xread_take(x, c->r, c->id, off, buf, len);
 	/* answers to what was asked ahead come first: kept for later */
@@ -338,7 +338,7 @@ static int src_close(struct xmatch *x, struct src *c, int rc)
 	if (c->fd >= 0) {
 		/* read as it was scanned, or the comparison says nothing */
 		if (rc == 0 || rc == DUPSCAN_E_DIFFERS) {
-			int ch = ds_check_unchanged(x->s, c->fd, ds_rec(x->s, c->rec));
+			int ch = ds_check_unchanged(x->s->reading, c->fd, ds_rec(x->s->tree, c->rec));
 			rc = ch ? ch : rc;
 		}
 		close(c->fd);
@@ -396,7 +396,7 @@ static int same_bytes(struct xmatch *x, struct xitem *a, struct xitem *b)
 		}
 		if (ra == 0 && rb == 0 && memcmp(x->ba, x->bb, k) != 0)
 			ra = DUPSCAN_E_DIFFERS;
-		if (ra == 0 && x->s->canceled)
+		if (ra == 0 && x->s->core->canceled)
 			ra = DUPSCAN_E_CANCELED;
 		off += k;
 		round = next_round(round);
@@ -429,7 +429,7 @@ static int confirm(struct xmatch *x, int depth)
 {
 	for (size_t i = 0, j; i < x->n; i = j) {
 		/* the other hosts' bytes for this run and the next, asked ahead */
-		int rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : ds_xread_ahead(x, i);
+		int rc = x->s->core->opt.quick || x->s->core->opt.partial_only ? 0 : ds_xread_ahead(x, i);
 		if (rc)
 			return rc;
 		for (j = i + 1; j < x->n; j++) {
@@ -446,7 +446,7 @@ static int confirm(struct xmatch *x, int depth)
 				if (!tb->live || tb->group != DS_NONE || tb->site == x->it[a].site)
 					continue;
 				/* -Q and -TT: the hashes are the user's word */
-				rc = x->s->opt.quick || x->s->opt.partial_only ? 0 : same_bytes(x, &x->it[a], tb);
+				rc = x->s->core->opt.quick || x->s->core->opt.partial_only ? 0 : same_bytes(x, &x->it[a], tb);
 				if (fatal(rc))
 					return rc;
 				if (rc == 0 && x->it[a].live) {
@@ -468,10 +468,10 @@ static int confirm(struct xmatch *x, int depth)
 
 static int match_across(struct xmatch *x)
 {
-	dupscan_scan *s = x->s;
+	struct ds_hosts *s = x->s;
 	int rc = gather(x);
 	/* -1: another host is another file system */
-	if (rc == 0 && s->opt.one_fs)
+	if (rc == 0 && s->core->opt.one_fs)
 		x->n = 0;
 	if (rc == 0)
 		rc = keep_shared(x, 0);
@@ -479,17 +479,17 @@ static int match_across(struct xmatch *x)
 		rc = hash_live(x, false);
 	if (rc == 0)
 		rc = keep_shared(x, 1);
-	if (rc == 0 && !s->opt.partial_only) {
+	if (rc == 0 && !s->core->opt.partial_only) {
 		rc = hash_live(x, true);
 		if (rc == 0)
 			rc = keep_shared(x, 2);
 	}
 	if (rc == 0)
-		rc = confirm(x, s->opt.partial_only ? 1 : 2);
+		rc = confirm(x, s->core->opt.partial_only ? 1 : 2);
 	return rc ? rc : ds_across_build(x);
 }
 
-int ds_remote_finish(dupscan_scan *s)
+int ds_remote_finish(struct ds_hosts *s)
 {
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)

@@ -13,24 +13,24 @@
 /* Files an item stands for, into files (NULL: only counted). */
 static int item_files(struct xmatch *x, const struct xitem *t, struct dupscan_file *files, size_t *n)
 {
-	dupscan_scan *s = x->s;
+	struct ds_hosts *s = x->s;
 	struct ds_remote *r = site_remote(x, t);
 	int rc = 0;
 	switch (t->kind) {
 	case X_LSET:
-		for (size_t k = 0; k < s->sets[t->ref].count; k++, (*n)++)
+		for (size_t k = 0; k < s->results->sets[t->ref].count; k++, (*n)++)
 			if (files)
-				files[*n] = s->sets[t->ref].files[k];
+				files[*n] = s->results->sets[t->ref].files[k];
 		return 0;
 	case X_LUNIQ:
 		if (files) {
 			uint32_t rec = (uint32_t)t->ref;
-			char *p = ds_rec_path_dup(s, rec);
+			char *p = ds_rec_path_dup(s->tree, rec);
 			if (!p)
 				return -ENOMEM;
-			files[*n] = ds_file_of(s, p, rec, ds_rel_offset(s, ds_rec_dir(s, rec)));
+			files[*n] = ds_file_of(s->tree, p, rec, ds_rel_offset(s->tree, ds_rec_dir(s->tree, rec)));
 			/* no longer unique here: ds_each_unique() leaves it out */
-			ds_rec(s, rec)->flags |= DS_F_ACROSS;
+			ds_rec(s->tree, rec)->flags |= DS_F_ACROSS;
 		}
 		(*n)++;
 		return 0;
@@ -55,7 +55,7 @@ static int items_set(struct xmatch *x, const struct xitem *t, size_t n, uint32_t
 	for (size_t b = 0; rc == 0 && b < n; b++)
 		if (group == DS_NONE || t[b].group == group)
 			rc = item_files(x, &t[b], NULL, &count);
-	struct dupscan_file *files = ds_arena_alloc(&x->s->out, count * sizeof(*files));
+	struct dupscan_file *files = ds_arena_alloc(&x->s->tree->out, count * sizeof(*files));
 	if (!files)
 		return -ENOMEM;
 	*set = (struct dupscan_set){ .files = files };
@@ -69,8 +69,8 @@ static int items_set(struct xmatch *x, const struct xitem *t, size_t n, uint32_t
 static uint64_t raw_class(const struct xmatch *x, const struct xitem *t)
 {
 	switch (t->kind) {
-	case X_LSET: return ds_file_class(x->s, x->s->sets[t->ref].files[0].idx);
-	case X_LUNIQ: return ds_file_class(x->s, (uint32_t)t->ref);
+	case X_LSET: return ds_file_class(x->s->results, x->s->results->sets[t->ref].files[0].idx);
+	case X_LUNIQ: return ds_file_class(x->s->results, (uint32_t)t->ref);
 	case X_RSET: return (uint64_t)t->site << 56 | site_remote(x, t)->sets[t->ref].first;
 	default: return (uint64_t)t->site << 56 | t->ref;
 	}
@@ -86,7 +86,7 @@ static int cmp_pair(void *ctx, const void *pa, const void *pb)
 /* Each joined item's raw class and its set's (its first item's), by raw. */
 static int class_map(struct xmatch *x)
 {
-	dupscan_scan *s = x->s;
+	struct ds_hosts *s = x->s;
 	size_t n = 0;
 	for (size_t i = 0; i < x->n; i++)
 		n += x->it[i].group != DS_NONE;
@@ -102,7 +102,7 @@ static int class_map(struct xmatch *x)
 	return ds_sort(s->across, s->nacross, 2 * sizeof(*s->across), cmp_pair, NULL);
 }
 
-uint64_t ds_across_class(const dupscan_scan *s, uint64_t raw)
+uint64_t ds_across_class(const struct ds_hosts *s, uint64_t raw)
 {
 	size_t lo = 0, hi = s->nacross;
 	while (lo < hi) {
@@ -131,7 +131,7 @@ static uint64_t remote_raw(const struct ds_remote *r, uint32_t site, uint64_t id
 }
 
 /* With DUPSCAN_OPT_DIRS: each remote tree entry's class across hosts. */
-static int tree_classes(dupscan_scan *s)
+static int tree_classes(struct ds_hosts *s)
 {
 	for (size_t k = 0; k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
@@ -147,14 +147,14 @@ static int tree_classes(dupscan_scan *s)
 
 int ds_across_build(struct xmatch *x)
 {
-	dupscan_scan *s = x->s;
+	struct ds_hosts *s = x->s;
 	/* (before the local sets are replaced: an item names one by its index) */
-	if (s->opt.dir_sets) {
+	if (s->core->opt.dir_sets) {
 		int rc = class_map(x);
 		if (rc)
 			return rc;
 	}
-	size_t total = s->nsets, n = 0;
+	size_t total = s->results->nsets, n = 0;
 	for (size_t k = 0; k < s->nremotes; k++)
 		total += s->remotes[k]->nsets;
 	for (size_t i = 0; i < x->n; i++) {
@@ -184,14 +184,14 @@ int ds_across_build(struct xmatch *x)
 				continue;
 			size_t at = t->ref;
 			for (uint32_t k = 1; k <= t->site; k++)
-				at += k == 1 ? s->nsets : s->remotes[k - 2]->nsets;
+				at += k == 1 ? s->results->nsets : s->remotes[k - 2]->nsets;
 			used[at] = 1;
 		}
 	}
 	size_t at = 0;
-	for (size_t i = 0; rc == 0 && i < s->nsets; i++, at++)
+	for (size_t i = 0; rc == 0 && i < s->results->nsets; i++, at++)
 		if (!used[at])
-			sets[n++] = s->sets[i];
+			sets[n++] = s->results->sets[i];
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
 		for (size_t i = 0; rc == 0 && i < s->remotes[k]->nsets; i++, at++) {
 			const struct xitem t = { .kind = X_RSET, .ref = i, .site = (uint32_t)k + 1 };
@@ -203,11 +203,11 @@ int ds_across_build(struct xmatch *x)
 		free(sets);
 		return rc;
 	}
-	free(s->sets);
-	s->sets = sets;
-	s->nsets = n;
-	rc = ds_finish_sets(s);
-	if (rc == 0 && s->opt.dir_sets)
+	free(s->results->sets);
+	s->results->sets = sets;
+	s->results->nsets = n;
+	rc = ds_finish_sets(s->results);
+	if (rc == 0 && s->core->opt.dir_sets)
 		rc = tree_classes(s);
 	return rc;
 }
@@ -219,7 +219,7 @@ static uint64_t entry_size(const struct ds_remote *r, const struct ds_tent *e)
 	if (e->what != 0)
 		return 0;
 	if (e->id < r->nset)
-		return ds_rec_size(r->mirror, ds_rec(r->mirror, r->rec_of[e->id]));
+		return ds_rec_size(&r->mirror->tree, ds_rec(&r->mirror->tree, r->rec_of[e->id]));
 	return r->usize[e->id - r->nset];
 }
 
@@ -230,14 +230,14 @@ void ds_host_trees_free(struct ds_host_tree *h, size_t n)
 	free(h);
 }
 
-int ds_host_trees(const dupscan_scan *s, struct ds_host_tree **out)
+int ds_host_trees(const struct ds_hosts *s, struct ds_host_tree **out)
 {
 	struct ds_host_tree *h = calloc(s->nremotes ? s->nremotes : 1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	for (size_t k = 0; k < s->nremotes; k++) {
 		const struct ds_remote *r = s->remotes[k];
-		h[k] = (struct ds_host_tree){ r->mirror, malloc((r->ntent ? r->ntent : 1) * sizeof(*h[k].e)), r->ntent };
+		h[k] = (struct ds_host_tree){ &r->mirror->tree, malloc((r->ntent ? r->ntent : 1) * sizeof(*h[k].e)), r->ntent };
 		if (!h[k].e) {
 			ds_host_trees_free(h, s->nremotes);
 			return -ENOMEM;

@@ -27,33 +27,36 @@ static char *on_host(const char *label, const char *path, size_t len)
 	return p;
 }
 
-/* A remote's files' tables: a scan that is never run (its records, names
- * and paths; its handles' scan). */
-static dupscan_scan *mirror_new(void)
+/* A remote's files' tables: a tree that is never walked, whose directories
+ * name the owner's arguments (owner) and whose files are on host r. */
+static struct ds_mirror *mirror_new(const struct ds_tree *owner, struct ds_remote *r)
 {
-	dupscan_scan *m = calloc(1, sizeof(*m));
+	struct ds_mirror *m = calloc(1, sizeof(*m));
 	if (m) {
 		ds_tree_init(&m->tree);
-		ds_arena_init(&m->out);
+		ds_arena_init(&m->tree.out);
+		m->tree.core = &m->core;
+		m->tree.owner = owner;
+		m->tree.host = r;
 	}
 	return m;
 }
 
-static void mirror_free(dupscan_scan *m)
+static void mirror_free(struct ds_mirror *m)
 {
 	if (!m)
 		return;
 	ds_tree_free(&m->tree);
-	ds_arena_free(&m->out);
+	ds_arena_free(&m->tree.out);
 	free(m);
 }
 
-DUPSCAN_API int dupscan_add_remote(dupscan_scan *s, const char *label, int read_fd, int write_fd,
+int ds_add_remote(struct ds_hosts *s, const char *label, int read_fd, int write_fd,
 				   const char *path, int recurse)
 {
 	if (!s || !label || !*label || !path || !*path || read_fd < 0 || write_fd < 0)
 		return -EINVAL;
-	if (s->ran)
+	if (s->core->ran)
 		return DUPSCAN_E_STATE;
 	struct ds_remote **rs = realloc(s->remotes, (s->nremotes + 1) * sizeof(*rs));
 	if (!rs)
@@ -66,15 +69,14 @@ DUPSCAN_API int dupscan_add_remote(dupscan_scan *s, const char *label, int read_
 	r->label = strdup(label);
 	r->path = strdup(path);
 	r->shown = on_host(label, path, strlen(path));
-	if (!r->label || !r->path || !r->shown || !(r->mirror = mirror_new()))
+	if (!r->label || !r->path || !r->shown || !(r->mirror = mirror_new(s->tree, r)))
 		goto nomem;
-	int arg = ds_add_arg(&s->tree, r->shown, recurse != 0, true);
+	int arg = ds_add_arg(s->tree, r->shown, recurse != 0, true);
 	if (arg < 0)
 		goto nomem;
 	r->arg = (uint32_t)arg;
 	ds_chan_init(&r->ch, read_fd, write_fd, r->shown, DS_WIRE_TIMEOUT_MS);
-	r->mirror->mirror_of = r;
-	r->mirror->owner = s;
+	s->core->remote = true;
 	rs[s->nremotes++] = r;
 	return arg;
 nomem:
@@ -87,13 +89,13 @@ nomem:
 }
 
 /* The options that decide which files match, as the server should take them. */
-static void put_options(const dupscan_scan *s, struct ds_wr *w)
+static void put_options(const struct ds_hosts *s, struct ds_wr *w)
 {
 	const struct { int opt; int64_t val; } o[] = {
-		{ DUPSCAN_OPT_ZERO_MATCH, s->opt.zero_match }, { DUPSCAN_OPT_HARD_LINKS, s->opt.hard_links },
-		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, s->opt.follow_symlinks }, { DUPSCAN_OPT_NO_HIDDEN, s->opt.no_hidden },
-		{ DUPSCAN_OPT_QUICK, s->opt.quick }, { DUPSCAN_OPT_PARTIAL_ONLY, s->opt.partial_only },
-		{ DUPSCAN_OPT_MAX_DEPTH, s->opt.max_depth }, { DUPSCAN_OPT_DIRS, s->opt.dir_sets },
+		{ DUPSCAN_OPT_ZERO_MATCH, s->core->opt.zero_match }, { DUPSCAN_OPT_HARD_LINKS, s->core->opt.hard_links },
+		{ DUPSCAN_OPT_FOLLOW_SYMLINKS, s->core->opt.follow_symlinks }, { DUPSCAN_OPT_NO_HIDDEN, s->core->opt.no_hidden },
+		{ DUPSCAN_OPT_QUICK, s->core->opt.quick }, { DUPSCAN_OPT_PARTIAL_ONLY, s->core->opt.partial_only },
+		{ DUPSCAN_OPT_MAX_DEPTH, s->core->opt.max_depth }, { DUPSCAN_OPT_DIRS, s->core->opt.dir_sets },
 	};
 	ds_wr_u64(w, sizeof(o) / sizeof(o[0]));
 	for (size_t i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
@@ -105,18 +107,18 @@ static void put_options(const dupscan_scan *s, struct ds_wr *w)
 /* Is every path of the other kind than r (reference or not) on this host?
  * Then r needs only files of the sizes those have (sizes.c): a reference
  * the other paths' sizes, another path the references'. */
-static bool other_kind_here(const dupscan_scan *s, const struct ds_remote *r)
+static bool other_kind_here(const struct ds_hosts *s, const struct ds_remote *r)
 {
-	bool ref = s->tree.args[r->arg].reference;
-	if (!s->references)
+	bool ref = s->tree->args[r->arg].reference;
+	if (!s->tree->references)
 		return false;
-	for (uint32_t a = 0; a < s->tree.nargs; a++)
-		if (s->tree.args[a].remote && s->tree.args[a].reference != ref)
+	for (uint32_t a = 0; a < s->tree->nargs; a++)
+		if (s->tree->args[a].remote && s->tree->args[a].reference != ref)
 			return false;
 	return true;
 }
 
-int ds_remote_start(dupscan_scan *s)
+int ds_remote_start(struct ds_hosts *s)
 {
 	struct ds_wr w = { 0 };
 	int rc = 0;
@@ -189,10 +191,10 @@ static int take_dirs(struct ds_remote *r, struct ds_rd *rd)
 			char *shown = on_host(r->label, name, len);
 			if (!shown)
 				return -ENOMEM;
-			rc = ds_add_dir(r->mirror, shown, strlen(shown), DS_NONE, r->arg, &st, &d);
+			rc = ds_add_dir(&r->mirror->tree, shown, strlen(shown), DS_NONE, r->arg, &st, &d);
 			free(shown);
 		} else {
-			rc = ds_add_dir(r->mirror, name, len, r->wdir[parent - 1], r->arg, &st, &d);
+			rc = ds_add_dir(&r->mirror->tree, name, len, r->wdir[parent - 1], r->arg, &st, &d);
 		}
 		if (rc)
 			return rc;
@@ -220,7 +222,7 @@ static int take_file(struct ds_remote *r, struct ds_rd *rd, uint32_t *rec)
 	st.st_mtim = (struct timespec){ mt / 1000000000, mt % 1000000000 };
 	st.st_ctim = (struct timespec){ ct / 1000000000, ct % 1000000000 };
 	st.st_nlink = 1;
-	int rc = ds_add_rec(r->mirror, name, len, r->wdir[dir], &st);
+	int rc = ds_add_rec(&r->mirror->tree, name, len, r->wdir[dir], &st);
 	*rec = r->mirror->tree.nrecs - 1;
 	if (rc == 0 && DS_GROW(r->id_of, r->capid, r->mirror->tree.nrecs))
 		rc = -ENOMEM;
@@ -264,7 +266,7 @@ static int take_uniques(struct ds_remote *r, struct ds_rd *rd)
 }
 
 /* A file the other side could not read: reported here as HOST:PATH. */
-static int take_error(dupscan_scan *s, struct ds_remote *r, struct ds_rd *rd)
+static int take_error(struct ds_hosts *s, struct ds_remote *r, struct ds_rd *rd)
 {
 	size_t len;
 	const char *path = ds_rd_str(rd, &len);
@@ -276,8 +278,8 @@ static int take_error(dupscan_scan *s, struct ds_remote *r, struct ds_rd *rd)
 		return -ENOMEM;
 	/* the path asked for itself: its tree is not there */
 	if (len == strlen(r->path) && memcmp(path, r->path, len) == 0)
-		s->tree.args[r->arg].unread = true;
-	ds_report(s, shown, -(int)code);
+		s->tree->args[r->arg].unread = true;
+	ds_report(s->core, shown, -(int)code);
 	free(shown);
 	return 0;
 }
@@ -328,7 +330,7 @@ int ds_remote_greeting(struct ds_remote *r)
 }
 
 /* The other side's greeting and results, ALIVE frames between them. */
-int ds_remote_collect(dupscan_scan *s, struct ds_remote *r)
+int ds_remote_collect(struct ds_hosts *s, struct ds_remote *r)
 {
 	int type;
 	struct ds_rd rd;
@@ -342,11 +344,11 @@ int ds_remote_collect(dupscan_scan *s, struct ds_remote *r)
 		case DS_W_SET: rc = take_set(r, &rd); break;
 		case DS_W_UNIQ: rc = take_uniques(r, &rd); break;
 		case DS_W_ERR: rc = take_error(s, r, &rd); break;
-		case DS_W_TREE: rc = s->opt.dir_sets ? take_tree(r, &rd) : ds_remote_malformed(r, "tree (not asked for)"); break;
+		case DS_W_TREE: rc = s->core->opt.dir_sets ? take_tree(r, &rd) : ds_remote_malformed(r, "tree (not asked for)"); break;
 		case DS_W_DONE: rc = check_done(r, &rd); r->done = rc == 0; break;
 		default: rc = ds_remote_malformed(r, "frame among the results"); break;
 		}
-		if (s->canceled)
+		if (s->core->canceled)
 			rc = DUPSCAN_E_CANCELED;
 	}
 	if (rc == 0 && !(r->matched = calloc(r->nuniq ? r->nuniq : 1, 1)))
@@ -449,24 +451,24 @@ static bool remote_protected(const struct ds_remote *r, const char *path)
 int ds_remote_file(struct ds_remote *r, uint64_t id, struct dupscan_file *f)
 {
 	uint32_t rec = r->rec_of[id];
-	char *p = ds_rec_path_dup(r->mirror, rec);
+	char *p = ds_rec_path_dup(&r->mirror->tree, rec);
 	if (!p)
 		return -ENOMEM;
 	if (remote_protected(r, p))
-		ds_rec(r->mirror, rec)->flags |= DS_F_PROTECTED;
-	*f = ds_file_of(r->mirror, p, rec, ds_rel_offset(r->mirror, ds_rec_dir(r->mirror, rec)));
+		ds_rec(&r->mirror->tree, rec)->flags |= DS_F_PROTECTED;
+	*f = ds_file_of(&r->mirror->tree, p, rec, ds_rel_offset(&r->mirror->tree, ds_rec_dir(&r->mirror->tree, rec)));
 	return 0;
 }
 
 /* Say why a side failed, as HOST:PATH: reason. */
-void ds_remote_report(dupscan_scan *s, struct ds_remote *r, int rc)
+void ds_remote_report(struct ds_hosts *s, struct ds_remote *r, int rc)
 {
 	char msg[1200];
 	snprintf(msg, sizeof(msg), "%s: %s", r->shown, r->ch.why[0] ? r->ch.why : dupscan_strerror(rc));
-	ds_report(s, msg, rc);
+	ds_report(s->core, msg, rc);
 }
 
-int ds_remote_uniques(dupscan_scan *s)
+int ds_remote_uniques(struct ds_hosts *s)
 {
 	struct ds_wr w = { 0 };
 	int rc = 0;
@@ -480,18 +482,18 @@ int ds_remote_uniques(dupscan_scan *s)
 			more += !r->matched[i];
 	}
 	ds_wr_free(&w);
-	struct dupscan_file *u = rc ? NULL : realloc(s->uniques, (s->nuniques + more + 1) * sizeof(*u));
+	struct dupscan_file *u = rc ? NULL : realloc(s->results->uniques, (s->results->nuniques + more + 1) * sizeof(*u));
 	if (!u)
 		return rc ? rc : -ENOMEM;
-	s->uniques = u;
+	s->results->uniques = u;
 	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
 		for (uint64_t i = 0; rc == 0 && i < r->nuniq; i++)
-			if (!r->matched[i] && (rc = ds_remote_file(r, r->nset + i, &s->uniques[s->nuniques])) == 0)
-				s->nuniques++;
+			if (!r->matched[i] && (rc = ds_remote_file(r, r->nset + i, &s->results->uniques[s->results->nuniques])) == 0)
+				s->results->nuniques++;
 	}
 	s->remote_uniques = false;
-	return rc ? rc : ds_sort(s->uniques, s->nuniques, sizeof(*s->uniques), ds_cmp_file, s);
+	return rc ? rc : ds_sort(s->results->uniques, s->results->nuniques, sizeof(*s->results->uniques), ds_cmp_file, s);
 }
 
 static bool unheld(const struct ds_remote *r, uint64_t id)
@@ -500,26 +502,26 @@ static bool unheld(const struct ds_remote *r, uint64_t id)
 }
 
 /* r's files the sets hold: r->held. @return 0 or -ENOMEM. */
-static int hold(const dupscan_scan *s, struct ds_remote *r)
+static int hold(const struct ds_hosts *s, struct ds_remote *r)
 {
 	r->held = calloc(r->nset + r->nuniq + 1, 1);
 	if (!r->held)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->nsets; i++)
-		for (size_t k = 0; k < s->sets[i].count; k++)
-			if (ds_remote_of(&s->sets[i].files[k]) == r)
-				r->held[r->id_of[s->sets[i].files[k].idx]] = 1;
+	for (size_t i = 0; i < s->results->nsets; i++)
+		for (size_t k = 0; k < s->results->sets[i].count; k++)
+			if (ds_remote_of(&s->results->sets[i].files[k]) == r)
+				r->held[r->id_of[s->results->sets[i].files[k].idx]] = 1;
 	return 0;
 }
 
-uint64_t ds_remote_asked(const dupscan_scan *s, const struct ds_remote *r)
+uint64_t ds_remote_asked(const struct ds_hosts *s, const struct ds_remote *r)
 {
-	return s->tree.args[r->arg].reference ? 0 : r->nset + r->nuniq;
+	return s->tree->args[r->arg].reference ? 0 : r->nset + r->nuniq;
 }
 
-int ds_remote_missing(dupscan_scan *s, struct ds_remote *r)
+int ds_remote_missing(struct ds_hosts *s, struct ds_remote *r)
 {
-	if (s->tree.args[r->arg].reference)
+	if (s->tree->args[r->arg].reference)
 		return 0;
 	struct ds_wr w = { 0 };
 	int rc = hold(s, r);
@@ -529,19 +531,19 @@ int ds_remote_missing(dupscan_scan *s, struct ds_remote *r)
 	uint64_t more = 0;
 	for (uint64_t id = 0; rc == 0 && id < r->nset + r->nuniq; id++)
 		more += !r->held[id];
-	struct dupscan_file *m = rc ? NULL : realloc(s->missing, (s->nmissing + more + 1) * sizeof(*m));
+	struct dupscan_file *m = rc ? NULL : realloc(s->results->missing, (s->results->nmissing + more + 1) * sizeof(*m));
 	rc = rc ? rc : m ? 0 : -ENOMEM;
 	if (m)
-		s->missing = m;
+		s->results->missing = m;
 	for (uint64_t id = 0; rc == 0 && id < r->nset + r->nuniq; id++)
-		if (!r->held[id] && (rc = ds_remote_file(r, id, &s->missing[s->nmissing])) == 0)
-			s->nmissing++;
+		if (!r->held[id] && (rc = ds_remote_file(r, id, &s->results->missing[s->results->nmissing])) == 0)
+			s->results->nmissing++;
 	free(r->held);
 	r->held = NULL;
 	return rc;
 }
 
-int ds_remote_protect(dupscan_scan *s, const char *path)
+int ds_remote_protect(struct ds_hosts *s, const char *path)
 {
 	for (size_t k = 0; k < s->nremotes; k++) {
 		struct ds_remote *r = s->remotes[k];
@@ -560,7 +562,7 @@ int ds_remote_protect(dupscan_scan *s, const char *path)
 	return 1;
 }
 
-void ds_remote_free(dupscan_scan *s)
+void ds_remote_free(struct ds_hosts *s)
 {
 	struct ds_wr w = { 0 };
 	for (size_t k = 0; k < s->nremotes; k++) {
@@ -598,7 +600,7 @@ void ds_remote_free(dupscan_scan *s)
 
 struct ds_remote *ds_remote_of(const dupscan_file *f)
 {
-	return f ? f->scan->mirror_of : NULL;
+	return f ? f->tree->host : NULL;
 }
 
 int ds_remote_check(const dupscan_file *keep)
@@ -630,7 +632,7 @@ DUPSCAN_API const char *dupscan_file_host(const dupscan_file *f)
 	return r ? r->label : NULL;
 }
 
-DUPSCAN_API void dupscan_remote_bytes(const dupscan_scan *s, uint64_t *received, uint64_t *sent)
+void ds_remote_bytes(const struct ds_hosts *s, uint64_t *received, uint64_t *sent)
 {
 	uint64_t in = 0, out = 0;
 	for (size_t k = 0; s && k < s->nremotes; k++) {

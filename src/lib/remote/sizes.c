@@ -89,15 +89,15 @@ int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n, bool *keep)
 /* The sizes of this host's files that are references (ref) or not,
  * ascending, each once (an empty file's only with -z: it is never matched
  * without). @return 0 or -ENOMEM. */
-static int sizes_of(const dupscan_scan *s, bool ref, uint64_t **out, size_t *n)
+static int sizes_of(const struct ds_hosts *s, bool ref, uint64_t **out, size_t *n)
 {
-	uint64_t *v = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*v));
+	uint64_t *v = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*v));
 	size_t k = 0;
 	if (!v)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		uint64_t size = ds_rec_size(s, ds_rec(s, i));
-		if (ds_rec_reference(s, i) == ref && (size || s->opt.zero_match))
+	for (uint32_t i = 0; i < s->tree->nrecs; i++) {
+		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, i));
+		if (ds_rec_reference(s->tree, i) == ref && (size || s->core->opt.zero_match))
 			v[k++] = size;
 	}
 	int rc = ds_sort_u64_set(v, &k);
@@ -106,7 +106,7 @@ static int sizes_of(const dupscan_scan *s, bool ref, uint64_t **out, size_t *n)
 	return rc;
 }
 
-int ds_remote_sizes(dupscan_scan *s)
+int ds_remote_sizes(struct ds_hosts *s)
 {
 	uint64_t *v[2] = { NULL, NULL }; /* by kind: the others', the references' */
 	size_t n[2] = { 0, 0 };
@@ -118,7 +118,7 @@ int ds_remote_sizes(dupscan_scan *s)
 		if (!r->want_sizes || ds_remote_greeting(r) != 0 || !(r->features & DS_WIRE_SIZES))
 			continue;
 		/* told the other kind's sizes */
-		int kind = !s->tree.args[r->arg].reference;
+		int kind = !s->tree->args[r->arg].reference;
 		if (!v[kind] && (rc = sizes_of(s, kind, &v[kind], &n[kind])) != 0)
 			break;
 		ds_wire_sizes_send(&r->ch, v[kind], n[kind], kind); /* (a channel that fails: as above) */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "remote/remote.h"
 #include "wire.h"
 
 #define RBUF (64u * 1024u)

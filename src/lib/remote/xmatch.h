@@ -11,7 +11,7 @@
 enum { X_LSET, X_LUNIQ, X_RSET, X_RUNIQ };
 struct xitem {
 	uint64_t size, partial, full;
-	uint64_t ref;      /* s->sets index or record; the remote's set index or file number */
+	uint64_t ref;      /* s->results.sets index or record; the remote's set index or file number */
 	uint32_t site;     /* 0: this host; 1 + the remote's index */
 	uint32_t kind : 2;
 	uint32_t live : 1; /* still in play */
@@ -20,7 +20,7 @@ struct xitem {
 
 struct xside;
 struct xmatch {
-	dupscan_scan *s;
+	struct ds_hosts *s;
 	struct xitem *it;
 	size_t n;
 	unsigned char *ba, *bb;  /* comparison buffers, DS_COPY_BUF each */
@@ -51,7 +51,7 @@ static inline uint64_t remote_id(const struct xmatch *x, const struct xitem *t)
 /* The local record an item's bytes are read by. */
 static inline uint32_t local_rec(const struct xmatch *x, const struct xitem *t)
 {
-	return t->kind == X_LSET ? x->s->sets[t->ref].files[0].idx : (uint32_t)t->ref;
+	return t->kind == X_LSET ? x->s->results->sets[t->ref].files[0].idx : (uint32_t)t->ref;
 }
 
 /* across_read.c: ask the other hosts for the first rounds of the live

@@ -46,9 +46,9 @@ static int wanted_sizes(dupscan_scan *s, void *user)
 	int rc = ds_wire_sizes_recv(&v->ch, &want, &n, &keep);
 	v->ch.timeout_ms = patience;
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		struct ds_rec *r = ds_rec(s, i);
+		struct ds_rec *r = ds_rec(&s->tree, i);
 		/* (settled now: matching takes no record settled already) */
-		if (!ds_sorted_has(want, n, ds_rec_size(s, r)))
+		if (!ds_sorted_has(want, n, ds_rec_size(&s->tree, r)))
 			r->flags |= keep ? DS_F_SETTLED : DS_F_SKIPPED;
 	}
 	free(want);
@@ -149,21 +149,21 @@ static int send_dir(struct serve *v, uint32_t d)
 static int put_file(struct serve *v, struct ds_wr *w, uint32_t rec)
 {
 	const dupscan_scan *s = v->s;
-	uint32_t d = ds_rec_dir(s, rec);
+	uint32_t d = ds_rec_dir(&s->tree, rec);
 	int rc = send_dir(v, d);
 	if (rc == 0)
 		rc = flush(v, &v->dirs, 5);
 	if (rc)
 		return rc;
-	const struct ds_rec *r = ds_rec(s, rec);
-	const char *name = ds_rec_name(s, r);
+	const struct ds_rec *r = ds_rec(&s->tree, rec);
+	const char *name = ds_rec_name(&s->tree, r);
 	ds_wr_u64(w, v->wire_dir[d]);
 	ds_wr_str(w, name, strlen(name));
-	ds_wr_u64(w, ds_rec_size(s, r));
-	ds_wr_u64(w, ds_rec_dev(s, r));
-	ds_wr_u64(w, ds_rec_ino(s, r));
-	ds_wr_u64(w, ds_rec_mode(s, r));
-	uint64_t owner = ds_rec_owner(s, r);
+	ds_wr_u64(w, ds_rec_size(&s->tree, r));
+	ds_wr_u64(w, ds_rec_dev(&s->tree, r));
+	ds_wr_u64(w, ds_rec_ino(&s->tree, r));
+	ds_wr_u64(w, ds_rec_mode(&s->tree, r));
+	uint64_t owner = ds_rec_owner(&s->tree, r);
 	ds_wr_u64(w, owner >> 32);
 	ds_wr_u64(w, owner & 0xffffffffu);
 	ds_wr_s64(w, r->mtime_ns);
@@ -195,11 +195,11 @@ static int send_sets(struct serve *v)
 static void put_tree_entry(struct serve *v, const uint32_t *num, uint32_t i)
 {
 	const dupscan_scan *s = v->s;
-	uint32_t rep = ds_rec_rep(s, i);
-	const struct ds_rec *r = ds_rec(s, i), *rr = ds_rec(s, rep);
+	uint32_t rep = ds_rec_rep(&s->tree, i);
+	const struct ds_rec *r = ds_rec(&s->tree, i), *rr = ds_rec(&s->tree, rep);
 	uint32_t id = num[rep] != DS_NONE ? num[rep] : num[i];
-	ds_wr_u64(&v->w, v->wire_dir[ds_rec_dir(s, i)]);
-	if (ds_rec_size(s, rr) == 0) {
+	ds_wr_u64(&v->w, v->wire_dir[ds_rec_dir(&s->tree, i)]);
+	if (ds_rec_size(&s->tree, rr) == 0) {
 		ds_wr_u64(&v->w, 1);
 	} else if ((r->flags | rr->flags) & DS_F_DROPPED || id == DS_NONE) {
 		ds_wr_u64(&v->w, 2);
@@ -231,7 +231,7 @@ static int send_tree(struct serve *v)
 			ds_wr_u64(&v->w, 3);
 		}
 	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		if (ds_rec(s, i)->flags & DS_F_ALIAS)
+		if (ds_rec(&s->tree, i)->flags & DS_F_ALIAS)
 			continue;
 		if (ds_wr_size(&v->w) > FLUSH_AT)
 			rc = flush(v, &v->w, 5);
@@ -250,7 +250,7 @@ static int send_uniques(struct serve *v)
 		ds_wr_begin(&v->w, DS_W_UNIQ);
 		ds_wr_u64(&v->w, id);
 		for (; id < v->nfiles && ds_wr_size(&v->w) < FLUSH_AT; id++)
-			ds_wr_u64(&v->w, ds_rec_size(v->s, ds_rec(v->s, v->files[id])));
+			ds_wr_u64(&v->w, ds_rec_size(&v->s->tree, ds_rec(&v->s->tree, v->files[id])));
 		rc = v->w.oom ? -ENOMEM : ds_chan_send(&v->ch, &v->w);
 	}
 	if (rc == 0 && v->structure)
@@ -297,7 +297,7 @@ static int number_files(struct serve *v)
 			rc = set->dirs ? DUPSCAN_E_STATE : number_one(v, dupscan_set_file(set, k)->idx);
 	}
 	v->nset = v->nfiles;
-	return rc ? rc : ds_each_unique(v->s, number_one, v);
+	return rc ? rc : ds_each_unique(&v->s->results, number_one, v);
 }
 
 /* ---- requests ---- */
@@ -306,7 +306,7 @@ static int number_files(struct serve *v)
  * @return an fd or a negative code. */
 static int open_id(struct serve *v, uint64_t id)
 {
-	return ds_open_scanned(v->s, v->files[id]);
+	return ds_open_scanned(&v->s->reading, v->files[id]);
 }
 
 static int answer_names(struct serve *v, struct ds_rd *r)
@@ -348,7 +348,7 @@ static int send_end(struct serve *v, int code)
 static int answer_read(struct serve *v, struct ds_rd *r)
 {
 	uint64_t id = ds_rd_max(r, v->nfiles ? v->nfiles - 1 : 0), off = ds_rd_u64(r), len = ds_rd_max(r, READ_MAX);
-	uint64_t size = v->nfiles ? ds_rec_size(v->s, ds_serve_rec(v, id)) : 0;
+	uint64_t size = v->nfiles ? ds_rec_size(&v->s->tree, ds_serve_rec(v, id)) : 0;
 	if (r->bad || ds_rd_more(r) || v->nfiles == 0 || off > size || len > size - off)
 		return DUPSCAN_E_PROTOCOL;
 	if (v->fd < 0 || v->fd_id != id) {
@@ -373,7 +373,7 @@ static int answer_read(struct serve *v, struct ds_rd *r)
 		at += k;
 	}
 	/* the bytes sent are the scanned file's only if it is unchanged now */
-	return rc ? rc : send_end(v, ds_check_unchanged(v->s, v->fd, ds_serve_rec(v, id)));
+	return rc ? rc : send_end(v, ds_check_unchanged(&v->s->reading, v->fd, ds_serve_rec(v, id)));
 }
 
 /* What a check of file id that failed with code says to the client: for a
@@ -386,9 +386,9 @@ static int why_changed(struct serve *v, uint64_t id, int code)
 	if (code != DUPSCAN_E_CHANGED)
 		return code;
 	const struct ds_rec *rec = ds_serve_rec(v, id);
-	char *path = ds_rec_path_alloc(v->s, v->files[id]);
+	char *path = ds_rec_path_alloc(&v->s->tree, v->files[id]);
 	struct stat st;
-	int why = !path ? 0 : stat(path, &st) != 0 ? DUPSCAN_E_CHANGED_INODE : ds_file_change(v->s, &st, rec, rec->ctime_ns);
+	int why = !path ? 0 : stat(path, &st) != 0 ? DUPSCAN_E_CHANGED_INODE : ds_file_change(&v->s->tree, &st, rec, rec->ctime_ns);
 	free(path);
 	return why ? why : code;
 }
@@ -424,13 +424,13 @@ static int answer_check(struct serve *v, struct ds_rd *r)
 	const struct ds_rec *rec = ds_serve_rec(v, id);
 	struct stat st;
 	/* what changed, said (DUPSCAN_E_CHANGED_*): the client tells its user */
-	int rc = fstat(v->held[h].fd, &st) != 0 ? -errno : ds_file_change(v->s, &st, rec, rec->ctime_ns);
-	char *path = rc == 0 ? ds_rec_path_alloc(v->s, v->files[id]) : NULL;
+	int rc = fstat(v->held[h].fd, &st) != 0 ? -errno : ds_file_change(&v->s->tree, &st, rec, rec->ctime_ns);
+	char *path = rc == 0 ? ds_rec_path_alloc(&v->s->tree, v->files[id]) : NULL;
 	if (rc == 0 && !path)
 		return -ENOMEM;
 	/* and its name still reaches it */
 	if (rc == 0)
-		rc = stat(path, &st) != 0 ? -errno : ds_file_change(v->s, &st, rec, rec->ctime_ns);
+		rc = stat(path, &st) != 0 ? -errno : ds_file_change(&v->s->tree, &st, rec, rec->ctime_ns);
 	free(path);
 	return send_end(v, why_changed(v, id, rc));
 }
@@ -488,7 +488,7 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 {
 	if (!s || read_fd < 0 || write_fd < 0)
 		return -EINVAL;
-	if (s->ran || s->tree.nargs)
+	if (s->core.ran || s->tree.nargs)
 		return DUPSCAN_E_STATE;
 	struct serve v = { .s = s, .fd = -1 };
 	ds_chan_init(&v.ch, read_fd, write_fd, "client", DS_WIRE_TIMEOUT_MS);

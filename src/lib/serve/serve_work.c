@@ -64,15 +64,15 @@ static void hash_slice(void *arg, size_t t)
 	for (size_t k = t * h->n / h->nslices; k < (t + 1) * h->n / h->nslices; k++) {
 		size_t i = h->order ? (size_t)h->order[k].pos : k;
 		uint32_t rec = h->v->files[h->ids[i]];
-		const struct ds_rec *r = ds_rec(s, rec);
+		const struct ds_rec *r = ds_rec(&s->tree, rec);
 		uint64_t partial = 0, full = 0;
-		int fd = ds_open_scanned_in(s, rec, &dc), rc = fd;
+		int fd = ds_open_scanned_in(&s->reading, rec, &dc), rc = fd;
 		if (fd >= 0) {
-			rc = ds_hash_fd(fd, ds_rec_size(s, r), h->whole, &partial, &full, buf, DS_COPY_BUF,
+			rc = ds_hash_fd(fd, ds_rec_size(&s->tree, r), h->whole, &partial, &full, buf, DS_COPY_BUF,
 					ds_serve_alive, h->v);
 			/* written while read: the hash is of no file that was */
 			if (rc == 0)
-				rc = ds_check_unchanged(s, fd, r);
+				rc = ds_check_unchanged(&s->reading, fd, r);
 			close(fd);
 		}
 		h->status[i] = rc < 0 ? (uint64_t)-(int64_t)rc : 0;
@@ -86,7 +86,7 @@ static void hash_slice(void *arg, size_t t)
 static int hash_all(struct serve *v, struct hash_job *h)
 {
 	h->bufs = malloc(h->nslices * (size_t)DS_COPY_BUF);
-	struct ds_pool *pool = h->nslices > 1 ? ds_scan_pool(v->s) : NULL;
+	struct ds_pool *pool = h->nslices > 1 ? ds_scan_pool(&v->s->core) : NULL;
 	if (!h->bufs || (h->nslices > 1 && !pool)) {
 		free(h->bufs);
 		return -ENOMEM;
@@ -110,14 +110,14 @@ static bool disk_order(struct serve *v, const uint64_t *ids, size_t n, bool whol
 	struct ds_dirfd dc = DS_DIRFD_INIT;
 	bool cached = true;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t where = 0, size = ds_rec_size(v->s, ds_serve_rec(v, ids[i]));
-		int fd = ds_open_scanned_in(v->s, v->files[ids[i]], &dc);
+		uint64_t where = 0, size = ds_rec_size(&v->s->tree, ds_serve_rec(v, ids[i]));
+		int fd = ds_open_scanned_in(&v->s->reading, v->files[ids[i]], &dc);
 		bool placed = fd >= 0 && ds_first_extent(fd, &where, NULL);
 		cached = cached && fd >= 0 && ds_all_cached(fd, 0, whole || size < DS_BLOCK ? size : DS_BLOCK);
 		if (fd >= 0)
 			close(fd);
 		/* the top bit keeps inode numbers after the places */
-		order[i] = (struct ds_keypos){ placed ? where >> 1 : 1ull << 63 | ds_rec_ino(v->s, ds_serve_rec(v, ids[i])), i };
+		order[i] = (struct ds_keypos){ placed ? where >> 1 : 1ull << 63 | ds_rec_ino(&v->s->tree, ds_serve_rec(v, ids[i])), i };
 	}
 	ds_dirfd_close(&dc);
 	ds_sort_by_key(order, n);
@@ -146,7 +146,7 @@ int ds_serve_hash(struct serve *v, struct ds_rd *r)
 		free(order);
 		order = NULL;
 	}
-	size_t nt = order ? 1 : (size_t)v->s->opt.threads;
+	size_t nt = order ? 1 : (size_t)v->s->core.opt.threads;
 	nt = nt > HASH_THREADS ? HASH_THREADS : nt < 1 ? 1 : nt;
 	nt = n / nt < 16 ? (n + 15) / 16 : nt;
 	struct hash_job job = { v, ids, n, nt, whole != 0, status, hash, NULL, order };

@@ -3,7 +3,7 @@
 #ifndef DUPSCAN_SERVING_H
 #define DUPSCAN_SERVING_H
 
-#include "internal.h"
+#include "scan.h"
 #include "remote/wire.h"
 
 #define FLUSH_AT (DS_WIRE_MAX / 2) /* a frame is sent once this full: an entry is far smaller */
@@ -48,7 +48,7 @@ int ds_serve_hash(struct serve *v, struct ds_rd *r);
 
 static inline const struct ds_rec *ds_serve_rec(const struct serve *v, uint64_t id)
 {
-	return ds_rec(v->s, v->files[id]);
+	return ds_rec(&v->s->tree, v->files[id]);
 }
 
 #endif /* DUPSCAN_SERVING_H */

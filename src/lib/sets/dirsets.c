@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/sets.h"
 
 #define DIR_TAG (UINT64_C(1) << 63)        /* keeps a subdirectory's key apart from a file's */
@@ -99,18 +101,18 @@ static void intern_free(struct intern *in)
 	free(in->table);
 }
 
-static bool inside_reported(const dupscan_scan *s, const struct dir_info *di, uint32_t d)
+static bool inside_reported(const struct ds_tree *s, const struct dir_info *di, uint32_t d)
 {
-	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
+	for (; d != DS_NONE; d = s->dirs[d].parent)
 		if (di[d].reported)
 			return true;
 	return false;
 }
 
-static uint32_t depth_of(const dupscan_scan *s, uint32_t d)
+static uint32_t depth_of(const struct ds_tree *s, uint32_t d)
 {
 	uint32_t n = 0;
-	for (; d != DS_NONE; d = s->tree.dirs[d].parent)
+	for (; d != DS_NONE; d = s->dirs[d].parent)
 		n++;
 	return n;
 }
@@ -134,9 +136,9 @@ static int cmp_set(void *ctx, const void *pa, const void *pb)
 }
 
 /* A directory as a set member: its path with a '/', its totals in a record. */
-static int dir_member(dupscan_scan *s, uint32_t d, const struct dir_info *di, struct dupscan_file *out)
+static int dir_member(struct ds_tree *s, uint32_t d, const struct dir_info *di, struct dupscan_file *out)
 {
-	const struct ds_dir *dir = &s->tree.dirs[d];
+	const struct ds_dir *dir = &s->dirs[d];
 	struct ds_rec *r = ds_arena_alloc(&s->out, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -174,12 +176,12 @@ struct tree {
 /* With each directory's files counted in di: its subdirectories counted,
  * and where both begin in the compressed rows (counts set back to 0 for
  * filling). @return the most files and subdirectories of one directory. */
-static uint32_t rows(const dupscan_scan *s, struct dir_info *di)
+static uint32_t rows(const struct ds_tree *s, struct dir_info *di)
 {
-	uint32_t nd = s->tree.ndirs, fo = 0, so = 0, widest = 0;
+	uint32_t nd = s->ndirs, fo = 0, so = 0, widest = 0;
 	for (uint32_t d = 0; d < nd; d++)
-		if (s->tree.dirs[d].parent != DS_NONE)
-			di[s->tree.dirs[d].parent].nsubs++;
+		if (s->dirs[d].parent != DS_NONE)
+			di[s->dirs[d].parent].nsubs++;
 	for (uint32_t d = 0; d < nd; d++) {
 		di[d].file_off = fo;
 		di[d].sub_off = so;
@@ -192,40 +194,40 @@ static uint32_t rows(const dupscan_scan *s, struct dir_info *di)
 }
 
 /* Each directory's subdirectories into their row. */
-static void fill_subs(const dupscan_scan *s, struct tree *t)
+static void fill_subs(const struct ds_tree *s, struct tree *t)
 {
-	for (uint32_t d = 0; d < s->tree.ndirs; d++) {
-		uint32_t p = s->tree.dirs[d].parent;
+	for (uint32_t d = 0; d < s->ndirs; d++) {
+		uint32_t p = s->dirs[d].parent;
 		if (p != DS_NONE)
 			t->subs[t->di[p].sub_off + t->di[p].nsubs++] = d;
 	}
 }
 
-static int index_tree(const dupscan_scan *s, struct tree *t)
+static int index_tree(const struct ds_results *s, struct tree *t)
 {
-	uint32_t nd = s->tree.ndirs;
+	uint32_t nd = s->tree->ndirs;
 	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
-	t->files = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*t->files));
+	t->files = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*t->files));
 	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
 	if (!t->di || !t->files || !t->subs)
 		return -ENOMEM;
 	struct dir_info *di = t->di;
 	/* (records by directory: a run of records a directory) */
-	for (uint32_t k = 0; k < s->tree.nruns; k++) {
-		uint32_t end = k + 1 < s->tree.nruns ? s->tree.runs[k + 1].first : s->tree.nrecs;
-		for (uint32_t i = s->tree.runs[k].first; i < end; i++)
-			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
-				di[s->tree.runs[k].dir].nfiles++;
+	for (uint32_t k = 0; k < s->tree->nruns; k++) {
+		uint32_t end = k + 1 < s->tree->nruns ? s->tree->runs[k + 1].first : s->tree->nrecs;
+		for (uint32_t i = s->tree->runs[k].first; i < end; i++)
+			if (!(ds_rec(s->tree, i)->flags & DS_F_ALIAS))
+				di[s->tree->runs[k].dir].nfiles++;
 	}
-	uint32_t widest = rows(s, di);
-	for (uint32_t k = 0; k < s->tree.nruns; k++) {
-		uint32_t end = k + 1 < s->tree.nruns ? s->tree.runs[k + 1].first : s->tree.nrecs;
-		struct dir_info *x = &di[s->tree.runs[k].dir];
-		for (uint32_t i = s->tree.runs[k].first; i < end; i++)
-			if (!(ds_rec(s, i)->flags & DS_F_ALIAS))
+	uint32_t widest = rows(s->tree, di);
+	for (uint32_t k = 0; k < s->tree->nruns; k++) {
+		uint32_t end = k + 1 < s->tree->nruns ? s->tree->runs[k + 1].first : s->tree->nrecs;
+		struct dir_info *x = &di[s->tree->runs[k].dir];
+		for (uint32_t i = s->tree->runs[k].first; i < end; i++)
+			if (!(ds_rec(s->tree, i)->flags & DS_F_ALIAS))
 				t->files[x->file_off + x->nfiles++] = i;
 	}
-	fill_subs(s, t);
+	fill_subs(s->tree, t);
 	t->list = malloc((widest ? widest : 1) * sizeof(*t->list));
 	return t->list ? 0 : -ENOMEM;
 }
@@ -251,23 +253,23 @@ static int key_one(struct tree *t, struct dir_info *x, uint32_t n, bool known, s
 /* Each directory's content key, bottom-up (a subdirectory is always added
  * after its parent): its files' classes and its subdirectories' keys, sorted
  * and interned; DS_NONE when anything in it is unknown. */
-static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in,
+static int key_dirs(const struct ds_results *s, struct tree *t, struct intern *in,
 		    uint64_t (*across)(const dupscan_scan *s, uint64_t cls))
 {
-	for (uint32_t d = s->tree.ndirs; d-- > 0;) {
+	for (uint32_t d = s->tree->ndirs; d-- > 0;) {
 		struct dir_info *x = &t->di[d];
 		x->key = DS_NONE;
-		if (s->tree.dirs[d].incomplete || s->tree.dirs[d].pseudo)
+		if (s->tree->dirs[d].incomplete || s->tree->dirs[d].pseudo)
 			continue;
 		uint32_t n = 0;
 		bool known = true;
 		for (uint32_t k = 0; known && k < x->nfiles; k++) {
-			const struct ds_rec *r = ds_rec(s, t->files[x->file_off + k]);
+			const struct ds_rec *r = ds_rec(s->tree, t->files[x->file_off + k]);
 			/* a file that could not be read is unknown, so is its directory */
-			known = !((r->flags | ds_rec(s, ds_rec_rep(s, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
+			known = !((r->flags | ds_rec(s->tree, ds_rec_rep(s->tree, t->files[x->file_off + k]))->flags) & DS_F_DROPPED);
 			uint32_t cls = ds_file_class(s, t->files[x->file_off + k]);
-			t->list[n++] = across ? across(s, cls) : cls;
-			x->bytes += ds_rec_size(s, r);
+			t->list[n++] = across ? across(s->tree->scan, cls) : cls;
+			x->bytes += ds_rec_size(s->tree, r);
 		}
 		if (key_one(t, x, n, known, in) != 0)
 			return -ENOMEM;
@@ -279,8 +281,8 @@ static int key_dirs(const dupscan_scan *s, struct tree *t, struct intern *in,
 
 static int index_host(const struct ds_host_tree *h, struct tree *t)
 {
-	const dupscan_scan *m = h->dirs;
-	uint32_t nd = m->tree.ndirs;
+	const struct ds_tree *m = h->dirs;
+	uint32_t nd = m->ndirs;
 	t->di = calloc(nd ? nd : 1, sizeof(*t->di));
 	t->files = malloc((h->n ? h->n : 1) * sizeof(*t->files));
 	t->subs = malloc((nd ? nd : 1) * sizeof(*t->subs));
@@ -307,7 +309,7 @@ static int index_host(const struct ds_host_tree *h, struct tree *t)
 /* key_dirs() for another host's tree: its entries' classes across hosts. */
 static int key_host(const struct ds_host_tree *h, struct tree *t, struct intern *in)
 {
-	for (uint32_t d = h->dirs->tree.ndirs; d-- > 0;) {
+	for (uint32_t d = h->dirs->ndirs; d-- > 0;) {
 		struct dir_info *x = &t->di[d];
 		x->key = DS_NONE;
 		bool known = !x->unknown;
@@ -328,7 +330,7 @@ static int key_host(const struct ds_host_tree *h, struct tree *t, struct intern 
 
 /* One tree keyed: this host's walk, or another host's (s: its mirror). */
 struct ftree {
-	dupscan_scan *s;
+	struct ds_tree *s;
 	struct tree t;
 };
 struct forest {
@@ -352,13 +354,13 @@ static int cmp_by_key(void *ctx, const void *a, const void *b)
 
 /* Directories of equal keys, two or more, not empty unless -z: candidates
  * into order (by key), their sets into *ds (shallowest first). */
-static int group_dirs(const dupscan_scan *s, struct forest *f, uint64_t *order, struct dset **ds, uint32_t *nds)
+static int group_dirs(const struct ds_results *s, struct forest *f, uint64_t *order, struct dset **ds, uint32_t *nds)
 {
 	uint32_t ncand = 0;
 	for (size_t k = 0; k < f->n; k++)
-		for (uint32_t d = 0; d < f->tr[k].s->tree.ndirs; d++) {
+		for (uint32_t d = 0; d < f->tr[k].s->ndirs; d++) {
 			const struct dir_info *di = &f->tr[k].t.di[d];
-			if (di->key != DS_NONE && (di->bytes > 0 || s->opt.zero_match))
+			if (di->key != DS_NONE && (di->bytes > 0 || s->core->opt.zero_match))
 				order[ncand++] = CAND(k, d);
 		}
 	if (ds_sort(order, ncand, sizeof(*order), cmp_by_key, f) != 0 ||
@@ -386,11 +388,11 @@ static int group_dirs(const dupscan_scan *s, struct forest *f, uint64_t *order, 
 static bool cand_inside(const struct forest *f, uint64_t c)
 {
 	const struct ftree *tr = &f->tr[CAND_TREE(c)];
-	return inside_reported(tr->s, tr->t.di, tr->s->tree.dirs[CAND_DIR(c)].parent);
+	return inside_reported(tr->s, tr->t.di, tr->s->dirs[CAND_DIR(c)].parent);
 }
 
 /* The directory sets not covered by one listed before, into all[*nall...]. */
-static int list_dir_sets(dupscan_scan *s, struct forest *f, const uint64_t *order, const struct dset *ds,
+static int list_dir_sets(struct ds_results *s, struct forest *f, const uint64_t *order, const struct dset *ds,
 			 uint32_t nds, struct dupscan_set *all, size_t *nall)
 {
 	int rc = 0;
@@ -401,8 +403,8 @@ static int list_dir_sets(dupscan_scan *s, struct forest *f, const uint64_t *orde
 		if (!outside)
 			continue;
 		/* files in by a proof may lie in any of them: said of every directory set */
-		struct dupscan_set set = { ds_arena_alloc(&s->out, ds[k].count * sizeof(struct dupscan_file)), ds[k].count,
-					   true, s->cache.oldest_proof != 0, false, s->cache.oldest_proof };
+		struct dupscan_set set = { ds_arena_alloc(&s->tree->out, ds[k].count * sizeof(struct dupscan_file)), ds[k].count,
+					   true, s->cache->oldest_proof != 0, false, s->cache->oldest_proof };
 		if (!set.files)
 			return -ENOMEM;
 		for (uint32_t m = 0; m < ds[k].count && rc == 0; m++) {
@@ -421,13 +423,13 @@ static int list_dir_sets(dupscan_scan *s, struct forest *f, const uint64_t *orde
 }
 
 /* This host's tree and each other host's, keyed with one table of keys. */
-static int key_forest(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
+static int key_forest(struct ds_results *s, const struct ds_host_tree *hosts, size_t nhosts,
 		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls), struct forest *f, struct intern *in)
 {
 	f->n = 1 + nhosts;
 	if (!(f->tr = calloc(f->n, sizeof(*f->tr))))
 		return -ENOMEM;
-	f->tr[0].s = s;
+	f->tr[0].s = s->tree;
 	int rc = index_tree(s, &f->tr[0].t);
 	if (rc == 0)
 		rc = key_dirs(s, &f->tr[0].t, in, across);
@@ -452,12 +454,12 @@ static void free_forest(struct forest *f)
 }
 
 /* A file set stays when a member lies outside every listed directory. */
-static bool set_outside(const dupscan_scan *s, const struct forest *f, const struct dupscan_set *set)
+static bool set_outside(const struct ds_results *s, const struct forest *f, const struct dupscan_set *set)
 {
 	for (size_t m = 0; m < set->count; m++) {
 		const struct dupscan_file *file = &set->files[m];
 		size_t k = 0;
-		while (k < f->n && f->tr[k].s != file->scan)
+		while (k < f->n && f->tr[k].s != file->tree)
 			k++;
 		if (k == f->n || !inside_reported(f->tr[k].s, f->tr[k].t.di, ds_file_dir(file)))
 			return true;
@@ -466,14 +468,14 @@ static bool set_outside(const dupscan_scan *s, const struct forest *f, const str
 	return false;
 }
 
-int ds_build_dir_sets(dupscan_scan *s, const struct ds_host_tree *hosts, size_t nhosts,
+int ds_build_dir_sets(struct ds_results *s, const struct ds_host_tree *hosts, size_t nhosts,
 		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls))
 {
 	struct forest f = { 0 };
 	struct intern in = { 0 };
-	size_t ndirs = s->tree.ndirs;
+	size_t ndirs = s->tree->ndirs;
 	for (size_t k = 0; k < nhosts; k++)
-		ndirs += hosts[k].dirs->tree.ndirs;
+		ndirs += hosts[k].dirs->ndirs;
 	uint64_t *order = malloc((ndirs ? ndirs : 1) * sizeof(*order));
 	struct dset *ds = NULL;
 	uint32_t nds = 0;

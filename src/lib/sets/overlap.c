@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/tally.h"
 
 enum { E_SEL = 1, E_FRESH = 2, E_HIDE = 4, E_ROW = 8 };
@@ -35,7 +37,7 @@ struct entry {
 };
 
 struct ovl {
-	dupscan_scan *s;
+	struct ds_results *s;
 	struct ds_tally *t;
 	unsigned pct;
 	struct ds_set_dirs sd;
@@ -120,7 +122,7 @@ static struct entry *add(struct ovl *o, uint32_t a, uint32_t b)
 /* Is one of a and b inside the other (or are they one)? */
 static bool related(const struct ovl *o, uint32_t a, uint32_t b)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	if (o->t->depth[a] > o->t->depth[b]) {
 		uint32_t x = a;
 		a = b;
@@ -243,7 +245,7 @@ static int cmp_product(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
  * deepest such folder is the one named. */
 static void mark_wrappers(struct ovl *o)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	for (uint32_t d = 0; d < o->t->ndirs; d++) {
 		uint32_t p = dirs[d].parent;
 		if (p != DS_NONE && o->t->files[d] > 0 && o->t->files[d] == o->t->files[p])
@@ -254,7 +256,7 @@ static void mark_wrappers(struct ovl *o)
 /* The folder above d past those that hold nothing but what d holds. */
 static uint32_t up_past_wrappers(const struct ovl *o, uint32_t d)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	uint32_t p = dirs[d].parent;
 	while (p != DS_NONE && o->wrapper[p])
 		p = dirs[p].parent;
@@ -270,7 +272,7 @@ static bool within_larger(const struct ovl *o, const struct entry *e, uint32_t a
 {
 	const uint64_t *bytes = o->t->bytes;
 	uint32_t pa = up_past_wrappers(o, a);
-	uint32_t ys[3] = { b, o->s->tree.dirs[b].parent, up_past_wrappers(o, b) };
+	uint32_t ys[3] = { b, o->s->tree->dirs[b].parent, up_past_wrappers(o, b) };
 	for (int k = 0; pa != DS_NONE && k < 3; k++) {
 		const struct entry *p = ys[k] != DS_NONE ? find(o, pa, ys[k]) : NULL;
 		if (p && (p->flags & E_SEL) && cmp_product(p->bytes, bytes[a], e->bytes, bytes[pa]) >= 0)
@@ -284,7 +286,7 @@ static bool within_larger(const struct ovl *o, const struct entry *e, uint32_t a
  * subfolder of its copy). */
 static bool more_above(const struct ovl *o, const struct entry *e, uint32_t a, uint32_t b)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	for (uint32_t y = dirs[b].parent; y != DS_NONE; y = dirs[y].parent) {
 		const struct entry *p = find(o, a, y);
 		if (p && p->bytes > e->bytes)
@@ -328,7 +330,7 @@ static void hide_row(struct ovl *o, uint32_t x, uint32_t y)
  * pair says it all: x and y are a part of it. */
 static bool under_whole(const struct ovl *o, uint32_t x, uint32_t y)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	const uint64_t *bytes = o->t->bytes;
 	for (uint32_t ax = x; ax != DS_NONE; ax = dirs[ax].parent)
 		for (uint32_t ay = y; ay != DS_NONE; ay = dirs[ay].parent) {
@@ -353,7 +355,7 @@ static bool under_whole(const struct ovl *o, uint32_t x, uint32_t y)
  * whichever side is weighed. */
 static void hide_nested(struct ovl *o)
 {
-	const struct ds_dir *dirs = o->s->tree.dirs;
+	const struct ds_dir *dirs = o->s->tree->dirs;
 	mark_wrappers(o);
 	for (size_t i = 0; i < o->cap; i++) {
 		struct entry *e = &o->e[i];
@@ -467,8 +469,8 @@ static int make_rows(struct ovl *o, struct row **out, size_t *nout)
 		e->flags |= E_ROW;
 		r->flags |= E_ROW;
 		struct row w = { .p = { a, b, { e->files, r->files }, { e->bytes, r->bytes }, { e->shared, r->shared } } };
-		w.path[0] = ds_dir_path(o->s, a);
-		w.path[1] = ds_dir_path(o->s, b);
+		w.path[0] = ds_dir_path(o->s->tree, a);
+		w.path[1] = ds_dir_path(o->s->tree, b);
 		if (w.path[0] && w.path[1] && (w.p.bytes[1] > w.p.bytes[0] ||
 		    (w.p.bytes[1] == w.p.bytes[0] && strcmp(w.path[1], w.path[0]) < 0))) {
 			w = (struct row){ .p = { b, a, { r->files, e->files }, { r->bytes, e->bytes }, { r->shared, e->shared } },
@@ -510,21 +512,21 @@ static int keep_rows(struct ovl *o)
 	return 0;
 }
 
-size_t ds_overlaps_limit(const dupscan_scan *s)
+size_t ds_overlaps_limit(const struct ds_results *s)
 {
 	/* a pair table about as large as the scan's own tables at most: its
 	 * entries can grow as the square of the directories holding one file */
 	uint64_t files = 0;
 	for (uint32_t d = 0; d < s->tally->ndirs; d++)
-		if (s->tree.dirs[d].parent == DS_NONE)
+		if (s->tree->dirs[d].parent == DS_NONE)
 			files += s->tally->files[d];
 	return files > DS_OVERLAPS_FLOOR ? (size_t)files : DS_OVERLAPS_FLOOR;
 }
 
-int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
+int ds_overlaps(struct ds_results *s, unsigned percent, size_t limit)
 {
 	struct ovl o = { .s = s, .t = s->tally, .pct = percent, .cap = 1024, .limit = limit };
-	size_t nd = s->tree.ndirs ? s->tree.ndirs : 1;
+	size_t nd = s->tree->ndirs ? s->tree->ndirs : 1;
 	int rc = ds_set_dirs_init(&o.sd, s);
 	o.e = calloc(o.cap, sizeof(*o.e));
 	o.left = calloc(nd, sizeof(*o.left));
@@ -559,7 +561,7 @@ int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit)
 
 /* ---- the library's calls ---- */
 
-DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
+int ds_find_overlaps(struct ds_results *s, unsigned percent)
 {
 	if (!s || percent < 1 || percent > 100)
 		return -EINVAL;
@@ -567,14 +569,14 @@ DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
 	return rc ? rc : ds_overlaps(s, percent, ds_overlaps_limit(s));
 }
 
-DUPSCAN_API size_t dupscan_overlap_count(const dupscan_scan *s)
+size_t ds_overlap_count(const struct ds_results *s)
 {
 	return s && s->tally ? s->tally->npairs : 0;
 }
 
-DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *s, size_t i, size_t *a, size_t *b)
+int ds_overlap_dirs(const struct ds_results *s, size_t i, size_t *a, size_t *b)
 {
-	if (i >= dupscan_overlap_count(s))
+	if (i >= ds_overlap_count(s))
 		return -EINVAL;
 	if (a)
 		*a = s->tally->pairs[i].a;
@@ -583,9 +585,9 @@ DUPSCAN_API int dupscan_overlap_dirs(const dupscan_scan *s, size_t i, size_t *a,
 	return 0;
 }
 
-DUPSCAN_API uint64_t dupscan_overlap_tally(const dupscan_scan *s, size_t i, int side, int what)
+uint64_t ds_overlap_tally(const struct ds_results *s, size_t i, int side, int what)
 {
-	if (i >= dupscan_overlap_count(s) || side < 0 || side > 1)
+	if (i >= ds_overlap_count(s) || side < 0 || side > 1)
 		return 0;
 	const struct ds_overlap *p = &s->tally->pairs[i];
 	switch (what) {

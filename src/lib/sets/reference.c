@@ -11,11 +11,13 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/sets.h"
 
-bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set)
+bool ds_set_asks(const struct ds_results *s, const struct dupscan_set *set)
 {
-	if (!s->references || !set->count)
+	if (!s->tree->references || !set->count)
 		return true;
 	/* (the chosen order puts the reference files first: records/order.c) */
 	return ds_file_reference(&set->files[0]) && !ds_file_reference(&set->files[set->count - 1]);
@@ -23,48 +25,48 @@ bool ds_set_asks(const dupscan_scan *s, const struct dupscan_set *set)
 
 /* Is record i, not a reference file, one asked about (listed, a file the
  * scan examined: no alias, no file left out)? */
-static bool asked(const dupscan_scan *s, uint32_t i)
+static bool asked(const struct ds_results *s, uint32_t i)
 {
-	return !(ds_rec(s, i)->flags & (DS_F_ALIAS | DS_F_SKIPPED | DS_F_DROPPED)) && !ds_rec_reference(s, i);
+	return !(ds_rec(s->tree, i)->flags & (DS_F_ALIAS | DS_F_SKIPPED | DS_F_DROPPED)) && !ds_rec_reference(s->tree, i);
 }
 
 /* Which of this host's records are in a set: by record, true. */
-static bool *in_sets(const dupscan_scan *s)
+static bool *in_sets(const struct ds_results *s)
 {
-	bool *in = calloc(s->tree.nrecs ? s->tree.nrecs : 1, sizeof(*in));
+	bool *in = calloc(s->tree->nrecs ? s->tree->nrecs : 1, sizeof(*in));
 	for (size_t i = 0; in && i < s->nsets; i++)
 		for (size_t k = 0; k < s->sets[i].count; k++) {
 			const struct dupscan_file *f = &s->sets[i].files[k];
 			/* (another host's file is a record of its mirror scan) */
-			if (f->scan == s && !(f->idx & DS_OUTSIDE))
+			if (f->tree == s->tree && !(f->idx & DS_OUTSIDE))
 				in[f->idx] = true;
 		}
 	return in;
 }
 
 /* This host's files under no reference, and how many were asked about. */
-static int build_missing(dupscan_scan *s)
+static int build_missing(struct ds_results *s)
 {
 	bool *in = in_sets(s);
 	if (!in)
 		return -ENOMEM;
 	size_t n = 0;
 	s->nasked = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+	for (uint32_t i = 0; i < s->tree->nrecs; i++) {
 		s->nasked += asked(s, i);
-		n += asked(s, i) && !in[ds_rec_rep(s, i)] && !in[i];
+		n += asked(s, i) && !in[ds_rec_rep(s->tree, i)] && !in[i];
 	}
 	s->missing = malloc((n ? n : 1) * sizeof(*s->missing));
 	int rc = s->missing ? 0 : -ENOMEM;
 	s->nmissing = 0;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		if (!asked(s, i) || in[ds_rec_rep(s, i)] || in[i])
+	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++) {
+		if (!asked(s, i) || in[ds_rec_rep(s->tree, i)] || in[i])
 			continue;
-		char *p = ds_rec_path_dup(s, i);
+		char *p = ds_rec_path_dup(s->tree, i);
 		if (!p)
 			rc = -ENOMEM;
 		else
-			s->missing[s->nmissing++] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
+			s->missing[s->nmissing++] = ds_file_of(s->tree, p, i, ds_rel_offset(s->tree, ds_rec_dir(s->tree, i)));
 	}
 	free(in);
 	return rc;
@@ -74,32 +76,32 @@ static int build_missing(dupscan_scan *s)
 
 DUPSCAN_API int dupscan_file_is_reference(const dupscan_file *f)
 {
-	return f && !(f->idx & DS_OUTSIDE) && ds_rec_reference(f->scan, f->idx);
+	return f && !(f->idx & DS_OUTSIDE) && ds_rec_reference(f->tree, f->idx);
 }
 
-int ds_build_missing(dupscan_scan *s)
+int ds_build_missing(struct ds_results *s)
 {
 	free(s->missing);
 	s->missing = NULL;
 	return build_missing(s);
 }
 
-void ds_missing_built(dupscan_scan *s)
+void ds_missing_built(struct ds_results *s)
 {
 	s->missing_built = true;
 }
 
-DUPSCAN_API size_t dupscan_missing_count(const dupscan_scan *s)
+size_t ds_missing_count(const struct ds_results *s)
 {
 	return s && s->missing_built ? s->nmissing : 0;
 }
 
-DUPSCAN_API uint64_t dupscan_missing_asked(const dupscan_scan *s)
+uint64_t ds_missing_asked(const struct ds_results *s)
 {
 	return s && s->missing_built ? s->nasked : 0;
 }
 
-DUPSCAN_API const dupscan_file *dupscan_missing_file(const dupscan_scan *s, size_t i)
+const dupscan_file *ds_missing_file(const struct ds_results *s, size_t i)
 {
 	return s && s->missing_built && i < s->nmissing ? &s->missing[i] : NULL;
 }

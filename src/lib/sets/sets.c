@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/sets.h"
 #include "cache/cache_run.h"
 
@@ -23,20 +25,20 @@ static int cmp_report_set(void *ctx, const void *pa, const void *pb)
 	return x < y ? -1 : x > y;
 }
 
-uint32_t ds_file_class(const dupscan_scan *s, uint32_t i)
+uint32_t ds_file_class(const struct ds_results *s, uint32_t i)
 {
-	uint32_t rep = ds_rec_rep(s, i);
-	const struct ds_rec *r = ds_rec(s, rep);
-	if (ds_rec_size(s, r) == 0)
+	uint32_t rep = ds_rec_rep(s->tree, i);
+	const struct ds_rec *r = ds_rec(s->tree, rep);
+	if (ds_rec_size(s->tree, r) == 0)
 		return DS_EMPTY_CLASS;
-	uint32_t cls = ds_index_class(&s->index, rep);
+	uint32_t cls = ds_index_class(&s->tree->index, rep);
 	return cls != DS_NONE ? cls : rep;
 }
 
 /* ---- sets ---- */
 
 struct collect {
-	dupscan_scan *s;
+	struct ds_results *s;
 	/* the records in a set, (record << 32 | set), sorted once all are in:
 	 * a few of a scan's records, not 4 bytes for each (set_of()) */
 	uint64_t *of;
@@ -97,8 +99,8 @@ static int new_set(struct collect *c, uint32_t *out)
 /* Members of a node (their numbers in the index) by class. */
 static int cmp_cls(void *ctx, const void *pa, const void *pb)
 {
-	const dupscan_scan *s = ctx;
-	uint32_t a = s->index.mem[*(const uint32_t *)pa].cls, b = s->index.mem[*(const uint32_t *)pb].cls;
+	const struct ds_results *s = ctx;
+	uint32_t a = s->tree->index.mem[*(const uint32_t *)pa].cls, b = s->tree->index.mem[*(const uint32_t *)pb].cls;
 	return a < b ? -1 : a > b;
 }
 
@@ -106,11 +108,11 @@ static int cmp_cls(void *ctx, const void *pa, const void *pb)
 static int visit_node(void *user, const struct ds_node *node)
 {
 	struct collect *c = user;
-	dupscan_scan *s = c->s;
+	struct ds_results *s = c->s;
 	c->nbuf = 0;
-	const struct ds_ixmember *mem = s->index.mem;
+	const struct ds_ixmember *mem = s->tree->index.mem;
 	for (uint32_t m = node->head; m != DS_NONE; m = mem[m].next) {
-		if (ds_rec(s, mem[m].rec)->flags & DS_F_DROPPED)
+		if (ds_rec(s->tree, mem[m].rec)->flags & DS_F_DROPPED)
 			continue;
 		if (DS_GROW(c->buf, c->capbuf, c->nbuf + 1))
 			return -ENOMEM;
@@ -141,15 +143,15 @@ static bool listed(const struct ds_rec *r)
 
 /* -H: an inode reached by two paths is a set of its own (c->of sorted,
  * and sorted again after). */
-static int link_sets(dupscan_scan *s, struct collect *c)
+static int link_sets(struct ds_results *s, struct collect *c)
 {
 	size_t nreps = 0, cap = 0;
 	uint32_t *reps = NULL;
 	int rc = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs && rc == 0; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		uint32_t rep = ds_rec_rep(s, i);
-		if (rep == i || !listed(r) || !listed(ds_rec(s, rep)) || set_of(c, rep) != DS_NONE)
+	for (uint32_t i = 0; i < s->tree->nrecs && rc == 0; i++) {
+		const struct ds_rec *r = ds_rec(s->tree, i);
+		uint32_t rep = ds_rec_rep(s->tree, i);
+		if (rep == i || !listed(r) || !listed(ds_rec(s->tree, rep)) || set_of(c, rep) != DS_NONE)
 			continue;
 		rc = DS_GROW(reps, cap, nreps + 1);
 		if (rc == 0)
@@ -174,40 +176,40 @@ static int link_sets(dupscan_scan *s, struct collect *c)
 
 /* Is record i listed in a set (its set's id in *id)? Representatives only, or
  * every path of their inodes with -H. */
-static bool member(const dupscan_scan *s, const struct collect *c, uint32_t i, uint32_t *id)
+static bool member(const struct ds_results *s, const struct collect *c, uint32_t i, uint32_t *id)
 {
-	uint32_t rep = ds_rec_rep(s, i);
-	if (!(s->opt.hard_links || rep == i) || !listed(ds_rec(s, i)))
+	uint32_t rep = ds_rec_rep(s->tree, i);
+	if (!(s->core->opt.hard_links || rep == i) || !listed(ds_rec(s->tree, i)))
 		return false;
 	/* only a member of the index is in a set, but for -H's sets of links */
-	*id = ds_index_has(&s->index, rep) || s->opt.hard_links ? set_of(c, rep) : DS_NONE;
+	*id = ds_index_has(&s->tree->index, rep) || s->core->opt.hard_links ? set_of(c, rep) : DS_NONE;
 	return *id != DS_NONE;
 }
 
 /* The sets' files: each member's path, in the result arena. */
-static int fill_sets(dupscan_scan *s, const struct collect *c)
+static int fill_sets(struct ds_results *s, const struct collect *c)
 {
 	uint32_t *count = calloc(c->nsets ? c->nsets : 1, sizeof(*count));
 	s->sets = malloc((c->nsets ? c->nsets : 1) * sizeof(*s->sets));
 	int rc = count && s->sets ? 0 : -ENOMEM;
 	uint32_t id;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++)
+	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++)
 		if (member(s, c, i, &id))
 			count[id]++;
 	for (id = 0; rc == 0 && id < c->nsets; id++) {
-		s->sets[id] = (struct dupscan_set){ ds_arena_alloc(&s->out, count[id] * sizeof(struct dupscan_file) + 1),
+		s->sets[id] = (struct dupscan_set){ ds_arena_alloc(&s->tree->out, count[id] * sizeof(struct dupscan_file) + 1),
 						    0, false, false, false, 0 };
 		if (!s->sets[id].files)
 			rc = -ENOMEM;
 	}
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
+	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++) {
 		if (!member(s, c, i, &id))
 			continue;
-		char *p = ds_rec_path_dup(s, i);
+		char *p = ds_rec_path_dup(s->tree, i);
 		if (!p)
 			rc = -ENOMEM;
 		else
-			s->sets[id].files[s->sets[id].count++] = ds_file_of(s, p, i, ds_rel_offset(s, ds_rec_dir(s, i)));
+			s->sets[id].files[s->sets[id].count++] = ds_file_of(s->tree, p, i, ds_rel_offset(s->tree, ds_rec_dir(s->tree, i)));
 	}
 	free(count);
 	return rc;
@@ -215,12 +217,12 @@ static int fill_sets(dupscan_scan *s, const struct collect *c)
 
 /* One set made final: in the chosen order (a report's in its own), -I
  * applied, and whether a member is in it by a cache proof (and since when). */
-static int finish_set(dupscan_scan *s, struct dupscan_set *set)
+static int finish_set(struct ds_results *s, struct dupscan_set *set)
 {
 	/* a report's sets keep its order: its first file may have been put first to be kept */
-	set->report = s->from_report;
+	set->report = s->tree->from_report;
 	int rc = set->report ? 0 : ds_sort(set->files, set->count, sizeof(*set->files), ds_cmp_file, s);
-	if (rc == 0 && s->opt.isolate) {
+	if (rc == 0 && s->core->opt.isolate) {
 		/* -I: the others must come from another argument than the first */
 		size_t n = 1;
 		for (size_t k = 1; k < set->count; k++)
@@ -233,26 +235,26 @@ static int finish_set(dupscan_scan *s, struct dupscan_set *set)
 	for (size_t k = 0; k < set->count; k++) {
 		const struct ds_rec *r = ds_file_inode(&set->files[k]) ? ds_file_inode(&set->files[k]) : set->files[k].rec;
 		struct ds_proof pf;
-		if (!(r->flags & DS_F_TRUSTED) || set->files[k].idx == DS_NONE || !ds_cache_proof(s, set->files[k].idx, &pf))
+		if (!(r->flags & DS_F_TRUSTED) || set->files[k].idx == DS_NONE || !ds_cache_proof(s->cache, set->files[k].idx, &pf))
 			continue;
 		set->proven_ns = set->cached && set->proven_ns < pf.at ? set->proven_ns : pf.at;
 		set->cached = true;
 	}
-	if (set->cached && (!s->cache.oldest_proof || set->proven_ns < s->cache.oldest_proof))
-		s->cache.oldest_proof = set->proven_ns;
+	if (set->cached && (!s->cache->oldest_proof || set->proven_ns < s->cache->oldest_proof))
+		s->cache->oldest_proof = set->proven_ns;
 	return rc;
 }
 
-int ds_build_sets(dupscan_scan *s)
+int ds_build_sets(struct ds_results *s)
 {
 	struct collect c = { .s = s };
 	/* matching is over: from here on classes are looked up by record */
-	int rc = ds_index_seal(&s->index);
+	int rc = ds_index_seal(&s->tree->index);
 	if (rc == 0)
-		rc = ds_index_walk(&s->index, visit_node, &c);
+		rc = ds_index_walk(&s->tree->index, visit_node, &c);
 	if (rc == 0)
 		rc = ds_sort(c.of, c.nof, sizeof(*c.of), ds_cmp_u64, NULL);
-	if (rc == 0 && s->opt.hard_links)
+	if (rc == 0 && s->core->opt.hard_links)
 		rc = link_sets(s, &c);
 	if (rc == 0)
 		rc = fill_sets(s, &c);
@@ -266,7 +268,7 @@ int ds_build_sets(dupscan_scan *s)
 	return ds_finish_sets(s);
 }
 
-int ds_finish_sets(dupscan_scan *s)
+int ds_finish_sets(struct ds_results *s)
 {
 	/* sets of one, after -I, are no sets */
 	size_t kept = 0;
@@ -278,29 +280,29 @@ int ds_finish_sets(dupscan_scan *s)
 	}
 	if (rc == 0) {
 		s->nsets = kept;
-		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->from_report ? cmp_report_set : cmp_set, s);
+		rc = ds_sort(s->sets, s->nsets, sizeof(*s->sets), s->tree->from_report ? cmp_report_set : cmp_set, s);
 	}
 	return rc;
 }
 
-int ds_each_unique(dupscan_scan *s, int (*fn)(void *user, uint32_t rec), void *user)
+int ds_each_unique(struct ds_results *s, int (*fn)(void *user, uint32_t rec), void *user)
 {
 	/* a file is unique when its inode belongs to no class and it is no -H set,
 	 * its group was matched to the end (not after a cancel), and it joined
 	 * no set across hosts */
-	bool *multi = calloc(s->tree.nrecs ? s->tree.nrecs : 1, sizeof(*multi));
+	bool *multi = calloc(s->tree->nrecs ? s->tree->nrecs : 1, sizeof(*multi));
 	if (!multi)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (ds_rec_rep(s, i) != i && listed(ds_rec(s, i)))
-			multi[ds_rec_rep(s, i)] = true;
+	for (uint32_t i = 0; i < s->tree->nrecs; i++)
+		if (ds_rec_rep(s->tree, i) != i && listed(ds_rec(s->tree, i)))
+			multi[ds_rec_rep(s->tree, i)] = true;
 	int rc = 0;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		uint32_t ri = ds_rec_rep(s, i);
-		const struct ds_rec *rep = ds_rec(s, ri);
+	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++) {
+		const struct ds_rec *r = ds_rec(s->tree, i);
+		uint32_t ri = ds_rec_rep(s->tree, i);
+		const struct ds_rec *rep = ds_rec(s->tree, ri);
 		if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || (rep->flags & DS_F_ACROSS) ||
-		    ds_index_has(&s->index, ri) || (s->opt.hard_links && multi[ri]))
+		    ds_index_has(&s->tree->index, ri) || (s->core->opt.hard_links && multi[ri]))
 			continue;
 		rc = fn(user, i);
 	}
@@ -317,15 +319,15 @@ static int count_one(void *user, uint32_t rec)
 
 static int list_one(void *user, uint32_t rec)
 {
-	dupscan_scan *s = user;
-	char *p = ds_rec_path_dup(s, rec);
+	struct ds_results *s = user;
+	char *p = ds_rec_path_dup(s->tree, rec);
 	if (!p)
 		return -ENOMEM;
-	s->uniques[s->nuniques++] = ds_file_of(s, p, rec, ds_rel_offset(s, ds_rec_dir(s, rec)));
+	s->uniques[s->nuniques++] = ds_file_of(s->tree, p, rec, ds_rel_offset(s->tree, ds_rec_dir(s->tree, rec)));
 	return 0;
 }
 
-int ds_build_uniques(dupscan_scan *s)
+int ds_build_uniques(struct ds_results *s)
 {
 	if (s->uniques_built)
 		return 0;
@@ -344,7 +346,7 @@ int ds_build_uniques(dupscan_scan *s)
 	return ds_sort(s->uniques, s->nuniques, sizeof(*s->uniques), ds_cmp_file, s);
 }
 
-void ds_free_results(dupscan_scan *s)
+void ds_free_results(struct ds_results *s)
 {
 	free(s->missing);
 	s->missing = NULL;
@@ -360,5 +362,5 @@ void ds_free_results(dupscan_scan *s)
 	s->sets = NULL;
 	s->uniques = NULL;
 	s->nsets = s->nuniques = 0;
-	ds_arena_free(&s->out);
+	ds_arena_free(&s->tree->out);
 }

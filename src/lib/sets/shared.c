@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/tally.h"
 
 struct occupancy {
@@ -161,11 +163,11 @@ static int set_shared(struct occupancy *o, const dupscan_set *set, uint64_t *sha
 	return rc;
 }
 
-DUPSCAN_API int dupscan_find_shared(dupscan_scan *s)
+int ds_find_shared(struct ds_results *s)
 {
 	if (!s)
 		return -EINVAL;
-	if (!s->ran)
+	if (!s->core->ran)
 		return DUPSCAN_E_STATE;
 	if (s->shared)
 		return 0;
@@ -194,7 +196,7 @@ DUPSCAN_API int dupscan_find_shared(dupscan_scan *s)
 	return ds_tally_shared(s); /* (a tally made before: its column now) */
 }
 
-DUPSCAN_API uint64_t dupscan_set_shared_bytes(const dupscan_scan *s, size_t i)
+uint64_t ds_set_shared_bytes(const struct ds_results *s, size_t i)
 {
 	return s && s->shared && i < s->nsets ? s->shared[i] : 0;
 }

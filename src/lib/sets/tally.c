@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "sets/sets.h"
 #include "sets/tally.h"
 
@@ -33,18 +35,18 @@ static void add_file(struct ds_tally *t, uint32_t dir, uint64_t size, bool dup)
 
 static int add_unique(void *user, uint32_t rec)
 {
-	dupscan_scan *s = user;
-	add_file(s->tally, ds_rec_dir(s, rec), ds_rec_size(s, ds_rec(s, rec)), false);
+	struct ds_results *s = user;
+	add_file(s->tally, ds_rec_dir(s->tree, rec), ds_rec_size(s->tree, ds_rec(s->tree, rec)), false);
 	return 0;
 }
 
 /* A set's file of this host (another host's are in a scan of their own). */
-static bool local_file(const dupscan_scan *s, const struct dupscan_file *f)
+static bool local_file(const struct ds_results *s, const struct dupscan_file *f)
 {
-	return f->scan == s && !(f->idx & DS_OUTSIDE);
+	return f->tree == s->tree && !(f->idx & DS_OUTSIDE);
 }
 
-static int count_files(dupscan_scan *s)
+static int count_files(struct ds_results *s)
 {
 	int rc = ds_each_unique(s, add_unique, s);
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++) {
@@ -52,7 +54,7 @@ static int count_files(dupscan_scan *s)
 		for (size_t k = 0; !set->dirs && k < set->count; k++) {
 			const struct dupscan_file *f = &set->files[k];
 			if (local_file(s, f))
-				add_file(s->tally, ds_file_dir(f), ds_rec_size(s, f->rec), true);
+				add_file(s->tally, ds_file_dir(f), ds_rec_size(s->tree, f->rec), true);
 		}
 	}
 	return rc;
@@ -60,10 +62,10 @@ static int count_files(dupscan_scan *s)
 
 /* Each directory's figures to its parent's, deepest first: a directory is
  * added after its parent, so its number is larger. */
-static void roll_up(const dupscan_scan *s, struct ds_tally *t)
+static void roll_up(const struct ds_results *s, struct ds_tally *t)
 {
 	for (uint32_t d = t->ndirs; d-- > 0;) {
-		uint32_t p = s->tree.dirs[d].parent;
+		uint32_t p = s->tree->dirs[d].parent;
 		if (p == DS_NONE)
 			continue;
 		t->files[p] += t->files[d];
@@ -72,24 +74,24 @@ static void roll_up(const dupscan_scan *s, struct ds_tally *t)
 		t->dupbytes[p] += t->dupbytes[d];
 	}
 	for (uint32_t d = 0; d < t->ndirs; d++) {
-		uint32_t p = s->tree.dirs[d].parent;
+		uint32_t p = s->tree->dirs[d].parent;
 		t->depth[d] = p == DS_NONE ? 0 : t->depth[p] + 1;
 	}
 }
 
-int ds_tally(dupscan_scan *s)
+int ds_tally(struct ds_results *s)
 {
 	if (s->tally)
 		return 0;
-	if (!s->ran || s->from_report)
+	if (!s->core->ran || s->tree->from_report)
 		return DUPSCAN_E_STATE;
-	if (s->opt.dir_sets)
+	if (s->core->opt.dir_sets)
 		return DUPSCAN_E_OPTION;
 	struct ds_tally *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	size_t n = s->tree.ndirs ? s->tree.ndirs : 1;
-	t->ndirs = s->tree.ndirs;
+	size_t n = s->tree->ndirs ? s->tree->ndirs : 1;
+	t->ndirs = s->tree->ndirs;
 	t->files = calloc(n, sizeof(*t->files));
 	t->bytes = calloc(n, sizeof(*t->bytes));
 	t->dupfiles = calloc(n, sizeof(*t->dupfiles));
@@ -105,7 +107,7 @@ int ds_tally(dupscan_scan *s)
 	return ds_tally_shared(s);
 }
 
-int ds_tally_shared(dupscan_scan *s)
+int ds_tally_shared(struct ds_results *s)
 {
 	struct ds_tally *t = s->tally;
 	if (!t || !s->shared_files || t->sharedbytes)
@@ -117,12 +119,12 @@ int ds_tally_shared(dupscan_scan *s)
 			if (local_file(s, &s->sets[i].files[k]))
 				t->sharedbytes[ds_file_dir(&s->sets[i].files[k])] += s->shared_files[off + k];
 	for (uint32_t d = t->ndirs; d-- > 0;)
-		if (s->tree.dirs[d].parent != DS_NONE)
-			t->sharedbytes[s->tree.dirs[d].parent] += t->sharedbytes[d];
+		if (s->tree->dirs[d].parent != DS_NONE)
+			t->sharedbytes[s->tree->dirs[d].parent] += t->sharedbytes[d];
 	return 0;
 }
 
-void ds_tally_free(dupscan_scan *s)
+void ds_tally_free(struct ds_results *s)
 {
 	struct ds_tally *t = s->tally;
 	if (!t)
@@ -140,10 +142,10 @@ void ds_tally_free(dupscan_scan *s)
 
 /* ---- a set's directories ---- */
 
-int ds_set_dirs_init(struct ds_set_dirs *sd, const dupscan_scan *s)
+int ds_set_dirs_init(struct ds_set_dirs *sd, const struct ds_results *s)
 {
 	memset(sd, 0, sizeof(*sd));
-	size_t n = s->tree.ndirs ? s->tree.ndirs : 1;
+	size_t n = s->tree->ndirs ? s->tree->ndirs : 1;
 	sd->stamp = calloc(n, sizeof(*sd->stamp));
 	sd->count = calloc(n, sizeof(*sd->count));
 	sd->mask = calloc(n, sizeof(*sd->mask));
@@ -172,7 +174,7 @@ void ds_set_dirs_free(struct ds_set_dirs *sd)
 	memset(sd, 0, sizeof(*sd));
 }
 
-int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
+int ds_set_dirs_count(const struct ds_results *s, struct ds_set_dirs *sd, size_t i)
 {
 	const struct dupscan_set *set = &s->sets[i];
 	uint32_t mark = ++sd->gen; /* a count of its own: the passes take the sets in other orders */
@@ -185,7 +187,7 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 			continue;
 		uint64_t bit = here < 64 ? 1ull << here : 0;
 		here++;
-		for (uint32_t d = ds_file_dir(&set->files[m]); d != DS_NONE; d = s->tree.dirs[d].parent) {
+		for (uint32_t d = ds_file_dir(&set->files[m]); d != DS_NONE; d = s->tree->dirs[d].parent) {
 			if (sd->stamp[d] != mark) {
 				if (DS_GROW(sd->list, sd->cap, sd->n + 1))
 					return -ENOMEM;
@@ -208,38 +210,38 @@ int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i)
 
 /* ---- the library's calls ---- */
 
-DUPSCAN_API int dupscan_tally_dirs(dupscan_scan *s)
+int ds_tally_dirs(struct ds_results *s)
 {
 	return s ? ds_tally(s) : -EINVAL;
 }
 
-DUPSCAN_API size_t dupscan_dir_count(const dupscan_scan *s)
+size_t ds_dir_count(const struct ds_results *s)
 {
 	return s && s->tally ? s->tally->ndirs : 0;
 }
 
-DUPSCAN_API size_t dupscan_dir_path(const dupscan_scan *s, size_t dir, char *buf, size_t cap)
+size_t ds_tally_dir_path(const struct ds_results *s, size_t dir, char *buf, size_t cap)
 {
-	if (dir >= dupscan_dir_count(s))
+	if (dir >= ds_dir_count(s))
 		return 0;
-	return ds_dir_path_in(s, (uint32_t)dir, buf, cap);
+	return ds_dir_path_in(s->tree, (uint32_t)dir, buf, cap);
 }
 
-DUPSCAN_API size_t dupscan_dir_parent(const dupscan_scan *s, size_t dir)
+size_t ds_dir_parent(const struct ds_results *s, size_t dir)
 {
-	if (dir >= dupscan_dir_count(s) || s->tree.dirs[dir].parent == DS_NONE)
+	if (dir >= ds_dir_count(s) || s->tree->dirs[dir].parent == DS_NONE)
 		return SIZE_MAX;
-	return s->tree.dirs[dir].parent;
+	return s->tree->dirs[dir].parent;
 }
 
-DUPSCAN_API unsigned dupscan_dir_depth(const dupscan_scan *s, size_t dir)
+unsigned ds_dir_depth(const struct ds_results *s, size_t dir)
 {
-	return dir < dupscan_dir_count(s) ? s->tally->depth[dir] : 0;
+	return dir < ds_dir_count(s) ? s->tally->depth[dir] : 0;
 }
 
-DUPSCAN_API uint64_t dupscan_dir_tally(const dupscan_scan *s, size_t dir, int what)
+uint64_t ds_dir_tally(const struct ds_results *s, size_t dir, int what)
 {
-	if (dir >= dupscan_dir_count(s))
+	if (dir >= ds_dir_count(s))
 		return 0;
 	const struct ds_tally *t = s->tally;
 	switch (what) {

@@ -4,6 +4,10 @@
 #ifndef DUPSCAN_SETS_TALLY_H
 #define DUPSCAN_SETS_TALLY_H
 
+#include "internal.h"
+#include "records/records.h"
+#include "sets/sets.h"
+
 /* One overlap pair: side 0 is a's files that have a copy in b, side 1 b's in a. */
 struct ds_overlap {
 	uint32_t a, b;
@@ -24,11 +28,11 @@ struct ds_tally {
 
 /* tally.c: the figures, once (s->tally). @return 0, -ENOMEM,
  * DUPSCAN_E_STATE or DUPSCAN_E_OPTION (dupscan_tally_dirs()). */
-int ds_tally(dupscan_scan *s);
-void ds_tally_free(dupscan_scan *s);
+int ds_tally(struct ds_results *s);
+void ds_tally_free(struct ds_results *s);
 /* The shared bytes' column of a tally made, once the sets' shared bytes are
  * known (dupscan_find_shared()), whichever came first. @return 0 or -ENOMEM. */
-int ds_tally_shared(dupscan_scan *s);
+int ds_tally_shared(struct ds_results *s);
 /* part is at least percent of whole, exactly (no overflow); the least such
  * part. */
 bool ds_share_at_least(uint64_t part, uint64_t whole, unsigned percent);
@@ -53,22 +57,22 @@ struct ds_set_dirs {
 /* The size of a set's files (0 for a set of none). */
 static inline uint64_t ds_set_size(const struct dupscan_set *set)
 {
-	return set->count ? ds_rec_size(set->files[0].scan, set->files[0].rec) : 0;
+	return set->count ? ds_rec_size(set->files[0].tree, set->files[0].rec) : 0;
 }
 /* For s's directories; with the shared bytes where they are known.
  * @return 0 or -ENOMEM. */
-int ds_set_dirs_init(struct ds_set_dirs *sd, const dupscan_scan *s);
+int ds_set_dirs_init(struct ds_set_dirs *sd, const struct ds_results *s);
 void ds_set_dirs_free(struct ds_set_dirs *sd);
 /* Count set number i's files into sd. @return 0 or -ENOMEM. */
-int ds_set_dirs_count(const dupscan_scan *s, struct ds_set_dirs *sd, size_t i);
+int ds_set_dirs_count(const struct ds_results *s, struct ds_set_dirs *sd, size_t i);
 
 /* overlap.c: the pairs at percent into s->tally (ds_tally() first), with
  * at most limit entries of pairs weighed. @return 0, -ENOMEM or
  * DUPSCAN_E_TOO_MANY (and no pair). */
-int ds_overlaps(dupscan_scan *s, unsigned percent, size_t limit);
+int ds_overlaps(struct ds_results *s, unsigned percent, size_t limit);
 /* The limit dupscan_find_overlaps() gives: one entry a file listed, at
  * least DS_OVERLAPS_FLOOR. */
 enum { DS_OVERLAPS_FLOOR = 1 << 20 };
-size_t ds_overlaps_limit(const dupscan_scan *s);
+size_t ds_overlaps_limit(const struct ds_results *s);
 
 #endif /* DUPSCAN_SETS_TALLY_H */

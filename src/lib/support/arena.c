@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 #define ARENA_CHUNK (256u * 1024u)
 

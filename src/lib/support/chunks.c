@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 #define KEPT 16 /* chunks kept at most: matching's eight default threads, two each */
 

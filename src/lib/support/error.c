@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
 #include "dupscan_config.h"
 
 DUPSCAN_API const char *dupscan_version(void)
@@ -70,17 +71,7 @@ bool ds_is_change(int code)
 	return code == DUPSCAN_E_CHANGED || (code <= DUPSCAN_E_CHANGED_TYPE && code >= DUPSCAN_E_CHANGED_WRITTEN);
 }
 
-int ds_refuse(const dupscan_file *f, int why)
-{
-	/* told, not counted: the scan's errors are its reading's; the action
-	 * that refuses says so itself */
-	const dupscan_scan *s = f->scan->owner ? f->scan->owner : f->scan;
-	if (why != DUPSCAN_E_CHANGED && s->cb.on_error)
-		s->cb.on_error(s->cb.error_user, f->path, why);
-	return DUPSCAN_E_CHANGED;
-}
-
-void ds_report(dupscan_scan *s, const char *path, int code)
+void ds_report(struct ds_core *s, const char *path, int code)
 {
 	s->errors++;
 	if (s->cb.on_error)

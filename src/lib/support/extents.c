@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 #define BTRFS_MAGIC 0x9123683eu
 #define XFS_MAGIC 0x58465342u

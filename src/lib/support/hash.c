@@ -10,6 +10,7 @@
 #include <xxhash.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 struct ds_hashes {
 	size_t n;

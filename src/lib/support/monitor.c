@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 #if DUPSCAN_THREADS
 #include <pthread.h>

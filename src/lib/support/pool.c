@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 #if DUPSCAN_THREADS
 #include <pthread.h>
@@ -58,15 +59,15 @@ struct ds_pool {
 #endif
 };
 
-struct ds_pool *ds_scan_pool(dupscan_scan *s)
+struct ds_pool *ds_scan_pool(struct ds_core *s)
 {
 	/* room for NET mode's threads (each phase says how many run; the
 	 * storage is not known yet when the run starts it) */
 	int most = s->opt.threads > 1 && !s->opt.threads_given && s->opt.threads < DS_NET_MOST ? DS_NET_MOST
 											     : s->opt.threads;
-	if (!s->reading.pool)
-		s->reading.pool = ds_pool_start(most - 1, NULL, NULL, 0, 0);
-	return s->reading.pool;
+	if (!s->pool)
+		s->pool = ds_pool_start(most - 1, NULL, NULL, 0, 0);
+	return s->pool;
 }
 
 int ds_pool_helpers(const struct ds_pool *p)

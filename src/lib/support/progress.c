@@ -4,9 +4,10 @@
  * every reading thread counts the bytes it reads; a report may come from
  * any of them, one at a time. */
 #include "internal.h"
+#include "support/support.h"
 
 
-void ds_progress_report(dupscan_scan *s)
+void ds_progress_report(struct ds_core *s)
 {
 	struct ds_progress *p = &s->progress;
 	bool idle = false;
@@ -25,7 +26,7 @@ void ds_progress_report(dupscan_scan *s)
 	atomic_store(&p->busy, false);
 }
 
-void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes)
+void ds_progress_phase(struct ds_core *s, int phase, uint64_t files, uint64_t bytes)
 {
 	struct ds_progress *p = &s->progress;
 	atomic_store(&p->phase, phase);
@@ -36,7 +37,7 @@ void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t byte
 	ds_progress_report(s);
 }
 
-void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes)
+void ds_progress_settled(struct ds_core *s, uint64_t files, uint64_t bytes)
 {
 	struct ds_progress *p = &s->progress;
 	atomic_fetch_add(&p->files_done, files);
@@ -47,7 +48,7 @@ void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes)
 		;
 }
 
-void ds_progress_end(dupscan_scan *s)
+void ds_progress_end(struct ds_core *s)
 {
 	struct ds_progress *p = &s->progress;
 	atomic_store(&p->left, 0);
@@ -58,7 +59,7 @@ void ds_progress_end(dupscan_scan *s)
 	ds_progress_report(s);
 }
 
-void ds_progress_found(dupscan_scan *s, uint64_t size)
+void ds_progress_found(struct ds_core *s, uint64_t size)
 {
 	struct ds_progress *p = &s->progress;
 	atomic_fetch_add(&p->found, size);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "support/support.h"
 
 /* Insertion sort of a[0..n) (small runs), hold: room for one element. */
 static void insertion(unsigned char *a, size_t n, size_t size, int (*cmp)(void *, const void *, const void *),
@@ -83,10 +84,6 @@ void ds_sort_keys(struct ds_sortkey *a, size_t n)
 		qsort(a, n, sizeof(*a), cmp_sortkey);
 }
 
-static bool key_less(const struct ds_keypos *a, const struct ds_keypos *b)
-{
-	return a->key != b->key ? a->key < b->key : a->pos < b->pos;
-}
 
 static void key_swap(struct ds_keypos *a, struct ds_keypos *b)
 {
@@ -100,7 +97,7 @@ static void insertion_sort(struct ds_keypos *a, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		struct ds_keypos x = a[i];
 		size_t j = i;
-		for (; j > 0 && key_less(&x, &a[j - 1]); j--)
+		for (; j > 0 && ds_keypos_less(&x, &a[j - 1]); j--)
 			a[j] = a[j - 1];
 		a[j] = x;
 	}
@@ -109,9 +106,9 @@ static void insertion_sort(struct ds_keypos *a, size_t n)
 static void sift_down(struct ds_keypos *a, size_t i, size_t n)
 {
 	for (size_t c; (c = 2 * i + 1) < n; i = c) {
-		if (c + 1 < n && key_less(&a[c], &a[c + 1]))
+		if (c + 1 < n && ds_keypos_less(&a[c], &a[c + 1]))
 			c++;
-		if (!key_less(&a[i], &a[c]))
+		if (!ds_keypos_less(&a[i], &a[c]))
 			return;
 		key_swap(&a[i], &a[c]);
 	}
@@ -137,19 +134,19 @@ static void intro_sort(struct ds_keypos *a, size_t n, unsigned depth)
 			return;
 		}
 		size_t mid = n / 2;
-		if (key_less(&a[mid], &a[0]))
+		if (ds_keypos_less(&a[mid], &a[0]))
 			key_swap(&a[mid], &a[0]);
-		if (key_less(&a[n - 1], &a[0]))
+		if (ds_keypos_less(&a[n - 1], &a[0]))
 			key_swap(&a[n - 1], &a[0]);
-		if (key_less(&a[n - 1], &a[mid]))
+		if (ds_keypos_less(&a[n - 1], &a[mid]))
 			key_swap(&a[n - 1], &a[mid]);
 		key_swap(&a[mid], &a[n - 2]); /* the median of three as pivot */
 		struct ds_keypos p = a[n - 2];
 		size_t i = 0, j = n - 2;
 		for (;;) {
-			while (key_less(&a[++i], &p))
+			while (ds_keypos_less(&a[++i], &p))
 				;
-			while (key_less(&p, &a[--j]))
+			while (ds_keypos_less(&p, &a[--j]))
 				;
 			if (i >= j)
 				break;
@@ -174,95 +171,6 @@ void ds_sort_by_key(struct ds_keypos *a, size_t n)
 	for (size_t m = n; m > 1; m >>= 1)
 		depth += 2;
 	intro_sort(a, n, depth);
-}
-
-/* The (key, position) of record order[i], as ds_sort_recs() orders them. */
-static struct ds_keypos rec_key(const dupscan_scan *s, uint32_t ri, ds_rec_key_fn key)
-{
-	uint32_t minor = 0;
-	uint64_t k = key(s, ds_rec(s, ri), &minor);
-	return (struct ds_keypos){ k, (uint64_t)minor << 32 | ri }; /* all distinct */
-}
-
-/* Sort order[0..n) with a[0..n) beside it. */
-static void sort_run(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, struct ds_keypos *a)
-{
-	for (size_t i = 0; i < n; i++)
-		a[i] = rec_key(s, order[i], key);
-	ds_sort_by_key(a, n);
-	for (size_t i = 0; i < n; i++)
-		order[i] = (uint32_t)a[i].pos;
-}
-
-/* A sorted run being merged: its next record's key, where it is and ends. */
-struct run_head {
-	struct ds_keypos next;
-	size_t at, end;
-};
-
-static void sift(struct run_head *h, size_t i, size_t k)
-{
-	for (size_t c; (c = 2 * i + 1) < k; i = c) {
-		if (c + 1 < k && key_less(&h[c + 1].next, &h[c].next))
-			c++;
-		if (!key_less(&h[c].next, &h[i].next))
-			break;
-		struct run_head t = h[i];
-		h[i] = h[c];
-		h[c] = t;
-	}
-}
-
-/* Merge the sorted runs of order[0..n), each run records long, into out: a
- * heap of the runs' heads, each record's key taken again as it comes up. */
-static void merge_runs(const dupscan_scan *s, const uint32_t *order, size_t n, size_t run, ds_rec_key_fn key,
-		       struct run_head *h, uint32_t *out)
-{
-	size_t k = 0;
-	for (size_t at = 0; at < n; at += run) {
-		h[k] = (struct run_head){ rec_key(s, order[at], key), at, at + run < n ? at + run : n };
-		k++;
-	}
-	for (size_t i = k; i-- > 0;)
-		sift(h, i, k);
-	for (size_t o = 0; k > 0; o++) {
-		out[o] = order[h[0].at];
-		if (++h[0].at < h[0].end)
-			h[0].next = rec_key(s, order[h[0].at], key);
-		else
-			h[0] = h[--k];
-		sift(h, 0, k);
-	}
-}
-
-int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, size_t run)
-{
-	if (run == 0 || run > n)
-		run = n ? n : 1;
-	struct ds_keypos *a = ds_big_alloc(run * sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	for (size_t at = 0; at < n; at += run)
-		sort_run(s, order + at, n - at < run ? n - at : run, key, a);
-	ds_big_free(a, run * sizeof(*a));
-	if (n <= run)
-		return 0;
-	size_t k = (n + run - 1) / run;
-	struct run_head *h = malloc(k * sizeof(*h));
-	uint32_t *out = ds_big_alloc(n * sizeof(*out));
-	if (h && out) {
-		merge_runs(s, order, n, run, key, h, out);
-		memcpy(order, out, n * sizeof(*out));
-	}
-	free(h);
-	if (out)
-		ds_big_free(out, n * sizeof(*out));
-	return h && out ? 0 : -ENOMEM;
-}
-
-int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key)
-{
-	return ds_sort_recs_runs(s, order, n, key, DS_SORT_RUN);
 }
 
 int ds_cmp_u64(void *ctx, const void *pa, const void *pb)

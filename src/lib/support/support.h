@@ -12,6 +12,7 @@
 
 #include "dupscan.h"
 #include "fsutil.h" /* (src/util: shared with the program) */
+#include "internal.h"
 
 struct ds_rec;
 
@@ -44,7 +45,7 @@ void *ds_big_alloc(size_t len);
  * asked: the clearing then delays the disk's work. */
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
-/* chunks.c: read chunks kept between comparisons (s->reading.chunks, while
+/* chunks.c: read chunks kept between comparisons (s->reading->chunks, while
  * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL,
  * len is under DS_BIG_MAP (malloc reuses those already) or none of len bytes
  * is kept; ds_chunk_give() takes back what it lent (len: as taken), and
@@ -131,26 +132,15 @@ struct ds_keypos {
 	uint64_t key, pos;
 };
 void ds_sort_by_key(struct ds_keypos *a, size_t n);
-/* order[0..n) (record indexes) sorted by key() and then by the 32 bits it
- * puts in *minor, ties by record index. The sort of every record a scan
- * holds, so its memory can be the run's peak: 16 bytes a record beside at
- * most DS_SORT_RUN of them at a time, sorted in place; past that, the sorted
- * runs are merged through 4 bytes a record, each key taken once more.
- * @return 0 or -ENOMEM (order is then some permutation of itself). */
-typedef uint64_t (*ds_rec_key_fn)(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor);
-#define DS_SORT_RUN ((size_t)1 << 18)
-int ds_sort_recs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key);
-/* The same with runs of run records (tests: the merge on a small scan). */
-int ds_sort_recs_runs(const dupscan_scan *s, uint32_t *order, size_t n, ds_rec_key_fn key, size_t run);
-
+/* Their order: by key, then by pos. */
+static inline bool ds_keypos_less(const struct ds_keypos *a, const struct ds_keypos *b)
+{
+	return a->key != b->key ? a->key < b->key : a->pos < b->pos;
+}
 /* error.c */
-void ds_report(dupscan_scan *s, const char *path, int code);
+void ds_report(struct ds_core *s, const char *path, int code);
 /* Is code DUPSCAN_E_CHANGED or one of the DUPSCAN_E_CHANGED_* reasons? */
 bool ds_is_change(int code);
-/* An action refuses because f changed since the scan: why (a
- * DUPSCAN_E_CHANGED_* code) goes to the error callback with f's path.
- * @return DUPSCAN_E_CHANGED. */
-int ds_refuse(const dupscan_file *f, int why);
 
 /* pool.c: jobs run ahead of need on helper threads, taken in the owner's
  * order. A job embeds struct ds_job (zeroed: not run yet). */
@@ -181,7 +171,7 @@ void ds_pool_end_phase(struct ds_pool *p);
 #define DS_NET_MOST 64
 /* The run's pool, started the first time it is asked for (s->opt.threads - 1
  * helpers). @return it, or NULL when out of memory. */
-struct ds_pool *ds_scan_pool(dupscan_scan *s);
+struct ds_pool *ds_scan_pool(struct ds_core *s);
 /* For the rest of this phase, let at most *cap - 1 helpers work at once
  * (*cap read as they take work: NET mode's count in flight); NULL: the
  * phase's number. */
@@ -220,15 +210,15 @@ void ds_monitor_wake(struct ds_monitor *m);
 
 /* ---- progress.c: the run's progress in its phase (s->progress) ---- */
 /* Report the progress to the bytes callback, unless another thread is. */
-void ds_progress_report(dupscan_scan *s);
+void ds_progress_report(struct ds_core *s);
 /* A phase begins: files it examines, bytes it may read at most. */
-void ds_progress_phase(dupscan_scan *s, int phase, uint64_t files, uint64_t bytes);
+void ds_progress_phase(struct ds_core *s, int phase, uint64_t files, uint64_t bytes);
 /* files settled, and bytes the phase no longer has to read for them. */
-void ds_progress_settled(dupscan_scan *s, uint64_t files, uint64_t bytes);
+void ds_progress_settled(struct ds_core *s, uint64_t files, uint64_t bytes);
 /* The phase ends: all settled, nothing left. */
-void ds_progress_end(dupscan_scan *s);
+void ds_progress_end(struct ds_core *s);
 /* The walk found a file of size bytes. */
-void ds_progress_found(dupscan_scan *s, uint64_t size);
+void ds_progress_found(struct ds_core *s, uint64_t size);
 
 /* ---- extents.c: where a file's bytes lie (FIEMAP) ---- */
 struct ds_extent {

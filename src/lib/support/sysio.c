@@ -16,6 +16,7 @@
 
 #include "dupscan_config.h"
 #include "internal.h"
+#include "support/support.h"
 
 
 

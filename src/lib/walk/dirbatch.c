@@ -60,7 +60,7 @@ void ds_cost_end(struct stat_cost *c, size_t n)
 
 /* Read the next batch of j's directory and stat() its entries, unless
  * j->deferred; touches only j (and reads options). */
-static void list_batch(const dupscan_scan *s, struct dir_job *j)
+static void list_batch(const struct ds_walk *s, struct dir_job *j)
 {
 	struct stat_batch *b = &j->b;
 	b->n = b->nnames = 0;
@@ -69,13 +69,13 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 	 * what waits on the disk, and its entries' attributes come with it.
 	 * Only hdd mode looks at the cost (one_stream()): elsewhere no clock
 	 * and no getrusage() a batch */
-	bool watch = s->reading.io_mode == DUPSCAN_IO_HDD;
+	bool watch = s->reading->io_mode == DUPSCAN_IO_HDD;
 	if (watch)
 		ds_cost_begin(&b->cost);
 	else
 		b->cost.n = 0; /* nothing to judge by */
 	while (b->n < STAT_BATCH) {
-		if (atomic_load_explicit(&((dupscan_scan *)s)->canceled, memory_order_relaxed)) {
+		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
 			j->fatal = DUPSCAN_E_CANCELED;
 			return;
 		}
@@ -97,7 +97,7 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 			/* made by an action that was killed between link and rename */
 			kind = ENT_LEFTOVER;
 			j->skipped = true;
-		} else if (s->opt.no_hidden && name[0] == '.') {
+		} else if (s->core->opt.no_hidden && name[0] == '.') {
 			continue;
 		} else {
 			switch (e->d_type) {
@@ -114,7 +114,7 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 					kind = ENT_ASK;
 				break;
 			case DT_LNK:
-				if (!s->opt.follow_symlinks) {
+				if (!s->core->opt.follow_symlinks) {
 					j->skipped = true;
 					continue;
 				}
@@ -135,12 +135,12 @@ static void list_batch(const dupscan_scan *s, struct dir_job *j)
 	}
 }
 
-void ds_list_batch(const dupscan_scan *s, struct dir_job *j)
+void ds_list_batch(const struct ds_walk *s, struct dir_job *j)
 {
 	/* a batch is one request of NET mode's count */
-	int64_t t = ds_net_begin(s);
+	int64_t t = ds_net_begin(s->reading);
 	list_batch(s, j);
-	ds_net_end(s, t, 0);
+	ds_net_end(s->reading, t, 0);
 }
 
 /* stat() one entry b listed. */
@@ -166,19 +166,19 @@ void ds_stat_batch(struct stat_batch *b)
 }
 
 /* j's path, made the first time it is needed. @return it, or NULL. */
-const char *ds_job_path(const dupscan_scan *s, struct dir_job *j)
+const char *ds_job_path(const struct ds_walk *s, struct dir_job *j)
 {
 	if (!j->path)
-		j->path = ds_dir_path(s, j->d);
+		j->path = ds_dir_path(s->tree, j->d);
 	return j->path;
 }
 
 /* Open j's directory: by its name in its open parent, or else by its path
  * (each open by path costs a lookup per level: quadratic in a deep tree). */
-static int open_job(const dupscan_scan *s, struct dir_job *j)
+static int open_job(const struct ds_walk *s, struct dir_job *j)
 {
 	if (j->parent_fd >= 0)
-		return openat(j->parent_fd, s->tree.dirs[j->d].name, j->oflags);
+		return openat(j->parent_fd, s->tree->dirs[j->d].name, j->oflags);
 	if (!ds_job_path(s, j)) {
 		errno = ENOMEM;
 		return -1;
@@ -187,7 +187,7 @@ static int open_job(const dupscan_scan *s, struct dir_job *j)
 }
 
 /* Open j's directory and list its first batch. */
-void ds_list_job(const dupscan_scan *s, struct dir_job *j)
+void ds_list_job(const struct ds_walk *s, struct dir_job *j)
 {
 	int fd = open_job(s, j);
 	if (fd < 0) {
@@ -208,8 +208,8 @@ void ds_list_job(const dupscan_scan *s, struct dir_job *j)
 		return;
 	}
 	j->b.fd = fd;
-	j->b.flags = s->opt.follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
-	j->b.by_inode = s->reading.io_mode == DUPSCAN_IO_HDD;
+	j->b.flags = s->core->opt.follow_symlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+	j->b.by_inode = s->reading->io_mode == DUPSCAN_IO_HDD;
 	j->more = true;
 	ds_list_batch(s, j);
 }

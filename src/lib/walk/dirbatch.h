@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "walk/walk.h"
 
 #define STAT_BATCH 4096u   /* entries listed before they are added: bounds memory */
 
@@ -78,7 +79,7 @@ struct dir_job {
  * trips, the walk's helpers list subdirectories as soon as their parent is
  * listed, not when the walk (depth first, on one thread) reaches it. */
 /* Make and queue j's subdirectories (NET mode, j listed by its path). */
-void ds_netwalk_spawn(const dupscan_scan *s, struct dir_job *j);
+void ds_netwalk_spawn(const struct ds_walk *s, struct dir_job *j);
 /* j's kid for its first batch's entry k, adopted; NULL when there is none. */
 struct dir_job *ds_netwalk_adopt(struct dir_job *j, size_t k);
 /* j's kids the walk did not adopt: each waited for if running, dropped
@@ -92,15 +93,15 @@ void ds_cost_end(struct stat_cost *c, size_t n);
 
 /* Open j's directory (checked to be the one counted) and list its first
  * batch; trouble goes to j->open_err or j->fatal. Touches only j. */
-void ds_list_job(const dupscan_scan *s, struct dir_job *j);
+void ds_list_job(const struct ds_walk *s, struct dir_job *j);
 /* List j's next batch and stat() it unless j->deferred. */
-void ds_list_batch(const dupscan_scan *s, struct dir_job *j);
+void ds_list_batch(const struct ds_walk *s, struct dir_job *j);
 /* stat() a batch's entries (none taken yet), in inode order when by_inode. */
 void ds_stat_batch(struct stat_batch *b);
 /* stat() one entry b listed. */
 void ds_stat_entry(const struct stat_batch *b, struct wentry *we);
 /* j's path, made the first time it is needed. @return it, or NULL. */
-const char *ds_job_path(const dupscan_scan *s, struct dir_job *j);
+const char *ds_job_path(const struct ds_walk *s, struct dir_job *j);
 /* Give back j's batch and path (not j, nor its directory handle). */
 void ds_job_free_batch(struct dir_job *j);
 

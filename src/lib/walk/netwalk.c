@@ -24,7 +24,7 @@
 #include "dirbatch.h"
 
 /* A job for subdirectory e of j, listed by its path; NULL when out of memory. */
-static struct dir_job *make_kid(const dupscan_scan *s, const struct dir_job *j, const struct wentry *e)
+static struct dir_job *make_kid(const struct ds_walk *s, const struct dir_job *j, const struct wentry *e)
 {
 	struct dir_job *kid = calloc(1, sizeof(*kid));
 	if (!kid)
@@ -40,17 +40,17 @@ static struct dir_job *make_kid(const dupscan_scan *s, const struct dir_job *j, 
 	kid->d = DS_NONE;
 	kid->depth = j->depth + 1;
 	kid->parent_fd = -1;
-	kid->oflags = j->oflags | (s->opt.follow_symlinks ? 0 : O_NOFOLLOW);
+	kid->oflags = j->oflags | (s->core->opt.follow_symlinks ? 0 : O_NOFOLLOW);
 	kid->dev = (uint64_t)e->st.st_dev;
 	kid->ino = (uint64_t)e->st.st_ino;
 	/* as walker_push() decides it (j->recurse: its argument recurses) */
-	kid->recurse = s->opt.max_depth < 0 || kid->depth < s->opt.max_depth;
+	kid->recurse = s->core->opt.max_depth < 0 || kid->depth < s->core->opt.max_depth;
 	kid->bytes = e->st.st_size;
 	kid->queued = true;
 	return kid;
 }
 
-void ds_netwalk_spawn(const dupscan_scan *s, struct dir_job *j)
+void ds_netwalk_spawn(const struct ds_walk *s, struct dir_job *j)
 {
 	/* listed to its end: its descriptor is of no more use (its kids open
 	 * by path), and the budget of jobs ahead is not one of descriptors */
@@ -61,7 +61,7 @@ void ds_netwalk_spawn(const dupscan_scan *s, struct dir_job *j)
 	/* a filter decides on directories before they are opened; with -s a
 	 * listed symlink may lead back up (the walk's check of directories seen
 	 * runs when it takes them): neither is listed ahead */
-	if (!j->queued || !j->path || !j->recurse || j->ask || j->open_err || j->fatal || s->opt.follow_symlinks)
+	if (!j->queued || !j->path || !j->recurse || j->ask || j->open_err || j->fatal || s->core->opt.follow_symlinks)
 		return;
 	/* (sshfs lists every entry as DT_UNKNOWN: its stat, not followed, says) */
 	size_t n = 0;
@@ -73,13 +73,13 @@ void ds_netwalk_spawn(const dupscan_scan *s, struct dir_job *j)
 	for (size_t k = 0; k < j->b.n; k++) {
 		const struct wentry *e = &j->b.e[k];
 		if (e->kind != ENT_STAT || e->err || !S_ISDIR(e->st.st_mode) ||
-		    (s->opt.one_fs && (uint64_t)e->st.st_dev != j->dev))
+		    (s->core->opt.one_fs && (uint64_t)e->st.st_dev != j->dev))
 			continue;
 		struct dir_job *kid = make_kid(s, j, e);
 		if (!kid)
 			return;
 		j->kids[k] = kid;
-		if (ds_pool_queue(s->reading.pool, &kid->job) != 0) {
+		if (ds_pool_queue(s->core->pool, &kid->job) != 0) {
 			/* never queued: the walk lists it itself */
 			j->kids[k] = NULL;
 			free(kid->path);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "walk/walk.h"
 
 /* A file as given, until ds_report_build() makes it a record: 56 bytes
@@ -22,12 +24,12 @@ struct ds_report_file {
 	int64_t mtime_ns, ctime_ns;
 };
 
-DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *path, uint64_t dev, uint64_t ino,
+int ds_report_file(struct ds_walk *s, uint32_t set, const char *path, uint64_t dev, uint64_t ino,
 				    uint64_t size, int64_t mtime_ns, int64_t ctime_ns)
 {
 	if (!s || !path || !*path || set == UINT32_MAX || size > (uint64_t)INT64_MAX)
 		return -EINVAL;
-	if (s->ran)
+	if (s->core->ran)
 		return DUPSCAN_E_STATE;
 	if (DS_GROW(s->report, s->capreport, s->nreport + 1))
 		return -ENOMEM;
@@ -35,7 +37,7 @@ DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *p
 	if (!copy)
 		return -ENOMEM;
 	s->report[s->nreport++] = (struct ds_report_file){ copy, set, 0, dev, ino, size, mtime_ns, ctime_ns };
-	s->from_report = true;
+	s->tree->from_report = true;
 	return 0;
 }
 
@@ -65,7 +67,7 @@ static void given_stat(const struct ds_report_file *f, struct stat *st)
 }
 
 /* The files given, once they are records (or the scan is freed). */
-void ds_report_free(dupscan_scan *s)
+void ds_report_free(struct ds_walk *s)
 {
 	for (size_t i = 0; i < s->nreport; i++)
 		free(s->report[i].path);
@@ -78,7 +80,7 @@ void ds_report_free(dupscan_scan *s)
  * symlink in its place makes the whole report invalid (nothing is acted on).
  * A path gone, or another file there, only fails its own check later. Each
  * file's link count is noted on the way. */
-static int check_paths(dupscan_scan *s)
+static int check_paths(struct ds_walk *s)
 {
 	int rc = 0;
 	for (size_t i = 0; i < s->nreport; i++) {
@@ -88,7 +90,7 @@ static int check_paths(dupscan_scan *s)
 		s->report[i].nlink = st.st_nlink > UINT32_MAX ? UINT32_MAX : (uint32_t)st.st_nlink;
 		if (S_ISREG(st.st_mode))
 			continue;
-		ds_report(s, s->report[i].path, DUPSCAN_E_NOTREG);
+		ds_report(s->core, s->report[i].path, DUPSCAN_E_NOTREG);
 		rc = DUPSCAN_E_NOTREG;
 	}
 	return rc;
@@ -96,7 +98,7 @@ static int check_paths(dupscan_scan *s)
 
 /* A record for f, under a directory of its own (a root named by the path's
  * directory part), with the identity given. */
-static int add_file(dupscan_scan *s, const struct ds_report_file *f)
+static int add_file(struct ds_walk *s, const struct ds_report_file *f)
 {
 	const char *slash = strrchr(f->path, '/');
 	size_t dlen = slash ? (size_t)(slash - f->path) + 1 : 0;
@@ -108,15 +110,15 @@ static int add_file(dupscan_scan *s, const struct ds_report_file *f)
 	if (stat(dlen ? dir : ".", &dst) != 0)
 		memset(&dst, 0, sizeof(dst));
 	uint32_t d;
-	int rc = ds_add_dir(s, dir, dlen, DS_NONE, f->set, &dst, &d);
+	int rc = ds_add_dir(s->tree, dir, dlen, DS_NONE, f->set, &dst, &d);
 	if (rc == 0) {
-		s->tree.dirs[d].pseudo = true;
-		s->tree.dirs[d].prot = ds_under_protected(s, dlen ? dir : ".");
-		uint32_t before = s->tree.nrecs;
+		s->tree->dirs[d].pseudo = true;
+		s->tree->dirs[d].prot = ds_under_protected(s->tree, dlen ? dir : ".");
+		uint32_t before = s->tree->nrecs;
 		struct stat st;
 		given_stat(f, &st);
-		rc = ds_add_rec(s, f->path + dlen, strlen(f->path + dlen), d, &st);
-		if (rc == 0 && s->tree.nrecs == before)
+		rc = ds_add_rec(s->tree, f->path + dlen, strlen(f->path + dlen), d, &st);
+		if (rc == 0 && s->tree->nrecs == before)
 			rc = 1; /* the filter left it out */
 	}
 	free(dir);
@@ -139,23 +141,23 @@ static uint64_t scramble(uint64_t x)
  * numbers: ds_collapse_links() made them one) says the report is wrong about
  * it: refused, each such path named. Where numbers are not kept, two paths
  * of one number are two files (a FUSE mount of two filesystems). */
-static int check_one_set(dupscan_scan *s)
+static int check_one_set(struct ds_walk *s)
 {
 	int rc = 0;
-	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		if (!(ds_rec(s, i)->flags & DS_F_LINKED) || ds_rec_arg(s, ds_rec_rep(s, i)) == ds_rec_arg(s, i))
+	for (uint32_t i = 0; i < s->tree->nrecs; i++) {
+		if (!(ds_rec(s->tree, i)->flags & DS_F_LINKED) || ds_rec_arg(s->tree, ds_rec_rep(s->tree, i)) == ds_rec_arg(s->tree, i))
 			continue;
-		char *p = ds_rec_path_alloc(s, i);
+		char *p = ds_rec_path_alloc(s->tree, i);
 		if (!p)
 			return -ENOMEM;
-		ds_report(s, p, DUPSCAN_E_TWO_SETS);
+		ds_report(s->core, p, DUPSCAN_E_TWO_SETS);
 		free(p);
 		rc = DUPSCAN_E_TWO_SETS;
 	}
 	return rc;
 }
 
-int ds_report_build(dupscan_scan *s)
+int ds_report_build(struct ds_walk *s)
 {
 	int rc = check_paths(s);
 	uint32_t *order = NULL, *first = NULL, nsets = 0;
@@ -168,28 +170,28 @@ int ds_report_build(dupscan_scan *s)
 		s->report[i].path = NULL;
 	}
 	ds_report_free(s);
-	if (rc == 0 && !(order = malloc((s->tree.nrecs ? s->tree.nrecs : 1) * sizeof(*order))))
+	if (rc == 0 && !(order = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*order))))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = ds_collapse_links(s, order);
+		rc = ds_collapse_links(s->tree, order);
 	if (rc == 0)
 		rc = check_one_set(s);
 	if (rc == 0)
-		rc = ds_index_reserve(&s->index, s->tree.nrecs);
+		rc = ds_index_reserve(&s->tree->index, s->tree->nrecs);
 	/* one class per set, named by its first inode */
 	if (rc == 0 && !(first = malloc((nsets ? nsets : 1) * sizeof(*first))))
 		rc = -ENOMEM;
 	for (uint32_t k = 0; rc == 0 && k < nsets; k++)
 		first[k] = DS_NONE;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		struct ds_rec *r = ds_rec(s, i);
-		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)) || ds_index_has(&s->index, i))
+	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++) {
+		struct ds_rec *r = ds_rec(s->tree, i);
+		if ((r->flags & (DS_F_LINKED | DS_F_ALIAS)) || ds_index_has(&s->tree->index, i))
 			continue;
-		uint32_t set = ds_rec_arg(s, i); /* its directory was added with the set's number */
+		uint32_t set = ds_rec_arg(s->tree, i); /* its directory was added with the set's number */
 		if (first[set] == DS_NONE)
 			first[set] = i;
 		r->flags |= DS_F_TRUSTED | DS_F_SETTLED;
-		rc = ds_index_insert(&s->index, i, first[set], scramble(set), set, ds_rec_size(s, r));
+		rc = ds_index_insert(&s->tree->index, i, first[set], scramble(set), set, ds_rec_size(s->tree, r));
 	}
 	free(first);
 	free(order);

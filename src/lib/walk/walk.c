@@ -16,13 +16,13 @@
 
 /* The caller's directory filter: @return 1 to walk into dir/name, 0 to prune
  * it, -ENOMEM. */
-static int dir_filter_keeps(dupscan_scan *s, uint32_t dir, const char *name)
+static int dir_filter_keeps(struct ds_walk *s, uint32_t dir, const char *name)
 {
 	char stackbuf[4096];
-	char *path = ds_path_in(s, dir, name, stackbuf, sizeof(stackbuf));
+	char *path = ds_path_in(s->tree, dir, name, stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
-	int keep = s->cb.dir_filter(s->cb.dir_filter_user, path, path + ds_rel_offset(s, dir)) != 0;
+	int keep = s->core->cb.dir_filter(s->core->cb.dir_filter_user, path, path + ds_rel_offset(s->tree, dir)) != 0;
 	if (path != stackbuf)
 		free(path);
 	return keep;
@@ -67,7 +67,7 @@ static void list_dir(void *ctx, struct ds_job *job)
 	struct dir_job *j = (struct dir_job *)job;
 	if (!j->listed)
 		ds_list_job(ctx, j);
-	if (((dupscan_scan *)ctx)->reading.io_mode == DUPSCAN_IO_NET)
+	if (((struct ds_walk *)ctx)->reading->io_mode == DUPSCAN_IO_NET)
 		ds_netwalk_spawn(ctx, j);
 	j->job.weight = j->b.n;
 }
@@ -83,7 +83,7 @@ struct held_dir {
 };
 
 struct walker {
-	dupscan_scan *s;
+	struct ds_walk *s;
 	struct ds_pool *pool;        /* lists directories ahead of need */
 	struct dir_job **stack;      /* directories to walk, depth first */
 	size_t n, cap;
@@ -119,14 +119,14 @@ bool ds_stats_in_memory(int64_t ns, long inblock, size_t calls, int64_t limit)
 static void watch_cost(struct walker *w, const struct stat_cost *c)
 {
 	if (c->n >= MEMORY_MIN_CALLS)
-		w->in_memory = ds_stats_in_memory(c->ns, c->inblock, c->n, w->s->reading.memory_stat_ns);
+		w->in_memory = ds_stats_in_memory(c->ns, c->inblock, c->n, w->s->reading->memory_stat_ns);
 }
 
 /* Directories are listed on one thread, in inode order (a spinning disk
  * whose metadata is not all in memory). */
 static bool one_stream(const struct walker *w)
 {
-	return w->s->reading.io_mode == DUPSCAN_IO_HDD && !w->in_memory;
+	return w->s->reading->io_mode == DUPSCAN_IO_HDD && !w->in_memory;
 }
 
 /* Keep j's open directory, the deepest on the path now; the shallowest goes
@@ -150,7 +150,7 @@ static void parent_of(struct walker *w, struct dir_job *j)
 		closedir(w->held[--w->nheld].dh);
 	/* a job the helpers may list keeps to its path (and its fields are
 	 * theirs until obtained): the held directories are the caller's */
-	if (!j->queued && !j->listed && w->nheld > 0 && w->held[w->nheld - 1].d == w->s->tree.dirs[j->d].parent)
+	if (!j->queued && !j->listed && w->nheld > 0 && w->held[w->nheld - 1].d == w->s->tree->dirs[j->d].parent)
 		j->parent_fd = dirfd(w->held[w->nheld - 1].dh);
 }
 
@@ -160,7 +160,7 @@ static void parent_of(struct walker *w, struct dir_job *j)
  * ahead (netwalk.c), or NULL. */
 static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir_bytes, struct dir_job *kid)
 {
-	dupscan_scan *s = w->s;
+	struct ds_walk *s = w->s;
 	if (DS_GROW(w->all, w->capall, w->nall + 1) || DS_GROW(w->stack, w->cap, w->n + 1))
 		return -ENOMEM;
 	if (kid) {
@@ -169,7 +169,7 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 		w->all[w->nall++] = kid;
 		w->stack[w->n++] = kid;
 		w->pending++;
-		s->reading.dirs_ahead++;
+		s->reading->dirs_ahead++;
 		/* queued again, on top: the helpers take first what the walk
 		 * needs next (not yet started, it would wait behind the
 		 * subdirectories of directories listed since, which the walk
@@ -184,29 +184,29 @@ static int walker_push(struct walker *w, uint32_t d, uint32_t depth, int64_t dir
 	j->d = d;
 	j->depth = depth;
 	j->parent_fd = -1;
-	bool root = s->tree.dirs[d].parent == DS_NONE;
+	bool root = s->tree->dirs[d].parent == DS_NONE;
 	j->oflags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY;
-	if (!root && !s->opt.follow_symlinks)
+	if (!root && !s->core->opt.follow_symlinks)
 		j->oflags |= O_NOFOLLOW;
-	j->dev = s->tree.dirs[d].dev;
-	j->ino = s->tree.dirs[d].ino;
+	j->dev = s->tree->dirs[d].dev;
+	j->ino = s->tree->dirs[d].ino;
 	/* its subdirectories are at depth + 1: entered while that is within the limit */
-	j->recurse = s->tree.args[s->tree.dirs[d].arg].recurse && (s->opt.max_depth < 0 || depth < s->opt.max_depth);
-	j->ask = s->cb.dir_filter != NULL;
+	j->recurse = s->tree->args[s->tree->dirs[d].arg].recurse && (s->core->opt.max_depth < 0 || depth < s->core->opt.max_depth);
+	j->ask = s->core->cb.dir_filter != NULL;
 	j->bytes = dir_bytes;
 	w->stack[w->n++] = j;
 	/* (a spinning disk is one stream: its directories are listed here; and
 	 * while list_ahead's directories wait, each holding a descriptor, the
 	 * helpers open none: at most PREFETCH_JOBS are held either way) */
 	if (ds_pool_helpers(w->pool) == 0 || one_stream(w) || w->ahead > 0 ||
-	    (dir_bytes <= PREFETCH_MIN_DIR_BYTES && s->reading.io_mode != DUPSCAN_IO_NET))
+	    (dir_bytes <= PREFETCH_MIN_DIR_BYTES && s->reading->io_mode != DUPSCAN_IO_NET))
 		return 0;
 	/* the helpers list it by its path, made here on the caller's thread */
 	if (!ds_job_path(s, j))
 		return -ENOMEM;
 	j->queued = true;
 	w->pending++;
-	s->reading.dirs_ahead++;
+	s->reading->dirs_ahead++;
 	return ds_pool_queue(w->pool, &j->job);
 }
 
@@ -265,7 +265,7 @@ static int cmp_job_ino(void *ctx, const void *pa, const void *pb)
  * taken one by one in depth-first order. */
 static void list_ahead(struct walker *w)
 {
-	dupscan_scan *s = w->s;
+	struct ds_walk *s = w->s;
 	struct dir_job *jobs[PREFETCH_JOBS];
 	size_t nj = 0;
 	/* each holds a descriptor until taken: at most PREFETCH_JOBS at once, however deep */
@@ -311,9 +311,9 @@ static void list_ahead(struct walker *w)
 
 /* Is a directory entry of type d_type a symlink followed (-s)? 1 yes, 0
  * no, -1 not known (ds_seen_dir() asks lstat() where it matters). */
-static int entered_by_link(const dupscan_scan *s, unsigned char d_type)
+static int entered_by_link(const struct ds_walk *s, unsigned char d_type)
 {
-	if (!s->opt.follow_symlinks || d_type == DT_DIR)
+	if (!s->core->opt.follow_symlinks || d_type == DT_DIR)
 		return 0;
 	return d_type == DT_LNK ? 1 : -1;
 }
@@ -322,7 +322,7 @@ static int entered_by_link(const dupscan_scan *s, unsigned char d_type)
  * SIZE_MAX): a file record, or a directory to walk. */
 static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, size_t k, bool *skipped)
 {
-	dupscan_scan *s = w->s;
+	struct ds_walk *s = w->s;
 	uint32_t d = j->d;
 	const char *name = j->b.names + we->name;
 	if (we->kind == ENT_ASK) {
@@ -335,19 +335,19 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
 	const struct stat *st = &we->st;
 	int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
 	if (err == 0 && S_ISREG(st->st_mode)) {
-		err = ds_add_rec(s, name, strlen(name), d, st);
+		err = ds_add_rec(s->tree, name, strlen(name), d, st);
 		if (err != -EOVERFLOW) /* a file on a 65,537th device is left out alone */
 			return err;
 	}
 	if (err) {
 		*skipped = true;
 		/* dangling or looping symlinks are not files */
-		if (err != DUPSCAN_E_LEFTOVER && s->opt.follow_symlinks && (err == -ENOENT || err == -ELOOP))
+		if (err != DUPSCAN_E_LEFTOVER && s->core->opt.follow_symlinks && (err == -ENOENT || err == -ELOOP))
 			return 0;
-		char *fp = ds_path_in(s, d, name, NULL, 0);
+		char *fp = ds_path_in(s->tree, d, name, NULL, 0);
 		if (!fp)
 			return -ENOMEM;
-		ds_report(s, fp, err);
+		ds_report(s->core, fp, err);
 		free(fp);
 		return 0;
 	}
@@ -357,13 +357,13 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
 	}
 	/* -1: another filesystem mounted here (or reached by a followed symlink)
 	 * is not entered, as find -xdev and jdupes do not */
-	if (s->opt.one_fs && st->st_dev != s->tree.dirs[d].dev) {
+	if (s->core->opt.one_fs && st->st_dev != s->tree->dirs[d].dev) {
 		*skipped = true;
 		return 0;
 	}
 	/* d_type did not say it was a directory: ask the filter now */
-	int keep = s->cb.dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
-	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : ds_seen_dir(s, d, name, st, entered_by_link(s, we->d_type));
+	int keep = s->core->cb.dir_filter && we->d_type != DT_DIR ? dir_filter_keeps(s, d, name) : 1;
+	int seen = keep <= 0 ? (keep < 0 ? keep : 1) : ds_seen_dir(s->tree, d, name, st, entered_by_link(s, we->d_type));
 	if (seen < 0)
 		return seen;
 	if (seen == 1) {
@@ -372,7 +372,7 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
 		return 0;
 	}
 	uint32_t nd;
-	int rc = ds_add_dir(s, name, strlen(name), d, s->tree.dirs[d].arg, st, &nd);
+	int rc = ds_add_dir(s->tree, name, strlen(name), d, s->tree->dirs[d].arg, st, &nd);
 	return rc ? rc : walker_push(w, nd, j->depth + 1, st->st_size, k == SIZE_MAX ? NULL : ds_netwalk_adopt(j, k));
 }
 
@@ -381,19 +381,19 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
  * DUPSCAN_E_CANCELED. */
 static int take_dir(struct walker *w, struct dir_job *j)
 {
-	dupscan_scan *s = w->s;
+	struct ds_walk *s = w->s;
 	/* taken: no longer one of list_ahead's waiting (its subdirectories may
 	 * go to the helpers, see walker_push) */
 	if (j->listed)
 		w->ahead--;
 	/* until it is listed to its end, a directory's content is unknown */
-	s->tree.dirs[j->d].incomplete = true;
+	s->tree->dirs[j->d].incomplete = true;
 	int rc = j->fatal;
 	if (rc == 0 && j->open_err) {
 		if (j->open_err == -ENOMEM || !ds_job_path(s, j))
 			rc = -ENOMEM;
 		else
-			ds_report(s, j->path, j->open_err);
+			ds_report(s->core, j->path, j->open_err);
 	}
 	bool skipped = j->skipped;
 	for (bool first = true; rc == 0 && !j->open_err; first = false) {
@@ -404,7 +404,7 @@ static int take_dir(struct walker *w, struct dir_job *j)
 		if (first && j->nkids)
 			ds_netwalk_drop(w->pool, j);
 		if (rc == 0 && j->b.read_err)
-			rc = ds_job_path(s, j) ? (ds_report(s, j->path, j->b.read_err), 0) : -ENOMEM;
+			rc = ds_job_path(s, j) ? (ds_report(s->core, j->path, j->b.read_err), 0) : -ENOMEM;
 		if (rc || !j->more)
 			break;
 		ds_list_batch(s, j);
@@ -412,13 +412,13 @@ static int take_dir(struct walker *w, struct dir_job *j)
 		skipped = skipped || j->skipped;
 	}
 	if (rc == 0 && !j->open_err)
-		s->tree.dirs[j->d].incomplete = !j->complete || skipped;
+		s->tree->dirs[j->d].incomplete = !j->complete || skipped;
 	release(w, j);
 	return rc;
 }
 
 /* A file given as an argument hangs off a pseudo-directory holding its prefix. */
-static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const struct stat *st)
+static int add_file_arg(struct ds_walk *s, uint32_t arg, const char *path, const struct stat *st)
 {
 	const char *slash = strrchr(path, '/');
 	size_t plen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -432,39 +432,39 @@ static int add_file_arg(dupscan_scan *s, uint32_t arg, const char *path, const s
 		memset(&pst, 0, sizeof(pst));
 	free(prefix);
 	uint32_t d;
-	int rc = ds_add_dir(s, path, plen, DS_NONE, arg, &pst, &d);
+	int rc = ds_add_dir(s->tree, path, plen, DS_NONE, arg, &pst, &d);
 	if (rc == 0)
-		s->tree.dirs[d].pseudo = true;
-	if (rc == 0 && s->tree.nprotect) {
+		s->tree->dirs[d].pseudo = true;
+	if (rc == 0 && s->tree->nprotect) {
 		char *dir = strndup(path, plen ? plen : 1);
 		if (!dir)
 			return -ENOMEM;
 		if (!plen)
 			strcpy(dir, ".");
-		s->tree.dirs[d].prot = ds_under_protected(s, dir);
+		s->tree->dirs[d].prot = ds_under_protected(s->tree, dir);
 		free(dir);
 	}
 	if (rc == 0)
-		rc = ds_add_rec(s, path + plen, strlen(path + plen), d, st);
+		rc = ds_add_rec(s->tree, path + plen, strlen(path + plen), d, st);
 	return rc;
 }
 
 /* How to read, as far as the added paths tell; matching looks again at the
  * devices of the files it reads. */
-static int arg_devices_io(dupscan_scan *s)
+static int arg_devices_io(struct ds_walk *s)
 {
 	uint64_t devs[64];
 	size_t n = 0;
-	for (uint32_t a = 0; a < s->tree.nargs && n < 64; a++) {
+	for (uint32_t a = 0; a < s->tree->nargs && n < 64; a++) {
 		struct stat st;
-		if (s->tree.args[a].remote || stat(s->tree.args[a].path, &st) != 0)
+		if (s->tree->args[a].remote || stat(s->tree->args[a].path, &st) != 0)
 			continue;
 		devs[n++] = (uint64_t)st.st_dev;
-		ds_device_path(s, (uint64_t)st.st_dev, s->tree.args[a].path);
-		if (S_ISDIR(st.st_mode) && s->opt.io == DUPSCAN_IO_AUTO)
-			ds_probe_net(s, (uint64_t)st.st_dev, s->tree.args[a].path);
+		ds_device_path(s->reading, (uint64_t)st.st_dev, s->tree->args[a].path);
+		if (S_ISDIR(st.st_mode) && s->core->opt.io == DUPSCAN_IO_AUTO)
+			ds_probe_net(s->reading, (uint64_t)st.st_dev, s->tree->args[a].path);
 	}
-	return ds_choose_io(s, devs, n);
+	return ds_choose_io(s->reading, devs, n);
 }
 
 /* One argument: a file taken as it is, a directory walked depth first with
@@ -472,29 +472,29 @@ static int arg_devices_io(dupscan_scan *s)
  * ends the walk (what only this argument meets is reported). */
 static int walk_arg(struct walker *w, uint32_t a)
 {
-	dupscan_scan *s = w->s;
-	const char *path = s->tree.args[a].path;
+	struct ds_walk *s = w->s;
+	const char *path = s->tree->args[a].path;
 	struct stat st;
 	/* an argument is followed even without -s, like find -H */
 	if (stat(path, &st) != 0) {
-		s->tree.args[a].unread = true;
-		ds_report(s, path, -errno);
+		s->tree->args[a].unread = true;
+		ds_report(s->core, path, -errno);
 		return 0;
 	}
 	if (S_ISREG(st.st_mode))
 		return add_file_arg(s, a, path, &st);
 	if (!S_ISDIR(st.st_mode)) {
-		s->tree.args[a].unread = true;
-		ds_report(s, path, DUPSCAN_E_NOTREG);
+		s->tree->args[a].unread = true;
+		ds_report(s->core, path, DUPSCAN_E_NOTREG);
 		return 0;
 	}
-	int seen = ds_seen_arg(s, a, &st);
+	int seen = ds_seen_arg(s->tree, a, &st);
 	if (seen != 0)
 		return seen < 0 ? seen : 0;
 	uint32_t d;
-	int rc = ds_add_dir(s, path, strlen(path), DS_NONE, a, &st, &d);
+	int rc = ds_add_dir(s->tree, path, strlen(path), DS_NONE, a, &st, &d);
 	if (rc == 0)
-		s->tree.dirs[d].prot = ds_under_protected(s, path);
+		s->tree->dirs[d].prot = ds_under_protected(s->tree, path);
 	if (rc == 0)
 		rc = walker_push(w, d, 0, st.st_size, NULL);
 	while (rc == 0 && w->n > 0) {
@@ -536,55 +536,55 @@ static void warms_free(struct ds_warm **warms, uint32_t n)
 	free(warms);
 }
 
-int ds_walk(dupscan_scan *s)
+int ds_walk(struct ds_walk *s)
 {
 	int rc = arg_devices_io(s);
 	if (rc == 0)
-		rc = ds_roots_note_args(s);
+		rc = ds_roots_note_args(s->tree);
 	if (rc)
 		return rc;
-	/* the caller's thread and s->opt.threads - 1 helpers; one stream on a
+	/* the caller's thread and s->core->opt.threads - 1 helpers; one stream on a
 	 * spinning disk, other disks read ahead beside it */
-	bool hdd = s->reading.io_mode == DUPSCAN_IO_HDD;
-	struct ds_warm **warms = hdd && s->opt.threads > 1 ? calloc(s->tree.nargs + 1, sizeof(*warms)) : NULL;
+	bool hdd = s->reading->io_mode == DUPSCAN_IO_HDD;
+	struct ds_warm **warms = hdd && s->core->opt.threads > 1 ? calloc(s->tree->nargs + 1, sizeof(*warms)) : NULL;
 	if (warms)
 		ds_warm_args(s, warms, JOB_WARM);
 	/* on a spinning disk the helpers read the other disks ahead, and list
 	 * directories only while the metadata met is in memory (one_stream()) */
-	int helpers = ds_readers(s) - 1;
-	struct walker w = { .s = s, .pool = ds_scan_pool(s) };
+	int helpers = ds_readers(s->reading) - 1;
+	struct walker w = { .s = s, .pool = ds_scan_pool(s->core) };
 	if (!w.pool) {
-		warms_free(warms, s->tree.nargs);
+		warms_free(warms, s->tree->nargs);
 		return -ENOMEM;
 	}
-	ds_pool_phase(w.pool, list_dir, s, s->reading.io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
+	ds_pool_phase(w.pool, list_dir, s, s->reading->io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
 		      PREFETCH_ENTRIES, helpers);
-	ds_pool_cap(w.pool, ds_net_cap(s));
-	ds_netio_phase(s->reading.net);
+	ds_pool_cap(w.pool, ds_net_cap(s->reading));
+	ds_netio_phase(s->reading->net);
 	/* the last on top: helpers take the next disk's first */
-	for (uint32_t a = s->tree.nargs; warms && rc == 0 && a-- > 0;)
+	for (uint32_t a = s->tree->nargs; warms && rc == 0 && a-- > 0;)
 		if (warms[a])
 			rc = ds_pool_queue(w.pool, &warms[a]->job);
-	for (uint32_t a = 0; a < s->tree.nargs && rc == 0; a++) {
-		if (s->canceled) {
+	for (uint32_t a = 0; a < s->tree->nargs && rc == 0; a++) {
+		if (s->core->canceled) {
 			rc = DUPSCAN_E_CANCELED;
 			break;
 		}
 		if (warms && warms[a])
 			atomic_store(&warms[a]->stop, true); /* the walk is there */
-		if (!s->tree.args[a].remote)
+		if (!s->tree->args[a].remote)
 			rc = walk_arg(&w, a);
 	}
-	for (uint32_t a = 0; warms && a < s->tree.nargs; a++)
+	for (uint32_t a = 0; warms && a < s->tree->nargs; a++)
 		if (warms[a])
 			atomic_store(&warms[a]->stop, true);
 	ds_pool_end_phase(w.pool);
-	warms_free(warms, s->tree.nargs);
+	warms_free(warms, s->tree->nargs);
 	walker_free(&w);
 	/* a fixed point between walking and reading, announced to the caller */
-	if (rc == 0 && s->cb.on_progress)
-		s->cb.on_progress(s->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree.nrecs, s->tree.nrecs);
+	if (rc == 0 && s->core->cb.on_progress)
+		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree->nrecs, s->tree->nrecs);
 	if (rc == 0)
-		ds_progress_end(s);
+		ds_progress_end(s->core);
 	return rc;
 }

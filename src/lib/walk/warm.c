@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
 #include "walk/walk.h"
 #include "read/read.h"
 
@@ -35,10 +37,10 @@ static int cmp_warm(void *ctx, const void *pa, const void *pb)
 	return a->ino < b->ino ? -1 : a->ino > b->ino;
 }
 
-static bool warm_stop(const dupscan_scan *s, const struct ds_warm *w)
+static bool warm_stop(const struct ds_walk *s, const struct ds_warm *w)
 {
 	return atomic_load_explicit(&w->stop, memory_order_relaxed) ||
-	       atomic_load_explicit(&((dupscan_scan *)s)->canceled, memory_order_relaxed);
+	       atomic_load_explicit(&s->core->canceled, memory_order_relaxed);
 }
 
 /* A directory being read ahead: its entries, the next to go down into. */
@@ -61,7 +63,7 @@ static void frame_free(struct warm_frame *f)
 /* List the directory open at fd into f and stat() its entries in inode
  * order; the subdirectories on the same device are marked. @return false
  * when it cannot be read (fd is closed then). */
-static bool warm_list(const dupscan_scan *s, struct ds_warm *w, int fd, struct warm_frame *f)
+static bool warm_list(const struct ds_walk *s, struct ds_warm *w, int fd, struct warm_frame *f)
 {
 	*f = (struct warm_frame){ .d = fdopendir(fd) };
 	if (!f->d) {
@@ -89,7 +91,7 @@ static bool warm_list(const dupscan_scan *s, struct ds_warm *w, int fd, struct w
 	return true;
 }
 
-void ds_warm_run(const dupscan_scan *s, struct ds_warm *w)
+void ds_warm_run(const struct ds_walk *s, struct ds_warm *w)
 {
 	struct warm_frame stack[WARM_DEPTH];
 	size_t depth = 0;
@@ -121,17 +123,17 @@ void ds_warm_run(const dupscan_scan *s, struct ds_warm *w)
 	}
 }
 
-int ds_warm_args(dupscan_scan *s, struct ds_warm **warms, int kind)
+int ds_warm_args(struct ds_walk *s, struct ds_warm **warms, int kind)
 {
 	uint64_t disks[64];
 	size_t nd = 0;
 	int n = 0;
-	for (uint32_t a = 0; a < s->tree.nargs; a++) {
+	for (uint32_t a = 0; a < s->tree->nargs; a++) {
 		struct stat st;
 		warms[a] = NULL;
-		if (s->tree.args[a].remote || stat(s->tree.args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
+		if (s->tree->args[a].remote || stat(s->tree->args[a].path, &st) != 0 || !S_ISDIR(st.st_mode))
 			continue;
-		uint64_t disk = ds_disk(s, (uint64_t)st.st_dev);
+		uint64_t disk = ds_disk(s->reading, (uint64_t)st.st_dev);
 		size_t d = 0;
 		while (d < nd && disks[d] != disk)
 			d++;
@@ -140,7 +142,7 @@ int ds_warm_args(dupscan_scan *s, struct ds_warm **warms, int kind)
 		disks[nd++] = disk;
 		if (nd > 1 && (warms[a] = calloc(1, sizeof(*warms[a]))) != NULL) {
 			warms[a]->job.kind = kind;
-			warms[a]->path = s->tree.args[a].path;
+			warms[a]->path = s->tree->args[a].path;
 			n++;
 		}
 	}

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 START_TEST(test_options)
@@ -24,14 +24,14 @@ START_TEST(test_options)
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MIN_CHUNK - 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MAX_CHUNK + 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_CHUNK_SIZE, DS_MIN_CHUNK), 0);
-	ck_assert(s->opt.chunk == DS_MIN_CHUNK && s->opt.chunk_given);
+	ck_assert(s->core.opt.chunk == DS_MIN_CHUNK && s->core.opt.chunk_given);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, -1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 1025), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, 3), 0);
-	ck_assert_int_eq(s->opt.threads, DUPSCAN_THREADS ? 3 : 1);
+	ck_assert_int_eq(s->core.opt.threads, DUPSCAN_THREADS ? 3 : 1);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO_MEMORY, (1 << 20) - 1), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO_MEMORY, 1 << 20), 0);
-	ck_assert_uint_eq(s->opt.sweep_budget, 1 << 20);
+	ck_assert_uint_eq(s->core.opt.sweep_budget, 1 << 20);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_ORDER, 7), DUPSCAN_E_OPTION);
 	ck_assert_int_eq(dupscan_set_option(s, 9999, 1), DUPSCAN_E_OPTION);
 	dupscan_free(s);
@@ -88,7 +88,7 @@ START_TEST(test_open_files_fit)
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
 	ck_assert_int_eq(dupscan_run(s), 0);
 	ck_assert_uint_ge(s->reading.max_open, 8);
-	ck_assert_uint_le(s->reading.max_open * (size_t)s->opt.threads, limit - 64);
+	ck_assert_uint_le(s->reading.max_open * (size_t)s->core.opt.threads, limit - 64);
 	dupscan_free(s);
 	tu_cleanup(dir);
 }

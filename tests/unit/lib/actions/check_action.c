@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 static char *slurp(const char *dir, const char *rel)
@@ -352,8 +352,8 @@ START_TEST(test_same_entry_refused)
 	struct ds_rec r = { .mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
 			    .ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec };
 	ck_assert_int_eq(dupscan_create(&scan), 0); /* the tables the record's device and mode go in */
-	ck_assert_int_eq(ds_rec_identity(scan, &r, &st), 0);
-	struct dupscan_file keep = { f1, &r, scan, 0, DS_NONE }, dup = { f2, &r, scan, 0, DS_NONE };
+	ck_assert_int_eq(ds_rec_identity(&scan->tree, &r, &st), 0);
+	struct dupscan_file keep = { f1, &r, &scan->tree, 0, DS_NONE }, dup = { f2, &r, &scan->tree, 0, DS_NONE };
 	ck_assert_int_eq(dupscan_remove_duplicate(&keep, &dup, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_SOFT, 0), DUPSCAN_E_SAME_ENTRY);
 	ck_assert_int_eq(dupscan_replace_with_link(&keep, &dup, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_SAME_ENTRY);

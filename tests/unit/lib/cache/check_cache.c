@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testinternal.h"
 #include "testutil.h"
 #include "walk/walk.h"
@@ -47,8 +47,8 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
 	dupscan_set_error_callback(s, count_cache_errors, cache_errors);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_int_eq(ds_cache_load(&s->cache), 0);
+	ck_assert_int_eq(ds_walk(&s->walk), 0);
 	tu_cache_join(s);
 	return s;
 }
@@ -57,7 +57,7 @@ static dupscan_scan *loaded(const char *dir, const char *cache, int *cache_error
 static bool proof_of(const dupscan_scan *s, uint32_t i, uint64_t *cls, int64_t *at)
 {
 	struct ds_proof pf;
-	if (!ds_cache_proof(s, i, &pf))
+	if (!ds_cache_proof(&s->cache, i, &pf))
 		return false;
 	*cls = pf.cls;
 	*at = pf.at;
@@ -110,7 +110,7 @@ START_TEST(test_round_trip)
 	const char *names[] = { "a1", "a2", "b1", "s1", "s2" };
 	for (size_t i = 0; i < 5; i++) {
 		struct ds_hashed h = { 0 };
-		ck_assert_msg(ds_cache_get(second, tu_rec_named(second, names[i]), &h), "%s not in the cache", names[i]);
+		ck_assert_msg(ds_cache_get(&second->cache, tu_rec_named(second, names[i]), &h), "%s not in the cache", names[i]);
 		ck_assert_uint_eq(h.partial, first_block_hash(dir, names[i]));
 		if (i < 2 || i > 2) /* b1 alone by its first block is never read further */
 			ck_assert(h.has_full);
@@ -137,9 +137,9 @@ START_TEST(test_key_fields)
 	ck_assert_int_eq(chmod(a2, 0640), 0);                  /* ctime only */
 	dupscan_scan *s = loaded(dir, cache, &errs);
 	struct ds_hashed h;
-	ck_assert(!ds_cache_get(s, tu_rec_named(s, "a1"), &h));
-	ck_assert(!ds_cache_get(s, tu_rec_named(s, "a2"), &h));
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "b1"), &h));
+	ck_assert(!ds_cache_get(&s->cache, tu_rec_named(s, "a1"), &h));
+	ck_assert(!ds_cache_get(&s->cache, tu_rec_named(s, "a2"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "b1"), &h));
 	ck_assert_int_eq(errs, 0);
 	dupscan_free(s);
 	free(a1);
@@ -172,7 +172,7 @@ START_TEST(test_damage_ignored)
 		s = loaded(dir, cache, &errs);
 		ck_assert_msg(errs == 1, "damage at %ld reported %d times", (long)at, errs);
 		struct ds_hashed h;
-		ck_assert(!ds_cache_get(s, tu_rec_named(s, "a1"), &h));
+		ck_assert(!ds_cache_get(&s->cache, tu_rec_named(s, "a1"), &h));
 		dupscan_free(s);
 		errs = 0;
 		s = scan_with_cache(dir, cache, &errs);
@@ -215,7 +215,7 @@ START_TEST(test_proof_fields)
 	ck_assert_uint_ne(cls, cls2); /* another class */
 	ck_assert(!proof_of(s, tu_rec_named(s, "b1"), &cls2, &at)); /* unique: no proof */
 	uint32_t a1 = tu_rec_named(s, "a1");
-	struct ds_rec *r = ds_rec(s, a1);
+	struct ds_rec *r = ds_rec(&s->tree, a1);
 	struct ds_rec saved = *r;
 	/* moved far: the next inode number may well be another file's, with its own proof */
 	/* (each change joined again: the join is where an entry meets its file) */
@@ -229,9 +229,9 @@ START_TEST(test_proof_fields)
 		*r = saved;
 	}
 	uint32_t other; /* the device: another one's index */
-	ck_assert_int_eq(ds_intern(&s->tree.devs, ds_rec_dev(s, r) + 1000003, 0, &other), 0);
+	ck_assert_int_eq(ds_intern(&s->tree.devs, ds_rec_dev(&s->tree, r) + 1000003, 0, &other), 0);
 	uint32_t kind; /* the same attributes on that device */
-	ck_assert_int_eq(ds_intern(&s->tree.kinds, other, ds_rec_attr(s, r), &kind), 0);
+	ck_assert_int_eq(ds_intern(&s->tree.kinds, other, ds_rec_attr(&s->tree, r), &kind), 0);
 	r->kind = kind;
 	tu_cache_join(s);
 	ck_assert(!proof_of(s, a1, &cls2, &at));
@@ -348,10 +348,10 @@ START_TEST(test_version1_read)
 	dupscan_scan *s = loaded(dir, cache, &errs);
 	ck_assert_int_eq(errs, 0);
 	struct ds_hashed h;
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
 	ck_assert(!h.has_full); /* a full hash of another definition, past a block */
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "s1"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "s1"), &h));
 	ck_assert(h.has_full && h.full == h.partial);
 	uint64_t cls;
 	int64_t at;
@@ -394,11 +394,11 @@ START_TEST(test_version2_read)
 	struct ds_hashed h;
 	uint64_t cls;
 	int64_t at;
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "a1"), &h));
 	ck_assert_uint_eq(h.partial, first_block_hash(dir, "a1"));
 	ck_assert(!h.has_full);
 	ck_assert(!proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "s1"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "s1"), &h));
 	ck_assert(h.has_full && h.full == h.partial);
 	ck_assert(proof_of(s, tu_rec_named(s, "s1"), &cls, &at));
 	dupscan_free(s);
@@ -413,7 +413,7 @@ START_TEST(test_version2_read)
 	ck_assert_uint_eq(version, 3);
 	s = loaded(dir, cache, &errs);
 	s->cache.racy_ns = -60LL * 1000000000;
-	ck_assert(ds_cache_get(s, tu_rec_named(s, "a1"), &h));
+	ck_assert(ds_cache_get(&s->cache, tu_rec_named(s, "a1"), &h));
 	ck_assert(h.has_full);
 	ck_assert(proof_of(s, tu_rec_named(s, "a1"), &cls, &at));
 	dupscan_free(s);

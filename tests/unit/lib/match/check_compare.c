@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testinternal.h"
 #include "testutil.h"
 #include "walk/walk.h"
@@ -108,15 +108,15 @@ START_TEST(test_lockstep_partition)
 	dupscan_scan *scan = NULL;
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	ck_assert_int_ge(dupscan_add_path(scan, dir, 1), 0);
-	ck_assert_int_eq(ds_walk(scan), 0);
+	ck_assert_int_eq(ds_walk(&scan->walk), 0);
 	ck_assert_uint_eq(scan->tree.nrecs, 5);
 	struct ds_result res = { 0 };
-	struct ds_ctx ctx = { scan, &res, NULL };
+	struct ds_ctx ctx = { &scan->match, &res, NULL };
 	struct ds_member m[5];
 	for (uint32_t i = 0; i < 5; i++) {
 		/* put the walk's records in name order: a b c d e */
 		uint32_t ri = 0;
-		while (ds_rec_name(scan, ds_rec(scan, ri))[0] != 'a' + (char)i)
+		while (ds_rec_name(&scan->tree, ds_rec(&scan->tree, ri))[0] != 'a' + (char)i)
 			ri++;
 		m[i] = (struct ds_member){ ri, -1, i, 0, true };
 	}
@@ -254,7 +254,7 @@ END_TEST
 /* Its bytes through the cursor, or the code it failed with. */
 static int read_in(const dupscan_scan *scan, const char *name, struct ds_dirfd *dc, char *buf, size_t cap)
 {
-	int fd = ds_open_scanned_in(scan, tu_rec_named(scan, name), dc);
+	int fd = ds_open_scanned_in(&scan->reading, tu_rec_named(scan, name), dc);
 	if (fd < 0)
 		return fd;
 	ssize_t n = pread(fd, buf, cap - 1, 0);
@@ -281,7 +281,7 @@ START_TEST(test_open_in_dir)
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	ck_assert_int_ge(dupscan_add_path(scan, t, 1), 0);
 	ck_assert_int_ge(dupscan_add_path(scan, "bare", 0), 0);
-	ck_assert_int_eq(ds_walk(scan), 0);
+	ck_assert_int_eq(ds_walk(&scan->walk), 0);
 	struct ds_dirfd dc = DS_DIRFD_INIT;
 	char buf[64];
 	ck_assert_int_eq(read_in(scan, "a", &dc, buf, sizeof(buf)), 0);

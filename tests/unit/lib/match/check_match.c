@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testinternal.h"
 #include "testutil.h"
 #include "walk/walk.h"
@@ -78,25 +78,25 @@ static dupscan_scan *matched(const char *dir, const struct setup *st, struct err
 	if (st->cache)
 		ck_assert_int_eq(dupscan_set_cache(s, st->cache), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	s->ran = true;
+	s->core.ran = true;
 	s->reading.max_open = st->max_open ? st->max_open : 256;
 	if (st->sweep_budget)
-		s->opt.sweep_budget = st->sweep_budget;
+		s->core.opt.sweep_budget = st->sweep_budget;
 	if (st->io == DUPSCAN_IO_HDD)
 		ck_assert_int_eq(nftw(dir, evict, 16, FTW_PHYS), 0);
 	if (st->cache)
-		ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+		ck_assert_int_eq(ds_cache_load(&s->cache), 0);
+	ck_assert_int_eq(ds_walk(&s->walk), 0);
 	if (st->vanish) {
 		char *p = tu_path(dir, st->vanish);
 		ck_assert_int_eq(unlink(p), 0);
 		free(p);
 	}
-	ck_assert_int_eq(ds_match(s), 0);
-	ck_assert_int_eq(ds_build_sets(s), 0);
+	ck_assert_int_eq(ds_match(&s->match), 0);
+	ck_assert_int_eq(ds_build_sets(&s->results), 0);
 	bool folded;
 	if (st->cache)
-		ck_assert_int_eq(ds_cache_save(s, &folded), 0);
+		ck_assert_int_eq(ds_cache_save(&s->cache, &folded), 0);
 	return s;
 }
 
@@ -140,13 +140,13 @@ START_TEST(test_classes_by_content)
 	 * no class are in none */
 	uint32_t cls_a = DS_NONE;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		const char *name = ds_rec_name(s, ds_rec(s, i));
-		uint32_t cls = ds_index_class(&s->index, i);
+		const char *name = ds_rec_name(&s->tree, ds_rec(&s->tree, i));
+		uint32_t cls = ds_index_class(&s->tree.index, i);
 		if (name[0] == 'a' && name[1] != 'l') {
 			ck_assert_uint_ne(cls, DS_NONE);
 			ck_assert(cls_a == DS_NONE || cls == cls_a);
 			cls_a = cls;
-			ck_assert_uint_eq(ds_index_class(&s->index, cls), cls); /* the name is a member */
+			ck_assert_uint_eq(ds_index_class(&s->tree.index, cls), cls); /* the name is a member */
 		} else if (!strcmp(name, "late") || !strcmp(name, "early") || !strcmp(name, "s3") ||
 			   !strcmp(name, "alone")) {
 			ck_assert_msg(cls == DS_NONE, "%s is in a class", name);
@@ -328,8 +328,8 @@ static dupscan_scan *walked_with_cache(const char *dir, const char *cache)
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_cache_load(s), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_int_eq(ds_cache_load(&s->cache), 0);
+	ck_assert_int_eq(ds_walk(&s->walk), 0);
 	tu_cache_join(s);
 	return s;
 }
@@ -346,14 +346,14 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = 0;
-		while (i < s->tree.nrecs && strcmp(ds_rec_name(s, ds_rec(s, i)), f[k].name) != 0)
+		while (i < s->tree.nrecs && strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i)), f[k].name) != 0)
 			i++;
 		ck_assert_uint_lt(i, s->tree.nrecs);
 		struct ds_hashed h = { .rec = i, .has_full = f[k].has_full, .partial = f[k].partial, .full = f[k].full };
-		ck_assert_int_eq(ds_cache_note(s, &h), 0);
+		ck_assert_int_eq(ds_cache_note(&s->cache, &h), 0);
 	}
 	bool folded;
-	ck_assert_int_eq(ds_cache_save(s, &folded), 0);
+	ck_assert_int_eq(ds_cache_save(&s->cache, &folded), 0);
 	ck_assert(folded);
 	dupscan_free(s);
 }
@@ -365,11 +365,11 @@ static void check_cached_full(const char *dir, const char *cache, const char *re
 	const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	bool found = false;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		if (strcmp(ds_rec_name(s, r), name) != 0)
+		const struct ds_rec *r = ds_rec(&s->tree, i);
+		if (strcmp(ds_rec_name(&s->tree, r), name) != 0)
 			continue;
 		struct ds_hashed h;
-		ck_assert_msg(ds_cache_get(s, i, &h) && h.has_full, "%s: no full hash cached", rel);
+		ck_assert_msg(ds_cache_get(&s->cache, i, &h) && h.has_full, "%s: no full hash cached", rel);
 		char *p = tu_path(dir, rel);
 		ck_assert_msg(h.full == tu_full_hash(p), "%s: cached full hash is not its own", rel);
 		free(p);
@@ -486,8 +486,8 @@ START_TEST(test_cache_full_hashes_split)
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	struct ds_hashed a3 = { 0 };
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (!strcmp(ds_rec_name(s, ds_rec(s, i)), "a3"))
-			ck_assert(ds_cache_get(s, i, &a3));
+		if (!strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i)), "a3"))
+			ck_assert(ds_cache_get(&s->cache, i, &a3));
 	dupscan_free(s);
 	/* late, unique last time after its first block, gets its full hash too:
 	 * now every file of the bucket has one */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "walk/walk.h"
 #include "read/read.h"
@@ -42,12 +42,12 @@ static void walk_group(struct walked *w)
 	ck_assert_int_eq(dupscan_create(&w->s), 0);
 	ck_assert_int_eq(dupscan_set_option(w->s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
 	ck_assert_int_ge(dupscan_add_path(w->s, w->dir, 1), 0);
-	ck_assert_int_eq(ds_walk(w->s), 0);
+	ck_assert_int_eq(ds_walk(&w->s->walk), 0);
 	w->n = w->s->tree.nrecs;
 	ck_assert_uint_eq(w->n, 5);
 	/* by name: a b c d e */
 	for (uint32_t i = 0; i < w->n; i++) {
-		char *p = ds_rec_path_alloc(w->s, i);
+		char *p = ds_rec_path_alloc(&w->s->tree, i);
 		w->order[p[strlen(p) - 1] - 'a'] = i;
 		free(p);
 	}
@@ -74,7 +74,7 @@ static dupscan_scan *walk_hdd(const char *dir, int threads, uint32_t n)
 	if (threads)
 		ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, threads), 0);
 	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
-	ck_assert_int_eq(ds_walk(s), 0);
+	ck_assert_int_eq(ds_walk(&s->walk), 0);
 	ck_assert_uint_eq(s->tree.nrecs, n);
 	return s;
 }
@@ -82,7 +82,7 @@ static dupscan_scan *walk_hdd(const char *dir, int threads, uint32_t n)
 /* The first len bytes of record rec's file into buf. */
 static void read_start(dupscan_scan *s, uint32_t rec, void *buf, size_t len)
 {
-	char *path = ds_rec_path_alloc(s, rec);
+	char *path = ds_rec_path_alloc(&s->tree, rec);
 	int fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ds_pread_full(fd, buf, len, 0), 0);
@@ -114,7 +114,7 @@ START_TEST(test_first_pass_small)
 	uint32_t order[40], groups[2] = { 0, 40 };
 	for (uint32_t i = 0; i < 40; i++)
 		order[i] = i;
-	ck_assert_int_eq(ds_first_pass_run(s, order, 40, groups, 1, 0), 0);
+	ck_assert_int_eq(ds_first_pass_run(&s->reading, order, 40, groups, 1, 0), 0);
 	const struct ds_first_pass *fp = s->reading.first_pass;
 	ck_assert_uint_eq(fp->capbytes, 40 * 20);
 	for (uint32_t p = 0; p < 40; p++) {
@@ -152,7 +152,7 @@ static uint32_t bad_entry(dupscan_scan *s, const struct ds_first_pass *fp, const
 {
 	char text[24];
 	for (uint32_t p = from; p < to; p++) {
-		char *path = ds_rec_path_alloc(s, order[p]);
+		char *path = ds_rec_path_alloc(&s->tree, order[p]);
 		int fd = open(path, O_RDONLY);
 		ssize_t len = fd < 0 ? -1 : read(fd, text, sizeof(text));
 		if (fd >= 0)
@@ -187,7 +187,7 @@ START_TEST(test_first_pass_threads)
 	uint32_t groups[2] = { OUTSIDE, N - OUTSIDE };
 	for (uint32_t i = 0; i < N; i++)
 		order[i] = N - 1 - i;
-	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 1, 0), 0);
+	ck_assert_int_eq(ds_first_pass_run(&s->reading, order, N, groups, 1, 0), 0);
 	struct ds_first_pass *fp = s->reading.first_pass;
 	/* one assertion a check: Check writes a line for each it makes */
 	uint32_t bad = bad_order(fp, OUTSIDE, N);
@@ -211,7 +211,7 @@ START_TEST(test_first_pass)
 {
 	struct walked w;
 	walk_group(&w);
-	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
+	ck_assert_int_eq(ds_first_pass_run(&w.s->reading, w.order, w.n, w.groups, 1, 0), 0);
 	struct ds_first_pass *fp = w.s->reading.first_pass;
 	/* one disk order: every file read once */
 	ck_assert_uint_eq(bad_order(fp, 0, (uint32_t)w.n), DS_NONE);
@@ -262,10 +262,10 @@ START_TEST(test_first_pass_whole_groups)
 	static uint32_t order[N];
 	uint32_t nl = 0, ns = LARGE;
 	for (uint32_t i = 0; i < N; i++)
-		order[ds_rec_size(s, ds_rec(s, i)) == 2 * DS_BLOCK ? nl++ : ns++] = i;
+		order[ds_rec_size(&s->tree, ds_rec(&s->tree, i)) == 2 * DS_BLOCK ? nl++ : ns++] = i;
 	ck_assert_uint_eq(nl, LARGE);
 	uint32_t groups[4] = { 0, LARGE, LARGE, SMALL };
-	ck_assert_int_eq(ds_first_pass_run(s, order, N, groups, 2, 0), 0);
+	ck_assert_int_eq(ds_first_pass_run(&s->reading, order, N, groups, 2, 0), 0);
 	struct ds_first_pass *fp = s->reading.first_pass;
 	ck_assert_uint_eq(fp->capbytes, SMALL * 12);
 	ds_first_pass_by_pos(fp, groups, 2, NULL);
@@ -291,7 +291,7 @@ START_TEST(test_first_pass_failure)
 	char *c = tu_path(w.dir, "c");
 	ck_assert_int_eq(unlink(c), 0);
 	free(c);
-	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, 0), 0);
+	ck_assert_int_eq(ds_first_pass_run(&w.s->reading, w.order, w.n, w.groups, 1, 0), 0);
 	struct ds_first_pass *fp = w.s->reading.first_pass;
 	ds_first_pass_by_pos(fp, w.groups, 1, NULL);
 	ck_assert(!ds_fp_got(fp, 2));
@@ -306,8 +306,8 @@ START_TEST(test_sweep)
 	struct walked w;
 	walk_group(&w);
 	size_t budget = 64u << 20;
-	ck_assert_int_eq(ds_first_pass_run(w.s, w.order, w.n, w.groups, 1, budget), 0);
-	ck_assert_int_eq(ds_sweep_run(w.s, w.groups, 1, budget), 0);
+	ck_assert_int_eq(ds_first_pass_run(&w.s->reading, w.order, w.n, w.groups, 1, budget), 0);
+	ck_assert_int_eq(ds_sweep_run(&w.s->reading, w.groups, 1, budget), 0);
 	const struct ds_sweep *sw = w.s->reading.sweep;
 	/* a, b, c, d share their first block: settled here */
 	for (size_t p = 0; p < 4; p++)

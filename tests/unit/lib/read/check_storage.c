@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "read/read.h"
 
@@ -241,37 +241,37 @@ START_TEST(test_choose)
 {
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	s->reading.sysfs = sysfs;
-	s->reading.mountinfo = mountinfo;
+	s->core.sysfs = sysfs;
+	s->core.mountinfo = mountinfo;
 	uint64_t ssd_mem[] = { makedev(259, 0), makedev(0, 46), makedev(0, 48) };
 	uint64_t with_nas[] = { makedev(259, 0), makedev(0, 45) };
 	uint64_t with_hdd[] = { makedev(259, 0), makedev(9, 0) };
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_AUTO);
-	ds_choose_io(s, ssd_mem, 3);
+	ds_choose_io(&s->reading, ssd_mem, 3);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
 	ck_assert_int_eq(dupscan_io_inflight(s), 1);
-	ck_assert_int_eq(ds_choose_io(s, with_nas, 2), 0);
+	ck_assert_int_eq(ds_choose_io(&s->reading, with_nas, 2), 0);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET); /* many requests in flight */
 	ck_assert_ptr_nonnull(s->reading.net);
 	/* a phase may run all, so many at once at first (built without
 	 * threads: one) */
-	ck_assert_int_eq(ds_readers(s), DUPSCAN_THREADS ? DS_NET_MOST : 1);
-	ck_assert_int_eq(*ds_net_cap(s), DUPSCAN_THREADS ? DS_NET_START : 1);
-	ds_choose_io(s, ssd_mem, 3); /* once a network filesystem was seen, it stays */
+	ck_assert_int_eq(ds_readers(&s->reading), DUPSCAN_THREADS ? DS_NET_MOST : 1);
+	ck_assert_int_eq(*ds_net_cap(&s->reading), DUPSCAN_THREADS ? DS_NET_START : 1);
+	ds_choose_io(&s->reading, ssd_mem, 3); /* once a network filesystem was seen, it stays */
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET);
-	ds_choose_io(s, with_hdd, 2); /* a spinning disk: one stream each disk, the NAS beside */
+	ds_choose_io(&s->reading, with_hdd, 2); /* a spinning disk: one stream each disk, the NAS beside */
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
-	ck_assert(!ds_one_stream(s, makedev(0, 45)));
-	ds_choose_io(s, with_nas, 2); /* once a spinning disk was seen, it stays */
+	ck_assert(!ds_one_stream(&s->reading, makedev(0, 45)));
+	ds_choose_io(&s->reading, with_nas, 2); /* once a spinning disk was seen, it stays */
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_SSD), 0);
-	ds_choose_io(s, with_hdd, 2);
+	ds_choose_io(&s->reading, with_hdd, 2);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
-	ds_choose_io(s, ssd_mem, 3);
+	ds_choose_io(&s->reading, ssd_mem, 3);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_HDD);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_NET), 0);
-	ds_choose_io(s, ssd_mem, 3);
+	ds_choose_io(&s->reading, ssd_mem, 3);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_NET);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, 4), DUPSCAN_E_OPTION);
 	dupscan_free(s);
@@ -293,12 +293,12 @@ START_TEST(test_inode_numbers)
 	ck_assert(ds_inode_numbers_kept(mountinfo, makedev(8, 1)));    /* a block device's */
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	s->reading.sysfs = sysfs;
-	s->reading.mountinfo = mountinfo;
-	ck_assert(ds_inodes_trusted(s, makedev(0, 61)));
-	ds_inodes_distrust(s, makedev(0, 61)); /* the scan saw two files of one number */
-	ck_assert(!ds_inodes_trusted(s, makedev(0, 61)));
-	ck_assert(ds_inodes_trusted(s, makedev(0, 45)));
+	s->core.sysfs = sysfs;
+	s->core.mountinfo = mountinfo;
+	ck_assert(ds_inodes_trusted(&s->tree, makedev(0, 61)));
+	ds_inodes_distrust(&s->tree, makedev(0, 61)); /* the scan saw two files of one number */
+	ck_assert(!ds_inodes_trusted(&s->tree, makedev(0, 61)));
+	ck_assert(ds_inodes_trusted(&s->tree, makedev(0, 45)));
 	dupscan_free(s);
 }
 END_TEST
@@ -314,25 +314,25 @@ START_TEST(test_probe_fuse)
 	for (int slow = 0; slow < 2; slow++) {
 		dupscan_scan *s = NULL;
 		ck_assert_int_eq(dupscan_create(&s), 0);
-		s->reading.sysfs = sysfs;
-		s->reading.mountinfo = mountinfo;
+		s->core.sysfs = sysfs;
+		s->core.mountinfo = mountinfo;
 		s->reading.net_probe_ns = slow ? 0 : INT64_C(3600000000000);
 		uint64_t dev = makedev(0, 62), sshfs = makedev(0, 47), overlay = makedev(0, 48);
-		ds_probe_net(s, dev, root); /* (root stands for a directory of the mount) */
-		ds_probe_net(s, overlay, root);
-		ck_assert_int_eq(ds_choose_io(s, &dev, 1), 0);
+		ds_probe_net(&s->reading, dev, root); /* (root stands for a directory of the mount) */
+		ds_probe_net(&s->reading, overlay, root);
+		ck_assert_int_eq(ds_choose_io(&s->reading, &dev, 1), 0);
 		ck_assert_int_eq(dupscan_io_mode(s), slow ? DUPSCAN_IO_NET : DUPSCAN_IO_SSD);
 		/* overlay is not FUSE: never probed, however slow */
 		dupscan_scan *o = NULL;
 		ck_assert_int_eq(dupscan_create(&o), 0);
-		o->reading.sysfs = sysfs;
-		o->reading.mountinfo = mountinfo;
+		o->core.sysfs = sysfs;
+		o->core.mountinfo = mountinfo;
 		o->reading.net_probe_ns = 0;
-		ds_probe_net(o, overlay, root);
-		ck_assert_int_eq(ds_choose_io(o, &overlay, 1), 0);
+		ds_probe_net(&o->reading, overlay, root);
+		ck_assert_int_eq(ds_choose_io(&o->reading, &overlay, 1), 0);
 		ck_assert_int_eq(dupscan_io_mode(o), DUPSCAN_IO_SSD);
 		/* sshfs is known: NET without a probe */
-		ck_assert_int_eq(ds_choose_io(o, &sshfs, 1), 0);
+		ck_assert_int_eq(ds_choose_io(&o->reading, &sshfs, 1), 0);
 		ck_assert_int_eq(dupscan_io_mode(o), DUPSCAN_IO_NET);
 		dupscan_free(o);
 		dupscan_free(s);
@@ -346,20 +346,20 @@ START_TEST(test_one_decision)
 {
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	s->reading.sysfs = sysfs;
-	s->reading.mountinfo = mountinfo;
-	ck_assert(!ds_one_stream(s, makedev(259, 0)));
+	s->core.sysfs = sysfs;
+	s->core.mountinfo = mountinfo;
+	ck_assert(!ds_one_stream(&s->reading, makedev(259, 0)));
 	write_file("sys/devices/pci/block/nvme0n1/queue/rotational", "1\n");
 	ck_assert(ds_storage_kind(sysfs, mountinfo, makedev(259, 0)) == DS_STORE_HDD); /* looked up anew */
-	ck_assert(!ds_one_stream(s, makedev(259, 0)));                                 /* decided once */
-	ck_assert(ds_one_stream(s, makedev(259, 2)));  /* its partition, first met now: as sysfs says now */
-	ck_assert(!ds_one_stream(s, makedev(0, 45)));  /* the NAS: many requests, not one stream */
-	ck_assert(!ds_one_stream(s, makedev(0, 46)));
+	ck_assert(!ds_one_stream(&s->reading, makedev(259, 0)));                                 /* decided once */
+	ck_assert(ds_one_stream(&s->reading, makedev(259, 2)));  /* its partition, first met now: as sysfs says now */
+	ck_assert(!ds_one_stream(&s->reading, makedev(0, 45)));  /* the NAS: many requests, not one stream */
+	ck_assert(!ds_one_stream(&s->reading, makedev(0, 46)));
 	uint64_t nvme[] = { makedev(259, 0) };
-	ds_choose_io(s, nvme, 1);
+	ds_choose_io(&s->reading, nvme, 1);
 	ck_assert_int_eq(dupscan_io_mode(s), DUPSCAN_IO_SSD);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
-	ck_assert(ds_one_stream(s, makedev(0, 46)));   /* an explicit mode wins */
+	ck_assert(ds_one_stream(&s->reading, makedev(0, 46)));   /* an explicit mode wins */
 	dupscan_free(s);
 }
 END_TEST

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 #define N 20000

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 static struct stat fake(uint64_t dev, uint64_t ino, off_t size)
@@ -33,7 +33,7 @@ static dupscan_scan *scan_with_root(uint32_t arg, uint32_t *root)
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	struct stat st = fake(1, 10, 0);
 	st.st_mode = S_IFDIR | 0755;
-	ck_assert_int_eq(ds_add_dir(s, "d", 1, DS_NONE, arg, &st, root), 0);
+	ck_assert_int_eq(ds_add_dir(&s->tree, "d", 1, DS_NONE, arg, &st, root), 0);
 	return s;
 }
 
@@ -44,33 +44,33 @@ START_TEST(test_paths)
 	struct stat st = fake(1, 10, 0);
 	st.st_mode = S_IFDIR | 0755;
 	uint32_t root, sub, deep;
-	ck_assert_int_eq(ds_add_dir(s, "top/arg", 7, DS_NONE, 0, &st, &root), 0);
-	ck_assert_int_eq(ds_add_dir(s, "sub", 3, root, 0, &st, &sub), 0);
-	ck_assert_int_eq(ds_add_dir(s, "deeper", 6, sub, 0, &st, &deep), 0);
+	ck_assert_int_eq(ds_add_dir(&s->tree, "top/arg", 7, DS_NONE, 0, &st, &root), 0);
+	ck_assert_int_eq(ds_add_dir(&s->tree, "sub", 3, root, 0, &st, &sub), 0);
+	ck_assert_int_eq(ds_add_dir(&s->tree, "deeper", 6, sub, 0, &st, &deep), 0);
 	struct stat fst = fake(1, 11, 5);
-	ck_assert_int_eq(ds_add_rec(s, "file", 4, deep, &fst), 0);
+	ck_assert_int_eq(ds_add_rec(&s->tree, "file", 4, deep, &fst), 0);
 	ck_assert_uint_eq(s->tree.nrecs, 1);
-	const struct ds_rec *r = ds_rec(s, 0);
+	const struct ds_rec *r = ds_rec(&s->tree, 0);
 	char buf[64];
-	ck_assert_uint_eq(ds_rec_path(s, 0, buf, sizeof(buf)), strlen("top/arg/sub/deeper/file"));
+	ck_assert_uint_eq(ds_rec_path(&s->tree, 0, buf, sizeof(buf)), strlen("top/arg/sub/deeper/file"));
 	ck_assert_str_eq(buf, "top/arg/sub/deeper/file");
 	/* too small a buffer: the length needed, and an allocated path */
 	char small[8];
-	ck_assert_uint_eq(ds_rec_path(s, 0, small, sizeof(small)), strlen("top/arg/sub/deeper/file"));
-	char *p = ds_path_in(s, deep, "file", small, sizeof(small));
+	ck_assert_uint_eq(ds_rec_path(&s->tree, 0, small, sizeof(small)), strlen("top/arg/sub/deeper/file"));
+	char *p = ds_path_in(&s->tree, deep, "file", small, sizeof(small));
 	ck_assert_ptr_ne(p, small);
 	ck_assert_str_eq(p, "top/arg/sub/deeper/file");
 	free(p);
-	p = ds_rec_path_alloc(s, 0);
+	p = ds_rec_path_alloc(&s->tree, 0);
 	ck_assert_str_eq(p, "top/arg/sub/deeper/file");
 	free(p);
-	p = ds_dir_path(s, sub);
+	p = ds_dir_path(&s->tree, sub);
 	ck_assert_str_eq(p, "top/arg/sub");
 	free(p);
 	/* below the argument: after "top/arg/" */
-	ck_assert_uint_eq(ds_rel_offset(s, deep), strlen("top/arg/"));
-	ck_assert_uint_eq(ds_rec_size(s, r), 5);
-	ck_assert_uint_eq(ds_rec_rep(s, 0), 0); /* its inode's only name */
+	ck_assert_uint_eq(ds_rel_offset(&s->tree, deep), strlen("top/arg/"));
+	ck_assert_uint_eq(ds_rec_size(&s->tree, r), 5);
+	ck_assert_uint_eq(ds_rec_rep(&s->tree, 0), 0); /* its inode's only name */
 	dupscan_free(s);
 }
 END_TEST
@@ -81,10 +81,10 @@ START_TEST(test_seen)
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	/* past several growths of the table, each inode new once, then seen */
 	for (uint64_t i = 1; i <= 5000; i++)
-		ck_assert_int_eq(ds_seen_add(s, i % 3, i * 7919), 0);
+		ck_assert_int_eq(ds_seen_add(&s->tree, i % 3, i * 7919), 0);
 	for (uint64_t i = 1; i <= 5000; i++)
-		ck_assert_int_eq(ds_seen_add(s, i % 3, i * 7919), 1);
-	ck_assert_int_eq(ds_seen_add(s, 4, 7919), 0); /* another device, same inode number */
+		ck_assert_int_eq(ds_seen_add(&s->tree, i % 3, i * 7919), 1);
+	ck_assert_int_eq(ds_seen_add(&s->tree, 4, 7919), 0); /* another device, same inode number */
 	dupscan_free(s);
 }
 END_TEST
@@ -99,11 +99,11 @@ START_TEST(test_protected)
 	char *keep = tu_path(dir, "keep"), *inner = tu_path(dir, "keep/inner"), *fr = tu_path(dir, "free");
 	char *spelled = tu_path(dir, "free/../keep/./inner");
 	ck_assert_int_eq(dupscan_protect_path(s, keep), 0);
-	ck_assert(ds_under_protected(s, keep));
-	ck_assert(ds_under_protected(s, inner));
-	ck_assert(ds_under_protected(s, spelled));
-	ck_assert(!ds_under_protected(s, fr));
-	ck_assert(!ds_under_protected(s, dir));
+	ck_assert(ds_under_protected(&s->tree, keep));
+	ck_assert(ds_under_protected(&s->tree, inner));
+	ck_assert(ds_under_protected(&s->tree, spelled));
+	ck_assert(!ds_under_protected(&s->tree, fr));
+	ck_assert(!ds_under_protected(&s->tree, dir));
 	dupscan_free(s);
 	free(keep);
 	free(inner);
@@ -126,30 +126,30 @@ START_TEST(test_shared_values)
 		f.st_uid = 1000 + i % 3;
 		f.st_gid = 2000 + i % 5;
 		f.st_mode = S_IFREG | (i % 2 ? 0644 : 0600);
-		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+		ck_assert_int_eq(ds_add_rec(&s->tree, "f", 1, root, &f), 0);
 	}
 	ck_assert_uint_eq(s->tree.devs.n, 1000);
 	ck_assert_uint_eq(s->tree.attrs.n, 30); /* 3 owners x 5 groups x 2 modes, by the CRT */
 	for (uint32_t i = 0; i < 3000; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		ck_assert_uint_eq(ds_rec_dev(s, r), 0xFFFF000000000000ull + i % 1000);
-		ck_assert_uint_eq(ds_rec_mode(s, r), S_IFREG | (i % 2 ? 0644u : 0600u));
-		ck_assert_uint_eq(ds_rec_owner(s, r), (uint64_t)(1000 + i % 3) << 32 | (2000 + i % 5));
-		ck_assert_uint_eq(ds_rec_arg(s, i), 7);
-		ck_assert_uint_eq(ds_rec_devi(s, r), ds_rec_devi(s, ds_rec(s, i % 1000)));
+		const struct ds_rec *r = ds_rec(&s->tree, i);
+		ck_assert_uint_eq(ds_rec_dev(&s->tree, r), 0xFFFF000000000000ull + i % 1000);
+		ck_assert_uint_eq(ds_rec_mode(&s->tree, r), S_IFREG | (i % 2 ? 0644u : 0600u));
+		ck_assert_uint_eq(ds_rec_owner(&s->tree, r), (uint64_t)(1000 + i % 3) << 32 | (2000 + i % 5));
+		ck_assert_uint_eq(ds_rec_arg(&s->tree, i), 7);
+		ck_assert_uint_eq(ds_rec_devi(&s->tree, r), ds_rec_devi(&s->tree, ds_rec(&s->tree, i % 1000)));
 	}
 	for (uint32_t i = 1000; i < 65536; i++) {
 		struct stat f = fake(i, 1, 1);
-		ck_assert_int_eq(ds_add_rec(s, "g", 1, root, &f), 0);
+		ck_assert_int_eq(ds_add_rec(&s->tree, "g", 1, root, &f), 0);
 	}
 	ck_assert_uint_eq(s->tree.devs.n, 65536);
 	uint32_t before = s->tree.nrecs;
 	struct stat f = fake(70000, 1, 1);
-	ck_assert_int_eq(ds_add_rec(s, "h", 1, root, &f), -EOVERFLOW);
+	ck_assert_int_eq(ds_add_rec(&s->tree, "h", 1, root, &f), -EOVERFLOW);
 	ck_assert_uint_eq(s->tree.nrecs, before);
 	f = fake(65535, 2, 1); /* a device met before still goes in */
-	ck_assert_int_eq(ds_add_rec(s, "h", 1, root, &f), 0);
-	ck_assert_uint_eq(ds_rec_dev(s, ds_rec(s, before)), 65535);
+	ck_assert_int_eq(ds_add_rec(&s->tree, "h", 1, root, &f), 0);
+	ck_assert_uint_eq(ds_rec_dev(&s->tree, ds_rec(&s->tree, before)), 65535);
 	dupscan_free(s);
 }
 END_TEST
@@ -167,14 +167,14 @@ START_TEST(test_wide_values)
 	enum { NV = sizeof(v) / sizeof(v[0]) };
 	for (uint32_t i = 0; i < NV * NV; i++) {
 		struct stat f = fake(7, v[i % NV], (off_t)(v[i / NV] & 0x7FFFFFFFFFFFFFFFull));
-		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+		ck_assert_int_eq(ds_add_rec(&s->tree, "f", 1, root, &f), 0);
 	}
 	for (uint32_t i = 0; i < NV * NV; i++) {
-		const struct ds_rec *r = ds_rec(s, i);
-		ck_assert_uint_eq(ds_rec_ino(s, r), v[i % NV]);
-		ck_assert_uint_eq(ds_rec_size(s, r), v[i / NV] & 0x7FFFFFFFFFFFFFFFull);
-		ck_assert_uint_eq(ds_rec_dev(s, r), 7);
-		ck_assert_uint_eq(ds_rec_mode(s, r), S_IFREG | 0644u);
+		const struct ds_rec *r = ds_rec(&s->tree, i);
+		ck_assert_uint_eq(ds_rec_ino(&s->tree, r), v[i % NV]);
+		ck_assert_uint_eq(ds_rec_size(&s->tree, r), v[i / NV] & 0x7FFFFFFFFFFFFFFFull);
+		ck_assert_uint_eq(ds_rec_dev(&s->tree, r), 7);
+		ck_assert_uint_eq(ds_rec_mode(&s->tree, r), S_IFREG | 0644u);
 	}
 	/* the high halves: 0, 1, 0x12, 0x7FFFFFFF, 0xFFFFFFFF of the inode (5) by 0, 1, 0x12, 0x7FFFFFFF, 0x7FFFFFFF of the size (4) */
 	ck_assert_uint_eq(s->tree.kinds.n, 5 * 4);
@@ -184,13 +184,13 @@ END_TEST
 
 /* Records sorted by a key and a minor, ties by index: a few sizes over many
  * devices, so most keys tie. */
-static uint64_t size_dev_key(const dupscan_scan *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t size_dev_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
 {
 	*minor = ds_rec_devi(s, r);
 	return ds_rec_size(s, r);
 }
 
-static const dupscan_scan *sort_scan; /* for qsort's comparison */
+static const struct ds_tree *sort_scan; /* for qsort's comparison */
 
 static int cmp_size_dev(const void *pa, const void *pb)
 {
@@ -216,22 +216,22 @@ START_TEST(test_sort_recs_runs)
 	for (uint32_t i = 0; i < N; i++) {
 		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
 		struct stat f = fake(seed % 5, i + 1, (off_t)(seed >> 8) % 7);
-		ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &f), 0);
+		ck_assert_int_eq(ds_add_rec(&s->tree, "f", 1, root, &f), 0);
 	}
 	static uint32_t want[N], got[N];
 	for (uint32_t i = 0; i < N; i++)
 		want[i] = (i * 2654435761u) % N; /* N is prime: a shuffle */
 	uint32_t shuffled[N];
 	memcpy(shuffled, want, sizeof(want));
-	sort_scan = s;
+	sort_scan = &s->tree;
 	qsort(want, N, sizeof(want[0]), cmp_size_dev);
 	static const size_t runs[] = { 1, 2, 7, 100, 1024, N - 1, N, N + 1, 0 };
 	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
 		memcpy(got, shuffled, sizeof(got));
-		ck_assert_int_eq(ds_sort_recs_runs(s, got, N, size_dev_key, runs[r]), 0);
+		ck_assert_int_eq(ds_sort_recs_runs(&s->tree, got, N, size_dev_key, runs[r]), 0);
 		ck_assert_msg(memcmp(got, want, sizeof(got)) == 0, "runs of %zu", runs[r]);
 	}
-	ck_assert_int_eq(ds_sort_recs_runs(s, got, 0, size_dev_key, 3), 0);
+	ck_assert_int_eq(ds_sort_recs_runs(&s->tree, got, 0, size_dev_key, 3), 0);
 	dupscan_free(s);
 }
 END_TEST
@@ -242,29 +242,29 @@ START_TEST(test_same_file)
 	uint32_t root;
 	dupscan_scan *s = scan_with_root(0, &root);
 	struct stat fst = fake(3, 30, 100);
-	ck_assert_int_eq(ds_add_rec(s, "f", 1, root, &fst), 0);
-	const struct ds_rec *r = ds_rec(s, 0);
+	ck_assert_int_eq(ds_add_rec(&s->tree, "f", 1, root, &fst), 0);
+	const struct ds_rec *r = ds_rec(&s->tree, 0);
 	int64_t ct = r->ctime_ns;
-	ck_assert(ds_same_file(s, &fst, r, ct));
+	ck_assert(ds_same_file(&s->tree, &fst, r, ct));
 	struct stat x = fst;
 	x.st_dev = 4;
-	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
 	x = fst;
 	x.st_ino = 31;
-	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
 	x = fst;
 	x.st_size = 101;
-	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
 	x = fst;
 	x.st_mtim.tv_nsec = 1;
-	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
 	x = fst;
 	x.st_ctim.tv_nsec = 1;
-	ck_assert(!ds_same_file(s, &x, r, ct));
-	ck_assert(ds_same_file(s, &x, r, ds_ns(x.st_ctim))); /* the ctime an own change left */
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
+	ck_assert(ds_same_file(&s->tree, &x, r, ds_ns(x.st_ctim))); /* the ctime an own change left */
 	x = fst;
 	x.st_mode = S_IFLNK | 0777;
-	ck_assert(!ds_same_file(s, &x, r, ct));
+	ck_assert(!ds_same_file(&s->tree, &x, r, ct));
 	dupscan_free(s);
 }
 END_TEST

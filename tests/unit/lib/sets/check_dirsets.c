@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "sets/sets.h"
 

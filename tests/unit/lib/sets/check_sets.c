@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "dupscan_config.h"
 #include "sets/sets.h"
@@ -547,14 +547,14 @@ START_TEST(test_tally_and_overlaps)
 	/* the pair table's limit: the fewest entries the pairs at 50% need,
 	 * found by trying; one fewer stops with DUPSCAN_E_TOO_MANY and leaves no
 	 * pair (not the last call's) */
-	ck_assert_uint_eq(ds_overlaps_limit(scan), DS_OVERLAPS_FLOOR); /* 6 files: the floor */
+	ck_assert_uint_eq(ds_overlaps_limit(&scan->results), DS_OVERLAPS_FLOOR); /* 6 files: the floor */
 	size_t need = 0;
-	while (need < 64 && ds_overlaps(scan, 50, need) == DUPSCAN_E_TOO_MANY)
+	while (need < 64 && ds_overlaps(&scan->results, 50, need) == DUPSCAN_E_TOO_MANY)
 		need++;
 	ck_assert_uint_ge(need, 3); /* three pairs shown, and the sides weighed */
 	ck_assert_uint_lt(need, 64);
 	ck_assert_uint_eq(dupscan_overlap_count(scan), 3);
-	ck_assert_int_eq(ds_overlaps(scan, 50, need - 1), DUPSCAN_E_TOO_MANY);
+	ck_assert_int_eq(ds_overlaps(&scan->results, 50, need - 1), DUPSCAN_E_TOO_MANY);
 	ck_assert_uint_eq(dupscan_overlap_count(scan), 0);
 	ck_assert_str_eq(dupscan_strerror(DUPSCAN_E_TOO_MANY),
 			 "More pairs of directories to weigh than files: many directories hold copies of the same files");

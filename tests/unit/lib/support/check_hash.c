@@ -12,7 +12,7 @@
 
 #include <xxhash.h> /* an independent oracle for the library's hashes */
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 static const size_t sizes[] = { 1, 4095, 4096, 4097, 8191, 8192, 262143, 262144, 262145,
@@ -76,13 +76,13 @@ START_TEST(test_scan_full_hash_matches_oneshot)
 	uint64_t want_partial = XXH64(data, n < DS_BLOCK ? n : DS_BLOCK, 0);
 	uint64_t want = n > DS_BLOCK ? XXH64(data + DS_BLOCK, n - DS_BLOCK, want_partial) : want_partial;
 	/* both files sit in the index node keyed on the hashes computed independently */
-	uint32_t node = ds_index_find(&scan->index, want_partial, want, n);
+	uint32_t node = ds_index_find(&scan->tree.index, want_partial, want, n);
 	ck_assert_uint_ne(node, DS_NONE);
 	uint32_t members = 0;
-	for (uint32_t m = scan->index.nodes[node].head; m != DS_NONE; m = scan->index.mem[m].next)
+	for (uint32_t m = scan->tree.index.nodes[node].head; m != DS_NONE; m = scan->tree.index.mem[m].next)
 		members++;
 	ck_assert_uint_eq(members, 2);
-	ck_assert_uint_eq(scan->index.count, 1);
+	ck_assert_uint_eq(scan->tree.index.count, 1);
 	free(data);
 	free(pa);
 	dupscan_free(scan);

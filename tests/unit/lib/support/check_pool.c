@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "match/result.h"
 
@@ -44,17 +44,17 @@ static dupscan_scan *records(int threads, struct seen *seen)
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_THREADS, threads), 0);
-	s->opt.threads = threads; /* as dupscan_run() would settle it */
+	s->core.opt.threads = threads; /* as dupscan_run() would settle it */
 	dupscan_set_error_callback(s, collect, seen);
 	struct stat st = { .st_mode = S_IFDIR };
 	uint32_t d;
-	ck_assert_int_eq(ds_add_dir(s, "root", 4, DS_NONE, 0, &st, &d), 0);
+	ck_assert_int_eq(ds_add_dir(&s->tree, "root", 4, DS_NONE, 0, &st, &d), 0);
 	st.st_mode = S_IFREG;
 	for (int i = 0; i < GROUPS * PER; i++) {
 		char name[16];
 		int n = snprintf(name, sizeof(name), "f%d", i);
 		st.st_ino = (ino_t)(i + 1);
-		ck_assert_int_eq(ds_add_rec(s, name, (size_t)n, d, &st), 0);
+		ck_assert_int_eq(ds_add_rec(&s->tree, name, (size_t)n, d, &st), 0);
 	}
 	return s;
 }
@@ -70,9 +70,9 @@ static void number_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 	}
 	char name[16];
 	snprintf(name, sizeof(name), "g%u", g);
-	ds_fail_path(c, ds_rec(c->s, idx[0]), name, -5);
-	if (g == 250 && c->s->cb.on_progress) /* the cancel test's trigger */
-		dupscan_cancel(c->s);
+	ds_fail_path(c, ds_rec(c->s->tree, idx[0]), name, -5);
+	if (g == 250 && c->s->core->cb.on_progress) /* the cancel test's trigger */
+		dupscan_cancel((dupscan_scan *)c->s->tree->scan);
 }
 
 static void no_progress(void *user, int phase, uint64_t done, uint64_t total)
@@ -108,13 +108,13 @@ START_TEST(test_commit_order)
 	for (size_t t = 0; t < 5; t++) {
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->opt.threads,
+		ck_assert_int_eq(ds_run_groups(&s->match, number_group, idx, groups, GROUPS, GROUPS * PER, s->core.opt.threads,
 					       t == 4 ? key : NULL), 0);
 		ck_assert_msg(strcmp(seen.order, want) == 0, "%d threads%s: %.80s...", threads[t], t == 4 ? ", keys" : "",
 			      seen.order);
 		/* every group ran to the end: its records are settled */
 		for (uint32_t i = 0; i < GROUPS * PER; i++)
-			ck_assert(ds_rec(s, i)->flags & DS_F_SETTLED);
+			ck_assert(ds_rec(&s->tree, i)->flags & DS_F_SETTLED);
 		dupscan_free(s);
 	}
 }
@@ -132,7 +132,7 @@ START_TEST(test_cancel_commits_a_prefix)
 		struct seen seen = { .len = 0 };
 		dupscan_scan *s = records(threads[t], &seen);
 		dupscan_set_progress_callback(s, no_progress, NULL); /* arms the cancel at group 250 */
-		ck_assert_int_eq(ds_run_groups(s, number_group, idx, groups, GROUPS, GROUPS * PER, s->opt.threads,
+		ck_assert_int_eq(ds_run_groups(&s->match, number_group, idx, groups, GROUPS, GROUPS * PER, s->core.opt.threads,
 					       t == 3 ? key : NULL), DUPSCAN_E_CANCELED);
 		/* what was committed is g0 ... gK in order: whole tasks of 64 groups,
 		 * so K ends the task of group 250 at the latest; nothing after is settled */
@@ -145,7 +145,7 @@ START_TEST(test_cancel_commits_a_prefix)
 		}
 		ck_assert_int_le(next, 256);
 		for (uint32_t g = (uint32_t)next; g < GROUPS; g++)
-			ck_assert(!(ds_rec(s, g * PER)->flags & DS_F_SETTLED));
+			ck_assert(!(ds_rec(&s->tree, g * PER)->flags & DS_F_SETTLED));
 		dupscan_free(s);
 	}
 }

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 
 /* Give dir/rel to set number set with its identity as it is now. */

@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "scan.h"
 #include "testutil.h"
 #include "read/read.h"
 #include "walk/walk.h"
@@ -40,7 +40,7 @@ static dupscan_scan *scan_on(struct errs *e, int follow, const char *mountinfo, 
 	dupscan_scan *scan = NULL;
 	ck_assert_int_eq(dupscan_create(&scan), 0);
 	if (mountinfo)
-		scan->reading.mountinfo = mountinfo;
+		scan->core.mountinfo = mountinfo;
 	dupscan_set_error_callback(scan, on_error, e);
 	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_FOLLOW_SYMLINKS, follow), 0);
 	if (protect)
@@ -146,7 +146,7 @@ static uint32_t protected_count(const dupscan_scan *scan)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < scan->tree.nrecs; i++)
-		n += (ds_rec(scan, i)->flags & DS_F_PROTECTED) != 0;
+		n += (ds_rec(&scan->tree, i)->flags & DS_F_PROTECTED) != 0;
 	return n;
 }
 
@@ -182,7 +182,7 @@ START_TEST(test_numbers_not_kept)
 			ck_assert_uint_eq(scan->tree.nrecs, 3);
 			ck_assert_int_eq(e.count, 0);
 			if (fake && major(st.st_dev) == 0)
-				ck_assert(!ds_inodes_trusted(scan, (uint64_t)st.st_dev));
+				ck_assert(!ds_inodes_trusted(&scan->tree, (uint64_t)st.st_dev));
 			dupscan_free(scan);
 			scan = scan_on(&e, follow, mountinfo, NULL, a2, NULL, 2);
 			ck_assert_uint_eq(scan->tree.nrecs, 3);
