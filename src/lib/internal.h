@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h: types shared by libdupscan's modules; never installed. */
+/* internal.h: what every stage of libdupscan shares: its constants, the
+ * options, callbacks and progress, in the core each stage's state points at;
+ * it includes no folder's header. Never installed. */
 #ifndef DUPSCAN_INTERNAL_H
 #define DUPSCAN_INTERNAL_H
 

@@ -3,7 +3,7 @@
 # The library exports exactly the public API: every DUPSCAN_API function of
 # dupscan.h, every name of the version script, and nothing else; and the header
 # compiles alone as strict C99 and as C++.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?}; LIB=${DUPSCAN_LIB:?}
 
 exported=$(nm -D --defined-only "$LIB" | awk '{print $3}' | grep -v '^DUPSCAN_' | sed 's/@.*//' | sort)

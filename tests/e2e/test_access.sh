@@ -5,12 +5,12 @@
 # agree, each class to its own kept file), name every refusal, and keep for
 # every user every content they could read; --ignore-access links them all,
 # as before. As root, with nobody as the other user.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 if [ "$(id -u)" != 0 ] || ! getent passwd 65534 >/dev/null; then
   echo "ok 1 # SKIP needs root and the nobody user (65534)"; echo "1..1"; exit 0
 fi
 # (a copy in the test's folder: nobody runs it, and may not reach the checkout)
-cp "$(dirname "$0")/access_tree.py" "$T/.access_tree.py" && chmod 644 "$T/.access_tree.py"
+cp "$(dirname "$0")/../fixtures/access_tree.py" "$T/.access_tree.py" && chmod 644 "$T/.access_tree.py"
 TREE=$T/.access_tree.py
 # the interpreter nobody may run (a version manager's lies under /root)
 PY=$(command -v /usr/bin/python3 || echo python3)

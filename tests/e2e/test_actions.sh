@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # -d, -dN, -L, -l, -B and --dry-run on fresh trees: the tree afterwards, the same
 # files kept and links made as jdupes, every content still present, and faults.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 # tree DIR: several sets, unique files, a hard-linked pair with a copy, nesting,
 # names with spaces and a newline

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Bad input: each case named in the issue, with the message, the status and the
 # sets that must still come out.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 mk d/a pair; mk d/b pair
 

@@ -5,7 +5,7 @@
 # byte-by-byte comparison; damaged caches are reported and ignored; two runs at
 # once share one cache. A file never opened is shown with the fault shim: an
 # open of it would fail and be reported.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 export XDG_CACHE_HOME="$T/.cache"
 
 tree() {

@@ -4,7 +4,7 @@
 # option of the option table offered, option values and file names completed
 # as a user would type them (zsh through a pseudo-terminal, fish with
 # complete -C). A shell that is not installed is skipped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?}
 # the completions are made from the option table by optgen at build time:
 # once per run of scripts/test is enough

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # -B on a filesystem that can share extents: a btrfs loop image when this machine
 # lets the test make and mount one; otherwise skipped with the reason printed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 skip_all() { ok "# SKIP -B on btrfs: $1"; done_testing; }
 [ "$(id -u)" = 0 ] || skip_all "mounting a loop image needs root"
@@ -41,7 +41,7 @@ mkdir forged; cd forged || exit 1
 head -c 3000000 /dev/urandom > f1; cp --reflink=never f1 f2; head -c 3000000 /dev/urandom > u
 sleep 2.2   # older than the proving run by more than the racy margin
 "$DUPSCAN" -rq --cache="$T/c.bin" . > /dev/null
-python3 "$(dirname "$0")/cachetool.py" forge "$T/c.bin" f1 u
+python3 "$(dirname "$0")/../fixtures/cachetool.py" forge "$T/c.bin" f1 u
 sum_u=$(sha256sum < u)
 run "$DUPSCAN" -B --cache="$T/c.bin" --cache-trust .
 [ "$rc" = 1 ] && grep -q "u.*The contents differ" <<< "$out$err" && [ "$(sha256sum < u)" = "$sum_u" ] && [ "$(shared u)" = 0 ] &&

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # 10,000 nested directories: no recursion per level (no stack overflow) and
 # paths far past PATH_MAX still opened (in pieces).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 # DEEP_LEVELS: smaller in scripts/test's lighter builds (still far past PATH_MAX)
 levels=${DEEP_LEVELS:-10000}
 python3 - "$levels" <<'PY'

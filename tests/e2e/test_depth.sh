@@ -3,7 +3,7 @@
 # --max-depth=N (fclones --depth, rmlint -d): directories more than N levels
 # below each argument are not entered; it needs recursion; a directory whose
 # subdirectories were not entered is never a duplicate directory (--dirs).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 mkdir -p t/a/b/c t/x
 for d in t t/a t/a/b t/a/b/c t/x; do echo same > "$d/f"; done

@@ -3,7 +3,7 @@
 # --dirs: directories whose whole content is identical, whatever the names, every
 # file pair confirmed; what is inside a listed directory set is not listed again
 # unless a copy lies outside it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 # the issue's case: A = B, A1 = B1 inside them, C1 elsewhere equal to B1
 mkdir -p t/A/A1 t/B/B1 t/elsewhere/C1

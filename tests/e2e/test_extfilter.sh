@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # -X: every filter, the documented combinations, boundaries, suffix arithmetic
 # and every malformed spec; and the same sets as jdupes -X where it is installed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?}
 
 pair() { # pair NAME SIZE: two identical files NAME.1 and NAME.2 of SIZE bytes
@@ -92,7 +92,7 @@ if command -v jdupes >/dev/null; then
   for spec in size+:100 size+=:100 size-:4096 size-=:4K size=:16k size=:16kb noext:txt onlyext:jpg,dat \
     nostr:/sub/ onlystr:x.d newer:2020-01-01 older:2020-01-01 'older:2019-05-05 10:00:01'; do
     "$DUPSCAN" -rq -X "$spec" t > ds.out; jdupes -rq -X "$spec" t > jd.out 2>/dev/null
-    run python3 "$SRC/tests/tools/setcmp.py" ds.out jd.out
+    run python3 "$SRC/tests/fixtures/setcmp.py" ds.out jd.out
     [ "$rc" = 0 ] && ok "as jdupes: -X $spec ($out)" || not_ok "as jdupes: -X $spec" "$out"
   done
 else

@@ -4,7 +4,7 @@
 # read, stat, readdir, link, symlink, rename or unlink on one file. The scan
 # completes, the file is reported and left out, nothing is reported on partial
 # data, the status is 1, and actions lose nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 FAULT=${FAULT_LIB:?}
 
 tree() {

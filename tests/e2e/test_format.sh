@@ -3,7 +3,7 @@
 # --format=text|json|csv|fdupes: text and fdupes are jdupes' listing, json is
 # -j's, csv is fclones' (size, hash, count, then a column a path; RFC 4180
 # quoting), its hash the XXH64 of the content.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 mkdir -p t/d
 printf 'hello\n' > t/a; cp t/a t/d/b; cp t/a 't/comma,name'; cp t/a 't/quote"name'; cp t/a "t/line

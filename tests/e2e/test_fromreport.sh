@@ -4,7 +4,7 @@
 # edited; every file is checked against the identity in the report and
 # compared byte by byte with the kept file before it is changed; a report that
 # does not hold is refused whole.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 tree() {
   rm -rf t; mkdir -p t/d

@@ -8,7 +8,7 @@
 # through the test's own sshd, where sshd and sshfs are here. The listings
 # must equal a listing of the server's own tree; actions lose nothing; a
 # trusted cache lists no set of files that differ after a remount.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 skip() { echo "ok 1 # SKIP $1"; echo "1..1"; exit 0; }
 [ -n "${PASSFS:-}" ] && [ -x "$PASSFS" ] || skip "no FUSE passthrough built (libfuse3-dev)"
 [ "$(id -u)" = 0 ] && [ -c /dev/fuse ] || skip "mounting needs root and /dev/fuse"

@@ -3,7 +3,7 @@
 # --exclude and --include: fnmatch per component on the path below each argument,
 # "**" across directories, bare names at any depth, and directory patterns that
 # prune the walk (the pruned directory is never opened).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 rm -rf t; mkdir -p t/a/b/c t/sub t/deep/sub t/cache t/a/cache t/.git t/photos/2020
 for f in t/x.txt t/a/x.txt t/a/b/x.txt t/a/b/c/x.txt t/sub/f.txt t/deep/sub/f.txt t/x.tmp t/a/y.tmp \

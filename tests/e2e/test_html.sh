@@ -5,7 +5,7 @@
 # no error, shows every set's files and every overlapping pair of the tree,
 # draws the treemap and opens a directory on a click, sorts and filters the
 # sets, needs nothing beside it, and shows a name holding <script> as text.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 # the page is the program's, the same in every build: checked once a run (scripts/test)
 [ -n "${HTML_TESTED:-}" ] && { ok "# SKIP the page is checked once a run, in a step of its own (scripts/test)"; done_testing; }
 browser=$(command -v chromium || command -v chromium-browser || true)

@@ -3,7 +3,7 @@
 # A packager's view: configure with --prefix=/usr and -Ddefault_library=both,
 # install into a DESTDIR, then build a consumer with pkg-config only (shared and
 # static), run it, and check what was installed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?}
 command -v pkg-config >/dev/null || { ok "# SKIP pkg-config missing"; done_testing; }
 # it builds and installs the tree its own way, whatever this build is: once is enough (scripts/test)

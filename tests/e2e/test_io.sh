@@ -5,7 +5,7 @@
 # kind of tree and listing; auto mode tells storage apart on real mounts
 # (tmpfs: memory; a loop device marked rotational: a disk), and on tmpfs,
 # which has no FIEMAP, the inode order stands in.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 # a tree with what matching meets: sizes within and past the first block,
 # files differing early, late and in the last byte, hard links, symlinks, empty

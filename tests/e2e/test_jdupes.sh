@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Against jdupes itself on a generated tree: the same sets (modulo order and
 # hard links) and, without hard links, the same summary line.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?}
 if ! command -v jdupes >/dev/null; then ok "# SKIP jdupes not installed"; done_testing; fi
 
@@ -23,15 +23,15 @@ for i in range(3):
     open(f"t/empty/e{i}", "wb").close()
 PY
 "$DUPSCAN" -rq t > ds.out; jdupes -rq t > jd.out
-run python3 "$SRC/tests/tools/setcmp.py" ds.out jd.out
+run python3 "$SRC/tests/fixtures/setcmp.py" ds.out jd.out
 [ "$rc" = 0 ] && ok "same sets as jdupes -r ($out)" || not_ok "same sets as jdupes -r" "$out"
 expect "same summary as jdupes -m" 0 "$(jdupes -rqm t)" "$DUPSCAN" -rqm t
 "$DUPSCAN" -rqz t > ds.out; jdupes -rqz t > jd.out
-run python3 "$SRC/tests/tools/setcmp.py" ds.out jd.out
+run python3 "$SRC/tests/fixtures/setcmp.py" ds.out jd.out
 [ "$rc" = 0 ] && ok "same sets as jdupes -rz ($out)" || not_ok "same sets as jdupes -rz" "$out"
 # hard links: jdupes may list 2 or 3 paths; as inodes the sets agree
 ln t/d0/s0/f0 t/hl0; ln t/d1/s1/f1 t/hl1
 "$DUPSCAN" -rq t > ds.out; jdupes -rq t > jd.out
-run python3 "$SRC/tests/tools/setcmp.py" ds.out jd.out
+run python3 "$SRC/tests/fixtures/setcmp.py" ds.out jd.out
 [ "$rc" = 0 ] && ok "same sets modulo hard links ($out)" || not_ok "same sets modulo hard links" "$out"
 done_testing

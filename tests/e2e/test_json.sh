@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # -j: valid JSON for any name, lossless for bytes that are not UTF-8, and the same
 # data as jdupes -j where jdupes can produce it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 python3 - <<'PY'
 import os

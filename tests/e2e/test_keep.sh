@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # --keep=RULE,...: which file of a set stays, listed first; rules as
 # tie-breakers in order, then the set's order; --protect wins over them all.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 tree() {
   rm -rf k other; mkdir -p k/a k/b/deep/er other

@@ -3,7 +3,7 @@
 # Kill safety: actions killed with SIGKILL at several points of their run leave
 # every content present, and nothing behind but ".dupscan-tmp-*" names, which
 # the next scan reports.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 # fifteen copies of the tree made and removed: on tmpfs, where deleting is
 # not the disk's discard (the kills and what they leave are the same there)
 work_in_shm kill

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The option table (src/cli/input/optable.c, listed by optgen), --help and man/dupscan.1 list the same
 # options, short and long (jdupes 1.20's man page once lacked options --help had).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 SRC=${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}
 
 table=$("$OPTGEN" list | grep '^-[^-]' | sort)

@@ -8,7 +8,7 @@
 # make. Peak RSS, not RLIMIT_AS: the address space counts thread stacks and
 # malloc arenas reserved, not memory used; with MALLOC_PERTURB_ every byte
 # malloc hands out is written, so what is asked for counts, touched or not.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 skip_under_sanitizer
 work_in_shm memory

@@ -3,7 +3,7 @@
 # --move-to, the journal, --undo and --prune-empty-dirs: moves within and across
 # filesystems, never overwriting, an interrupted move, and undo after -L, -l and
 # --move-to giving back the tree as it was (paths, contents, metadata, inodes).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 # tree DIR: sets across directories, a hard-linked pair, modes and times that
 # differ between copies, a directory that moving empties

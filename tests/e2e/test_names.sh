@@ -4,7 +4,7 @@
 # inode it changes itself without calling its own earlier steps a change by
 # someone else, and --undo after a kill at any point of a --move-to gives back
 # every name with its hard-link grouping.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 # f119 alone; f120, f121, f122 three names of a second inode, the last in
 # another directory (issue 25's shape)

@@ -4,7 +4,7 @@
 # makes each listing, open and read wait 5 ms and counts how many wait at
 # once (PEAK); and it makes every regular file's inode number 7 (INO), as a
 # FUSE or SMB mount may, where two names with one number are not one file.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 # the shim is built without a sanitizer only: without it, the modes' sets
 FAULT=${FAULT_LIB:-}
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Output format and every matching option, with exact expected output.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 mk a/x hello; mk a/sub/y hello; mk b/x hello; mk a/u other; mk b/w world12; mk a/w world12
 mk c/1 x; mk c/2 x; : > a/e1; : > b/e2

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Files given directly, --files-from (newline or NUL separated, from a file or
 # stdin), and -e/--error-on-dupe.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 rm -rf t; mkdir -p t/d1 t/d2 t/d3/sub
 echo one > t/d1/a; cp t/d1/a t/d2/a; cp t/d1/a t/d3/sub/a

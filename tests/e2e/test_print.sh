@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # -P early|partial|fullhash: the groups that pass each stage, in jdupes' format.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 # a's first and last bytes are 'A', so the 'Z's below always make c and d differ
 head -c 10000 /dev/urandom > a
 printf 'A' | dd of=a bs=1 seek=0 conv=notrunc status=none; printf 'A' | dd of=a bs=1 seek=9999 conv=notrunc status=none

@@ -3,7 +3,7 @@
 # Progress goes to stderr only when it is a terminal (or with --progress),
 # never with -q; each phase shows its files and bytes, the most it may still
 # read, the rate, and the time left at most once there is a rate.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 mk d/a p; mk d/b p
 run "$DUPSCAN" -r d
 [ -z "$err" ] && ok "no progress when stderr is not a terminal" || not_ok "no progress when stderr is not a terminal" "$err"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # --protect: protected files are listed but never deleted, linked over, moved or
 # deduplicated, whatever the order options say, and are the kept file of a set.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 tree() {
   rm -rf t; mkdir -p t/master/sub t/import/deep

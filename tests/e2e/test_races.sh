@@ -8,7 +8,7 @@
 # on the disk: its windows were measured there (on tmpfs the writer never
 # caught --move-to between its journal line and its rename: "0 of 0")
 ON_DISK=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 N=${RACE_SETS:-300}
 
 # sets N: t/k/NNNN (kept: the first argument with -O) and t/d/NNNN, "set N"

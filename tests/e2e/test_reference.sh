@@ -6,7 +6,7 @@
 # reference deletes exactly the card's files the library holds and changes
 # nothing under it; a size no reference file has is never opened; bad input
 # is refused before anything is read.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 python3 - <<'PY'
 import os, random

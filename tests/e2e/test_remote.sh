@@ -4,7 +4,7 @@
 # here (the host dropped): the sets equal a local scan's, actions change local
 # files only, and a peer that is no server, another version, a dead or a
 # silent one fails the run, naming the host, before any action.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 cat > "$T/rsh" <<'SH'
 #!/bin/sh

@@ -7,7 +7,7 @@
 # second, and nothing else changes. The reader before the streaming one took
 # 30-60 KB a file here (about 20 GB). Peak RSS, as in test_memory.sh, with
 # MALLOC_PERTURB_ so what malloc hands out counts, touched or not.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 skip_under_sanitizer
 # 400,000 files, each deletion journalled (fsynced) before it is made

@@ -8,7 +8,7 @@
 # bytes, it reads what was left and what the log had not taken yet (see
 # below: 60% of an uninterrupted run at the issue's scale); and once
 # it has saved the cache, the log is gone. A damaged log is skipped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 if [ -z "${FAULT_LIB:-}" ]; then
   ok "# SKIP no fault shim"
   done_testing

@@ -6,7 +6,7 @@
 # share all but one block, and a compressed mount, are never taken as one;
 # a second -B asks nothing of the filesystem (counted with strace). Each
 # filesystem is skipped, with its reason, where it cannot be made here.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 skip_all() { ok "# SKIP shared blocks: $1"; done_testing; }
 [ "$(id -u)" = 0 ] || skip_all "mounting a loop image needs root"

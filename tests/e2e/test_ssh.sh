@@ -3,7 +3,7 @@
 # HOST:PATH through a real OpenSSH server on 127.0.0.1, on a free port, with
 # host and user keys made here (skipped where sshd cannot start): the sets
 # equal a local scan's, -dN keeping the remote copy deletes local ones only.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 start_sshd || { echo "ok 1 # SKIP $SSHD_WHY"; echo "1..1"; exit 0; }
 trap 'stop_sshd; chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T" "$T.python"' EXIT
 RSH=$SSH_CMD port=$SSHD_PORT K=$SSH_KEYS

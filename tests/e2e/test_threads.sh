@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The output is the same, byte for byte, whatever the thread count: sets, order,
 # -P stages, JSON, unique files and error reports.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 python3 - <<'PY'
 import os, random

@@ -8,9 +8,9 @@
 # the reads it expects were worked out on the disk (on tmpfs a new copy is
 # compared with another member of its class)
 ON_DISK=1
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 export XDG_CACHE_HOME="$T/.cache"
-TOOL="python3 $(dirname "$0")/cachetool.py"
+TOOL="python3 $(dirname "$0")/../fixtures/cachetool.py"
 have_shim=${FAULT_LIB:+1}
 # reads CMD...: run CMD with every pread under t/ logged: $reads, the distinct
 # paths read but the racy files t/r1 t/r2 t/r3 (whether those are racy still

@@ -4,7 +4,7 @@
 # hash (inode numbers reused between two runs of one journal), symlinks as
 # symlinks, names of one inode as one inode again (also when a run stopped half
 # way), everything before a torn last line; and -s --move-to loses nothing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 root=$(id -u)
 
 # ---- a symlinked duplicate moved with --move-to, then undone ----

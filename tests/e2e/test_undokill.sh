@@ -9,7 +9,7 @@
 # number a moved file had is soon an undo's own new file's (the undo of
 # 0.8.0 took such a copy, cut short or of another file, for the file a killed
 # move had set aside, and gave a path the wrong bytes).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../fixtures/lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v mkfs.ext4 > /dev/null; then
   ok "# SKIP loop-mounted ext4 and tmpfs need root"; done_testing

@@ -7,8 +7,8 @@
 # tried, the bytes read and compared there); text and CSV say what JSON
 # says; the options are refused where they make no sense. The HTML page
 # is checked in test_html.sh.
-. "$(dirname "$0")/lib.sh"
-ORACLE="$SOURCE_ROOT/tests/e2e/where_oracle.py"
+. "$(dirname "$0")/../fixtures/lib.sh"
+ORACLE="$SOURCE_ROOT/tests/fixtures/where_oracle.py"
 
 # t/: Photos, Backup1 (2019, Feb in part; one of Feb's files a hard link of
 # the original), Backup2 (2018 and one of January's under other names)

@@ -81,8 +81,8 @@ struct ds_arg {
 };
 
 /* A file as the caller sees it: 32 bytes, one per member of a set. Its
- * inode's record and the actions' inotify instance are its scan's
- * (ds_file_inode(), scan->act_watch). */
+ * inode's record and the actions' state are its tree's (ds_file_inode(),
+ * tree->acts). */
 struct dupscan_file {
 	const char *path;
 	const struct ds_rec *rec;

@@ -169,7 +169,7 @@ void ds_pool_end_phase(struct ds_pool *p);
 /* Threads reading a network filesystem at most (read/netio.c): the scan's
  * pool has room for them. */
 #define DS_NET_MOST 64
-/* The run's pool, started the first time it is asked for (s->opt.threads - 1
+/* The run's pool, started the first time it is asked for (opt.threads - 1
  * helpers). @return it, or NULL when out of memory. */
 struct ds_pool *ds_scan_pool(struct ds_core *s);
 /* For the rest of this phase, let at most *cap - 1 helpers work at once
