@@ -178,6 +178,8 @@ enum ds_fp_state {
 	DS_FP_DIRECT = 4,          /* left to the sweep, not read by the pass (the sweep sets GOT) */
 	DS_FP_SHARED = 8,          /* its first extent is shared (placed: FIEMAP said so) */
 	DS_FP_TWIN = 16,           /* one content with fp->twin[p] by their extent maps: never read */
+	DS_FP_LONE = 32,           /* every other file of its group is its twin: nothing to tell it
+	                            * from, its first block alone is read (its class's key) */
 };
 static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {

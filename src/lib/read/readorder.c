@@ -99,6 +99,14 @@ static size_t head_len(const struct ds_first_pass *fp, uint64_t size)
 	return size < len ? (size_t)size : len;
 }
 
+/* What the pass reads of position p: its head, or the first block alone of
+ * a file nothing in its group is to be told from (DS_FP_LONE). */
+static size_t read_len(const struct ds_first_pass *fp, size_t p, uint64_t size)
+{
+	size_t len = head_len(fp, size);
+	return fp->state[p] & DS_FP_LONE && len > DS_BLOCK ? DS_BLOCK : len;
+}
+
 /* The kept group position p is in, or NULL. */
 static const struct ds_fp_kept *kept_group(const struct ds_first_pass *fp, size_t p)
 {
@@ -266,7 +274,7 @@ static void read_lane(void *job, size_t k)
 		uint32_t p = place_pos(&hj->pl[i]);
 		if (ds_fp_direct(fp, p) || ds_fp_twin(fp, p))
 			continue; /* its rank is its place in the sweep; a twin is never read */
-		size_t len = head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
+		size_t len = read_len(fp, p, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
 		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);

@@ -147,8 +147,18 @@ static int group_twins(struct ds_reading *s, struct ds_first_pass *fp, uint32_t 
 				fp->state[pos[x]] |= DS_FP_TWIN;
 			}
 		/* read by the pass after all, then swept: its twins left out */
-		for (uint32_t p = first; rc == 0 && p < first + cnt; p++)
+		uint32_t others = 0, lone = DS_NONE;
+		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
 			fp->state[p] &= (unsigned char)~DS_FP_DIRECT;
+			if (!ds_fp_twin(fp, p)) {
+				others++;
+				lone = p;
+			}
+		}
+		/* a snapshot's copies of one file and nothing else of its size:
+		 * no head tells it from anything, its first block names its class */
+		if (rc == 0 && others == 1 && !ds_fp_got(fp, lone))
+			fp->state[lone] |= DS_FP_LONE;
 	}
 	free(pos);
 	free(rec);
