@@ -171,6 +171,12 @@ ov_sh=$(( 50021 + 100042 + 150063 ))
   not_ok "--overlap text" "$("$DUPSCAN" -rq --overlap=50 bt/ov)"
 [ "$("$DUPSCAN" -rq --overlap=50 --format=csv bt/ov | head -1 | grep -o 'shared_bytes_a,shared_bytes_b$')" ] &&
   ok "--overlap: the CSV has the columns" || not_ok "--overlap csv"
+"$DUPSCAN" -rq --overlap=50 --format=html bt/ov > ov.html
+python3 - "$ov_sh" <<'PY' && ok "--overlap: the page's pairs carry each side's shared bytes" || not_ok "--overlap page data" "$(grep -o '"pairs": [^]]*]' ov.html)"
+import json, re, sys
+d = json.loads(re.search(r'<script id="data" type="application/json">\n(.*?)</script>', open("ov.html").read(), re.S).group(1))
+assert [p[6:] for p in d["pairs"]] == [[int(sys.argv[1])] * 2], d["pairs"]
+PY
 
 # the page: what would be freed is the real copy's bytes, the shared ones
 # said apart (its set data carries them), in a real browser where there is one
@@ -185,6 +191,10 @@ if [ -n "$browser" ] && dom=$(timeout 120 "$browser" --headless --no-sandbox --d
      --virtual-time-budget=5000 --dump-dom "file://$T/page.html" 2>/dev/null) && [ -n "$dom" ]; then
   grep -q '77.8 KB would be freed keeping one file of each set (450.2 KB more of their copies share their blocks already' <<< "$dom" &&
     ok "the page: 77.8 KB would be freed, the shared 450.2 KB said apart" || not_ok "the page's summary" "$(grep -o 'id="summary">[^<]*' <<< "$dom")"
+  ovdom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$T/profile" \
+    --virtual-time-budget=5000 --dump-dom "file://$T/ov.html" 2>/dev/null)
+  grep -q '340.1 KB, 300.1 KB of it shared)' <<< "$ovdom" && ok "the page: a pair's row says how much of it is shared" ||
+    not_ok "the page's pair row" "$(grep -o '<td class="num">[^<]*' <<< "$ovdom" | head -4)"
 else
   ok "# SKIP no chromium that runs here"
 fi

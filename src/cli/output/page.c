@@ -53,8 +53,9 @@ static int data_dirs(const dupscan_scan *scan, FILE *out)
 	return 0;
 }
 
-/* [a, b, filesA, bytesA, filesB, bytesB] a pair; [size, [paths]] a set,
- * and its shared bytes third where any set's copies share blocks */
+/* [a, b, filesA, bytesA, filesB, bytesB] a pair, and sharedA, sharedB
+ * after where any set's copies share blocks; [size, [paths]] a set, and its
+ * shared bytes third likewise */
 static void data_sets(const dupscan_scan *scan, FILE *out)
 {
 	bool shared = false;
@@ -65,11 +66,15 @@ static void data_sets(const dupscan_scan *scan, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		size_t a, b;
 		dupscan_overlap_dirs(scan, i, &a, &b);
-		fprintf(out, "%s[%zu, %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "]", i ? ",\n" : "\n", a, b,
+		fprintf(out, "%s[%zu, %zu, %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64, i ? ",\n" : "\n", a, b,
 			dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_FILES),
 			dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_BYTES),
 			dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_FILES),
 			dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_BYTES));
+		if (shared)
+			fprintf(out, ", %" PRIu64 ", %" PRIu64, dupscan_overlap_tally(scan, i, 0, DUPSCAN_TALLY_SHARED_BYTES),
+				dupscan_overlap_tally(scan, i, 1, DUPSCAN_TALLY_SHARED_BYTES));
+		fputc(']', out);
 	}
 	fputs("],\n\"sets\": [", out);
 	n = dupscan_set_count(scan);

@@ -175,11 +175,11 @@
     'pairs of directories overlapping by ' + D.percent + '% or more',
     document.querySelector('#pairs tbody'), document.getElementById('pairsshown'),
     document.getElementById('pairsmore'), function (r) {
-      var p = r.p, tr = el('tr'); /* [a, b, filesA, bytesA, filesB, bytesB] */
-      [[p[0], p[2], p[3]], [p[1], p[4], p[5]]].forEach(function (s) {
+      var p = r.p, tr = el('tr'); /* [a, b, filesA, bytesA, filesB, bytesB(, sharedA, sharedB)] */
+      [[p[0], p[2], p[3], p[6]], [p[1], p[4], p[5], p[7]]].forEach(function (s) {
         tr.appendChild(el('td', 'path', dirs[s[0]][0] + '/'));
         tr.appendChild(el('td', 'num', pct(s[2], dirs[s[0]][3]) + '% (' + count(s[1]) + ' of ' +
-          count(dirs[s[0]][2]) + ' files, ' + size(s[2]) + ')'));
+          count(dirs[s[0]][2]) + ' files, ' + size(s[2]) + (s[3] ? ', ' + size(s[3]) + ' of it shared' : '') + ')'));
       });
       return tr;
     });
