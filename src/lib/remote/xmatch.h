@@ -11,7 +11,7 @@
 enum { X_LSET, X_LUNIQ, X_RSET, X_RUNIQ };
 struct xitem {
 	uint64_t size, partial, full;
-	uint64_t ref;      /* s->results.sets index or record; the remote's set index or file number */
+	uint64_t ref;      /* s->results->sets index or record; the remote's set index or file number */
 	uint32_t site;     /* 0: this host; 1 + the remote's index */
 	uint32_t kind : 2;
 	uint32_t live : 1; /* still in play */
