@@ -8,7 +8,10 @@
 2. internal.h, the core every stage holds, includes no folder's header;
 3. the whole scan (struct dupscan_scan, defined in scan.h alone) reaches, through any chain of
    includes, only the drivers docs/design.md names on its line
-   "drivers: ...".
+   "drivers: ...";
+4. no stage calls a library call (dupscan_*) defined in a folder above its
+   own or at the top of src/lib (the public header declares them all, so
+   no include shows such a call).
 
 Prints each include that breaks a rule, or a folder or driver the design page
 names wrongly, and exits 1 when there is one (TAP for meson).
@@ -42,6 +45,27 @@ def closure(lib, path, seen):
             seen.add(inc)
             closure(lib, inc, seen)
     return seen
+
+
+def calls_up(lib, files, rank, drivers):
+    """Rule 4: each stage's calls of a dupscan_* defined above it."""
+    where = {}
+    for path in files:
+        if path.endswith(".c"):
+            for m in re.finditer(r"^DUPSCAN_API[^(]*?\b(dupscan_\w+)\(", open(os.path.join(lib, path)).read(), re.M):
+                where[m.group(1)] = path
+    bad = []
+    for path in files:
+        folder = path.split("/")[0] if "/" in path else None
+        if not path.endswith(".c") or folder not in rank or path in drivers:
+            continue
+        text = re.sub(r"/\*.*?\*/", "", open(os.path.join(lib, path)).read(), flags=re.S)
+        for name in sorted(set(re.findall(r"\b(dupscan_\w+)\s*\(", text))):
+            home = where.get(name)
+            top = home.split("/")[0] if home and "/" in home else None
+            if home and top != folder and (top is None or rank.get(top, -1) > rank[folder]):
+                bad.append("%s: calls %s, defined above it in %s" % (path, name, home))
+    return bad
 
 
 def main():
@@ -82,6 +106,7 @@ def main():
             bad.append("%s: defines struct dupscan_scan (its one place is scan.h)" % path)
         if path.endswith(".c") and path not in drivers and "scan.h" in closure(lib, path, set()):
             bad.append("%s: sees the whole scan (scan.h) and is no driver" % path)
+    bad += calls_up(lib, files, rank, drivers)
     print(("not ok 1 - " if bad else "ok 1 - ") + "the library's %d folders stand in the order %s, "
           "and only %d drivers see the whole scan" % (len(folders), " < ".join(order), len(drivers)))
     for b in bad:

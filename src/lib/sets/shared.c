@@ -33,13 +33,13 @@ struct occupancy {
  * tmpfs...) is opened for this. */
 static bool may_share(struct occupancy *o, const dupscan_file *f, uint64_t *key)
 {
-	uint64_t dev = dupscan_file_dev(f);
+	uint64_t dev = ds_rec_dev(f->tree, f->rec);
 	for (size_t i = 0; i < o->ndevs; i++)
 		if (o->devs[i].dev == dev) {
 			*key = o->devs[i].key;
 			return o->devs[i].shares;
 		}
-	bool shares = ds_path_fs(dupscan_file_path(f), dev, key);
+	bool shares = ds_path_fs(f->path, dev, key);
 	if (DS_GROW(o->devs, o->capdevs, o->ndevs + 1) == 0)
 		o->devs[o->ndevs++] = (struct devshare){ dev, shares ? *key : 0, shares };
 	return shares;
@@ -48,13 +48,14 @@ static bool may_share(struct occupancy *o, const dupscan_file *f, uint64_t *key)
 /* One file's extents as ranges of its filesystem's blocks, up to its size. */
 static int add_file(struct occupancy *o, const dupscan_file *f, uint32_t file)
 {
-	uint64_t size = dupscan_file_size(f);
+	uint64_t size = ds_rec_size(f->tree, f->rec);
 	uint64_t fs = 0, mapped = 0;
-	int fd = dupscan_file_host(f) || !may_share(o, f, &fs) ? -1 :
-		 open(dupscan_file_path(f), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* (another host's file: f->tree->host; its blocks are not this host's) */
+	int fd = f->tree->host || !may_share(o, f, &fs) ? -1 :
+		 open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
-	bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dupscan_file_dev(f) &&
-		  (uint64_t)st.st_ino == dupscan_file_ino(f) && (uint64_t)st.st_size == size &&
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == ds_rec_dev(f->tree, f->rec) &&
+		  (uint64_t)st.st_ino == ds_rec_ino(f->tree, f->rec) && (uint64_t)st.st_size == size &&
 		  ds_extent_map(fd, &o->map) == 0;
 	for (size_t i = 0; ok && i < o->map.n; i++) {
 		const struct ds_extent *e = &o->map.v[i];
@@ -145,7 +146,7 @@ static int set_shared(struct occupancy *o, const dupscan_set *set, uint64_t *sha
 	*shared = 0;
 	if (set->dirs || set->count < 2)
 		return 0;
-	uint64_t size = dupscan_file_size(&set->files[0]), occupied = 0;
+	uint64_t size = ds_set_size(set), occupied = 0;
 	for (size_t k = 0; k < set->count; k++) {
 		int rc = add_file(o, &set->files[k], (uint32_t)k);
 		if (rc)
