@@ -343,8 +343,24 @@ struct placing {
 	struct ds_reading *s;
 	struct ds_first_pass *fp;
 	atomic_int rc;         /* -ENOMEM or DUPSCAN_E_CANCELED from any slice */
+	/* files mapped before a cached read, on filesystems that may share
+	 * blocks: found shared, and not (map_first()) */
+	atomic_uint shared, unshared;
 };
+/* Cached files mapped first while none was found shared, at most this many:
+ * a reflink filesystem without shared blocks then pays a few ioctls. */
+#define MAP_FIRST_TRIES 256u
 #define PLACE_SLICE 4096u /* candidates a slice */
+
+/* Is rec's extent map asked before its head is taken from the page cache?
+ * Where its filesystem may share blocks, and copies sharing them were found
+ * or few files were asked yet (a copy proven by its map is not read). */
+static bool map_first(struct placing *pj, uint32_t rec, uint64_t *fs)
+{
+	return ds_rec_fs(pj->s, rec, fs) &&
+	       (atomic_load_explicit(&pj->shared, memory_order_relaxed) ||
+		atomic_load_explicit(&pj->unshared, memory_order_relaxed) < MAP_FIRST_TRIES);
+}
 
 /* Where candidate p starts on its disk: an open and an ioctl, no data read.
  * What is cached already is read at once (its place taken). A file that
@@ -361,13 +377,20 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
 	size_t len = head_len(fp, size);
-	if (!ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
+	/* where blocks may be shared, the map first: a copy its twins prove
+	 * one with another is not read, not even from the page cache */
+	uint64_t where, fs;
+	bool shared = false;
+	int mapped = map_first(pj, fp->order[p], &fs) ? ds_first_extent(fd, &where, &shared) : -1;
+	if (mapped >= 0)
+		atomic_fetch_add_explicit(shared ? &pj->shared : &pj->unshared, 1, memory_order_relaxed);
+	if (!shared && !ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
 		took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
 		ds_progress_settled(pj->s->core, 1, len);
 	} else {
-		uint64_t where;
-		bool shared = false;
-		if (ds_first_extent(fd, &where, &shared))
+		if (mapped < 0)
+			mapped = ds_first_extent(fd, &where, &shared);
+		if (mapped)
 			*at = place(place_disk(at), place_devi(at), false, where, p);
 		if (shared)
 			fp->state[p] |= DS_FP_SHARED; /* (a byte of its own: no other thread writes it) */
@@ -606,7 +629,7 @@ int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, con
 		}
 	}
 	ds_progress_phase(s->core, DUPSCAN_PHASE_FIRST, files, bytes);
-	struct placing pj = { s, fp, 0 };
+	struct placing pj = { s, fp, 0, 0, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);
 	if (rc == 0 && fp->head)
