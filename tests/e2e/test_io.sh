@@ -5,6 +5,7 @@
 # kind of tree and listing; auto mode tells storage apart on real mounts
 # (tmpfs: memory; a loop device marked rotational: a disk), and on tmpfs,
 # which has no FIEMAP, the inode order stands in.
+BLOCKTRACE=$(cd "$(dirname "$0")/../fixtures" && pwd)/blocktrace.py
 . "$(dirname "$0")/../fixtures/lib.sh"
 
 # a tree with what matching meets: sizes within and past the first block,
@@ -213,6 +214,63 @@ sweep_asks_ahead() { # DIR on the ext4 image
   [ "$out" = "${want%$'\n'}" ] && [ "$verdict" = "8 ok" ] && [ "$(grep -c "pread64 $d/b1\$" "$T/ask.log")" = 2 ] &&
     ok "hdd sweep: the next file asked for while the last chunk of the one before is read" ||
     not_ok "hdd sweep: next file not asked for ahead ($verdict)" "$out" "$(cat "$T/ask.log")"
+}
+
+# hdd mode's first pass reads on through a file that lies where the disk
+# passes anyway on its way to the next one it reads (ext4 lays files written
+# one after another side by side): so the sweep finds each copy's bytes in
+# the page cache, and such a file is read whole in one pass forward, never
+# sought back to. (A file lying more than 1 MiB from the next is read as
+# before: its head, and whole by the sweep if a copy.) A library of 48
+# files of 150 to 230 KB, of six sizes (a head of 128 KiB is most of each,
+# few are alike), with three pairs of copies of sizes of their own among
+# them (groups the sweep reads whole, not their heads first), and a card
+# of 8 copies of library files, 4 pairs of its own and 4 others, written
+# after it. The block layer's requests for the files' data are traced
+# (tracefs).
+reads_on() { # DIR on the ext4 image, its loop device
+  local d=$1 dev=$2 i
+  mkdir -p "$d/lib" "$d/card"
+  python3 - "$d" <<'PY'
+import random, sys
+rng = random.Random(70)
+top = sys.argv[1]
+sizes = [150_000 + 16_001 * k for k in range(6)]
+lib = []
+for i in range(48):
+    data = rng.randbytes(sizes[i % 6])
+    open(f"{top}/lib/f{i:02d}", "wb").write(data)
+    lib.append(data)
+    if i % 16 == 7:
+        pair = rng.randbytes(200_000 + i)
+        open(f"{top}/lib/p{i:02d}a", "wb").write(pair)
+        open(f"{top}/lib/p{i:02d}b", "wb").write(pair)
+card = [lib[i] for i in rng.sample(range(48), 8)]
+for _ in range(4):
+    data = rng.randbytes(rng.choice(sizes))
+    card += [data, data]
+card += [rng.randbytes(rng.choice(sizes)) for _ in range(4)]
+for i, data in enumerate(card):
+    open(f"{top}/card/c{i:02d}", "wb").write(data)
+PY
+  sync; evict "$d"
+  python3 "$BLOCKTRACE" run "$dev" "$T/ro.out" -- "$DUPSCAN" -rq --io=hdd "$d/lib" "$d/card" > "$T/ro.trace"
+  local brc=$?
+  if [ "$brc" = 77 ]; then
+    ok "# SKIP no tracefs here"
+  else
+    local sets got
+    sets=$(grep -c '^$' "$T/ro.out")
+    # shellcheck disable=SC2046
+    got=$(python3 "$BLOCKTRACE" order "$T/ro.trace" $(find "$d/lib" "$d/card" -type f | sort | sed 's|^\(.*/p[0-9]*[ab]\)$|=\1|'))
+    [ "$brc" = 0 ] && [ "$sets" = 15 ] && [ "${got%% (*}" = forward ] &&
+      ok "hdd: files lying side by side read whole in one pass forward, the sweep's copies from the page cache: $got" ||
+      not_ok "hdd: reading on through the files" "rc $brc, $sets sets (want 15)" "$got"
+  fi
+  run "$DUPSCAN" --io=ssd -rq "$d/lib" "$d/card"; local o1=$out
+  run "$DUPSCAN" --io=hdd -rq "$d/lib" "$d/card"
+  [ "$out" = "$o1" ] && [ -n "$out" ] && ok "reading on: hdd's sets are ssd's" || not_ok "reading on: hdd/ssd differ" "$o1" "$out"
+  rm -r "$d"
 }
 
 # two disks in one scan are read at the same time, each by one stream, in
@@ -501,6 +559,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p mnt && mount -t tmpfs -o size=96m none mnt 2>/
       sweep_order disk/w
       tail_check disk/tl
       sweep_asks_ahead disk/aa
+      reads_on disk/ro "$loop"
       wide_big disk/wb
       umount disk
       two_disks

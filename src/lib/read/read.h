@@ -130,10 +130,12 @@ void ds_net_end(const struct ds_reading *s, int64_t start, size_t bytes);
 
 /* readorder.c: on a spinning disk, every candidate's first block read before
  * matching, in the order the disk holds the files */
-/* The physical offset of fd's first extent (FIEMAP), and (shared, when
- * not NULL) whether another file holds its blocks too. @return false when
- * there is none to tell (no FIEMAP here, an empty or inline file). */
-bool ds_first_extent(int fd, uint64_t *physical, bool *shared);
+/* The physical offset of fd's first extent (FIEMAP), and (when not NULL)
+ * whether another file holds its blocks too and how many of the file's
+ * bytes it holds from the start, in one run on the disk (0 when it does not
+ * start the file). @return false when there is none to tell (no FIEMAP
+ * here, an empty or inline file). */
+bool ds_first_extent(int fd, uint64_t *physical, bool *shared, uint64_t *run);
 /* A group whose first blocks the first pass keeps: position first's at
  * base in blocks, the next blen bytes on. */
 struct ds_fp_kept {
@@ -180,6 +182,7 @@ enum ds_fp_state {
 	DS_FP_TWIN = 16,           /* one content with fp->twin[p] by their extent maps: never read */
 	DS_FP_LONE = 32,           /* every other file of its group is its twin: nothing to tell it
 	                            * from, its first block alone is read (its class's key) */
+	DS_FP_RUN = 64,            /* placed by its first extent, which holds the whole file */
 };
 static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {
@@ -216,6 +219,11 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
  * after it (camera RAW files share their headers) are told apart for less
  * than a round would cost; it is also the kernel's usual readahead. */
 #define DS_HDD_HEAD (128u * 1024u)
+/* A gap a spinning disk reads over sooner than it seeks past it (about a
+ * short seek and half a turn at 160 MB/s): the first pass reads on through
+ * files that lie in such gaps between the files it reads, at no cost in
+ * disk time. */
+#define DS_HDD_SKIP (1024u * 1024u)
 /* sharing.c: which devices of the candidates order[0..n) may share blocks,
  * asked once each by statfs(2) on a file's path, before matching (none in a
  * scan across hosts, or with -Q or -TT). @return 0 or -ENOMEM. */

@@ -70,7 +70,7 @@ static int disk_number(struct ds_reading *s, struct disks *d, uint16_t devi)
 	return d->of[devi] - 1;
 }
 
-bool ds_first_extent(int fd, uint64_t *physical, bool *shared)
+bool ds_first_extent(int fd, uint64_t *physical, bool *shared, uint64_t *run)
 {
 	union {
 		struct fiemap map;
@@ -87,6 +87,8 @@ bool ds_first_extent(int fd, uint64_t *physical, bool *shared)
 	*physical = u.map.fm_extents[0].fe_physical;
 	if (shared)
 		*shared = u.map.fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED;
+	if (run)
+		*run = u.map.fm_extents[0].fe_logical == 0 ? u.map.fm_extents[0].fe_length : 0;
 	return true;
 }
 
@@ -252,6 +254,66 @@ struct heads {
 	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
 };
 
+/* Where a place lies on its disk: its first extent's offset, or UINT64_MAX
+ * for one placed by its inode number. */
+static uint64_t place_where(const struct ds_keypos *k)
+{
+	return k->key >> 32 & 1 ? UINT64_MAX : (k->key & 0xFFFFFFFFu) << 32 | k->pos >> 32;
+}
+
+/* The place of the next file lane k reads after entry i, a head at least
+ * (a twin is never read, a direct file only when on the way), or NULL. */
+static const struct ds_keypos *next_read(const struct heads *hj, size_t k, size_t i)
+{
+	for (size_t j = i + 1; j < hj->lane[k].to; j++)
+		if (!ds_fp_twin(hj->fp, place_pos(&hj->pl[j])) && !ds_fp_direct(hj->fp, place_pos(&hj->pl[j])))
+			return &hj->pl[j];
+	return NULL;
+}
+
+/* Does the disk pass over [from, end) of e's device anyway, on its way to
+ * the next file read (a spinning disk reads over a gap of up to
+ * DS_HDD_SKIP sooner than it seeks past it)? */
+static bool passed_over(const struct ds_keypos *e, const struct ds_keypos *next, uint64_t from, uint64_t end)
+{
+	uint64_t to = next && place_devi(next) == place_devi(e) ? place_where(next) : UINT64_MAX;
+	return to != UINT64_MAX && from <= end && end <= to && to - from <= DS_HDD_SKIP;
+}
+
+/* Ask for the rest of a file the disk passes over anyway (from at, where
+ * the pass's read of it ends): the sweep then finds it in the page cache
+ * instead of seeking back to it. @return where the lane's reading ends. */
+static uint64_t ask_rest(const struct heads *hj, int fd, size_t p, const struct ds_keypos *e,
+			 const struct ds_keypos *next, uint64_t from)
+{
+	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
+	if (!hj->fp->head || !(hj->fp->state[p] & DS_FP_RUN) || hj->fp->state[p] & DS_FP_LONE || at == UINT64_MAX ||
+	    from < at || from >= at + size || !passed_over(e, next, from, at + size))
+		return from;
+	posix_fadvise(fd, (off_t)(from - at), (off_t)(at + size - from), POSIX_FADV_WILLNEED);
+	return at + size;
+}
+
+/* A file the sweep reads whole (direct) lying where the disk passes over
+ * anyway, between the end of the lane's last read (end; UINT64_MAX when
+ * none: the disk comes to it first) and the next head: asked for whole now,
+ * so the sweep finds it in the page cache. @return where the lane's reading
+ * ends. */
+static uint64_t ask_direct(const struct heads *hj, size_t p, const struct ds_keypos *e, const struct ds_keypos *next,
+			   uint64_t end, struct ds_dirfd *dc)
+{
+	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
+	uint64_t from = end == UINT64_MAX ? at : end;
+	if (!(hj->fp->state[p] & DS_FP_RUN) || at == UINT64_MAX || from > at || !passed_over(e, next, from, at + size))
+		return end;
+	int fd = ds_open_scanned_in(hj->s, hj->fp->order[p], dc);
+	if (fd < 0)
+		return end;
+	posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_WILLNEED);
+	close(fd);
+	return at + size;
+}
+
 /* Read the heads of lane k's files, in their order. */
 static void read_lane(void *job, size_t k)
 {
@@ -264,6 +326,7 @@ static void read_lane(void *job, size_t k)
 		return;
 	}
 	struct ds_dirfd dc = DS_DIRFD_INIT;
+	uint64_t end = UINT64_MAX; /* where the lane's last read ended on the disk, when known */
 	for (size_t i = hj->lane[k].from; i < hj->lane[k].to; i++) {
 		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
 			atomic_store(&hj->rc, DUPSCAN_E_CANCELED);
@@ -272,8 +335,14 @@ static void read_lane(void *job, size_t k)
 		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
 			break;
 		uint32_t p = place_pos(&hj->pl[i]);
-		if (ds_fp_direct(fp, p) || ds_fp_twin(fp, p))
-			continue; /* its rank is its place in the sweep; a twin is never read */
+		if (ds_fp_twin(fp, p))
+			continue; /* a twin is never read */
+		struct ds_keypos e = hj->pl[i]; /* its place: the entry takes the hash once read */
+		const struct ds_keypos *next = next_read(hj, k, i);
+		if (ds_fp_direct(fp, p)) { /* its rank is its place in the sweep */
+			end = fp->head ? ask_direct(hj, p, &e, next, end, &dc) : end;
+			continue;
+		}
 		size_t len = read_len(fp, p, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
 		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
@@ -284,6 +353,10 @@ static void read_lane(void *job, size_t k)
 		if (fd >= 0)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 		int err = fd < 0 ? fd : ds_read(s, fd, buf, len, 0);
+		uint64_t at = place_where(&e);
+		end = at == UINT64_MAX ? UINT64_MAX : at + len;
+		if (fd >= 0 && !err)
+			end = ask_rest(hj, fd, p, &e, next, end);
 		if (fd >= 0)
 			close(fd);
 		if (err)
@@ -379,9 +452,9 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	size_t len = head_len(fp, size);
 	/* where blocks may be shared, the map first: a copy its twins prove
 	 * one with another is not read, not even from the page cache */
-	uint64_t where, fs;
+	uint64_t where, fs, run = 0;
 	bool shared = false;
-	int mapped = map_first(pj, fp->order[p], &fs) ? ds_first_extent(fd, &where, &shared) : -1;
+	int mapped = map_first(pj, fp->order[p], &fs) ? ds_first_extent(fd, &where, &shared, &run) : -1;
 	if (mapped >= 0)
 		atomic_fetch_add_explicit(shared ? &pj->shared : &pj->unshared, 1, memory_order_relaxed);
 	if (!shared && !ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
@@ -389,11 +462,11 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 		ds_progress_settled(pj->s->core, 1, len);
 	} else {
 		if (mapped < 0)
-			mapped = ds_first_extent(fd, &where, &shared);
+			mapped = ds_first_extent(fd, &where, &shared, &run);
 		if (mapped)
 			*at = place(place_disk(at), place_devi(at), false, where, p);
-		if (shared)
-			fp->state[p] |= DS_FP_SHARED; /* (a byte of its own: no other thread writes it) */
+		/* (a byte of its own: no other thread writes it) */
+		fp->state[p] |= (shared ? DS_FP_SHARED : 0) | (mapped && run >= size ? DS_FP_RUN : 0);
 	}
 	close(fd);
 	return 0;

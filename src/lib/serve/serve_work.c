@@ -112,7 +112,7 @@ static bool disk_order(struct serve *v, const uint64_t *ids, size_t n, bool whol
 	for (size_t i = 0; i < n; i++) {
 		uint64_t where = 0, size = ds_rec_size(&v->s->tree, ds_serve_rec(v, ids[i]));
 		int fd = ds_open_scanned_in(&v->s->reading, v->files[ids[i]], &dc);
-		bool placed = fd >= 0 && ds_first_extent(fd, &where, NULL);
+		bool placed = fd >= 0 && ds_first_extent(fd, &where, NULL, NULL);
 		cached = cached && fd >= 0 && ds_all_cached(fd, 0, whole || size < DS_BLOCK ? size : DS_BLOCK);
 		if (fd >= 0)
 			close(fd);
