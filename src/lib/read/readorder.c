@@ -27,21 +27,7 @@
 #include "support/support.h"
 #include "records/records.h"
 #include "read/read.h"
-
-/* Where a candidate starts, as a (key, position) pair sorted in place
- * (ds_sort_by_key(): no copy beside the array, the pass's largest): in key,
- * its disk's number (15 bits), its record's device index (16), whether where
- * is an inode number (1: extents first, then inode order) and where's high
- * half; in position, where's low half and its position in order. Positions
- * are distinct, so the order is a total one. */
-static struct ds_keypos place(unsigned disk, uint16_t devi, bool by_inode, uint64_t where, uint32_t pos)
-{
-	return (struct ds_keypos){ (uint64_t)disk << 49 | (uint64_t)devi << 33 | (uint64_t)by_inode << 32 | where >> 32,
-				   (where & 0xFFFFFFFFu) << 32 | pos };
-}
-static uint32_t place_pos(const struct ds_keypos *k) { return (uint32_t)k->pos; }
-static unsigned place_disk(const struct ds_keypos *k) { return (unsigned)(k->key >> 49); }
-static uint16_t place_devi(const struct ds_keypos *k) { return (uint16_t)(k->key >> 33); }
+#include "read/place.h"
 
 /* The disks of the pass numbered in the order met (ds_disk(): the devices of
  * one disk are one stream), looked up once a device. */
@@ -101,9 +87,7 @@ static size_t head_len(const struct ds_first_pass *fp, uint64_t size)
 	return size < len ? (size_t)size : len;
 }
 
-/* What the pass reads of position p: its head, or the first block alone of
- * a file nothing in its group is to be told from (DS_FP_LONE). */
-static size_t read_len(const struct ds_first_pass *fp, size_t p, uint64_t size)
+size_t ds_fp_read_len(const struct ds_first_pass *fp, size_t p, uint64_t size)
 {
 	size_t len = head_len(fp, size);
 	return fp->state[p] & DS_FP_LONE && len > DS_BLOCK ? DS_BLOCK : len;
@@ -137,11 +121,8 @@ unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, 
 	return k && k->first == first && k->n == n ? fp->blocks + k->base : NULL;
 }
 
-/* The head of position p was read into buf: its entry e takes the first
- * block's hash, and its group's room the first block when kept; the hash of
- * the rest of the head goes to fp->head. */
-static void took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
-		      size_t len)
+void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
+		     size_t len)
 {
 	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
 	if (fp->head)
@@ -153,8 +134,7 @@ static void took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p,
 	fp->state[p] |= DS_FP_GOT;
 }
 
-/* Entry e (position p) failed with err. */
-static void failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
+void ds_fp_failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
 {
 	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, p };
 	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
@@ -231,185 +211,6 @@ static bool read_if_cached(struct ds_reading *s, int fd, unsigned char *buf, siz
 	return ds_all_cached(fd, 0, blen) && ds_read(s, fd, buf, blen, 0) == 0;
 }
 
-/* A run of pl[] one thread reads in order. */
-struct lane {
-	size_t from, to;
-	bool disk;           /* a whole spinning disk */
-};
-
-static int cmp_lane(void *ctx, const void *pa, const void *pb)
-{
-	(void)ctx;
-	const struct lane *a = pa, *b = pb;
-	if (a->disk != b->disk)
-		return a->disk ? -1 : 1;
-	return a->from < b->from ? -1 : a->from > b->from;
-}
-
-struct heads {
-	struct ds_reading *s;
-	struct ds_first_pass *fp;
-	struct ds_keypos *pl;  /* the placed, sorted: each one's entry once read */
-	const struct lane *lane;
-	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
-};
-
-/* Where a place lies on its disk: its first extent's offset, or UINT64_MAX
- * for one placed by its inode number. */
-static uint64_t place_where(const struct ds_keypos *k)
-{
-	return k->key >> 32 & 1 ? UINT64_MAX : (k->key & 0xFFFFFFFFu) << 32 | k->pos >> 32;
-}
-
-/* The place of the next file lane k reads after entry i, a head at least
- * (a twin is never read, a direct file only when on the way), or NULL. */
-static const struct ds_keypos *next_read(const struct heads *hj, size_t k, size_t i)
-{
-	for (size_t j = i + 1; j < hj->lane[k].to; j++)
-		if (!ds_fp_twin(hj->fp, place_pos(&hj->pl[j])) && !ds_fp_direct(hj->fp, place_pos(&hj->pl[j])))
-			return &hj->pl[j];
-	return NULL;
-}
-
-/* Does the disk pass over [from, end) of e's device anyway, on its way to
- * the next file read (a spinning disk reads over a gap of up to
- * DS_HDD_SKIP sooner than it seeks past it)? */
-static bool passed_over(const struct ds_keypos *e, const struct ds_keypos *next, uint64_t from, uint64_t end)
-{
-	uint64_t to = next && place_devi(next) == place_devi(e) ? place_where(next) : UINT64_MAX;
-	return to != UINT64_MAX && from <= end && end <= to && to - from <= DS_HDD_SKIP;
-}
-
-/* Ask for the rest of a file the disk passes over anyway (from at, where
- * the pass's read of it ends): the sweep then finds it in the page cache
- * instead of seeking back to it. @return where the lane's reading ends. */
-static uint64_t ask_rest(const struct heads *hj, int fd, size_t p, const struct ds_keypos *e,
-			 const struct ds_keypos *next, uint64_t from)
-{
-	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
-	if (!hj->fp->head || !(hj->fp->state[p] & DS_FP_RUN) || hj->fp->state[p] & DS_FP_LONE || at == UINT64_MAX ||
-	    from < at || from >= at + size || !passed_over(e, next, from, at + size))
-		return from;
-	posix_fadvise(fd, (off_t)(from - at), (off_t)(at + size - from), POSIX_FADV_WILLNEED);
-	return at + size;
-}
-
-/* A file the sweep reads whole (direct) lying where the disk passes over
- * anyway, between the end of the lane's last read (end; UINT64_MAX when
- * none: the disk comes to it first) and the next head: asked for whole now,
- * so the sweep finds it in the page cache. @return where the lane's reading
- * ends. */
-static uint64_t ask_direct(const struct heads *hj, size_t p, const struct ds_keypos *e, const struct ds_keypos *next,
-			   uint64_t end, struct ds_dirfd *dc)
-{
-	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
-	uint64_t from = end == UINT64_MAX ? at : end;
-	if (!(hj->fp->state[p] & DS_FP_RUN) || at == UINT64_MAX || from > at || !passed_over(e, next, from, at + size))
-		return end;
-	int fd = ds_open_scanned_in(hj->s, hj->fp->order[p], dc);
-	if (fd < 0)
-		return end;
-	posix_fadvise(fd, 0, (off_t)size, POSIX_FADV_WILLNEED);
-	close(fd);
-	return at + size;
-}
-
-/* Read the heads of lane k's files, in their order. */
-static void read_lane(void *job, size_t k)
-{
-	struct heads *hj = job;
-	struct ds_reading *s = hj->s;
-	struct ds_first_pass *fp = hj->fp;
-	unsigned char *buf = ds_big_alloc(fp->head ? DS_HDD_HEAD : DS_BLOCK);
-	if (!buf) {
-		atomic_store(&hj->rc, -ENOMEM);
-		return;
-	}
-	struct ds_dirfd dc = DS_DIRFD_INIT;
-	uint64_t end = UINT64_MAX; /* where the lane's last read ended on the disk, when known */
-	for (size_t i = hj->lane[k].from; i < hj->lane[k].to; i++) {
-		if (atomic_load_explicit(&s->core->canceled, memory_order_relaxed)) {
-			atomic_store(&hj->rc, DUPSCAN_E_CANCELED);
-			break;
-		}
-		if (atomic_load_explicit(&hj->rc, memory_order_relaxed))
-			break;
-		uint32_t p = place_pos(&hj->pl[i]);
-		if (ds_fp_twin(fp, p))
-			continue; /* a twin is never read */
-		struct ds_keypos e = hj->pl[i]; /* its place: the entry takes the hash once read */
-		const struct ds_keypos *next = next_read(hj, k, i);
-		if (ds_fp_direct(fp, p)) { /* its rank is its place in the sweep */
-			end = fp->head ? ask_direct(hj, p, &e, next, end, &dc) : end;
-			continue;
-		}
-		size_t len = read_len(fp, p, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
-		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
-		if (fd == -ENOMEM) {
-			atomic_store(&hj->rc, -ENOMEM);
-			break;
-		}
-		/* just the head: readahead past it would come after the next file's read, a seek back */
-		if (fd >= 0)
-			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = fd < 0 ? fd : ds_read(s, fd, buf, len, 0);
-		uint64_t at = place_where(&e);
-		end = at == UINT64_MAX ? UINT64_MAX : at + len;
-		if (fd >= 0 && !err)
-			end = ask_rest(hj, fd, p, &e, next, end);
-		if (fd >= 0)
-			close(fd);
-		if (err)
-			failed_at(fp, &hj->pl[i], p, err);
-		else
-			took_head(fp, &hj->pl[i], p, buf, len);
-		ds_progress_settled(s->core, 1, len);
-	}
-	ds_dirfd_close(&dc);
-	ds_big_free(buf, fp->head ? DS_HDD_HEAD : DS_BLOCK);
-}
-
-#define SSD_LANE 256u /* files a slice of a device that is not a spinning disk */
-
-/* Read the heads of pl[0..np) (sorted by disk, device, then place). Each
- * spinning disk is one stream, and the disks of a scan are read at the same
- * time: a scan of two disks takes as long as the slower one. A device that
- * is not a spinning disk (in auto mode, beside one) is read in slices by as
- * many threads as are free. @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
-static int read_heads(struct ds_reading *s, struct ds_first_pass *fp, struct ds_keypos *pl, size_t np)
-{
-	size_t nlanes = 0, cap = 0;
-	struct lane *lane = NULL;
-	int rc = 0;
-	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-		for (j = i + 1; j < np && place_disk(&pl[j]) == place_disk(&pl[i]);)
-			j++;
-		bool one = ds_one_stream(s, s->tree->devs.key[2 * (size_t)place_devi(&pl[i])]) || s->core->opt.threads <= 1;
-		for (size_t from = i, to; rc == 0 && from < j; from = to) {
-			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
-			if (DS_GROW(lane, cap, nlanes + 1))
-				rc = -ENOMEM;
-			else
-				lane[nlanes++] = (struct lane){ from, to, one };
-		}
-	}
-	/* the disks' lanes first: each is long, and must start at once */
-	if (rc == 0)
-		rc = ds_sort(lane, nlanes, sizeof(*lane), cmp_lane, NULL);
-	struct heads hj = { s, fp, pl, lane, 0 };
-	int helpers = s->core->opt.threads < (int)nlanes ? s->core->opt.threads - 1 : (int)nlanes - 1;
-	struct ds_pool *pool = ds_scan_pool(s->core);
-	if (rc == 0 && !pool)
-		rc = -ENOMEM;
-	if (rc == 0) {
-		ds_pool_phase(pool, NULL, NULL, 0, 0, helpers);
-		ds_parallel_for(pool, nlanes, read_lane, &hj);
-		ds_pool_end_phase(pool);
-	}
-	free(lane);
-	return rc ? rc : atomic_load(&hj.rc);
-}
-
 /* Placing the candidates: fp->ent by position, filled with each one's disk;
  * slices of positions on every thread. */
 struct placing {
@@ -458,7 +259,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	if (mapped >= 0)
 		atomic_fetch_add_explicit(shared ? &pj->shared : &pj->unshared, 1, memory_order_relaxed);
 	if (!shared && !ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
-		took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
+		ds_fp_took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
 		ds_progress_settled(pj->s->core, 1, len);
 	} else {
 		if (mapped < 0)
@@ -709,7 +510,7 @@ int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, con
 		rc = ds_pass_twins(s, fp, groups, ngroups, sweep);
 	size_t first = 0, np = rc == 0 ? order_entries(fp, &first) : 0;
 	if (rc == 0)
-		rc = read_heads(s, fp, fp->ent + first, np);
+		rc = ds_pass_read_heads(s, fp, fp->ent + first, np);
 	if (rc == 0 && fp->head)
 		rc = rank_entries(fp);
 	if (rc == 0 && fp->twin)
