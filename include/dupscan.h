@@ -129,9 +129,13 @@ enum dupscan_error {
 	                                  * cannot be told */
 	DUPSCAN_E_REFERENCE = -1032, /* a reference path (dupscan_add_reference()) could not be
 	                              * scanned: no file can be called missing from it (since 0.10) */
-	DUPSCAN_E_NOT_CACHE = -1033 /* the cache's path holds another file (not a dupscan hash
+	DUPSCAN_E_NOT_CACHE = -1033, /* the cache's path holds another file (not a dupscan hash
 	                             * cache): left as it is, the run goes on without a cache
 	                             * (since 0.10) */
+	DUPSCAN_E_MEMORY = -1034    /* the records passed the memory budget
+	                             * (DUPSCAN_OPT_MAX_MEMORY) where the scan must hold them all
+	                             * (a cache, paths on other hosts, sets of directories,
+	                             * unique or missing files, directory figures) (since 0.11) */
 };
 
 /* Flags for the action functions. */
@@ -178,8 +182,13 @@ enum dupscan_option {
 	                              * path are not entered (0: its own entries only; like its
 	                              * other unentered directories, no duplicate directory of
 	                              * DUPSCAN_OPT_DIRS); -1 (default): no limit; since 0.7 */
-	DUPSCAN_OPT_REMOTE_TIMEOUT   /* seconds a remote side (dupscan_add_remote()) may stay
+	DUPSCAN_OPT_REMOTE_TIMEOUT,  /* seconds a remote side (dupscan_add_remote()) may stay
 	                              * silent before the run fails, 1..86400; default 120; since 0.8 */
+	DUPSCAN_OPT_MAX_MEMORY       /* bytes the scan's records may take, at least 16777216; past
+	                              * them the records are spilled sorted by size to an unnamed
+	                              * file (dupscan_set_temp_dir()) and matched a band of sizes
+	                              * at a time, only the sets' files kept; 0 (default): no
+	                              * budget; since 0.11 */
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in
@@ -417,6 +426,15 @@ DUPSCAN_API int dupscan_set_reference(dupscan_scan *scan, int index);
  * @return 0, -EINVAL, -ENOMEM, or DUPSCAN_E_STATE after dupscan_run(). */
 DUPSCAN_API int dupscan_set_cache(dupscan_scan *scan, const char *path);
 
+/* The folder where records past DUPSCAN_OPT_MAX_MEMORY are spilled (NULL:
+ * $TMPDIR, else /tmp), before dupscan_run(). The file has no name (O_TMPFILE;
+ * where the filesystem has none, a name removed as soon as it is made): it
+ * is gone when the scan ends, however it ends, a kill included. A folder
+ * that cannot take it, or fills, fails the run with the folder reported
+ * through the error callback. @return 0, -EINVAL, -ENOMEM, or
+ * DUPSCAN_E_STATE after dupscan_run(). Since 0.11. */
+DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *scan, const char *path);
+
 /* Remove the cache file at path (under its lock). A file there that is no
  * cache (it does not begin as one) is left as it is: DUPSCAN_E_NOT_CACHE.
  * @return 0 (also when there was none), DUPSCAN_E_NOT_CACHE, or -errno. */
@@ -493,8 +511,16 @@ DUPSCAN_API size_t dupscan_set_file_count(const dupscan_set *set);
  * when i is out of range. Valid until dupscan_free(). */
 DUPSCAN_API const dupscan_file *dupscan_set_file(const dupscan_set *set, size_t i);
 
-/* @return the number of files that were examined and belong to no set. */
+/* @return the number of files that were examined and belong to no set; 0
+ * when the records were spilled (dupscan_spilled()): they are not kept. */
 DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *scan);
+
+/* @return the number of files' records written to the temporary file past
+ * DUPSCAN_OPT_MAX_MEMORY by dupscan_run() (0: the budget held them all).
+ * Once any was, only the sets' files are kept: dupscan_unique_count() is 0
+ * and dupscan_find_missing(), dupscan_tally_dirs() and
+ * dupscan_find_overlaps() return DUPSCAN_E_MEMORY. Since 0.11. */
+DUPSCAN_API uint64_t dupscan_spilled(const dupscan_scan *scan);
 
 /* @return unique file number i, in the chosen order, or NULL when out of range.
  * Valid until dupscan_free(). */

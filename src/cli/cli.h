@@ -66,6 +66,8 @@ struct cli_opts {
 	int order;          /* enum dupscan_order */
 	long chunk_size;    /* 0: library default */
 	int64_t io_memory;  /* 0: library default */
+	int64_t max_memory; /* --max-memory; 0: no budget */
+	const char *temp_dir; /* --temp-dir */
 	int threads;        /* 0: library default */
 	long max_depth;     /* --max-depth; -1: none given */
 	unsigned overlap;   /* --overlap=PERCENT; 0: not given */

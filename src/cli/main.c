@@ -171,6 +171,10 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		return rc;
 	if (o->max_depth >= 0 && (rc = dupscan_set_option(scan, DUPSCAN_OPT_MAX_DEPTH, o->max_depth)) < 0)
 		return rc;
+	if (o->max_memory && (rc = dupscan_set_option(scan, DUPSCAN_OPT_MAX_MEMORY, o->max_memory)) < 0)
+		return rc;
+	if (o->temp_dir && (rc = dupscan_set_temp_dir(scan, o->temp_dir)) < 0)
+		return rc;
 	if (o->chunk_size)
 		return dupscan_set_option(scan, DUPSCAN_OPT_CHUNK_SIZE, o->chunk_size);
 	return 0;

@@ -2,6 +2,7 @@
 /* calls.c: the library's calls that hand a stage its own state: the caller
  * holds the whole scan, each stage takes only its part of it. */
 #include "scan.h"
+#include "records/spill.h"
 
 DUPSCAN_API int dupscan_report_file(dupscan_scan *s, uint32_t set, const char *path, uint64_t dev, uint64_t ino, uint64_t size, int64_t mtime_ns, int64_t ctime_ns)
 {
@@ -15,6 +16,8 @@ DUPSCAN_API int dupscan_set_cache(dupscan_scan *s, const char *path)
 
 DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
 {
+	if (s && ds_spilled(&s->tree))
+		return DUPSCAN_E_MEMORY; /* the directories' figures need every file */
 	return ds_find_overlaps(s ? &s->results : NULL, percent);
 }
 
@@ -60,6 +63,8 @@ DUPSCAN_API uint64_t dupscan_set_shared_bytes(const dupscan_scan *s, size_t i)
 
 DUPSCAN_API int dupscan_tally_dirs(dupscan_scan *s)
 {
+	if (s && ds_spilled(&s->tree))
+		return DUPSCAN_E_MEMORY;
 	return ds_tally_dirs(s ? &s->results : NULL);
 }
 

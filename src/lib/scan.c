@@ -16,6 +16,7 @@
 #include "sets/tally.h"
 #include "cache/cache_run.h"
 #include "actions/acts.h"
+#include "records/spill.h"
 
 /* One per online CPU, at least DS_MIN_THREADS: reads from a cold cache wait
  * on the device, not the CPU, and an SSD (or a virtual disk) serves several
@@ -103,7 +104,34 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_pool_stop(s->core.pool);
 	ds_netio_free(s->reading.net);
 	ds_remote_free(&s->hosts);
+	free(s->temp_dir);
 	free(s);
+}
+
+DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *s, const char *path)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->core.ran)
+		return DUPSCAN_E_STATE;
+	char *dup = path && *path ? strdup(path) : NULL;
+	if (path && *path && !dup)
+		return -ENOMEM;
+	free(s->temp_dir);
+	s->temp_dir = dup;
+	return 0;
+}
+
+/* A budget for the records: the spill's state, refusing to spill where the
+ * scan must hold every record (the cache notes records by number; the
+ * other hosts' sets, the directory sets and a served client's sizes are
+ * made from all of them). */
+static int budget_records(dupscan_scan *s)
+{
+	if (!s->core.opt.max_memory)
+		return 0;
+	bool refuse = s->cache.path || s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
+	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_PER_REC, s->temp_dir, refuse);
 }
 
 DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)
@@ -169,6 +197,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value < 1 || value > 86400)
 			return DUPSCAN_E_OPTION;
 		s->hosts.remote_timeout_ms = (int)value * 1000;
+		return 0;
+	case DUPSCAN_OPT_MAX_MEMORY:
+		if (value != 0 && value < (16 << 20))
+			return DUPSCAN_E_OPTION;
+		s->core.opt.max_memory = (uint64_t)value;
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
@@ -306,7 +339,9 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		/* sets from a report: nothing to walk or match */
 		rc = s->tree.nargs || s->core.opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(&s->walk);
 	} else if (rc == 0) {
-		rc = s->cache.path ? ds_cache_load(&s->cache) : 0;
+		rc = budget_records(s);
+		if (rc == 0 && s->cache.path)
+			rc = ds_cache_load(&s->cache);
 		if (rc == 0)
 			rc = ds_cache_log_start(&s->cache);
 		ds_progress_phase(&s->core, DUPSCAN_PHASE_WALK, 0, 0);
@@ -368,6 +403,11 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 	return rc;
 }
 
+DUPSCAN_API uint64_t dupscan_spilled(const dupscan_scan *s)
+{
+	return s ? ds_spill_count(&s->tree) : 0;
+}
+
 DUPSCAN_API int dupscan_io_mode(const dupscan_scan *s)
 {
 	return s ? s->reading.io_mode : DUPSCAN_IO_AUTO;
@@ -422,8 +462,8 @@ DUPSCAN_API const dupscan_file *dupscan_set_file(const dupscan_set *set, size_t 
 
 DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *s)
 {
-	if (!s || !s->core.ran)
-		return 0;
+	if (!s || !s->core.ran || ds_spilled(&s->tree))
+		return 0; /* (spilled: the unique files are not kept) */
 	/* built on first use: most callers never ask for unique files, and the
 	 * other hosts' are asked for only then */
 	if (ds_build_uniques(&((dupscan_scan *)s)->results) < 0 || (s->hosts.remote_uniques && ds_remote_uniques(&((dupscan_scan *)s)->hosts) < 0))
@@ -439,6 +479,8 @@ DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
 		return -EINVAL;
 	if (!s->core.ran || !s->tree.references)
 		return DUPSCAN_E_STATE;
+	if (ds_spilled(&s->tree))
+		return DUPSCAN_E_MEMORY;
 	for (uint32_t a = 0; a < s->tree.nargs; a++)
 		if (s->tree.args[a].reference && s->tree.args[a].unread)
 			return DUPSCAN_E_REFERENCE;

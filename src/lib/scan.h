@@ -34,6 +34,7 @@ struct dupscan_scan {
 	void *after_walk_user;
 
 	struct ds_hosts hosts;
+	char *temp_dir;              /* dupscan_set_temp_dir(): where records spill (NULL: $TMPDIR) */
 };
 
 /* Each stage's state pointed at the core and at the states below it. */

@@ -233,6 +233,20 @@ static enum cli_view view_of(const struct cli_opts *o)
 	       o->fmt == FORMAT_CSV ? VIEW_CSV : VIEW_SETS;
 }
 
+/* --max-memory keeps only the sets' files once the records pass it: what
+ * needs every file's record is refused with it. @return 0 or EXIT_USAGE. */
+static int check_memory(const struct cli_opts *o)
+{
+	if (o->temp_dir && !o->max_memory)
+		return msg_usage("%s", "--temp-dir is where --max-memory's temporary file goes: give --max-memory=SIZE");
+	if (o->max_memory && (o->cache || o->cache_trust || o->nremote || o->dirs || o->print_unique || o->missing ||
+			      o->overlap || o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report))
+		return msg_usage("%s", "--max-memory keeps only the sets' files once the records pass it: it is refused "
+			     "with --cache, --cache-trust, HOST:PATH arguments, --dirs, -u, --missing, --overlap, "
+			     "--summary=dirs, --format=html and --from-report");
+	return 0;
+}
+
 int cli_check(struct cli_opts *o)
 {
 	int rc;
@@ -260,7 +274,7 @@ int cli_check(struct cli_opts *o)
 		o->list_depth = o->max_depth;
 		o->max_depth = -1;
 	}
-	if ((rc = check_reference(o)))
+	if ((rc = check_reference(o)) || (rc = check_memory(o)))
 		return rc;
 	o->view = view_of(o);
 	return 0;

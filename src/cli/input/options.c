@@ -182,6 +182,10 @@ static int parse_number(struct cli_opts *o, int c, const char *arg)
 		if (!parse_memory(arg, &o->io_memory))
 			return msg_usage("invalid size '%s' for --io-memory (1M to 1T; K, M, G suffixes)", arg);
 		return 0;
+	case OPT_MAX_MEMORY:
+		if (!parse_memory(arg, &o->max_memory) || o->max_memory < (16 << 20))
+			return msg_usage("invalid size '%s' for --max-memory (16M to 1T; K, M, G suffixes)", arg);
+		return 0;
 	default: /* 'C' */
 		if (!parse_long(arg, 4096, 16777216, &o->chunk_size))
 			return msg_usage("invalid chunk size '%s' for -C/--chunk-size (4096 to 16777216 bytes)", arg);
@@ -198,6 +202,7 @@ static int parse_name(struct cli_opts *o, int c, const char *arg)
 		{ OPT_RSH, offsetof(struct cli_opts, rsh), "--rsh needs a command" },
 		{ OPT_REMOTE_DUPSCAN, offsetof(struct cli_opts, remote_dupscan), "--remote-dupscan needs a path" },
 		{ OPT_JOURNAL, offsetof(struct cli_opts, journal), "--journal needs a file name" },
+		{ OPT_TEMP_DIR, offsetof(struct cli_opts, temp_dir), "--temp-dir needs a directory" },
 		{ OPT_FILES_FROM, offsetof(struct cli_opts, files_from), NULL },
 		{ OPT_UNDO, offsetof(struct cli_opts, undo), NULL },
 		{ OPT_FROM_REPORT, offsetof(struct cli_opts, from_report), NULL },
@@ -331,7 +336,7 @@ static int take(struct cli_opts *o, int c, const char *arg, bool *after_R, bool 
 	switch (c) {
 	case OPT_IO: case OPT_FORMAT: case 'o': case 'P': case OPT_SUMMARY:
 		return parse_word(o, c, arg);
-	case OPT_THREADS: case OPT_REMOTE_TIMEOUT: case OPT_OVERLAP: case OPT_MAX_DEPTH: case OPT_IO_MEMORY: case 'C':
+	case OPT_THREADS: case OPT_REMOTE_TIMEOUT: case OPT_OVERLAP: case OPT_MAX_DEPTH: case OPT_IO_MEMORY: case OPT_MAX_MEMORY: case 'C':
 		return parse_number(o, c, arg);
 	default:
 		return parse_other(o, c, arg, stop);

@@ -16,6 +16,7 @@
 #include "match/compare.h"
 #include "match/twins.h"
 #include "cache/cache_run.h"
+#include "records/spill.h"
 
 /* Files that may match: one size, and with -1 one device, with -p one mode,
  * owner and group (one attrs index). */
@@ -528,7 +529,8 @@ static int match_groups(struct ds_match *s, uint32_t *order, uint32_t nc, struct
 	return rc;
 }
 
-int ds_match(struct ds_match *s)
+/* Every candidate of the table matched: the whole tree, or one band. */
+static int match_table(struct ds_match *s)
 {
 	uint32_t *order = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*order));
 	struct groups gs = { 0 };
@@ -551,5 +553,23 @@ int ds_match(struct ds_match *s)
 	ds_twins_devices_free(s->reading);
 	free(gs.v);
 	free(order);
+	return rc;
+}
+
+int ds_match(struct ds_match *s)
+{
+	if (!ds_spilled(s->tree))
+		return match_table(s);
+	/* past the budget: the rest of the walk's records join the others on
+	 * disk, and come back a band of sizes at a time; after each band only
+	 * its sets' files stay (canceled: the band stays as matched so far) */
+	int rc = ds_spill_out(s->tree);
+	for (bool more = true; rc == 0 && more;) {
+		rc = ds_spill_band(s->tree, &more);
+		if (rc == 0)
+			rc = match_table(s);
+		if (rc == 0)
+			rc = ds_spill_keep(s->tree);
+	}
 	return rc;
 }

@@ -168,6 +168,20 @@ int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t par
 	return 0;
 }
 
+void ds_index_renumber(struct ds_index *ix, const uint32_t *map, uint32_t nrecs)
+{
+	memset(ix->has, 0, ((size_t)ix->nrecs + 63) / 64 * sizeof(*ix->has));
+	for (uint32_t m = 0; m < ix->nmem; m++) {
+		ix->mem[m].rec = map[ix->mem[m].rec];
+		ix->mem[m].cls = map[ix->mem[m].cls];
+		ix->has[ix->mem[m].rec / 64] |= (uint64_t)1 << (ix->mem[m].rec % 64);
+	}
+	/* (has stays as long: ds_index_reserve() grows it from what nrecs says) */
+	ix->nrecs = nrecs;
+	free(ix->byrec);
+	ix->byrec = NULL;
+}
+
 int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_node *), void *user)
 {
 	/* explicit stack: a degenerate tree must not cost call-stack depth */

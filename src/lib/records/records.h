@@ -30,6 +30,9 @@ int ds_index_seal(struct ds_index *ix);
 uint32_t ds_index_class(const struct ds_index *ix, uint32_t ri);
 /* Node holding this key, or DS_NONE. */
 uint32_t ds_index_find(const struct ds_index *ix, uint64_t partial, uint64_t full, uint64_t size);
+/* Members' records (and their classes) renumbered old -> map[old], every
+ * member's record among the first nrecs (spill.c: a band kept). */
+void ds_index_renumber(struct ds_index *ix, const uint32_t *map, uint32_t nrecs);
 /* Visit nodes in key order; the callback returns nonzero to stop. @return that value. */
 int ds_index_walk(const struct ds_index *ix, int (*fn)(void *, const struct ds_node *), void *user);
 
@@ -42,6 +45,10 @@ int ds_add_dir(struct ds_tree *s, const char *name, size_t nlen, uint32_t parent
 	       const struct stat *st, uint32_t *out);
 int ds_add_rec(struct ds_tree *s, const char *name, size_t nlen, uint32_t dir,
 	       const struct stat *st);
+/* Record r (its name field aside) appended as directory dir's, named name
+ * (nlen bytes): what ds_add_rec() does once the record is made, and how a
+ * spilled record comes back (spill.c). @return 0, -ENOMEM, -EOVERFLOW. */
+int ds_rec_append(struct ds_tree *s, const struct ds_rec *r, uint32_t dir, const char *name, size_t nlen);
 /* A scan's tables, empty; and all they hold given back. */
 void ds_tree_init(struct ds_tree *t);
 void ds_tree_free(struct ds_tree *t);

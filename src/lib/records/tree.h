@@ -21,6 +21,8 @@ struct ds_intern {
 	uint32_t last;               /* the index found last: a run of one value costs no hash */
 };
 
+struct ds_spill;
+
 /* ---- records ---- */
 enum ds_rec_flag {
 	DS_F_DROPPED = 1u << 0, /* unreadable or changed: out of the match */
@@ -170,6 +172,7 @@ struct ds_tree {
 	struct ds_inos { uint64_t dev; bool kept; } *inos;
 	size_t ninos, cap_inos;
 	struct ds_index index;       /* the classes matching settles */
+	struct ds_spill *spill;      /* records past the memory budget (spill.c), or NULL */
 	struct ds_arena out;         /* result paths */
 	bool references;             /* a path was added by dupscan_add_reference() */
 	bool from_report;            /* files were given by dupscan_report_file(), not walked */

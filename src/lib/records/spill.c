@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/* spill.c: records past the memory budget. While the walk's records fit the
+ * budget nothing here runs. Past it, the table is written out sorted by size
+ * as one run of an unnamed temporary file (O_TMPFILE: a kill leaves nothing
+ * behind) and emptied; the directories stay in memory. Matching then takes
+ * the runs back merged, one band of whole size groups at a time (a file
+ * matches only files of its size), and after each band keeps only the
+ * records that are in a class: the sets' files. */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "support/support.h"
+#include "records/records.h"
+#include "records/spill.h"
+#include "fsutil.h"
+
+/* A spilled record: the record (its name field holding the name's length),
+ * its directory, then the name's bytes. */
+#define ENTRY_HEAD (sizeof(struct ds_rec) + sizeof(uint32_t))
+#define NAME_MOST 4095u          /* a name's bytes at most (NAME_MAX is 255) */
+#define WRITE_BUF (1u << 20)
+#define READ_MOST (64u * 1024u)  /* a run's read buffer, at most */
+#define READ_LEAST (8u * 1024u)  /* and at least: it holds any entry */
+
+/* One run being merged: its next entry whole in buf[pos..len). */
+struct cursor {
+	uint64_t off, end;           /* the file's bytes still to read */
+	unsigned char *buf;
+	size_t pos, len, cap;
+};
+
+struct ds_spill {
+	uint64_t budget;
+	unsigned per_rec;            /* matching's bytes a record beyond its own */
+	bool refuse;
+	char *dir;                   /* the folder of the file, for messages */
+	int fd;                      /* -1 until the first spill */
+	uint64_t written;
+	struct { uint64_t off, end; } *runs;
+	size_t nruns, cap_runs;
+	uint64_t spilled;            /* records in the runs */
+	struct cursor *cur;          /* merging: one a run */
+	size_t ncur;
+	uint64_t merge_bytes;        /* their buffers */
+	uint32_t kept;               /* records at the table's start kept from bands before */
+};
+
+int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse)
+{
+	struct ds_spill *sp = calloc(1, sizeof(*sp));
+	const char *env = getenv("TMPDIR");
+	const char *where = dir && *dir ? dir : env && *env ? env : "/tmp";
+	if (!sp || !(sp->dir = strdup(where))) {
+		free(sp);
+		return -ENOMEM;
+	}
+	sp->budget = budget;
+	sp->per_rec = per_rec;
+	sp->refuse = refuse;
+	sp->fd = -1;
+	t->spill = sp;
+	return 0;
+}
+
+static void merge_free(struct ds_spill *sp)
+{
+	for (size_t k = 0; k < sp->ncur; k++)
+		free(sp->cur[k].buf);
+	free(sp->cur);
+	sp->cur = NULL;
+	sp->ncur = 0;
+	sp->merge_bytes = 0;
+}
+
+void ds_spill_free(struct ds_tree *t)
+{
+	struct ds_spill *sp = t->spill;
+	if (!sp)
+		return;
+	merge_free(sp);
+	if (sp->fd >= 0)
+		close(sp->fd);
+	free(sp->runs);
+	free(sp->dir);
+	free(sp);
+	t->spill = NULL;
+}
+
+bool ds_spilled(const struct ds_tree *t)
+{
+	return t->spill && t->spill->nruns > 0;
+}
+
+uint64_t ds_spill_count(const struct ds_tree *t)
+{
+	return t->spill ? t->spill->spilled : 0;
+}
+
+uint64_t ds_spill_found(const struct ds_tree *t)
+{
+	return t->spill ? t->spill->spilled + t->nrecs : t->nrecs;
+}
+
+/* The bytes the table holds now, and what matching adds for the records not
+ * kept yet: what the budget is weighed against. */
+static uint64_t table_bytes(const struct ds_tree *t)
+{
+	const struct ds_spill *sp = t->spill;
+	uint64_t b = (uint64_t)t->nblocks * DS_REC_BLOCK * sizeof(struct ds_rec);
+	b += (uint64_t)t->fnames.n << DS_NAME_SHIFT;
+	b += (uint64_t)t->cap_runs * sizeof(*t->runs);
+	b += (uint64_t)t->index.capmem * sizeof(*t->index.mem) + (uint64_t)t->index.cap * sizeof(*t->index.nodes);
+	b += (uint64_t)(t->nrecs - sp->kept) * sp->per_rec;
+	/* a directory: its entry, its name, its identity in the table of those seen */
+	b += (uint64_t)t->ndirs * (sizeof(*t->dirs) + 48);
+	return b + sp->merge_bytes + DS_SPILL_FIXED;
+}
+
+bool ds_spill_due(const struct ds_tree *t)
+{
+	/* (checked a block at a time: the table grows by blocks) */
+	return t->spill && (t->nrecs & 255) == 0 && table_bytes(t) >= t->spill->budget;
+}
+
+static uint64_t size_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+{
+	*minor = 0;
+	return ds_rec_size(s, r);
+}
+
+/* The file the runs go to: unnamed, so that nothing outlives the process. */
+static int open_file(struct ds_tree *t)
+{
+	struct ds_spill *sp = t->spill;
+	sp->fd = open(sp->dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (sp->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		/* a filesystem without O_TMPFILE: a name for as long as it takes to remove it */
+		size_t len = strlen(sp->dir) + 32;
+		char *name = malloc(len);
+		if (!name)
+			return -ENOMEM;
+		snprintf(name, len, "%s/.dupscan-spill-XXXXXX", sp->dir);
+		sp->fd = mkostemp(name, O_CLOEXEC);
+		if (sp->fd >= 0)
+			unlink(name);
+		free(name);
+	}
+	if (sp->fd >= 0)
+		return 0;
+	int rc = -errno;
+	ds_report(t->core, sp->dir, rc);
+	return rc;
+}
+
+/* Write the table's records in order[0..n) after the file's end. */
+static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
+{
+	struct ds_spill *sp = t->spill;
+	unsigned char *buf = ds_big_alloc(WRITE_BUF);
+	if (!buf)
+		return -ENOMEM;
+	size_t used = 0;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		struct ds_rec r = *ds_rec(t, order[i]);
+		const char *name = ds_rec_name(t, &r);
+		size_t len = strlen(name);
+		uint32_t dir = ds_rec_dir(t, order[i]);
+		if (len > NAME_MOST) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (used + ENTRY_HEAD + len > WRITE_BUF) {
+			rc = ds_write_all(sp->fd, buf, used);
+			sp->written += used;
+			used = 0;
+		}
+		r.name = (uint32_t)len;
+		memcpy(buf + used, &r, sizeof(r));
+		memcpy(buf + used + sizeof(r), &dir, sizeof(dir));
+		memcpy(buf + used + ENTRY_HEAD, name, len);
+		used += ENTRY_HEAD + len;
+	}
+	if (rc == 0 && used) {
+		rc = ds_write_all(sp->fd, buf, used);
+		sp->written += used;
+	}
+	ds_big_free(buf, WRITE_BUF);
+	if (rc && rc != -ENOMEM && rc != -ENAMETOOLONG)
+		ds_report(t->core, sp->dir, rc);
+	return rc;
+}
+
+/* The table emptied: records, their runs of directories and their names. */
+static void empty_table(struct ds_tree *t)
+{
+	for (uint32_t i = 0; i < t->nblocks; i++)
+		ds_big_free(t->rec_blocks[i], DS_REC_BLOCK * sizeof(struct ds_rec));
+	free(t->rec_blocks);
+	t->rec_blocks = NULL;
+	t->nblocks = t->nrecs = 0;
+	free(t->runs);
+	t->runs = NULL;
+	t->nruns = 0;
+	t->cap_runs = 0;
+	ds_names_free(&t->fnames);
+}
+
+int ds_spill_out(struct ds_tree *t)
+{
+	struct ds_spill *sp = t->spill;
+	if (sp->refuse)
+		return DUPSCAN_E_MEMORY;
+	if (t->nrecs == 0)
+		return 0;
+	int rc = sp->fd < 0 ? open_file(t) : 0;
+	if (rc)
+		return rc;
+	uint32_t *order = malloc(t->nrecs * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->nrecs; i++)
+		order[i] = i;
+	rc = ds_sort_recs(t, order, t->nrecs, size_key);
+	uint64_t start = sp->written;
+	if (rc == 0)
+		rc = DS_GROW(sp->runs, sp->cap_runs, sp->nruns + 1);
+	if (rc == 0)
+		rc = write_run(t, order, t->nrecs);
+	free(order);
+	if (rc)
+		return rc;
+	sp->runs[sp->nruns].off = start;
+	sp->runs[sp->nruns++].end = sp->written;
+	sp->spilled += t->nrecs;
+	empty_table(t);
+	return 0;
+}
+
+/* ---- the merge ---- */
+
+/* Make c's next entry whole in its buffer. @return 1: there, 0: the run is
+ * over, or a negative code. */
+static int fill(const struct ds_spill *sp, struct cursor *c)
+{
+	size_t have = c->len - c->pos;
+	uint32_t nlen = 0;
+	if (have >= ENTRY_HEAD)
+		memcpy(&nlen, c->buf + c->pos + offsetof(struct ds_rec, name), sizeof(nlen));
+	if (have >= ENTRY_HEAD && have >= ENTRY_HEAD + nlen)
+		return 1;
+	if (c->off == c->end)
+		return have ? -EIO : 0; /* an entry cut short: the file is not as written */
+	memmove(c->buf, c->buf + c->pos, have);
+	c->pos = 0;
+	c->len = have;
+	size_t want = c->cap - have;
+	if (want > c->end - c->off)
+		want = (size_t)(c->end - c->off);
+	int rc = ds_pread_full(sp->fd, c->buf + have, want, c->off);
+	if (rc)
+		return rc < 0 ? rc : -EIO;
+	c->off += want;
+	c->len += want;
+	return fill(sp, c);
+}
+
+static int merge_start(struct ds_tree *t)
+{
+	struct ds_spill *sp = t->spill;
+	size_t cap = sp->budget / 16 / sp->nruns;
+	cap = cap > READ_MOST ? READ_MOST : cap < READ_LEAST ? READ_LEAST : cap;
+	if (!(sp->cur = calloc(sp->nruns, sizeof(*sp->cur))))
+		return -ENOMEM;
+	sp->ncur = sp->nruns;
+	for (size_t k = 0; k < sp->nruns; k++) {
+		sp->cur[k] = (struct cursor){ sp->runs[k].off, sp->runs[k].end, malloc(cap), 0, 0, cap };
+		if (!sp->cur[k].buf)
+			return -ENOMEM;
+		sp->merge_bytes += cap;
+	}
+	return 0;
+}
+
+/* The run whose next entry comes first (by size; among equal sizes the
+ * earlier run: the walk's order), or SIZE_MAX when all are over. */
+static int next_run(const struct ds_tree *t, size_t *best, uint64_t *best_size)
+{
+	struct ds_spill *sp = t->spill;
+	*best = SIZE_MAX;
+	for (size_t k = 0; k < sp->ncur; k++) {
+		int rc = fill(sp, &sp->cur[k]);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		struct ds_rec r;
+		memcpy(&r, sp->cur[k].buf + sp->cur[k].pos, sizeof(r));
+		uint64_t size = ds_rec_size(t, &r);
+		if (*best == SIZE_MAX || size < *best_size) {
+			*best = k;
+			*best_size = size;
+		}
+	}
+	return 0;
+}
+
+int ds_spill_band(struct ds_tree *t, bool *more)
+{
+	struct ds_spill *sp = t->spill;
+	int rc = sp->cur ? 0 : merge_start(t);
+	uint64_t last = 0;
+	uint32_t taken = 0;
+	*more = false;
+	while (rc == 0) {
+		size_t k;
+		uint64_t size = 0;
+		rc = next_run(t, &k, &size);
+		if (rc || k == SIZE_MAX)
+			break;
+		/* a size group is never split; a band holds DS_SPILL_LEAST at least */
+		if (taken >= DS_SPILL_LEAST && size != last && table_bytes(t) >= sp->budget) {
+			*more = true;
+			break;
+		}
+		struct cursor *c = &sp->cur[k];
+		struct ds_rec r;
+		uint32_t dir;
+		memcpy(&r, c->buf + c->pos, sizeof(r));
+		memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
+		if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
+			rc = -EIO;
+		else
+			rc = ds_rec_append(t, &r, dir, (const char *)c->buf + c->pos + ENTRY_HEAD, r.name);
+		c->pos += ENTRY_HEAD + r.name;
+		last = size;
+		taken++;
+	}
+	if (rc == -EIO)
+		ds_report(t->core, sp->dir, rc);
+	if (rc || !*more)
+		merge_free(sp);
+	return rc;
+}
+
+/* ---- after a band ---- */
+
+/* Which records stay: the index's members and their classes' records, the
+ * other names of a member's inode, and with -H every name of an inode of
+ * several (an inode reached by two paths is a set of its own). */
+static int mark_kept(const struct ds_tree *t, uint64_t *keep)
+{
+	const struct ds_index *ix = &t->index;
+	for (uint32_t m = 0; m < ix->nmem; m++) {
+		keep[ix->mem[m].rec / 64] |= (uint64_t)1 << (ix->mem[m].rec % 64);
+		keep[ix->mem[m].cls / 64] |= (uint64_t)1 << (ix->mem[m].cls % 64);
+	}
+	for (uint32_t i = 0; i < t->nrecs; i++) {
+		const struct ds_rec *r = ds_rec(t, i);
+		bool multi = ds_rec_multilink(t, r) && t->core->opt.hard_links;
+		if (multi || ds_index_has(ix, ds_rec_rep(t, i)))
+			keep[i / 64] |= (uint64_t)1 << (i % 64);
+	}
+	return 0;
+}
+
+/* Records kept moved to the table's start in order, with new names and runs. */
+static int compact(struct ds_tree *t, const uint64_t *keep, uint32_t *map)
+{
+	uint32_t k = 0;
+	struct ds_names names = { 0 };
+	struct ds_run *runs = NULL;
+	size_t cap_runs = 0;
+	uint32_t nruns = 0;
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < t->nrecs; i++) {
+		map[i] = DS_NONE;
+		if (!(keep[i / 64] >> (i % 64) & 1))
+			continue;
+		struct ds_rec r = *ds_rec(t, i);
+		const char *name = ds_rec_name(t, &r);
+		uint32_t dir = ds_rec_dir(t, i);
+		rc = ds_names_add(&names, name, strlen(name), &r.name);
+		if (rc == 0 && (nruns == 0 || runs[nruns - 1].dir != dir)) {
+			rc = DS_GROW(runs, cap_runs, (size_t)nruns + 1);
+			if (rc == 0)
+				runs[nruns++] = (struct ds_run){ k, dir };
+		}
+		r.flags = (uint8_t)((r.flags | DS_F_SETTLED) & ~DS_F_LINKED);
+		if (rc == 0) {
+			*ds_rec(t, k) = r; /* k <= i: nothing not yet read is written over */
+			map[i] = k++;
+		}
+	}
+	if (rc) {
+		ds_names_free(&names);
+		free(runs);
+		return rc;
+	}
+	uint32_t blocks = (k + DS_REC_BLOCK - 1) >> DS_REC_SHIFT;
+	for (uint32_t b = blocks; b < t->nblocks; b++)
+		ds_big_free(t->rec_blocks[b], DS_REC_BLOCK * sizeof(struct ds_rec));
+	t->nblocks = blocks;
+	ds_names_free(&t->fnames);
+	t->fnames = names;
+	free(t->runs);
+	t->runs = runs;
+	t->nruns = nruns;
+	t->cap_runs = cap_runs;
+	ds_index_renumber(&t->index, map, k);
+	t->nrecs = k;
+	return 0;
+}
+
+int ds_spill_keep(struct ds_tree *t)
+{
+	uint64_t *keep = calloc(((size_t)t->nrecs + 63) / 64 + 1, sizeof(*keep));
+	uint32_t *map = malloc(((size_t)t->nrecs + 1) * sizeof(*map));
+	int rc = keep && map ? mark_kept(t, keep) : -ENOMEM;
+	if (rc == 0)
+		rc = compact(t, keep, map);
+	free(keep);
+	/* the names of one inode among the records kept, one standing for them */
+	if (rc == 0)
+		rc = ds_collapse_links(t, map);
+	free(map);
+	if (rc == 0)
+		t->spill->kept = t->nrecs;
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* records/spill.h: records past the memory budget (DUPSCAN_OPT_MAX_MEMORY),
+ * spilled sorted by size to an unnamed temporary file and taken back one
+ * band of whole size groups at a time (spill.c); never installed. */
+#ifndef DUPSCAN_RECORDS_SPILL_H
+#define DUPSCAN_RECORDS_SPILL_H
+
+#include "records/tree.h"
+
+/* What the budget must hold beside the records: the walk's and matching's
+ * buffers, the threads' stacks in use, the library's tables of devices. */
+#define DS_SPILL_FIXED (6u << 20)
+/* Matching's bytes a record of a band beyond the record and its name: its
+ * place in the orders and groups, its hashes, hdd mode's places. */
+#define DS_SPILL_PER_REC 64u
+/* The least band of records matched at once, whatever the budget says. */
+#define DS_SPILL_LEAST 4096u
+
+/* The spill state of tree t: budget bytes, of which each record in the
+ * table costs its own bytes and per_rec more while it is matched; runs go
+ * to an unnamed file in dir (NULL: $TMPDIR, else /tmp); refuse: a spill is
+ * DUPSCAN_E_MEMORY instead (the scan needs every record: a cache, other
+ * hosts, directory sets). @return 0 or -ENOMEM. */
+int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse);
+void ds_spill_free(struct ds_tree *t);
+/* Has the table reached the budget (a spill is due before the next record)? */
+bool ds_spill_due(const struct ds_tree *t);
+/* Has anything been spilled? */
+bool ds_spilled(const struct ds_tree *t);
+/* Records written to the file. */
+uint64_t ds_spill_count(const struct ds_tree *t);
+/* Records found in all: those in the table and those spilled. */
+uint64_t ds_spill_found(const struct ds_tree *t);
+/* The table's records (none kept yet) written as one run sorted by size, and
+ * the table emptied; the directories stay. @return 0, -ENOMEM, -errno of the
+ * file (reported with its folder), DUPSCAN_E_MEMORY (refused). */
+int ds_spill_out(struct ds_tree *t);
+/* The next band into the table, after the records kept: whole size groups
+ * while the budget holds them (one group at least); *more: bands remain.
+ * @return 0 or a negative code. */
+int ds_spill_band(struct ds_tree *t, bool *more);
+/* After a band is matched: only the records in a class (and every name of
+ * an inode of several) stay, renumbered in order, marked settled; the
+ * index's members follow. @return 0 or -ENOMEM. */
+int ds_spill_keep(struct ds_tree *t);
+
+#endif /* DUPSCAN_RECORDS_SPILL_H */
