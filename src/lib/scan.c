@@ -131,7 +131,7 @@ static int budget_records(dupscan_scan *s)
 	if (!s->core.opt.max_memory)
 		return 0;
 	bool refuse = s->cache.path || s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
-	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_PER_REC, s->temp_dir, refuse);
+	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 }
 
 DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)

@@ -31,36 +31,7 @@ N=${MEMORY_FILES:-200000}
 SSD_BOUND=${SSD_BOUND:-28}
 HDD_BOUND=${HDD_BOUND:-56}
 
-python3 - "$N" <<'PY'
-import os, sys
-n = int(sys.argv[1])
-kinds = ("IMG_{:04d}.JPG", "DSC{:05d}.NEF", "notes-{}.txt", "part{:05d}.bin", "index.{}.html", "{}.json",
-         "Makefile.{}", "report_{}.pdf")
-def content(i):
-    if i % 10 == 9 and i > 100:
-        i = (i * 7919) % (i - 1)
-    h = (i * 2654435761) & 0xFFFFFFFF
-    size = 8 + (h % 53) * (h % 53) // 52
-    head = f"{i:x}-"
-    return (head * (size // len(head) + 1))[:size].encode()
-byc = {}
-for i in range(n):
-    d = f"big/{i // 1000:03d}"
-    if i % 1000 == 0:
-        os.makedirs(d)
-    p = f"{d}/{kinds[i % 8].format(i)}"
-    c = content(i)
-    with open(p, "wb") as f:
-        f.write(c)
-    byc.setdefault(c, []).append(p)
-    if i < 200:
-        os.makedirs("small", exist_ok=True)
-        with open(f"small/{kinds[i % 8].format(i)}", "wb") as f:
-            f.write(c)
-with open("want", "w") as f:
-    for ps in sorted(sorted(v) for v in byc.values() if len(v) > 1):
-        f.write("\n".join(ps) + "\n\n")
-PY
+python3 "$SOURCE_ROOT/tests/fixtures/smalltree.py" "$N" big small && mv big.want want
 
 # sets as sorted path lists, for comparison
 norm() {

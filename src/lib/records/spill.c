@@ -69,6 +69,11 @@ int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const cha
 	return 0;
 }
 
+void ds_spill_mode(struct ds_tree *t, bool hdd)
+{
+	t->spill->per_rec = hdd ? DS_SPILL_HDD : DS_SPILL_SSD;
+}
+
 static void merge_free(struct ds_spill *sp)
 {
 	for (size_t k = 0; k < sp->ncur; k++)

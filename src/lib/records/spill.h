@@ -10,9 +10,11 @@
 /* What the budget must hold beside the records: the walk's and matching's
  * buffers, the threads' stacks in use, the library's tables of devices. */
 #define DS_SPILL_FIXED (6u << 20)
-/* Matching's bytes a record of a band beyond the record and its name: its
- * place in the orders and groups, its hashes, hdd mode's places. */
-#define DS_SPILL_PER_REC 64u
+/* Matching's bytes a record of a band beyond the record and its name (its
+ * place in the orders and groups, its hashes; hdd mode's places): measured
+ * at a million files (docs/performance.md). */
+#define DS_SPILL_SSD 40u
+#define DS_SPILL_HDD 64u
 /* The least band of records matched at once, whatever the budget says. */
 #define DS_SPILL_LEAST 4096u
 
@@ -22,6 +24,8 @@
  * DUPSCAN_E_MEMORY instead (the scan needs every record: a cache, other
  * hosts, directory sets). @return 0 or -ENOMEM. */
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse);
+/* Once the walk knows how matching will read: hdd mode keeps more a record. */
+void ds_spill_mode(struct ds_tree *t, bool hdd);
 void ds_spill_free(struct ds_tree *t);
 /* Has the table reached the budget (a spill is due before the next record)? */
 bool ds_spill_due(const struct ds_tree *t);

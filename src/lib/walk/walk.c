@@ -12,6 +12,7 @@
 
 #include "dirbatch.h"
 #include "walk/walk.h"
+#include "records/spill.h"
 #include "read/read.h"
 
 /* The caller's directory filter: @return 1 to walk into dir/name, 0 to prune
@@ -541,6 +542,9 @@ int ds_walk(struct ds_walk *s)
 	int rc = arg_devices_io(s);
 	if (rc == 0)
 		rc = ds_roots_note_args(s->tree);
+	/* what matching will add to a record depends on how it reads */
+	if (s->tree->spill)
+		ds_spill_mode(s->tree, s->reading->io_mode == DUPSCAN_IO_HDD);
 	if (rc)
 		return rc;
 	/* the caller's thread and s->core->opt.threads - 1 helpers; one stream on a

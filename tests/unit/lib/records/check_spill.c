@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* check_spill: records past the memory budget. A budget of one byte spills
+ * the walk's records every table block and matches a band of 4096 at a
+ * time: the sets (plain, -H, hdd mode, -I) are those of the scan without a
+ * budget; only the sets' files are kept, and actions on them work; what
+ * needs every record is refused; a folder that cannot take the file fails
+ * the run with the folder named. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scan.h"
+#include "records/spill.h"
+#include "testutil.h"
+
+#define FILES 20000
+
+/* FILES files in 40 directories, of 0 to 299 bytes (about 66 a size), one
+ * in five a copy of an earlier file, one in 500 a hard link of another. */
+static char *make_tree(void)
+{
+	char *dir = tu_tmpdir_shm();
+	char rel[64], to[64];
+	for (unsigned i = 0; i < FILES; i++) {
+		unsigned seed = i % 5 == 4 ? (i * 7919u) % (i - 1) : i;
+		uint64_t size = (seed * 2654435761u >> 8) % 300;
+		snprintf(rel, sizeof(rel), "d%02u/f%05u", i % 40, i);
+		if (i % 500 == 499) {
+			snprintf(to, sizeof(to), "d%02u/f%05u", (i - 7) % 40, i - 7);
+			char *a = tu_path(dir, to), *b = tu_path(dir, rel);
+			ck_assert_int_eq(link(a, b), 0);
+			free(a);
+			free(b);
+			continue;
+		}
+		tu_file(dir, rel, size, seed, -1);
+	}
+	return dir;
+}
+
+static dupscan_scan *scan_budget(const char *dir, uint64_t budget, const char *tmp, int opt, int64_t val)
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	if (opt)
+		ck_assert_int_eq(dupscan_set_option(s, opt, val), 0);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	if (tmp)
+		ck_assert_int_eq(dupscan_set_temp_dir(s, tmp), 0);
+	/* (below what the option takes: every block of records spills) */
+	s->core.opt.max_memory = budget;
+	return s;
+}
+
+static void same_sets(const char *dir, int opt, int64_t val)
+{
+	dupscan_scan *plain = scan_budget(dir, 0, NULL, opt, val);
+	unsigned long long r0 = tu_rchar();
+	ck_assert_int_eq(dupscan_run(plain), 0);
+	unsigned long long r1 = tu_rchar();
+	ck_assert_uint_eq(dupscan_spilled(plain), 0);
+	dupscan_scan *spill = scan_budget(dir, 1, dir, opt, val);
+	ck_assert_int_eq(dupscan_run(spill), 0);
+	unsigned long long r2 = tu_rchar();
+	/* each file read as often as without a budget: what more is read is the
+	 * temporary file (40 bytes a record and its name) */
+	ck_assert_uint_ge(r2 - r1, r1 - r0);
+	ck_assert_uint_le(r2 - r1, r1 - r0 + (unsigned long long)FILES * 56);
+	ck_assert_uint_ge(dupscan_spilled(spill), FILES - FILES / 500);
+	char *a = tu_sets(plain, dir), *b = tu_sets(spill, dir);
+	ck_assert_uint_gt(dupscan_set_count(plain), 1000);
+	ck_assert_str_eq(a, b);
+	/* only the sets' files were kept: fewer records than files */
+	ck_assert_uint_lt(spill->tree.nrecs, FILES / 2);
+	free(a);
+	free(b);
+	dupscan_free(plain);
+	dupscan_free(spill);
+}
+
+START_TEST(test_same_sets)
+{
+	char *dir = make_tree();
+	same_sets(dir, 0, 0);
+	same_sets(dir, DUPSCAN_OPT_HARD_LINKS, 1);
+	same_sets(dir, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD);
+	same_sets(dir, DUPSCAN_OPT_ZERO_MATCH, 1);
+	same_sets(dir, DUPSCAN_OPT_ORDER, DUPSCAN_ORDER_TIME);
+	/* the temporary file had no name: the folder it went to holds the tree only */
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	unsigned entries = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		entries += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	ck_assert_uint_eq(entries, 40);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* What needs every record: refused before anything is written, or after
+ * the run, as DUPSCAN_E_MEMORY. */
+START_TEST(test_refused)
+{
+	char *dir = make_tree();
+	char *cache = tu_path(dir, "cache");
+	dupscan_scan *s = scan_budget(dir, 1, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_MEMORY);
+	ck_assert_uint_eq(dupscan_set_count(s), 0);
+	dupscan_free(s);
+	s = scan_budget(dir, 1, NULL, DUPSCAN_OPT_DIRS, 1);
+	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_MEMORY);
+	dupscan_free(s);
+	/* after a spilled run: no files missing from a reference told, no
+	 * unique files, no directory figures */
+	char *ref = tu_path(dir, "d00"), *other = tu_path(dir, "d01");
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_ge(dupscan_add_reference(s, ref, 1), 0);
+	ck_assert_int_ge(dupscan_add_path(s, other, 1), 0);
+	s->core.opt.max_memory = 1;
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_uint_gt(dupscan_spilled(s), 0);
+	ck_assert_int_eq(dupscan_find_missing(s), DUPSCAN_E_MEMORY);
+	dupscan_free(s);
+	free(ref);
+	free(other);
+	s = scan_budget(dir, 1, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_uint_gt(dupscan_spilled(s), 0);
+	ck_assert_uint_eq(dupscan_unique_count(s), 0);
+	ck_assert_int_eq(dupscan_tally_dirs(s), DUPSCAN_E_MEMORY);
+	ck_assert_int_eq(dupscan_find_overlaps(s, 50), DUPSCAN_E_MEMORY);
+	dupscan_free(s);
+	/* a budget the records fit: nothing spilled, unique files as ever */
+	s = scan_budget(dir, 1ull << 32, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_uint_eq(dupscan_spilled(s), 0);
+	ck_assert_uint_gt(dupscan_unique_count(s), 1000);
+	dupscan_free(s);
+	ck_assert_int_eq(access(cache, F_OK), -1); /* never written */
+	free(cache);
+	tu_cleanup(dir);
+}
+END_TEST
+
+struct seen {
+	char path[4096];
+	int code;
+};
+
+static void on_error(void *user, const char *path, int code)
+{
+	struct seen *e = user;
+	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
+	e->code = code;
+}
+
+START_TEST(test_no_folder)
+{
+	char *dir = make_tree();
+	char *gone = tu_path(dir, "no-such-folder");
+	dupscan_scan *s = scan_budget(dir, 1, gone, 0, 0);
+	struct seen e = { "", 0 };
+	dupscan_set_error_callback(s, on_error, &e);
+	ck_assert_int_eq(dupscan_run(s), -ENOENT);
+	ck_assert_str_eq(e.path, gone);
+	ck_assert_int_eq(e.code, -ENOENT);
+	ck_assert_uint_eq(dupscan_set_count(s), 0);
+	dupscan_free(s);
+	free(gone);
+	tu_cleanup(dir);
+}
+END_TEST
+
+/* The kept records still say what the files were: an action on a set of a
+ * spilled scan removes the copy, and refuses a file changed since. */
+START_TEST(test_act_on_kept)
+{
+	char *dir = make_tree();
+	dupscan_scan *s = scan_budget(dir, 1, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_uint_gt(dupscan_spilled(s), 0);
+	size_t n = dupscan_set_count(s);
+	ck_assert_uint_gt(n, 2);
+	const dupscan_set *a = dupscan_get_set(s, 0), *b = dupscan_get_set(s, n - 1);
+	const dupscan_file *keep = dupscan_set_file(a, 0), *dup = dupscan_set_file(a, 1);
+	ck_assert_uint_eq(dupscan_file_size(keep), dupscan_file_size(dup));
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), 0);
+	ck_assert_int_eq(access(dupscan_file_path(dup), F_OK), -1);
+	ck_assert_int_eq(access(dupscan_file_path(keep), F_OK), 0);
+	/* the other end of the sizes: its copy rewritten since the scan */
+	keep = dupscan_set_file(b, 0);
+	dup = dupscan_set_file(b, 1);
+	FILE *f = fopen(dupscan_file_path(keep), "r+");
+	ck_assert_ptr_nonnull(f);
+	fputc('!', f);
+	fclose(f);
+	ck_assert_int_eq(dupscan_remove_duplicate(keep, dup, 0), DUPSCAN_E_CHANGED);
+	ck_assert_int_eq(access(dupscan_file_path(dup), F_OK), 0);
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("spill");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_same_sets);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_no_folder);
+	tcase_add_test(tc, test_act_on_kept);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
