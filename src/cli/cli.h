@@ -93,6 +93,9 @@ void cli_opts_free(struct cli_opts *o);
 /* conflicts.c: the options read as a whole: the modes, --files-from read,
  * the rules of what goes together, the view. @return 0 or EXIT_USAGE. */
 int cli_check(struct cli_opts *o);
+/* Does what was asked need every file's record (unique files, the cache,
+ * directory figures, other hosts)? Then no budget spills them. */
+bool cli_needs_every_record(const struct cli_opts *o);
 /* The action c (a letter, or ACT_MOVE), refused when another was given. */
 int cli_set_action(struct cli_opts *o, int c);
 /* pathlist.c: a path to scan (after_R: given after -R). @return 0 or 1. */

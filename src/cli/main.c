@@ -132,6 +132,20 @@ static char *cache_path(const struct cli_opts *o)
 	return p;
 }
 
+/* The records' budget: --max-memory, else half the machine's memory, so that
+ * a tree too large for it spills instead of pushing the machine into swap
+ * or the OOM killer; none when what was asked needs every record. */
+static int set_budget(dupscan_scan *scan, const struct cli_opts *o)
+{
+	int64_t budget = o->max_memory;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (!budget && !cli_needs_every_record(o) && pages > 0 && page > 0)
+		budget = (int64_t)pages / 2 * page;
+	if (budget < (16 << 20))
+		return 0;
+	return dupscan_set_option(scan, DUPSCAN_OPT_MAX_MEMORY, budget);
+}
+
 static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 {
 	const struct { int opt; int64_t val; } table[] = {
@@ -171,7 +185,7 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		return rc;
 	if (o->max_depth >= 0 && (rc = dupscan_set_option(scan, DUPSCAN_OPT_MAX_DEPTH, o->max_depth)) < 0)
 		return rc;
-	if (o->max_memory && (rc = dupscan_set_option(scan, DUPSCAN_OPT_MAX_MEMORY, o->max_memory)) < 0)
+	if ((rc = set_budget(scan, o)) < 0)
 		return rc;
 	if (o->temp_dir && (rc = dupscan_set_temp_dir(scan, o->temp_dir)) < 0)
 		return rc;

@@ -233,15 +233,18 @@ static enum cli_view view_of(const struct cli_opts *o)
 	       o->fmt == FORMAT_CSV ? VIEW_CSV : VIEW_SETS;
 }
 
+bool cli_needs_every_record(const struct cli_opts *o)
+{
+	return o->cache || o->cache_trust || o->nremote || o->dirs || o->print_unique || o->missing || o->overlap ||
+	       o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report || o->server;
+}
+
 /* --max-memory keeps only the sets' files once the records pass it: what
  * needs every file's record is refused with it. @return 0 or EXIT_USAGE. */
 static int check_memory(const struct cli_opts *o)
 {
-	if (o->temp_dir && !o->max_memory)
-		return msg_usage("%s", "--temp-dir is where --max-memory's temporary file goes: give --max-memory=SIZE");
-	if (o->max_memory && (o->cache || o->cache_trust || o->nremote || o->dirs || o->print_unique || o->missing ||
-			      o->overlap || o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report))
-		return msg_usage("%s", "--max-memory keeps only the sets' files once the records pass it: it is refused "
+	if ((o->max_memory || o->temp_dir) && cli_needs_every_record(o))
+		return msg_usage("%s", "--max-memory (and --temp-dir) keep only the sets' files once the records pass it: refused "
 			     "with --cache, --cache-trust, HOST:PATH arguments, --dirs, -u, --missing, --overlap, "
 			     "--summary=dirs, --format=html and --from-report");
 	return 0;

@@ -182,7 +182,7 @@ const struct opt_def opt_table[] = {
 	  "file contents hdd mode keeps in memory to compare files\n" "in disk order (K, M, G suffixes; default 256M)",
 	  "file contents hdd mode keeps in memory", "64M 256M 1G", 0, 0 },
 	{ "max-memory", 0, OPT_MAX_MEMORY, OPT_ARG_REQUIRED, "SIZE", SEC_READ,
-	  "memory the files' records may take (K, M, G suffixes;\n" "at least 16M); past it they are kept sorted by size in\n" "a temporary file and matched a band of sizes at a time",
+	  "memory the files' records may take (K, M, G suffixes;\n" "at least 16M; default: half the machine's); past it they\n" "are kept sorted by size in a temporary file and matched\n" "a band of sizes at a time",
 	  "memory the files' records may take", "256M 1G 4G", 0, 0 },
 	{ "temp-dir", 0, OPT_TEMP_DIR, OPT_ARG_REQUIRED, "DIR", SEC_READ,
 	  "where --max-memory's temporary file goes (default:\n" "$TMPDIR, else /tmp); it has no name and goes with dupscan",

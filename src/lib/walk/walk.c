@@ -587,7 +587,8 @@ int ds_walk(struct ds_walk *s)
 	walker_free(&w);
 	/* a fixed point between walking and reading, announced to the caller */
 	if (rc == 0 && s->core->cb.on_progress)
-		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_WALK, s->tree->nrecs, s->tree->nrecs);
+		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_WALK, ds_spill_found(s->tree),
+					ds_spill_found(s->tree));
 	if (rc == 0)
 		ds_progress_end(s->core);
 	return rc;

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --max-memory: 140,000 small files (every one a candidate, one in ten a
+# copy) pass a 16M budget. The listing is byte for byte the one without a
+# budget, in both reading modes, and --temp-dir is left empty (the file has
+# no name); a folder that is not there or fills ends that run (status 1, the
+# folder named, no set listed: the records did go there), while a tree
+# within the budget never touches it; a kill at any moment
+# leaves nothing in the folder; -d acts on the sets of a spilled scan and
+# leaves one file of each; what needs every record is refused (status 2).
+. "$(dirname "$0")/../fixtures/lib.sh"
+
+N=${SPILL_FILES:-140000}
+python3 "$SOURCE_ROOT/tests/fixtures/smalltree.py" "$N" big small
+mkdir tmp
+
+for io in ssd hdd; do
+  "$DUPSCAN" -rq --io=$io big > plain.out
+  run "$DUPSCAN" -rq --io=$io --max-memory=16M --temp-dir="$T/tmp" big
+  if [ "$rc" = 0 ] && [ -s plain.out ] && [ "$out" = "$(cat plain.out)" ]; then
+    ok "--io=$io --max-memory=16M: the listing of the scan without a budget"
+  else
+    not_ok "--io=$io --max-memory=16M: listing differs" "status $rc" "$err" "$(diff <(echo "$out") plain.out | head -5)"
+  fi
+done
+# the sets are the contents' (the listing above is not only equal, but right)
+norm() { python3 -c 'import sys
+sets = [s.split("\n") for s in open(sys.argv[1]).read().split("\n\n") if s.strip()]
+for s in sorted(sorted(x for x in s if x) for s in sets): print("\n".join(s) + "\n")' "$1"; }
+diff <(norm plain.out) <(norm big.want) >/dev/null && ok "the sets the contents make" || not_ok "sets differ from the contents'"
+
+[ -z "$(ls -A tmp)" ] && ok "--temp-dir is left empty" || not_ok "left in --temp-dir" "$(ls -A tmp)"
+
+# a folder that cannot take the file: the run ends before any set is listed
+run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/gone" big
+if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$T/gone" <<< "$err" && grep -q "$E_NOENT" <<< "$err"; then
+  ok "a --temp-dir that is not there: status 1, named, nothing listed"
+else
+  not_ok "a --temp-dir that is not there" "status $rc" "$err" "$(head -3 <<< "$out")"
+fi
+run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/gone" small
+[ "$rc" = 0 ] && [ -n "$out" ] && ok "within the budget the folder is never used" || not_ok "a small tree used --temp-dir" "status $rc" "$err"
+if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/full" big
+  nospc=$(errtext ENOSPC)
+  if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$T/full: $nospc" <<< "$err"; then
+    ok "a full --temp-dir: status 1, named, nothing listed"
+  else
+    not_ok "a full --temp-dir" "status $rc" "$err"
+  fi
+  umount full
+else
+  echo "ok - # SKIP a full folder needs root to mount a small tmpfs"
+fi
+
+# killed while spilling or merging: the unnamed file goes with the process
+for delay in 0.3 0.8 1.5; do
+  "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/tmp" big > /dev/null 2>&1 &
+  pid=$!
+  sleep "$delay"
+  kill -9 "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  [ -z "$(ls -A tmp)" ] && ok "killed after ${delay}s: nothing left in --temp-dir" || not_ok "left after a kill" "$(ls -A tmp)"
+done
+
+# -d on the sets of a spilled scan: one file of each set left, every other file untouched
+run "$DUPSCAN" -rqdN --max-memory=16M --temp-dir="$T/tmp" big
+left=$(python3 - big.want <<'PY'
+import os, sys
+sets = [[p for p in s.split("\n") if p] for s in open(sys.argv[1]).read().split("\n\n") if s.strip()]
+print(sum(1 for s in sets if sum(os.path.exists(p) for p in s) != 1))
+PY
+)
+files=$(find big -type f | wc -l)
+want=$(python3 -c 'import sys
+sets = [[p for p in s.split("\n") if p] for s in open(sys.argv[1]).read().split("\n\n") if s.strip()]
+print(int(sys.argv[2]) - sum(len(s) - 1 for s in sets))' big.want "$N")
+if [ "$rc" = 0 ] && [ "$left" = 0 ] && [ "$files" = "$want" ]; then
+  ok "-dN under the budget: one file of each set left, $files files"
+else
+  not_ok "-dN under the budget" "status $rc, $left sets without exactly one file, $files files (want $want)" "$err"
+fi
+
+# what needs every file's record is refused before anything is scanned
+for opt in -u --cache --missing --summary=dirs --format=html --dirs; do
+  case $opt in --missing) extra=--reference=small ;; *) extra= ;; esac
+  # shellcheck disable=SC2086
+  run "$DUPSCAN" -rq --max-memory=16M $opt $extra big
+  [ "$rc" = 2 ] && grep -q -- "--max-memory" <<< "$err" && ok "--max-memory with $opt: refused" || not_ok "--max-memory with $opt" "status $rc" "$err"
+done
+run "$DUPSCAN" -rq --max-memory=8M small
+[ "$rc" = 2 ] && grep -q "16M" <<< "$err" && ok "--max-memory below 16M: refused" || not_ok "--max-memory=8M" "status $rc" "$err"
+run "$DUPSCAN" -rq --temp-dir="$T/tmp" -u small
+[ "$rc" = 2 ] && ok "--temp-dir with -u: refused" || not_ok "--temp-dir -u" "status $rc" "$err"
+# the default budget, half the machine's memory: this tree is within it
+run "$DUPSCAN" -rq --temp-dir="$T/gone" small
+[ "$rc" = 0 ] && [ -n "$out" ] && ok "--temp-dir alone: the default budget holds a small tree" || not_ok "--temp-dir alone" "status $rc" "$err"
+
+done_testing
