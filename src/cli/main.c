@@ -217,6 +217,21 @@ static void one_malloc_arena(void)
 #endif
 }
 
+/* With --max-memory, large blocks (a directory's listing) come from mmap
+ * and go back when freed: glibc otherwise raises its mmap threshold as
+ * they are freed, takes the next ones from the heap, and a heap pinned by
+ * one live block keeps the freed ones resident (a cold walk of 200,000
+ * files under a 16M budget: 19.6 MB at its peak, 18.0 with this). */
+static void budget_malloc(const struct cli_opts *o)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+	if (o->max_memory)
+		mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#else
+	(void)o;
+#endif
+}
+
 /* --server: the remote side of a client's HOST:PATH, on stdin and stdout.
  * This host's reading and the client's filters (forwarded as options). */
 static int serve_main(struct cli_opts *o)
@@ -497,6 +512,7 @@ int main(int argc, char **argv)
 	bool stop, done;
 	char *cache = NULL;
 	int status = cli_parse(argc, argv, &o, &stop);
+	budget_malloc(&o);
 	if (status == 0 && !stop && o.undo)
 		status = journal_undo(o.undo);
 	else if (status == 0 && !stop && o.server)

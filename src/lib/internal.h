@@ -57,6 +57,7 @@ struct ds_options {
 	int io;                      /* DUPSCAN_IO_* as asked */
 	int64_t max_depth;           /* DUPSCAN_OPT_MAX_DEPTH: -1, none */
 	size_t sweep_budget;         /* contents the sweep may keep in memory */
+	size_t heads_budget;         /* first blocks hdd mode's first pass may keep (DS_FIRST_PASS_BUDGET) */
 	uint64_t max_memory;         /* DUPSCAN_OPT_MAX_MEMORY: the records' budget; 0, none */
 };
 

@@ -79,6 +79,7 @@ DUPSCAN_API int dupscan_create(dupscan_scan **out)
 	s->core.mountinfo = "/proc/self/mountinfo";
 	s->reading.memory_stat_ns = DS_MEMORY_STAT_NS;
 	s->core.opt.sweep_budget = sweep_budget();
+	s->core.opt.heads_budget = DS_FIRST_PASS_BUDGET;
 	s->hosts.remote_timeout_ms = DS_WIRE_TIMEOUT_MS;
 	s->cache.racy_ns = DS_RACY_NS;
 	ds_tree_init(&s->tree);
@@ -128,8 +129,17 @@ DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *s, const char *path)
  * made from all of them). */
 static int budget_records(dupscan_scan *s)
 {
-	if (!s->core.opt.max_memory)
+	uint64_t budget = s->core.opt.max_memory;
+	if (!budget)
 		return 0;
+	/* hdd mode's reading keeps contents (the sweep) and first blocks (the
+	 * first pass) within shares of the budget too (records/spill.h) */
+	uint64_t sweep = budget / DS_SPILL_SWEEP_SHARE, heads = budget / DS_SPILL_HEADS_SHARE;
+	const uint64_t least = 1u << 20; /* (DUPSCAN_OPT_IO_MEMORY's floor) */
+	if (s->core.opt.sweep_budget > sweep)
+		s->core.opt.sweep_budget = (size_t)(sweep < least ? least : sweep);
+	if (s->core.opt.heads_budget > heads)
+		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
 	bool refuse = s->cache.path || s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
 	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 }

@@ -429,7 +429,7 @@ static int keep_groups(struct ds_reading *s, struct ds_first_pass *fp, const uin
 	ds_sort_by_key(by, ngroups);
 	size_t cap = 0, want = 0;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < ngroups && by[i].key <= DS_FIRST_PASS_BUDGET - want; i++) {
+	for (size_t i = 0; rc == 0 && i < ngroups && by[i].key <= s->core->opt.heads_budget - want; i++) {
 		uint32_t first = groups[2 * by[i].pos], cnt = groups[2 * by[i].pos + 1];
 		if (ds_fp_direct(fp, first))
 			continue;

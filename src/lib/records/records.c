@@ -199,6 +199,8 @@ int ds_rec_append(struct ds_tree *s, const struct ds_rec *r, uint32_t dir, const
 		s->runs[s->nruns++] = (struct ds_run){ s->nrecs, dir };
 	*ds_rec(s, s->nrecs) = tmp;
 	s->nrecs++;
+	if (s->spill)
+		ds_spill_added(s, ds_rec_size(s, &tmp));
 	return 0;
 }
 

@@ -50,6 +50,10 @@ struct ds_spill {
 	size_t ncur;
 	uint64_t merge_bytes;        /* their buffers */
 	uint32_t kept;               /* records at the table's start kept from bands before */
+	uint64_t walk_share;         /* what the walk may list ahead, until it ends */
+	bool hdd;                    /* hdd mode: the reading keeps first blocks and contents */
+	uint64_t heads;              /* the table's records not kept: their first blocks' bytes */
+	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
 };
 
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse)
@@ -65,6 +69,7 @@ int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const cha
 	sp->per_rec = per_rec;
 	sp->refuse = refuse;
 	sp->fd = -1;
+	sp->walk_share = budget / DS_SPILL_WALK_SHARE;
 	t->spill = sp;
 	return 0;
 }
@@ -72,6 +77,25 @@ int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const cha
 void ds_spill_mode(struct ds_tree *t, bool hdd)
 {
 	t->spill->per_rec = hdd ? DS_SPILL_HDD : DS_SPILL_SSD;
+	t->spill->hdd = hdd;
+}
+
+void ds_spill_added(struct ds_tree *t, uint64_t size)
+{
+	struct ds_spill *sp = t->spill;
+	sp->heads += size < DS_BLOCK ? size : DS_BLOCK;
+	sp->big += size > DS_BLOCK;
+}
+
+/* What hdd mode's reading may keep while it matches the table's records:
+ * their first blocks (within its share), and contents for the sweep when
+ * some file is larger than a block. */
+static uint64_t read_bytes(const struct ds_spill *sp)
+{
+	if (!sp->hdd)
+		return 0;
+	uint64_t heads = sp->budget / DS_SPILL_HEADS_SHARE;
+	return (sp->heads < heads ? sp->heads : heads) + (sp->big ? sp->budget / DS_SPILL_SWEEP_SHARE : 0);
 }
 
 static void merge_free(struct ds_spill *sp)
@@ -125,7 +149,9 @@ static uint64_t table_bytes(const struct ds_tree *t)
 	b += (uint64_t)(t->nrecs - sp->kept) * sp->per_rec;
 	/* a directory: its entry, its name, its identity in the table of those seen */
 	b += (uint64_t)t->ndirs * (sizeof(*t->dirs) + 48);
-	return b + sp->merge_bytes + DS_SPILL_FIXED;
+	/* (the walk's share is given back before the reading takes its own) */
+	uint64_t read = read_bytes(sp), share = sp->walk_share > read ? sp->walk_share : read;
+	return b + sp->merge_bytes + share + DS_SPILL_FIXED;
 }
 
 bool ds_spill_due(const struct ds_tree *t)
@@ -216,6 +242,8 @@ static void empty_table(struct ds_tree *t)
 	t->nruns = 0;
 	t->cap_runs = 0;
 	ds_names_free(&t->fnames);
+	t->spill->heads = 0;
+	t->spill->big = 0;
 }
 
 int ds_spill_out(struct ds_tree *t)
@@ -282,6 +310,7 @@ static int merge_start(struct ds_tree *t)
 	struct ds_spill *sp = t->spill;
 	size_t cap = sp->budget / 16 / sp->nruns;
 	cap = cap > READ_MOST ? READ_MOST : cap < READ_LEAST ? READ_LEAST : cap;
+	sp->walk_share = 0; /* (the walk is over) */
 	if (!(sp->cur = calloc(sp->nruns, sizeof(*sp->cur))))
 		return -ENOMEM;
 	sp->ncur = sp->nruns;
@@ -436,7 +465,10 @@ int ds_spill_keep(struct ds_tree *t)
 	if (rc == 0)
 		rc = ds_collapse_links(t, map);
 	free(map);
-	if (rc == 0)
+	if (rc == 0) {
 		t->spill->kept = t->nrecs;
+		t->spill->heads = 0; /* (the kept are matched no more) */
+		t->spill->big = 0;
+	}
 	return rc;
 }

@@ -15,6 +15,13 @@
  * at a million files (docs/performance.md). */
 #define DS_SPILL_SSD 40u
 #define DS_SPILL_HDD 64u
+/* The walk may list ahead a budget's eighth (walk.c); in hdd mode the sweep
+ * may keep a quarter of it in file contents and the first pass an eighth in
+ * first blocks (scan.c): the records' table leaves them that room, the
+ * walk's until it ends. */
+#define DS_SPILL_WALK_SHARE 8u
+#define DS_SPILL_SWEEP_SHARE 4u
+#define DS_SPILL_HEADS_SHARE 8u
 /* The least band of records matched at once, whatever the budget says. */
 #define DS_SPILL_LEAST 4096u
 
@@ -27,6 +34,8 @@ int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const cha
 /* Once the walk knows how matching will read: hdd mode keeps more a record. */
 void ds_spill_mode(struct ds_tree *t, bool hdd);
 void ds_spill_free(struct ds_tree *t);
+/* A record of size bytes joined the table. */
+void ds_spill_added(struct ds_tree *t, uint64_t size);
 /* Has the table reached the budget (a spill is due before the next record)? */
 bool ds_spill_due(const struct ds_tree *t);
 /* Has anything been spilled? */

@@ -45,9 +45,21 @@ static int dir_filter_keeps(struct ds_walk *s, uint32_t dir, const char *name)
  * each holds its stat (about 180 bytes), so 16,384 of them are 3 MB; four
  * times as many added to the peak and saved no time (docs/performance.md). */
 #define PREFETCH_ENTRIES 16384u
+
 /* hdd mode lists the directories at the top of the walk's stack together,
  * up to this many entries, to stat them in one inode order (list_ahead()) */
 #define AHEAD_ENTRIES 65536u
+
+/* Entries listed ahead (of cap) within a memory budget: the walk's share of
+ * it (records/spill.h) at 1 KiB an entry (its stat, its name, the batch
+ * arrays' doubling), 1,024 at least. */
+static unsigned within_budget(const struct ds_walk *s, unsigned cap)
+{
+	uint64_t most = s->core->opt.max_memory / DS_SPILL_WALK_SHARE / 1024;
+	if (!s->tree->spill || most >= cap)
+		return cap;
+	return most < 1024 ? 1024 : (unsigned)most;
+}
 /* Handing a directory to another thread costs a few microseconds of locking
  * and cache traffic: more than listing a small one. Only directories larger
  * than their first block (about 100 entries or more on ext4) are listed
@@ -279,7 +291,7 @@ static void list_ahead(struct walker *w)
 	struct stat_cost cost;
 	ds_cost_begin(&cost);
 	size_t total = 0, listed = 0;
-	for (; listed < nj && total < AHEAD_ENTRIES; listed++) {
+	for (size_t most = within_budget(s, AHEAD_ENTRIES); listed < nj && total < most; listed++) {
 		struct dir_job *j = jobs[listed];
 		j->deferred = true;
 		ds_list_job(s, j);
@@ -562,7 +574,7 @@ int ds_walk(struct ds_walk *s)
 		return -ENOMEM;
 	}
 	ds_pool_phase(w.pool, list_dir, s, s->reading->io_mode == DUPSCAN_IO_NET ? NET_PREFETCH_JOBS : PREFETCH_JOBS,
-		      PREFETCH_ENTRIES, helpers);
+		      within_budget(s, PREFETCH_ENTRIES), helpers);
 	ds_pool_cap(w.pool, ds_net_cap(s->reading));
 	ds_netio_phase(s->reading->net);
 	/* the last on top: helpers take the next disk's first */

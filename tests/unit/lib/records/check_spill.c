@@ -68,9 +68,12 @@ static void same_sets(const char *dir, int opt, int64_t val)
 	ck_assert_int_eq(dupscan_run(spill), 0);
 	unsigned long long r2 = tu_rchar();
 	/* each file read as often as without a budget: what more is read is the
-	 * temporary file (40 bytes a record and its name) */
+	 * temporary file (40 bytes a record and its name); in hdd mode the first
+	 * blocks the first pass keeps are held to 1 MiB under so small a budget,
+	 * and a group whose blocks were not kept reads them once more */
+	unsigned long long more = (unsigned long long)FILES * 56 + (opt == DUPSCAN_OPT_IO ? r1 - r0 : 0);
 	ck_assert_uint_ge(r2 - r1, r1 - r0);
-	ck_assert_uint_le(r2 - r1, r1 - r0 + (unsigned long long)FILES * 56);
+	ck_assert_msg(r2 - r1 <= r1 - r0 + more, "option %d: %llu bytes read against %llu", opt, r2 - r1, r1 - r0);
 	ck_assert_uint_ge(dupscan_spilled(spill), FILES - FILES / 500);
 	char *a = tu_sets(plain, dir), *b = tu_sets(spill, dir);
 	ck_assert_uint_gt(dupscan_set_count(plain), 1000);
