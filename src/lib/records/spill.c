@@ -46,6 +46,10 @@ struct ds_spill {
 	struct { uint64_t off, end; } *runs;
 	size_t nruns, cap_runs;
 	uint64_t spilled;            /* records in the runs */
+	/* the size groups of DS_SPILL_LEAST records or more in some run, and
+	 * how many records of theirs the runs hold there (by size once merging) */
+	struct big_group { uint64_t size, count; } *bigs;
+	size_t nbigs, cap_bigs;
 	struct cursor *cur;          /* merging: one a run */
 	size_t ncur;
 	uint64_t merge_bytes;        /* their buffers */
@@ -117,6 +121,7 @@ void ds_spill_free(struct ds_tree *t)
 	if (sp->fd >= 0)
 		close(sp->fd);
 	free(sp->runs);
+	free(sp->bigs);
 	free(sp->dir);
 	free(sp);
 	t->spill = NULL;
@@ -190,6 +195,18 @@ static int open_file(struct ds_tree *t)
 	return rc;
 }
 
+/* A run's size group of count records (sorted: a group's records follow
+ * each other): a large one is noted, for the bands to come. */
+static int note_group(struct ds_spill *sp, uint64_t size, uint64_t count)
+{
+	if (count < DS_SPILL_LEAST)
+		return 0;
+	if (DS_GROW(sp->bigs, sp->cap_bigs, sp->nbigs + 1))
+		return -ENOMEM;
+	sp->bigs[sp->nbigs++] = (struct big_group){ size, count };
+	return 0;
+}
+
 /* Write the table's records in order[0..n) after the file's end. */
 static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
 {
@@ -199,8 +216,16 @@ static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
 		return -ENOMEM;
 	size_t used = 0;
 	int rc = 0;
+	uint64_t gsize = 0, gcount = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct ds_rec r = *ds_rec(t, order[i]);
+		uint64_t size = ds_rec_size(t, &r);
+		if (gcount && size != gsize) {
+			rc = note_group(sp, gsize, gcount);
+			gcount = 0;
+		}
+		gsize = size;
+		gcount++;
 		const char *name = ds_rec_name(t, &r);
 		size_t len = strlen(name);
 		uint32_t dir = ds_rec_dir(t, order[i]);
@@ -223,6 +248,8 @@ static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
 		rc = ds_write_all(sp->fd, buf, used);
 		sp->written += used;
 	}
+	if (rc == 0)
+		rc = note_group(sp, gsize, gcount);
 	ds_big_free(buf, WRITE_BUF);
 	if (rc && rc != -ENOMEM && rc != -ENAMETOOLONG)
 		ds_report(t->core, sp->dir, rc);
@@ -305,11 +332,52 @@ static int fill(const struct ds_spill *sp, struct cursor *c)
 	return fill(sp, c);
 }
 
+static int cmp_big(void *ctx, const void *pa, const void *pb)
+{
+	(void)ctx;
+	const struct big_group *a = pa, *b = pb;
+	return a->size < b->size ? -1 : a->size > b->size;
+}
+
+/* The large groups by size, each size once, its counts summed. */
+static int sum_bigs(struct ds_spill *sp)
+{
+	int rc = ds_sort(sp->bigs, sp->nbigs, sizeof(*sp->bigs), cmp_big, NULL);
+	size_t n = 0;
+	for (size_t i = 0; rc == 0 && i < sp->nbigs; i++) {
+		if (n && sp->bigs[n - 1].size == sp->bigs[i].size)
+			sp->bigs[n - 1].count += sp->bigs[i].count;
+		else
+			sp->bigs[n++] = sp->bigs[i];
+	}
+	if (rc == 0)
+		sp->nbigs = n;
+	return rc;
+}
+
+/* Records of size the runs hold in groups of DS_SPILL_LEAST or more (at
+ * least that many of the size, when it is not 0). */
+static uint64_t big_count(const struct ds_spill *sp, uint64_t size)
+{
+	size_t lo = 0, hi = sp->nbigs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sp->bigs[mid].size < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sp->nbigs && sp->bigs[lo].size == size ? sp->bigs[lo].count : 0;
+}
+
 static int merge_start(struct ds_tree *t)
 {
 	struct ds_spill *sp = t->spill;
-	size_t cap = sp->budget / 16 / sp->nruns;
-	cap = cap > READ_MOST ? READ_MOST : cap < READ_LEAST ? READ_LEAST : cap;
+	int rc = sum_bigs(sp);
+	if (rc)
+		return rc;
+	uint64_t share = sp->budget / 16 / sp->nruns;
+	size_t cap = share > READ_MOST ? READ_MOST : share < READ_LEAST ? READ_LEAST : (size_t)share;
 	sp->walk_share = 0; /* (the walk is over) */
 	if (!(sp->cur = calloc(sp->nruns, sizeof(*sp->cur))))
 		return -ENOMEM;
@@ -359,8 +427,12 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		rc = next_run(t, &k, &size);
 		if (rc || k == SIZE_MAX)
 			break;
-		/* a size group is never split; a band holds DS_SPILL_LEAST at least */
-		if (taken >= DS_SPILL_LEAST && size != last && table_bytes(t) >= sp->budget) {
+		/* a size group is never split; a band holds DS_SPILL_LEAST at least,
+		 * and a large group that would pass the budget begins a band */
+		uint64_t big = taken && size != last ? big_count(sp, size) : 0;
+		uint64_t cost = sizeof(struct ds_rec) + sp->per_rec + 24; /* (and its name, its run) */
+		if ((taken >= DS_SPILL_LEAST && size != last && table_bytes(t) >= sp->budget) ||
+		    (big && table_bytes(t) + big * cost >= sp->budget)) {
 			*more = true;
 			break;
 		}
