@@ -161,7 +161,7 @@ static uint64_t table_bytes(const struct ds_tree *t)
 
 bool ds_spill_due(const struct ds_tree *t)
 {
-	/* (checked a block at a time: the table grows by blocks) */
+	/* (weighed every 256 records: the table grows by blocks and chunks) */
 	return t->spill && (t->nrecs & 255) == 0 && table_bytes(t) >= t->spill->budget;
 }
 
