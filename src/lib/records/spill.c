@@ -51,6 +51,9 @@ struct ds_spill {
 	struct big_group { uint64_t size, count; } *bigs;
 	size_t nbigs, cap_bigs;
 	struct cursor *cur;          /* merging: one a run */
+	/* the first record of the size group at hand, held until a second one
+	 * shows it is no group of one (a file alone in its size is unique unread) */
+	struct { struct ds_rec r; uint32_t dir; bool has; char name[NAME_MOST + 1]; } first;
 	size_t ncur;
 	uint64_t merge_bytes;        /* their buffers */
 	uint32_t kept;               /* records at the table's start kept from bands before */
@@ -414,41 +417,65 @@ static int next_run(const struct ds_tree *t, size_t *best, uint64_t *best_size)
 	return 0;
 }
 
+/* The next entry of run k into the table (or, the first of its size, held). */
+static int take_entry(struct ds_tree *t, size_t k, bool hold)
+{
+	struct ds_spill *sp = t->spill;
+	struct cursor *c = &sp->cur[k];
+	struct ds_rec r;
+	uint32_t dir;
+	memcpy(&r, c->buf + c->pos, sizeof(r));
+	memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
+	if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
+		return -EIO;
+	const char *name = (const char *)c->buf + c->pos + ENTRY_HEAD;
+	c->pos += ENTRY_HEAD + r.name;
+	if (hold) {
+		sp->first.r = r;
+		sp->first.dir = dir;
+		memcpy(sp->first.name, name, r.name);
+		sp->first.has = true;
+		return 0;
+	}
+	int rc = 0;
+	if (sp->first.has) /* a second of its size: the first joins the table too */
+		rc = ds_rec_append(t, &sp->first.r, sp->first.dir, sp->first.name, sp->first.r.name);
+	sp->first.has = false;
+	return rc ? rc : ds_rec_append(t, &r, dir, name, r.name);
+}
+
 int ds_spill_band(struct ds_tree *t, bool *more)
 {
 	struct ds_spill *sp = t->spill;
 	int rc = sp->cur ? 0 : merge_start(t);
 	uint64_t last = 0;
 	uint32_t taken = 0;
+	bool any = false;
 	*more = false;
+	sp->first.has = false;
 	while (rc == 0) {
 		size_t k;
 		uint64_t size = 0;
 		rc = next_run(t, &k, &size);
 		if (rc || k == SIZE_MAX)
 			break;
+		bool group = any && size == last;
 		/* a size group is never split; a band holds DS_SPILL_LEAST at least,
 		 * and a large group that would pass the budget begins a band */
-		uint64_t big = taken && size != last ? big_count(sp, size) : 0;
+		uint64_t big = taken && !group ? big_count(sp, size) : 0;
 		uint64_t cost = sizeof(struct ds_rec) + sp->per_rec + 24; /* (and its name, its run) */
-		if ((taken >= DS_SPILL_LEAST && size != last && table_bytes(t) >= sp->budget) ||
-		    (big && table_bytes(t) + big * cost >= sp->budget)) {
+		if (!group && ((taken >= DS_SPILL_LEAST && table_bytes(t) >= sp->budget) ||
+			       (big && table_bytes(t) + big * cost >= sp->budget))) {
 			*more = true;
 			break;
 		}
-		struct cursor *c = &sp->cur[k];
-		struct ds_rec r;
-		uint32_t dir;
-		memcpy(&r, c->buf + c->pos, sizeof(r));
-		memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
-		if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
-			rc = -EIO;
-		else
-			rc = ds_rec_append(t, &r, dir, (const char *)c->buf + c->pos + ENTRY_HEAD, r.name);
-		c->pos += ENTRY_HEAD + r.name;
+		/* a group's first record waits for its second: one alone is never read back */
+		rc = take_entry(t, k, !group);
+		taken = t->nrecs - sp->kept;
 		last = size;
-		taken++;
+		any = true;
 	}
+	sp->first.has = false;
 	if (rc == -EIO)
 		ds_report(t->core, sp->dir, rc);
 	if (rc || !*more)
