@@ -87,6 +87,9 @@ struct ds_progress {
 	_Atomic uint64_t base;       /* read when the phase began */
 	_Atomic uint64_t found;      /* bytes of the files the walk found */
 	atomic_bool busy;            /* a report is being made */
+	bool whole;                  /* matching in bands (records/spill.c): one phase and count for
+	                              * them all, which a band's phases and ends leave as they are */
+	atomic_bool first;           /* hdd mode's first pass is under way (its files counted later) */
 };
 
 /* What every stage needs of the scan: what was asked, whom to tell, how far

@@ -31,6 +31,20 @@ diff <(norm plain.out) <(norm big.want) >/dev/null && ok "the sets the contents 
 
 [ -z "$(ls -A tmp)" ] && ok "--temp-dir is left empty" || not_ok "left in --temp-dir" "$(ls -A tmp)"
 
+# the progress line counts the bands as one: the same total throughout, a
+# count that never goes back, 100% once, at the end
+for io in ssd hdd; do
+  "$DUPSCAN" -r --io=$io --progress --max-memory=16M --temp-dir="$T/tmp" big > /dev/null 2> progress.txt
+  verdict=$(tr '\r' '\n' < progress.txt | python3 -c 'import re, sys
+seen = [tuple(map(int, m.groups())) for m in (re.match(r"(?:Progress|First blocks) \[(\d+)/(\d+)\]", l) for l in sys.stdin) if m]
+totals = {t for _, t in seen}
+done = [d for d, _ in seen]
+full = sum(1 for d, t in seen if d == t)
+ok = len(seen) > 1 and len(totals) == 1 and done == sorted(done) and full == 1 and seen[-1][0] == seen[-1][1]
+print("ok" if ok else f"{len(seen)} lines, totals {sorted(totals)[:4]}, {full} at 100%, counts {done[:8]}")')
+  [ "$verdict" = ok ] && ok "--io=$io: one progress count across the bands" || not_ok "--io=$io: progress across bands" "$verdict"
+done
+
 # a folder that cannot take the file: the run ends before any set is listed
 run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/gone" big
 if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$T/gone" <<< "$err" && grep -q "$E_NOENT" <<< "$err"; then

@@ -378,6 +378,7 @@ static int first_pass(struct ds_match *s, const uint32_t *order, size_t n, const
 	/* the rest of each bucket in disk order too (not for -Q, -T) */
 	bool sweep = !s->core->opt.quick && !s->core->opt.partial_only;
 	int rc = ds_first_pass_run(s->reading, order, n, left, nleft, sweep ? s->core->opt.sweep_budget : 0);
+	atomic_store(&s->core->progress.first, false);
 	ds_progress_phase(s->core, DUPSCAN_PHASE_MATCH, files, bytes);
 	/* no file past a block: the first pass read every byte, nothing to sweep */
 	if (rc == 0 && sweep && s->reading->first_pass->big)
@@ -564,6 +565,10 @@ int ds_match(struct ds_match *s)
 	 * disk, and come back a band of sizes at a time; after each band only
 	 * its sets' files stay (canceled: the band stays as matched so far) */
 	int rc = ds_spill_out(s->tree);
+	/* the progress counts every file spilled once, across the bands (a
+	 * file alone in its size is settled unread: counted at the end) */
+	if (rc == 0)
+		ds_progress_whole(s->core, ds_spill_count(s->tree), ds_spill_bytes(s->tree));
 	for (bool more = true; rc == 0 && more;) {
 		rc = ds_spill_band(s->tree, &more);
 		if (rc == 0)
@@ -571,5 +576,8 @@ int ds_match(struct ds_match *s)
 		if (rc == 0)
 			rc = ds_spill_keep(s->tree);
 	}
+	if (rc == 0)
+		ds_progress_whole_end(s->core);
+	s->core->progress.whole = false;
 	return rc;
 }

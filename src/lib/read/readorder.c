@@ -503,6 +503,7 @@ int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, con
 		}
 	}
 	ds_progress_phase(s->core, DUPSCAN_PHASE_FIRST, files, bytes);
+	atomic_store(&s->core->progress.first, true);
 	struct placing pj = { s, fp, 0, 0, 0 };
 	if (rc == 0)
 		rc = place_all(s, &pj, n);

@@ -46,6 +46,7 @@ struct ds_spill {
 	struct { uint64_t off, end; } *runs;
 	size_t nruns, cap_runs;
 	uint64_t spilled;            /* records in the runs */
+	uint64_t spilled_bytes;      /* and their files' bytes */
 	/* the size groups of DS_SPILL_LEAST records or more in some run, and
 	 * how many records of theirs the runs hold there (by size once merging) */
 	struct big_group { uint64_t size, count; } *bigs;
@@ -140,6 +141,11 @@ uint64_t ds_spill_count(const struct ds_tree *t)
 	return t->spill ? t->spill->spilled : 0;
 }
 
+uint64_t ds_spill_bytes(const struct ds_tree *t)
+{
+	return t->spill ? t->spill->spilled_bytes : 0;
+}
+
 uint64_t ds_spill_found(const struct ds_tree *t)
 {
 	return t->spill ? t->spill->spilled + t->nrecs : t->nrecs;
@@ -223,6 +229,7 @@ static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct ds_rec r = *ds_rec(t, order[i]);
 		uint64_t size = ds_rec_size(t, &r);
+		sp->spilled_bytes += size;
 		if (gcount && size != gsize) {
 			rc = note_group(sp, gsize, gcount);
 			gcount = 0;

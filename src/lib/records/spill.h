@@ -42,6 +42,8 @@ bool ds_spill_due(const struct ds_tree *t);
 bool ds_spilled(const struct ds_tree *t);
 /* Records written to the file. */
 uint64_t ds_spill_count(const struct ds_tree *t);
+/* Their files' bytes. */
+uint64_t ds_spill_bytes(const struct ds_tree *t);
 /* Records found in all: those in the table and those spilled. */
 uint64_t ds_spill_found(const struct ds_tree *t);
 /* The table's records (none kept yet) written as one run sorted by size, and

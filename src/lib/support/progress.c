@@ -29,6 +29,8 @@ void ds_progress_report(struct ds_core *s)
 void ds_progress_phase(struct ds_core *s, int phase, uint64_t files, uint64_t bytes)
 {
 	struct ds_progress *p = &s->progress;
+	if (p->whole)
+		return; /* (one phase for the bands: a meter's clock and rate run on) */
 	atomic_store(&p->phase, phase);
 	atomic_store(&p->files_done, 0);
 	atomic_store(&p->files_total, files);
@@ -40,7 +42,10 @@ void ds_progress_phase(struct ds_core *s, int phase, uint64_t files, uint64_t by
 void ds_progress_settled(struct ds_core *s, uint64_t files, uint64_t bytes)
 {
 	struct ds_progress *p = &s->progress;
-	atomic_fetch_add(&p->files_done, files);
+	/* (in bands, a file is counted once: when matched, not when its first
+	 * block is read ahead in hdd mode) */
+	if (!p->whole || !atomic_load(&p->first))
+		atomic_fetch_add(&p->files_done, files);
 	/* a file read twice (hdd mode, a bucket larger than --io-memory) is
 	 * settled twice: what is left stops at nothing */
 	uint64_t left = atomic_load(&p->left);
@@ -48,9 +53,23 @@ void ds_progress_settled(struct ds_core *s, uint64_t files, uint64_t bytes)
 		;
 }
 
+void ds_progress_whole(struct ds_core *s, uint64_t files, uint64_t bytes)
+{
+	ds_progress_phase(s, DUPSCAN_PHASE_MATCH, files, bytes);
+	s->progress.whole = true;
+}
+
+void ds_progress_whole_end(struct ds_core *s)
+{
+	s->progress.whole = false;
+	ds_progress_end(s);
+}
+
 void ds_progress_end(struct ds_core *s)
 {
 	struct ds_progress *p = &s->progress;
+	if (p->whole)
+		return;
 	atomic_store(&p->left, 0);
 	if (atomic_load(&p->phase) == DUPSCAN_PHASE_WALK)
 		atomic_store(&p->files_total, atomic_load(&p->files_done));

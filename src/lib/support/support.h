@@ -217,6 +217,10 @@ void ds_progress_phase(struct ds_core *s, int phase, uint64_t files, uint64_t by
 void ds_progress_settled(struct ds_core *s, uint64_t files, uint64_t bytes);
 /* The phase ends: all settled, nothing left. */
 void ds_progress_end(struct ds_core *s);
+/* Matching in bands: one phase and count of files and bytes for them all
+ * (whole), which a band's phases leave as they are; and its end. */
+void ds_progress_whole(struct ds_core *s, uint64_t files, uint64_t bytes);
+void ds_progress_whole_end(struct ds_core *s);
 /* The walk found a file of size bytes. */
 void ds_progress_found(struct ds_core *s, uint64_t size);
 
