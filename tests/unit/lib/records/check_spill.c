@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "scan.h"
@@ -211,6 +212,67 @@ START_TEST(test_act_on_kept)
 }
 END_TEST
 
+/* The bands, from one run of 50,000 records (no file behind them): 10,000
+ * of sizes of their own, 12,000 pairs, and 16,000 of one size. A record alone
+ * in its size never comes back; a size is in one band only; the large group,
+ * past what a band holds under the budget, is a band of its own. */
+START_TEST(test_bands)
+{
+	char *tmp = tu_tmpdir();
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct ds_tree *t = &s->tree;
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t d;
+	ck_assert_int_eq(ds_add_dir(t, "d", 1, DS_NONE, 0, &st, &d), 0);
+	st.st_mode = S_IFREG | 0644;
+	char name[32];
+	for (uint32_t i = 0; i < 50000; i++) {
+		st.st_ino = 100 + i;
+		st.st_size = i < 10000 ? 1 + i : i < 34000 ? 20000 + (i - 10000) / 2 : 50000;
+		snprintf(name, sizeof(name), "f%05u", i);
+		ck_assert_int_eq(ds_add_rec(t, name, strlen(name), d, &st), 0);
+	}
+	/* (no budget while adding: one run holds them all) */
+	ck_assert_int_eq(ds_spill_new(t, 7u << 20, DS_SPILL_SSD, tmp, false), 0);
+	ds_spill_mode(t, false);
+	ck_assert_int_eq(ds_spill_out(t), 0);
+	ck_assert_uint_eq(ds_spill_count(t), 50000);
+	ck_assert_uint_eq(t->nrecs, 0);
+	uint32_t *band_of = calloc(60000, sizeof(*band_of)); /* by size: the band it came in, 1 on */
+	unsigned bands = 0, back = 0;
+	bool big_alone = false;
+	for (bool more = true; more;) {
+		ck_assert_int_eq(ds_spill_band(t, &more), 0);
+		bands++;
+		bool big = false, other = false;
+		for (uint32_t i = 0; i < t->nrecs; i++) {
+			uint64_t size = ds_rec_size(t, ds_rec(t, i));
+			ck_assert_uint_ge(size, 20000); /* never one alone in its size */
+			ck_assert(band_of[size] == 0 || band_of[size] == bands);
+			band_of[size] = bands;
+			big = big || size == 50000;
+			other = other || size != 50000;
+			/* each record as it was: its name and inode */
+			snprintf(name, sizeof(name), "f%05u", (unsigned)(ds_rec_ino(t, ds_rec(t, i)) - 100));
+			ck_assert_str_eq(ds_rec_name(t, ds_rec(t, i)), name);
+		}
+		big_alone = big_alone || (big && !other);
+		back += t->nrecs;
+		ck_assert_int_eq(ds_spill_keep(t), 0); /* no class: nothing kept */
+		ck_assert_uint_eq(t->nrecs, 0);
+	}
+	ck_assert_uint_eq(back, 40000);
+	ck_assert_uint_gt(bands, 2);
+	ck_assert(big_alone);
+	free(band_of);
+	dupscan_free(s);
+	tu_cleanup(tmp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spill");
@@ -220,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_no_folder);
 	tcase_add_test(tc, test_act_on_kept);
+	tcase_add_test(tc, test_bands);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
