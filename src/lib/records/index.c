@@ -170,7 +170,8 @@ int ds_index_insert(struct ds_index *ix, uint32_t ri, uint32_t cls, uint64_t par
 
 void ds_index_renumber(struct ds_index *ix, const uint32_t *map, uint32_t nrecs)
 {
-	memset(ix->has, 0, ((size_t)ix->nrecs + 63) / 64 * sizeof(*ix->has));
+	if (ix->has) /* (none before the first reserve: a band of no candidate) */
+		memset(ix->has, 0, ((size_t)ix->nrecs + 63) / 64 * sizeof(*ix->has));
 	for (uint32_t m = 0; m < ix->nmem; m++) {
 		ix->mem[m].rec = map[ix->mem[m].rec];
 		ix->mem[m].cls = map[ix->mem[m].cls];
