@@ -95,6 +95,7 @@ DUPSCAN_API void dupscan_free(dupscan_scan *s)
 	ds_free_results(&s->results);
 	ds_tally_free(&s->results); /* (made after a run only: a failed run's results have none) */
 	ds_index_free(&s->tree.index);
+	ds_spill_free(&s->tree);
 	ds_tree_free(&s->tree);
 	free(s->reading.devkinds);
 	ds_report_free(&s->walk);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* read/place.h: the first pass's places, shared by readorder.c (placing,
- * ordering) and passread.c (reading in disk order); never installed. */
+/* read/place.h: the first pass's places and what it keeps of each, shared
+ * by readorder.c (placing, ordering), passread.c (reading in disk order)
+ * and passkeys.c (what a read leaves); never installed. */
 #ifndef DUPSCAN_READ_PLACE_H
 #define DUPSCAN_READ_PLACE_H
 
@@ -29,6 +30,10 @@ static inline uint64_t place_where(const struct ds_keypos *k)
 	return k->key >> 32 & 1 ? UINT64_MAX : (k->key & 0xFFFFFFFFu) << 32 | k->pos >> 32;
 }
 
+/* passkeys.c: how much of a file of size bytes the pass reads: its first
+ * block, and on to DS_HDD_HEAD when something is swept after it (what the
+ * head reads on costs little beside the seek that brought it there). */
+size_t ds_fp_head_len(const struct ds_first_pass *fp, uint64_t size);
 /* What the pass reads of position p: its head, or the first block alone of
  * a file nothing in its group is to be told from (DS_FP_LONE). */
 size_t ds_fp_read_len(const struct ds_first_pass *fp, size_t p, uint64_t size);

@@ -78,68 +78,6 @@ bool ds_first_extent(int fd, uint64_t *physical, bool *shared, uint64_t *run)
 	return true;
 }
 
-/* How much of a file the pass reads: its first block, and on to
- * DS_HDD_HEAD when something is swept after it (what the head reads on
- * costs little beside the seek that brought it there). */
-static size_t head_len(const struct ds_first_pass *fp, uint64_t size)
-{
-	size_t len = fp->head ? DS_HDD_HEAD : DS_BLOCK;
-	return size < len ? (size_t)size : len;
-}
-
-size_t ds_fp_read_len(const struct ds_first_pass *fp, size_t p, uint64_t size)
-{
-	size_t len = head_len(fp, size);
-	return fp->state[p] & DS_FP_LONE && len > DS_BLOCK ? DS_BLOCK : len;
-}
-
-/* The kept group position p is in, or NULL. */
-static const struct ds_fp_kept *kept_group(const struct ds_first_pass *fp, size_t p)
-{
-	size_t lo = 0, hi = fp->nkept;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p < fp->kept[mid].first)
-			hi = mid;
-		else if (p >= (size_t)fp->kept[mid].first + fp->kept[mid].n)
-			lo = mid + 1;
-		else
-			return &fp->kept[mid];
-	}
-	return NULL;
-}
-
-const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p)
-{
-	const struct ds_fp_kept *k = kept_group(fp, p);
-	return k ? fp->blocks + k->base + (p - k->first) * k->blen : NULL;
-}
-
-unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, size_t n)
-{
-	const struct ds_fp_kept *k = kept_group(fp, first);
-	return k && k->first == first && k->n == n ? fp->blocks + k->base : NULL;
-}
-
-void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
-		     size_t len)
-{
-	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
-	if (fp->head)
-		fp->head[p] = ds_hash_oneshot(buf + blen, len - blen);
-	const unsigned char *at = ds_fp_block(fp, p);
-	if (at)
-		memcpy((unsigned char *)at, buf, blen);
-	*e = (struct ds_keypos){ ds_hash_oneshot(buf, blen), p };
-	fp->state[p] |= DS_FP_GOT;
-}
-
-void ds_fp_failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
-{
-	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, p };
-	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
-}
-
 /* Set position p's key (its entry's, or once by_pos its own). */
 static void set_key(struct ds_first_pass *fp, size_t p, uint64_t key)
 {
@@ -250,7 +188,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	int fd = ds_open_scanned_in(pj->s, fp->order[p], dc);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
-	size_t len = head_len(fp, size);
+	size_t len = ds_fp_head_len(fp, size);
 	/* where blocks may be shared, the map first: a copy its twins prove
 	 * one with another is not read, not even from the page cache */
 	uint64_t where, fs, run = 0;
@@ -499,7 +437,7 @@ int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, con
 	for (size_t p = 0; rc == 0 && p < n; p++) {
 		if (place_pos(&fp->ent[p]) != DS_NONE && !ds_fp_direct(fp, p)) {
 			files++;
-			bytes += head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, order[p])));
+			bytes += ds_fp_head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, order[p])));
 		}
 	}
 	ds_progress_phase(s->core, DUPSCAN_PHASE_FIRST, files, bytes);

@@ -13,7 +13,6 @@
 #include "internal.h"
 #include "support/support.h"
 #include "records/records.h"
-#include "records/spill.h"
 
 /* ---- values records share ---- */
 
@@ -160,14 +159,11 @@ int ds_add_rec(struct ds_tree *s, const char *name, size_t nlen, uint32_t dir, c
 		if (keep <= 0)
 			return keep;
 	}
-	/* past the budget: the records so far go to the spill file first */
-	if (s->spill && ds_spill_due(s) && (rc = ds_spill_out(s)) != 0)
-		return rc;
 	rc = ds_rec_append(s, &tmp, dir, name, nlen);
 	if (rc)
 		return rc;
 	ds_progress_found(s->core, (uint64_t)st->st_size);
-	uint64_t found = s->spill ? ds_spill_found(s) : s->nrecs;
+	uint64_t found = s->nrecs + s->nspilled;
 	if (s->core->cb.on_progress && (found & 1023) == 0)
 		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_WALK, found, 0);
 	return 0;
@@ -199,8 +195,6 @@ int ds_rec_append(struct ds_tree *s, const struct ds_rec *r, uint32_t dir, const
 		s->runs[s->nruns++] = (struct ds_run){ s->nrecs, dir };
 	*ds_rec(s, s->nrecs) = tmp;
 	s->nrecs++;
-	if (s->spill)
-		ds_spill_added(s, ds_rec_size(s, &tmp));
 	return 0;
 }
 
@@ -229,7 +223,6 @@ void ds_tree_free(struct ds_tree *t)
 	ds_intern_free(&t->attrs);
 	ds_intern_free(&t->kinds);
 	ds_names_free(&t->fnames);
-	ds_spill_free(t);
 }
 
 int ds_add_arg(struct ds_tree *t, const char *path, bool recurse, bool remote)

@@ -62,6 +62,7 @@ struct ds_spill {
 	bool hdd;                    /* hdd mode: the reading keeps first blocks and contents */
 	uint64_t heads;              /* the table's records not kept: their first blocks' bytes */
 	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
+	uint32_t weighed;            /* records of the table counted in heads and big so far */
 };
 
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse)
@@ -88,11 +89,15 @@ void ds_spill_mode(struct ds_tree *t, bool hdd)
 	t->spill->hdd = hdd;
 }
 
-void ds_spill_added(struct ds_tree *t, uint64_t size)
+/* The records added to the table since last weighed, into heads and big. */
+static void weigh(struct ds_tree *t)
 {
 	struct ds_spill *sp = t->spill;
-	sp->heads += size < DS_BLOCK ? size : DS_BLOCK;
-	sp->big += size > DS_BLOCK;
+	for (; sp->weighed < t->nrecs; sp->weighed++) {
+		uint64_t size = ds_rec_size(t, ds_rec(t, sp->weighed));
+		sp->heads += size < DS_BLOCK ? size : DS_BLOCK;
+		sp->big += size > DS_BLOCK;
+	}
 }
 
 /* What hdd mode's reading may keep while it matches the table's records:
@@ -148,7 +153,7 @@ uint64_t ds_spill_bytes(const struct ds_tree *t)
 
 uint64_t ds_spill_found(const struct ds_tree *t)
 {
-	return t->spill ? t->spill->spilled + t->nrecs : t->nrecs;
+	return t->nspilled + t->nrecs;
 }
 
 /* The bytes the table holds now, and what matching adds for the records not
@@ -168,10 +173,20 @@ static uint64_t table_bytes(const struct ds_tree *t)
 	return b + sp->merge_bytes + share + DS_SPILL_FIXED;
 }
 
-bool ds_spill_due(const struct ds_tree *t)
+/* Past the budget with more bytes to come? The records added since the
+ * last look are weighed first. */
+static bool over_with(struct ds_tree *t, uint64_t more)
+{
+	weigh(t);
+	return table_bytes(t) + more >= t->spill->budget;
+}
+
+int ds_spill_room(struct ds_tree *t)
 {
 	/* (weighed every 256 records: the table grows by blocks and chunks) */
-	return t->spill && (t->nrecs & 255) == 0 && table_bytes(t) >= t->spill->budget;
+	if (!t->spill || (t->nrecs & 255) != 0 || !over_with(t, 0))
+		return 0;
+	return ds_spill_out(t);
 }
 
 static uint64_t size_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
@@ -281,6 +296,7 @@ static void empty_table(struct ds_tree *t)
 	ds_names_free(&t->fnames);
 	t->spill->heads = 0;
 	t->spill->big = 0;
+	t->spill->weighed = 0;
 }
 
 int ds_spill_out(struct ds_tree *t)
@@ -310,6 +326,7 @@ int ds_spill_out(struct ds_tree *t)
 	sp->runs[sp->nruns].off = start;
 	sp->runs[sp->nruns++].end = sp->written;
 	sp->spilled += t->nrecs;
+	t->nspilled = sp->spilled;
 	empty_table(t);
 	return 0;
 }
@@ -470,9 +487,9 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		/* a size group is never split; a band holds DS_SPILL_LEAST at least,
 		 * and a large group that would pass the budget begins a band */
 		uint64_t big = taken && !group ? big_count(sp, size) : 0;
-		uint64_t cost = sizeof(struct ds_rec) + sp->per_rec + 24; /* (and its name, its run) */
-		if (!group && ((taken >= DS_SPILL_LEAST && table_bytes(t) >= sp->budget) ||
-			       (big && table_bytes(t) + big * cost >= sp->budget))) {
+		/* (a record, matching's bytes for it, its name and its run) */
+		uint64_t more_bytes = big * (sizeof(struct ds_rec) + sp->per_rec + 24);
+		if (!group && (taken >= DS_SPILL_LEAST || big) && over_with(t, more_bytes)) {
 			*more = true;
 			break;
 		}
@@ -575,6 +592,7 @@ int ds_spill_keep(struct ds_tree *t)
 		t->spill->kept = t->nrecs;
 		t->spill->heads = 0; /* (the kept are matched no more) */
 		t->spill->big = 0;
+		t->spill->weighed = t->nrecs;
 	}
 	return rc;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* records/spill.h: records past the memory budget (DUPSCAN_OPT_MAX_MEMORY),
  * spilled sorted by size to an unnamed temporary file and taken back one
- * band of whole size groups at a time (spill.c); never installed. */
+ * band of whole size groups at a time (spill.c); never installed. It stands
+ * on the records' tables (records.c knows nothing of it): the walk asks for
+ * room before each record, matching takes the bands. */
 #ifndef DUPSCAN_RECORDS_SPILL_H
 #define DUPSCAN_RECORDS_SPILL_H
 
@@ -34,10 +36,9 @@ int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const cha
 /* Once the walk knows how matching will read: hdd mode keeps more a record. */
 void ds_spill_mode(struct ds_tree *t, bool hdd);
 void ds_spill_free(struct ds_tree *t);
-/* A record of size bytes joined the table. */
-void ds_spill_added(struct ds_tree *t, uint64_t size);
-/* Has the table reached the budget (a spill is due before the next record)? */
-bool ds_spill_due(const struct ds_tree *t);
+/* Before the walk adds a record: past the budget, the table goes to a run
+ * first (ds_spill_out()). @return 0 or its code; 0 without a budget. */
+int ds_spill_room(struct ds_tree *t);
 /* Has anything been spilled? */
 bool ds_spilled(const struct ds_tree *t);
 /* Records written to the file. */

@@ -172,7 +172,8 @@ struct ds_tree {
 	struct ds_inos { uint64_t dev; bool kept; } *inos;
 	size_t ninos, cap_inos;
 	struct ds_index index;       /* the classes matching settles */
-	struct ds_spill *spill;      /* records past the memory budget (spill.c), or NULL */
+	struct ds_spill *spill;      /* records past the memory budget (spill.c, which frees it), or NULL */
+	uint64_t nspilled;           /* records written there (spill.c): the walk's count goes on */
 	struct ds_arena out;         /* result paths */
 	bool references;             /* a path was added by dupscan_add_reference() */
 	bool from_report;            /* files were given by dupscan_report_file(), not walked */

@@ -348,7 +348,10 @@ static int take_entry(struct walker *w, struct dir_job *j, struct wentry *we, si
 	const struct stat *st = &we->st;
 	int err = we->kind == ENT_LEFTOVER ? DUPSCAN_E_LEFTOVER : we->err;
 	if (err == 0 && S_ISREG(st->st_mode)) {
-		err = ds_add_rec(s->tree, name, strlen(name), d, st);
+		/* past the budget: the records so far go to the spill file first */
+		err = ds_spill_room(s->tree);
+		if (err == 0)
+			err = ds_add_rec(s->tree, name, strlen(name), d, st);
 		if (err != -EOVERFLOW) /* a file on a 65,537th device is left out alone */
 			return err;
 	}
@@ -457,6 +460,8 @@ static int add_file_arg(struct ds_walk *s, uint32_t arg, const char *path, const
 		s->tree->dirs[d].prot = ds_under_protected(s->tree, dir);
 		free(dir);
 	}
+	if (rc == 0)
+		rc = ds_spill_room(s->tree);
 	if (rc == 0)
 		rc = ds_add_rec(s->tree, path + plen, strlen(path + plen), d, st);
 	return rc;
