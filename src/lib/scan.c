@@ -125,9 +125,8 @@ DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *s, const char *path)
 }
 
 /* A budget for the records: the spill's state, refusing to spill where the
- * scan must hold every record (the cache notes records by number; the
- * other hosts' sets, the directory sets and a served client's sizes are
- * made from all of them). */
+ * scan must hold every record (the other hosts' sets, the directory sets
+ * and a served client's sizes are made from all of them). */
 static int budget_records(dupscan_scan *s)
 {
 	uint64_t budget = s->core.opt.max_memory;
@@ -141,7 +140,7 @@ static int budget_records(dupscan_scan *s)
 		s->core.opt.sweep_budget = (size_t)(sweep < least ? least : sweep);
 	if (s->core.opt.heads_budget > heads)
 		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
-	bool refuse = s->cache.path || s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
+	bool refuse = s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
 	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 }
 
@@ -355,6 +354,9 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 			rc = ds_cache_load(&s->cache);
 		if (rc == 0)
 			rc = ds_cache_log_start(&s->cache);
+		/* under a budget, the cache's share (a killed run's log whole) */
+		if (rc == 0 && s->cache.run && s->tree.spill)
+			ds_spill_hold(&s->tree, DS_CACHE_PER_REC, ds_cache_held(&s->cache));
 		ds_progress_phase(&s->core, DUPSCAN_PHASE_WALK, 0, 0);
 		/* the other hosts scan while this one does */
 		if (rc == 0 && s->hosts.nremotes)

@@ -51,6 +51,7 @@
 #include "internal.h"
 #include "support/support.h"
 #include "records/records.h"
+#include "records/spill.h"
 
 /* A key (device, inode, size, mtime, ctime) names one content only where the
  * device keeps its inode numbers (ds_inodes_trusted()). Where it does not
@@ -74,6 +75,7 @@ void ds_cachefile_free(struct cache_file *c)
 {
 	if (!c)
 		return;
+	free(c->marks);
 	free(c);
 }
 
@@ -90,6 +92,9 @@ void ds_cache_free(struct ds_cache *c)
 	free(c->proved);
 	free(c->proofs);
 	free(c->at);
+	if (c->bands_fd >= 0)
+		close(c->bands_fd);
+	free(c->bands);
 	free(c);
 }
 
@@ -186,14 +191,38 @@ const struct cache_entry *ds_entries_peek(struct ds_entries *es)
 	return &es->buf[es->index - es->b0];
 }
 
+void ds_entries_seek(struct ds_entries *es, uint64_t dev, uint64_t ino)
+{
+	const struct cache_file *f = es->f;
+	if (!f || !f->marks || es->index >= f->n)
+		return;
+	/* the last chunk whose first key is not past the key */
+	size_t lo = 0, hi = f->nmarks;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cache_mark *m = &f->marks[mid];
+		bool past = m->dev != dev ? m->dev > dev : m->ino > ino;
+		if (past)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	uint64_t at = (uint64_t)lo * DS_ENTRIES_CHUNK;
+	if (at > es->index)
+		es->index = at;
+}
+
 /* Every entry sorted and its path inside the table, the checksum over the
- * entries and the paths as read. @return 0, DUPSCAN_E_CACHE, -errno or -ENOMEM. */
-static int check_body(int fd, const struct cache_file *c, uint64_t checksum)
+ * entries and the paths as read; the marks noted (ds_entries_seek()).
+ * @return 0, DUPSCAN_E_CACHE, -errno or -ENOMEM. */
+static int check_body(int fd, struct cache_file *c, uint64_t checksum)
 {
 	struct ds_entries *es = malloc(sizeof(*es));
 	struct ds_hashes *x = ds_hashes_new(1);
 	unsigned char *chunk = malloc(65536);
-	int rc = es && x && chunk ? 0 : -ENOMEM;
+	c->nmarks = (c->n + DS_ENTRIES_CHUNK - 1) / DS_ENTRIES_CHUNK;
+	c->marks = malloc((c->nmarks ? c->nmarks : 1) * sizeof(*c->marks));
+	int rc = es && x && chunk && c->marks ? 0 : -ENOMEM;
 	struct cache_entry prev = { 0 };
 	if (rc == 0)
 		ds_entries_open(es, fd, c, x);
@@ -206,6 +235,8 @@ static int check_body(int fd, const struct cache_file *c, uint64_t checksum)
 			rc = DUPSCAN_E_CACHE;
 		else
 			prev = *e;
+		if (rc == 0 && es->index % DS_ENTRIES_CHUNK == 0)
+			c->marks[es->index / DS_ENTRIES_CHUNK] = (struct cache_mark){ e->dev, e->ino };
 	}
 	for (uint64_t off = 0; rc == 0 && off < c->nstrings;) {
 		size_t len = c->nstrings - off < 65536 ? (size_t)(c->nstrings - off) : 65536;
@@ -302,6 +333,7 @@ int ds_cache_load(struct ds_cache_state *s)
 		s->run = NULL;
 		return 0;
 	}
+	c->bands_fd = -1;
 	if (getrandom(&c->salt, sizeof(c->salt), GRND_NONBLOCK) != (ssize_t)sizeof(c->salt)) {
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -330,6 +362,7 @@ static const struct cache_entry *entry_at(struct ds_entries *es, const struct ca
 					  size_t *j, uint64_t dev, uint64_t ino)
 {
 	const struct cache_entry *e;
+	ds_entries_seek(es, dev, ino);
 	while ((e = ds_entries_peek(es)) && ds_cache_cmp_key(e, dev, ino) < 0)
 		es->index++;
 	while (*j < nlog && ds_cache_cmp_key(&log[*j], dev, ino) < 0)
@@ -404,9 +437,12 @@ int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 	if (fd >= 0)
 		close(fd);
 	free(es);
-	free(c->log);
-	c->log = NULL;
-	c->nlog = 0;
+	/* a spilled scan joins each band, and its sets' records at the end */
+	if (!ds_spilled(s->tree)) {
+		free(c->log);
+		c->log = NULL;
+		c->nlog = 0;
+	}
 	return rc == 0 ? join_prefixes(s, order, n) : rc;
 }
 

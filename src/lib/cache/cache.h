@@ -5,6 +5,7 @@
 #ifndef DUPSCAN_CACHE_H
 #define DUPSCAN_CACHE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -82,6 +83,11 @@ struct cache_file {
 	uint32_t esize;       /* bytes an entry in the file (ENTRY_SIZE, or V1_ENTRY_SIZE) */
 	uint32_t version;     /* the file's: 1 and 2 give no full hash and no proof past a block */
 	uint64_t folded_log;  /* the log its saving run folded into it, as it was (ds_cache_log_tag()) */
+	/* the key of every DS_ENTRIES_CHUNK-th entry, noted as the file was
+	 * checked (NULL: not noted): a join of a few records reads only the
+	 * chunks that may hold them (a spilled scan joins each band) */
+	struct cache_mark { uint64_t dev, ino; } *marks;
+	size_t nmarks;
 };
 /* Version 1's entries, n of them read raw into the front of e, widened in place. */
 void ds_cache_upgrade_v1(struct cache_entry *e, size_t n);
@@ -106,6 +112,9 @@ struct ds_entries {
 void ds_entries_open(struct ds_entries *es, int fd, const struct cache_file *f, struct ds_hashes *x);
 /* The entry at hand, or NULL past the last one or after a failed read. */
 const struct cache_entry *ds_entries_peek(struct ds_entries *es);
+/* On to the chunk that holds key (dev, ino) if it is one past the entry at
+ * hand (by the file's marks; without them, nowhere). */
+void ds_entries_seek(struct ds_entries *es, uint64_t dev, uint64_t ino);
 
 /* What a run keeps of a cache entry that matches one of its files as walked
  * (key, size, mtime and ctime): 40 bytes, not the entry's 80. */
@@ -134,6 +143,12 @@ struct ds_cache {
 	struct ds_proved *proved;    /* this run's proofs (sorted by record at saving) */
 	size_t nproved, capproved;
 	struct proof *proofs;        /* at saving: by note, the proof it is saved with */
+	/* a spilled scan's bands: their notes written out as entries with their
+	 * paths (cache_bands.c), a run sorted by inode a band, in an unnamed file */
+	int bands_fd;                /* meaningful once nbands > 0 */
+	struct band_run { uint64_t off, end; } *bands;
+	size_t nbands, capbands;
+	uint64_t bands_end;
 };
 
 /* What a note is saved with: its class number (0: none) and time. */
@@ -164,6 +179,31 @@ int ds_cache_read_all(int fd, void *buf, size_t len);
 int ds_cache_read(const char *path, struct cache_file **out);
 /* The hit of r's inode (joined), or NULL. */
 const struct cache_hit *ds_cache_entry_of(const struct ds_cache_state *s, uint32_t i);
+
+/* ---- this run's notes as entries (cache_save.c, cache_bands.c) ---- */
+/* The notes sorted by inode, and the proof of each inode's first note
+ * decided (run->proofs). @return 0 or -ENOMEM. */
+int ds_cache_order_notes(struct ds_cache_state *s, struct ds_cache *run);
+/* The entry of sorted note i, with its proof. */
+void ds_cache_note_entry(const struct ds_cache_state *s, const struct ds_cache *run, size_t i, struct cache_entry *e);
+/* Record rec's absolute path (relative ones after cwd) into buf of size
+ * bytes. @return false when it does not fit (such a file is not cached). */
+bool ds_cache_note_path(const struct ds_cache_state *s, uint32_t rec, const char *cwd, char *buf, size_t size);
+#define DS_CACHE_PATH_MOST (PATH_MAX * 2)
+
+/* The bands' entries merged in key order (cache_bands.c), read as the save
+ * goes: each inode once, with its path ("" when it was too long to keep). */
+struct ds_band_notes;
+/* Did writing a band's notes fail (told)? Then nothing is saved. */
+bool ds_cache_bands_failed(const struct ds_cache *run);
+/* @return 0 with *out, or -ENOMEM. */
+int ds_band_notes_open(const struct ds_cache *run, struct ds_band_notes **out);
+/* The least entry left and its path, or NULL at the end or after a failed
+ * read (ds_band_notes_error()). */
+const struct cache_entry *ds_band_notes_peek(struct ds_band_notes *b, const char **path);
+void ds_band_notes_next(struct ds_band_notes *b);
+int ds_band_notes_error(const struct ds_band_notes *b);
+void ds_band_notes_close(struct ds_band_notes *b);
 
 /* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
 char *ds_cache_log_path(const char *cache);

@@ -69,6 +69,15 @@ struct ds_prefix {
 bool ds_cache_prefix(const struct ds_cache_state *s, uint32_t i, struct ds_prefix *out);
 /* Remember a proof of this run for the save (a no-op without a cache). @return 0 or -ENOMEM. */
 int ds_cache_proved(struct ds_cache_state *s, const struct ds_proved *p);
+/* cache_bands.c: a spilled scan (records/spill.h) */
+/* Matching's bytes a record of a band with a cache (its hit, its place in
+ * the joins, its note and proof, and their sorting at the band's end), and
+ * what the run holds whole (a killed run's log): the budget's weights. */
+#define DS_CACHE_PER_REC 88u
+uint64_t ds_cache_held(const struct ds_cache_state *s);
+/* A band matched, before its records go: its notes and proofs leave as
+ * entries with their paths, a run on disk. @return 0 or a negative code. */
+int ds_cache_band_done(struct ds_cache_state *s);
 /* cache_save.c */
 /* Merge and replace the cache file. @return 0 (trouble is reported) or -ENOMEM. */
 /* *folded: the file now holds what the log held (then the log can go). */

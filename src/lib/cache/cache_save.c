@@ -239,6 +239,102 @@ static int assign_proofs(struct ds_cache_state *s, struct ds_cache *run)
 	return rc;
 }
 
+int ds_cache_order_notes(struct ds_cache_state *s, struct ds_cache *run)
+{
+	free(run->proofs);
+	run->proofs = NULL;
+	int rc = sort_seen(s, run);
+	return rc ? rc : assign_proofs(s, run);
+}
+
+void ds_cache_note_entry(const struct ds_cache_state *s, const struct ds_cache *run, size_t i, struct cache_entry *e)
+{
+	const struct ds_hashed *h = &run->noted[i];
+	const struct ds_rec *r = ds_rec(s->tree, h->rec);
+	const struct proof *pf = &run->proofs[i];
+	*e = (struct cache_entry){ ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r), ds_rec_size(s->tree, r), r->mtime_ns,
+				   r->ctime_ns, h->partial, h->full, pf->cls, pf->at,
+				   (h->has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0) |
+					   (pf->cls && pf->alone ? F_ALONE : 0), 0 };
+}
+
+bool ds_cache_note_path(const struct ds_cache_state *s, uint32_t rec, const char *cwd, char *buf, size_t size)
+{
+	size_t clen = strlen(cwd), room = size - clen - 2;
+	size_t len = ds_rec_path(s->tree, rec, buf, room);
+	if (len >= room)
+		return false; /* longer paths are not cached */
+	if (buf[0] != '/' && cwd[0]) {
+		memmove(buf + clen + 1, buf, len + 1);
+		memcpy(buf, cwd, clen);
+		buf[clen] = '/';
+	}
+	return true;
+}
+
+/* This run's entries in key order, each inode once: from its notes in
+ * memory, or (a spilled scan) merged from its bands' runs on disk. */
+struct fresh {
+	const struct ds_cache_state *s;
+	const struct ds_cache *run;
+	size_t i;                    /* in memory: the note at hand */
+	struct ds_band_notes *bands; /* else the bands' merge */
+	const char *path;            /* its path, from a band */
+	struct cache_entry e;
+};
+
+static int fresh_open(struct fresh *f, const struct ds_cache_state *s, const struct ds_cache *run)
+{
+	*f = (struct fresh){ .s = s, .run = run };
+	return run->nbands ? ds_band_notes_open(run, &f->bands) : 0;
+}
+
+/* The entry at hand, or NULL at the end (or after a band's failed read). */
+static const struct cache_entry *fresh_peek(struct fresh *f)
+{
+	if (f->bands) {
+		const struct cache_entry *e = ds_band_notes_peek(f->bands, &f->path);
+		if (e)
+			f->e = *e;
+		return e ? &f->e : NULL;
+	}
+	if (f->i >= f->run->nnoted)
+		return NULL;
+	ds_cache_note_entry(f->s, f->run, f->i, &f->e);
+	return &f->e;
+}
+
+/* Its path into buf of DS_CACHE_PATH_MOST bytes; false: too long, not cached. */
+static bool fresh_path(struct fresh *f, const char *cwd, char *buf)
+{
+	if (!f->bands)
+		return ds_cache_note_path(f->s, f->run->noted[f->i].rec, cwd, buf, DS_CACHE_PATH_MOST);
+	strcpy(buf, f->path); /* (read back within the same bound) */
+	return buf[0] != '\0';
+}
+
+/* Past the entry at hand: in memory, past every note of its inode. */
+static void fresh_next(struct fresh *f)
+{
+	if (f->bands) {
+		ds_band_notes_next(f->bands);
+		return;
+	}
+	const struct ds_hashed *h = f->run->noted;
+	uint64_t dev = f->e.dev, ino = f->e.ino;
+	const struct ds_tree *t = f->s->tree;
+	while (f->i < f->run->nnoted && ds_rec_dev(t, ds_rec(t, h[f->i].rec)) == dev &&
+	       ds_rec_ino(t, ds_rec(t, h[f->i].rec)) == ino)
+		f->i++;
+}
+
+static int fresh_close(struct fresh *f)
+{
+	int rc = f->bands ? ds_band_notes_error(f->bands) : 0;
+	ds_band_notes_close(f->bands);
+	return rc;
+}
+
 /* The old file read as the merge goes, an entry and a path at a time, not
  * held whole: its entries in order, the paths (written in the same order)
  * through a window. What it holds was checked when it was read (or it is
@@ -308,16 +404,16 @@ static int merge(struct ds_cache_state *s, const struct ds_cache *run, const str
 		 const char *cwd, struct writer *w, bool paths)
 {
 	int changed = !old || old->version != CACHE_VERSION; /* an older version is replaced */
-	size_t i = 0;
-	const struct ds_hashed *h = run->noted;
 	struct oldcur oc;
+	struct fresh f;
+	int rc = fresh_open(&f, s, run);
 	old_open(&oc, old, s->path);
-	while (!w || w->rc == 0) {
+	while (rc == 0 && (!w || w->rc == 0)) {
 		const struct cache_entry *o = old_entry(&oc);
-		if (oc.rc || (i >= run->nnoted && !o))
+		const struct cache_entry *e = fresh_peek(&f);
+		if (oc.rc || (!e && !o))
 			break;
-		const struct ds_rec *r = i < run->nnoted ? ds_rec(s->tree, h[i].rec) : NULL;
-		int order = !r ? 1 : !o ? -1 : -ds_cache_cmp_key(o, ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r));
+		int order = !e ? 1 : !o ? -1 : -ds_cache_cmp_key(o, e->dev, e->ino);
 		if (order > 0) {
 			/* a hash the log kept for a file this run did not see: no
 			 * path to keep it by */
@@ -332,35 +428,20 @@ static int merge(struct ds_cache_state *s, const struct ds_cache *run, const str
 			oc.es.index++;
 			continue;
 		}
-		const struct proof *pf = &run->proofs[i];
-		struct cache_entry e = { ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r), ds_rec_size(s->tree, r), r->mtime_ns, r->ctime_ns, h[i].partial,
-					 h[i].full, pf->cls, pf->at,
-					 (h[i].has_full ? F_FULL : 0) | (pf->cls ? F_PROVEN : 0) | (pf->cls && pf->apart ? F_APART : 0) |
-					 (pf->cls && pf->alone ? F_ALONE : 0), 0 };
-		const char *was = order == 0 && same_entry(&e, o) ? old_path(&oc) : NULL;
+		const char *was = order == 0 && same_entry(e, o) ? old_path(&oc) : NULL;
 		changed |= !was;
-		if (w && was) {
-			emit(w, paths, &e, was);
-		} else if (w) {
-			char buf[PATH_MAX * 2];
-			size_t room = sizeof(buf) - strlen(cwd) - 2;
-			size_t len = ds_rec_path(s->tree, h[i].rec, buf, room);
-			if (len < room) { /* longer paths are not cached */
-				if (buf[0] != '/' && cwd[0]) {
-					memmove(buf + strlen(cwd) + 1, buf, len + 1);
-					memcpy(buf, cwd, strlen(cwd));
-					buf[strlen(cwd)] = '/';
-				}
-				emit(w, paths, &e, buf);
-			}
-		}
-		uint64_t dev = ds_rec_dev(s->tree, r), ino = ds_rec_ino(s->tree, r);
-		while (i < run->nnoted && ds_rec_dev(s->tree, ds_rec(s->tree, h[i].rec)) == dev && ds_rec_ino(s->tree, ds_rec(s->tree, h[i].rec)) == ino)
-			i++;
+		char buf[DS_CACHE_PATH_MOST];
+		if (w && was)
+			emit(w, paths, e, was);
+		else if (w && fresh_path(&f, cwd, buf))
+			emit(w, paths, e, buf);
+		uint64_t dev = e->dev, ino = e->ino;
+		fresh_next(&f);
 		while ((o = old_entry(&oc)) != NULL && ds_cache_cmp_key(o, dev, ino) == 0)
 			oc.es.index++;
 	}
-	int rc = oc.rc ? oc.rc : w ? w->rc : changed;
+	int frc = fresh_close(&f);
+	rc = rc ? rc : frc ? frc : oc.rc ? oc.rc : w ? w->rc : changed;
 	old_close(&oc);
 	return rc;
 }
@@ -456,11 +537,10 @@ int ds_cache_save(struct ds_cache_state *s, bool *folded)
 		return 0;
 	/* proofs are judged by what this run loaded, whatever another run saved since */
 	struct ds_cache *run = s->run;
-	int rc = sort_seen(s, run);
-	if (rc == 0)
-		rc = assign_proofs(s, run);
-	if (rc)
-		return rc;
+	/* a spilled scan's notes left with their bands (the last's too) */
+	int rc = run->nbands ? ds_cache_band_done(s) : ds_cache_order_notes(s, run);
+	if (rc || ds_cache_bands_failed(run))
+		return rc; /* (a band's file failed: told; the log keeps the run's work) */
 	int lock = lock_cache(s->path);
 	if (lock < 0) {
 		ds_cache_report(s, s->path, lock);

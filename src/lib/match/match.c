@@ -557,6 +557,17 @@ static int match_table(struct ds_match *s)
 	return rc;
 }
 
+/* The cache joined to the table as it is (a spilled scan's kept records). */
+static int rejoin(struct ds_match *s)
+{
+	uint32_t *order = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*order));
+	int rc = order ? ds_collapse_links(s->tree, order) : -ENOMEM;
+	if (rc == 0)
+		rc = ds_cache_join(s->cache, order, s->tree->nrecs);
+	free(order);
+	return rc;
+}
+
 int ds_match(struct ds_match *s)
 {
 	if (!ds_spilled(s->tree))
@@ -573,9 +584,15 @@ int ds_match(struct ds_match *s)
 		rc = ds_spill_band(s->tree, &more);
 		if (rc == 0)
 			rc = match_table(s);
+		/* the cache's notes name the band's records: they leave first */
+		if (rc == 0)
+			rc = ds_cache_band_done(s->cache);
 		if (rc == 0)
 			rc = ds_spill_keep(s->tree);
 	}
+	/* the sets' records kept: their proofs for the sets (dupscan_set_proof()) */
+	if (rc == 0 && s->cache->run)
+		rc = rejoin(s);
 	if (rc == 0)
 		ds_progress_whole_end(s->core);
 	s->core->progress.whole = false;

@@ -63,6 +63,8 @@ struct ds_spill {
 	uint64_t heads;              /* the table's records not kept: their first blocks' bytes */
 	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
 	uint32_t weighed;            /* records of the table counted in heads and big so far */
+	unsigned held_rec;           /* other stages' bytes a record matched (ds_spill_hold()) */
+	uint64_t held;               /* and for the whole run */
 };
 
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse)
@@ -121,6 +123,12 @@ static void merge_free(struct ds_spill *sp)
 	sp->merge_bytes = 0;
 }
 
+void ds_spill_hold(struct ds_tree *t, unsigned per_rec, uint64_t bytes)
+{
+	t->spill->held_rec += per_rec;
+	t->spill->held += bytes;
+}
+
 void ds_spill_free(struct ds_tree *t)
 {
 	struct ds_spill *sp = t->spill;
@@ -165,7 +173,7 @@ static uint64_t table_bytes(const struct ds_tree *t)
 	b += (uint64_t)t->fnames.n << DS_NAME_SHIFT;
 	b += (uint64_t)t->cap_runs * sizeof(*t->runs);
 	b += (uint64_t)t->index.capmem * sizeof(*t->index.mem) + (uint64_t)t->index.cap * sizeof(*t->index.nodes);
-	b += (uint64_t)(t->nrecs - sp->kept) * sp->per_rec;
+	b += (uint64_t)(t->nrecs - sp->kept) * (sp->per_rec + sp->held_rec) + sp->held;
 	/* a directory: its entry, its name, its identity in the table of those seen */
 	b += (uint64_t)t->ndirs * (sizeof(*t->dirs) + 48);
 	/* (the walk's share is given back before the reading takes its own) */
@@ -195,28 +203,41 @@ static uint64_t size_key(const struct ds_tree *s, const struct ds_rec *r, uint32
 	return ds_rec_size(s, r);
 }
 
-/* The file the runs go to: unnamed, so that nothing outlives the process. */
-static int open_file(struct ds_tree *t)
+int ds_spill_file(struct ds_tree *t)
 {
-	struct ds_spill *sp = t->spill;
-	sp->fd = open(sp->dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (sp->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+	const char *dir = t->spill->dir;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		/* a filesystem without O_TMPFILE: a name for as long as it takes to remove it */
-		size_t len = strlen(sp->dir) + 32;
+		size_t len = strlen(dir) + 32;
 		char *name = malloc(len);
 		if (!name)
 			return -ENOMEM;
-		snprintf(name, len, "%s/.dupscan-spill-XXXXXX", sp->dir);
-		sp->fd = mkostemp(name, O_CLOEXEC);
-		if (sp->fd >= 0)
+		snprintf(name, len, "%s/.dupscan-spill-XXXXXX", dir);
+		fd = mkostemp(name, O_CLOEXEC);
+		if (fd >= 0)
 			unlink(name);
 		free(name);
 	}
-	if (sp->fd >= 0)
-		return 0;
-	int rc = -errno;
-	ds_report(t->core, sp->dir, rc);
-	return rc;
+	return fd >= 0 ? fd : -errno;
+}
+
+const char *ds_spill_dir(const struct ds_tree *t)
+{
+	return t->spill->dir;
+}
+
+/* The file the runs go to: unnamed, so that nothing outlives the process. */
+static int open_file(struct ds_tree *t)
+{
+	int fd = ds_spill_file(t);
+	if (fd < 0) {
+		if (fd != -ENOMEM)
+			ds_report(t->core, t->spill->dir, fd);
+		return fd;
+	}
+	t->spill->fd = fd;
+	return 0;
 }
 
 /* A run's size group of count records (sorted: a group's records follow

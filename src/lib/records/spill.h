@@ -35,7 +35,16 @@
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse);
 /* Once the walk knows how matching will read: hdd mode keeps more a record. */
 void ds_spill_mode(struct ds_tree *t, bool hdd);
+/* What another stage holds beside the records while they are matched:
+ * per_rec bytes a record of a band, bytes for the whole run (the hash
+ * cache's: cache/cache_run.h). */
+void ds_spill_hold(struct ds_tree *t, unsigned per_rec, uint64_t bytes);
 void ds_spill_free(struct ds_tree *t);
+/* A new unnamed temporary file in the spill's folder (a kill leaves
+ * nothing), for another stage's runs. @return its descriptor, or -errno. */
+int ds_spill_file(struct ds_tree *t);
+/* That folder, to name in a message. */
+const char *ds_spill_dir(const struct ds_tree *t);
 /* Before the walk adds a record: past the budget, the table goes to a run
  * first (ds_spill_out()). @return 0 or its code; 0 without a budget. */
 int ds_spill_room(struct ds_tree *t);

@@ -4,7 +4,8 @@
  * time: the sets (plain, -H, hdd mode, -I) are those of the scan without a
  * budget; only the sets' files are kept, and actions on them work; what
  * needs every record is refused; a folder that cannot take the file fails
- * the run with the folder named. */
+ * the run with the folder named; the hash cache saved under a budget is the
+ * one saved without, and trusted or resumed under one gives the same sets. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
@@ -17,6 +18,7 @@
 
 #include "scan.h"
 #include "records/spill.h"
+#include "cache/cache.h"
 #include "testutil.h"
 
 #define FILES 20000
@@ -112,13 +114,7 @@ END_TEST
 START_TEST(test_refused)
 {
 	char *dir = make_tree();
-	char *cache = tu_path(dir, "cache");
-	dupscan_scan *s = scan_budget(dir, 1, NULL, 0, 0);
-	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
-	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_MEMORY);
-	ck_assert_uint_eq(dupscan_set_count(s), 0);
-	dupscan_free(s);
-	s = scan_budget(dir, 1, NULL, DUPSCAN_OPT_DIRS, 1);
+	dupscan_scan *s = scan_budget(dir, 1, NULL, DUPSCAN_OPT_DIRS, 1);
 	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_MEMORY);
 	dupscan_free(s);
 	/* after a spilled run: no files missing from a reference told, no
@@ -147,11 +143,144 @@ START_TEST(test_refused)
 	ck_assert_uint_eq(dupscan_spilled(s), 0);
 	ck_assert_uint_gt(dupscan_unique_count(s), 1000);
 	dupscan_free(s);
-	ck_assert_int_eq(access(cache, F_OK), -1); /* never written */
-	free(cache);
 	tu_cleanup(dir);
 }
 END_TEST
+
+/* A cache file's entries, each with its path: key, hashes, flags, path, and
+ * its class; the class numbers are a run's own (salted), so two files are
+ * compared by the partition they make. */
+struct saved {
+	struct cache_entry e;
+	char path[128];
+};
+
+static struct saved *read_cache(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	struct cache_header h;
+	ck_assert_uint_eq(fread(&h, sizeof(h), 1, f), 1);
+	ck_assert_int_eq(memcmp(h.magic, CACHE_MAGIC, 8), 0);
+	struct saved *v = calloc(h.count + 1, sizeof(*v));
+	char *strings = malloc(h.strings + 1);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(strings);
+	for (uint64_t i = 0; i < h.count; i++)
+		ck_assert_uint_eq(fread(&v[i].e, sizeof(v[i].e), 1, f), 1);
+	ck_assert_uint_eq(fread(strings, 1, h.strings, f), h.strings);
+	for (uint64_t i = 0; i < h.count; i++)
+		snprintf(v[i].path, sizeof(v[i].path), "%s", strings + v[i].e.path);
+	fclose(f);
+	free(strings);
+	*n = (size_t)h.count;
+	return v;
+}
+
+struct pair { uint64_t a, b; };
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct pair *a = pa, *b = pb;
+	return a->a != b->a ? (a->a < b->a ? -1 : 1) : a->b != b->b ? (a->b < b->b ? -1 : 1) : 0;
+}
+
+/* Does class a name the same files as class b, entry by entry? Every a maps to one b. */
+static bool classes_map(struct pair *p, size_t n)
+{
+	qsort(p, n, sizeof(*p), cmp_pair);
+	for (size_t i = 1; i < n; i++)
+		if (p[i].a == p[i - 1].a && p[i].b != p[i - 1].b)
+			return false;
+	return true;
+}
+
+static void same_cache(const char *x, const char *y)
+{
+	size_t nx, ny;
+	struct saved *a = read_cache(x, &nx), *b = read_cache(y, &ny);
+	ck_assert_uint_eq(nx, ny);
+	ck_assert_uint_gt(nx, FILES / 4);
+	struct pair *ab = malloc(nx * sizeof(*ab)), *ba = malloc(nx * sizeof(*ba));
+	size_t proven = 0, full = 0;
+	for (size_t i = 0; i < nx; i++) {
+		ck_assert_uint_eq(a[i].e.dev, b[i].e.dev);
+		ck_assert_uint_eq(a[i].e.ino, b[i].e.ino);
+		ck_assert_uint_eq(a[i].e.size, b[i].e.size);
+		ck_assert_int_eq(a[i].e.mtime_ns, b[i].e.mtime_ns);
+		ck_assert_int_eq(a[i].e.ctime_ns, b[i].e.ctime_ns);
+		ck_assert_uint_eq(a[i].e.partial, b[i].e.partial);
+		ck_assert_uint_eq(a[i].e.full, b[i].e.full);
+		ck_assert_uint_eq(a[i].e.flags, b[i].e.flags);
+		ck_assert_str_eq(a[i].path, b[i].path);
+		ck_assert_uint_eq(a[i].e.cls == 0, b[i].e.cls == 0);
+		proven += (a[i].e.flags & F_PROVEN) != 0;
+		full += (a[i].e.flags & F_FULL) != 0;
+		ab[i] = (struct pair){ a[i].e.cls, b[i].e.cls };
+		ba[i] = (struct pair){ b[i].e.cls, a[i].e.cls };
+	}
+	ck_assert_uint_gt(proven, FILES / 4);
+	ck_assert_uint_gt(full, FILES / 4);
+	ck_assert(classes_map(ab, nx));
+	ck_assert(classes_map(ba, nx));
+	free(ab);
+	free(ba);
+	free(a);
+	free(b);
+}
+
+static dupscan_scan *cached_run(const char *dir, const char *cache, uint64_t budget, int trust)
+{
+	dupscan_scan *s = scan_budget(dir, budget, NULL, DUPSCAN_OPT_CACHE_TRUST, trust);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	s->cache.racy_ns = -60LL * 1000000000; /* (the tree was just made: as if proven a minute on) */
+	return s;
+}
+
+/* The cache saved by a spilled scan is the one saved without a budget; a
+ * trusting run under a budget takes its proofs and reads no file again. */
+START_TEST(test_cache)
+{
+	char *dir = make_tree();
+	char *tmp = tu_tmpdir_shm();
+	char *c1 = tu_path(tmp, "plain.cache"), *c2 = tu_path(tmp, "spilled.cache");
+	dupscan_scan *plain = cached_run(dir, c1, 0, 0);
+	ck_assert_int_eq(dupscan_run(plain), 0);
+	dupscan_scan *spill = cached_run(dir, c2, 1, 0);
+	ck_assert_int_eq(dupscan_run(spill), 0);
+	ck_assert_uint_gt(dupscan_spilled(spill), 0);
+	char *a = tu_sets(plain, dir), *b = tu_sets(spill, dir);
+	ck_assert_str_eq(a, b);
+	free(b);
+	same_cache(c1, c2);
+	/* trusted under a budget: the same sets, each from the cache, and what
+	 * was read of the tree's files (the run's count, not the spill's own
+	 * file nor the cache's, which each band's join reads) as without one */
+	uint64_t first = atomic_load(&spill->core.progress.read);
+	ck_assert_uint_gt(first, 0);
+	dupscan_free(spill);
+	dupscan_free(plain);
+	plain = cached_run(dir, c1, 0, 1);
+	ck_assert_int_eq(dupscan_run(plain), 0);
+	spill = cached_run(dir, c2, 1, 1);
+	ck_assert_int_eq(dupscan_run(spill), 0);
+	ck_assert_uint_gt(dupscan_spilled(spill), 0);
+	b = tu_sets(spill, dir);
+	ck_assert_str_eq(a, b);
+	for (size_t i = 0; i < dupscan_set_count(spill); i++)
+		ck_assert_int_eq(dupscan_set_proof(dupscan_get_set(spill, i), NULL), DUPSCAN_PROOF_CACHE);
+	ck_assert_uint_eq(atomic_load(&spill->core.progress.read), atomic_load(&plain->core.progress.read));
+	ck_assert_uint_lt(atomic_load(&spill->core.progress.read), first / 10);
+	free(b);
+	dupscan_free(spill);
+	dupscan_free(plain);
+	free(a);
+	free(c1);
+	free(c2);
+	tu_cleanup(tmp);
+	tu_cleanup(dir);
+}
+END_TEST
+
 
 struct seen {
 	char path[4096];
@@ -283,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, test_no_folder);
 	tcase_add_test(tc, test_act_on_kept);
 	tcase_add_test(tc, test_bands);
+	tcase_add_test(tc, test_cache);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
