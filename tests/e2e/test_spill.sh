@@ -67,7 +67,7 @@ if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/
   fi
   umount full
 else
-  echo "ok - # SKIP a full folder needs root to mount a small tmpfs"
+  ok "# SKIP a full folder needs root to mount a small tmpfs"
 fi
 
 # killed while spilling or merging: the unnamed file goes with the process
@@ -118,7 +118,7 @@ if [ -n "${FAULT_LIB:-}" ]; then
     not_ok "resumed under the budget" "status $rc, $nreads reads of $full" "$err" "$(ls k.cache*)"
   fi
 else
-  echo "ok - # SKIP no fault shim: reads under --cache-trust"
+  ok "# SKIP no fault shim: reads under --cache-trust"
 fi
 
 # -d on the sets of a spilled scan: one file of each set left, every other file untouched

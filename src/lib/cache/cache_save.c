@@ -525,7 +525,7 @@ static int same_file_meta(const char *path, const struct cache_file *loaded, str
 	if (!c)
 		return -ENOMEM;
 	*c = (struct cache_file){ (size_t)h.count, (size_t)h.strings, now, HEADER_SIZE + h.count * esize,
-				  (uint32_t)esize, h.version, h.folded_log };
+				  (uint32_t)esize, h.version, h.folded_log, NULL, 0 };
 	*out = c;
 	return 0;
 }
