@@ -92,6 +92,7 @@ void ds_cache_free(struct ds_cache *c)
 	free(c->proved);
 	free(c->proofs);
 	free(c->at);
+	ds_log_runs_free(c->logruns);
 	if (c->bands_fd >= 0)
 		close(c->bands_fd);
 	free(c->bands);
@@ -404,7 +405,41 @@ static int join_prefixes(struct ds_cache_state *s, const uint32_t *order, uint32
 	return 0;
 }
 
-int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
+/* order[0..n) (by inode number, then device index: ds_collapse_links())
+ * in the cache's order, by device number then inode: a device's records
+ * keep their order. @return the new array, or NULL (-ENOMEM). */
+static uint32_t *cache_order(const struct ds_tree *t, const uint32_t *order, uint32_t n)
+{
+	size_t ndev = t->devs.n ? t->devs.n : 1;
+	struct ds_keypos *dk = malloc(ndev * sizeof(*dk));
+	size_t *at = calloc(ndev + 1, sizeof(*at));
+	uint32_t *out = malloc((n ? n : 1) * sizeof(*out));
+	if (!dk || !at || !out) {
+		free(dk);
+		free(at);
+		free(out);
+		return NULL;
+	}
+	for (size_t d = 0; d < t->devs.n; d++)
+		dk[d] = (struct ds_keypos){ t->devs.key[2 * d], d };
+	ds_sort_by_key(dk, t->devs.n);
+	/* at[devi]: where its records begin, its rank's place */
+	for (uint32_t i = 0; i < n; i++)
+		at[ds_rec_devi(t, ds_rec(t, order[i]))]++;
+	size_t from = 0;
+	for (size_t k = 0; k < t->devs.n; k++) {
+		size_t d = dk[k].pos, cnt = at[d];
+		at[d] = from;
+		from += cnt;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out[at[ds_rec_devi(t, ds_rec(t, order[i]))]++] = order[i];
+	free(dk);
+	free(at);
+	return out;
+}
+
+int ds_cache_join(struct ds_cache_state *s, const uint32_t *by_inode, uint32_t n)
 {
 	struct ds_cache *c = s->run;
 	if (!c || !c->loaded)
@@ -412,7 +447,11 @@ int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 	free(c->at);
 	c->at = malloc((n ? n : 1) * sizeof(*c->at));
 	struct ds_entries *es = malloc(sizeof(*es));
-	int rc = c->at && es ? 0 : -ENOMEM;
+	uint32_t *order = cache_order(s->tree, by_inode, n);
+	int rc = c->at && es && order ? 0 : -ENOMEM;
+	/* a log on disk (under a budget): what it says of these records only */
+	if (rc == 0 && c->logruns)
+		rc = ds_log_runs_gather(s, order, n);
 	int fd = rc == 0 ? open_loaded(s->path, c->loaded) : -1;
 	if (rc == 0)
 		ds_entries_open(es, fd, fd >= 0 ? c->loaded : NULL, NULL);
@@ -437,13 +476,17 @@ int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 	if (fd >= 0)
 		close(fd);
 	free(es);
-	/* a spilled scan joins each band, and its sets' records at the end */
-	if (!ds_spilled(s->tree)) {
+	/* a spilled scan joins each band, and its sets' records at the end:
+	 * a log in memory stays for them (one on disk is gathered again) */
+	if (!ds_spilled(s->tree) || c->logruns) {
 		free(c->log);
 		c->log = NULL;
 		c->nlog = 0;
 	}
-	return rc == 0 ? join_prefixes(s, order, n) : rc;
+	if (rc == 0)
+		rc = join_prefixes(s, order, n);
+	free(order);
+	return rc;
 }
 
 /* The entry joined to the inode whose record is rep, or NULL. */

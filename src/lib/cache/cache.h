@@ -149,6 +149,7 @@ struct ds_cache {
 	struct band_run { uint64_t off, end; } *bands;
 	size_t nbands, capbands;
 	uint64_t bands_end;
+	struct ds_log_runs *logruns; /* a killed run's log on disk, under a budget (cache_logruns.c), or NULL */
 };
 
 /* What a note is saved with: its class number (0: none) and time. */
@@ -204,6 +205,19 @@ const struct cache_entry *ds_band_notes_peek(struct ds_band_notes *b, const char
 void ds_band_notes_next(struct ds_band_notes *b);
 int ds_band_notes_error(const struct ds_band_notes *b);
 void ds_band_notes_close(struct ds_band_notes *b);
+
+/* ---- a killed run's log on disk (cache_logruns.c) ---- */
+struct ds_log_runs;
+/* Is log record r whole and this version's (its check, no path, known flags)? */
+bool ds_log_record_valid(const struct log_record *r);
+/* The log read from fd, chunk records at a time, each chunk sorted, cut to
+ * what counts of each inode and written as a run of a file in the spill's
+ * folder. @return 0 with *out and *taken (records taken), or a negative code. */
+int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, struct ds_log_runs **out, size_t *taken);
+/* What the log says of order[0..n) (in the cache's order), into the run's
+ * log and prefix arrays, as a log taken whole would. @return 0 or a negative code. */
+int ds_log_runs_gather(struct ds_cache_state *s, const uint32_t *order, uint32_t n);
+void ds_log_runs_free(struct ds_log_runs *l);
 
 /* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
 char *ds_cache_log_path(const char *cache);

@@ -31,6 +31,7 @@
 #include "internal.h"
 #include "support/support.h"
 #include "records/records.h"
+#include "records/spill.h"
 
 #define LOG_BUFFER (64u * 1024u)            /* records written at least this often */
 #define LOG_WRITE_NS 1000000000ll           /* and every second and every 4 MiB read: */
@@ -59,6 +60,41 @@ static uint64_t record_check(const struct cache_entry *e)
 	return XXH64(e, sizeof(*e), LOG_SEED);
 }
 
+bool ds_log_record_valid(const struct log_record *r)
+{
+	return r->check == record_check(&r->e) && r->e.path == LOG_NO_PATH && (r->e.flags & ~(F_ALL | F_PREFIX)) == 0;
+}
+
+/* Under a budget (records/spill.h), a log past an eighth of it is taken on
+ * disk (cache_logruns.c), a chunk of that eighth at a time (4096 records at
+ * least). @return the chunk's records, or 0: taken whole. */
+static size_t log_chunk(const struct ds_cache_state *s, const char *path)
+{
+	struct stat st;
+	uint64_t share = s->tree->spill ? ds_spill_budget(s->tree) / 8 : 0;
+	if (!share || lstat(path, &st) != 0 || (uint64_t)st.st_size / sizeof(struct log_record) * sizeof(struct cache_entry) <= share)
+		return 0;
+	uint64_t chunk = share / sizeof(struct cache_entry);
+	return chunk < 4096 ? 4096 : (size_t)chunk;
+}
+
+/* The log at path taken on disk, in chunks of chunk records. @return 0
+ * (*taken: records taken), -ENOMEM or another code (told by the caller). */
+static int take_runs(struct ds_cache_state *s, struct ds_cache *c, const char *path, size_t chunk, size_t *taken)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	struct stat st;
+	int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_CACHE;
+	if (rc == 0)
+		rc = ds_log_runs_take(s, fd, chunk, &c->logruns, taken);
+	close(fd);
+	if (rc == 0 && *taken > 0 && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
+		rc = -ENOMEM; /* no FILE: its stat stays zero, so saving reads what is there then */
+	return rc;
+}
+
 /* The valid records of the log at path, in the order written.
  * @return 0 (*out NULL, *n 0 when there is none), -errno or -ENOMEM. */
 static int read_log(const char *path, struct cache_entry **out, size_t *n)
@@ -80,8 +116,7 @@ static int read_log(const char *path, struct cache_entry **out, size_t *n)
 		size_t want = cap - done < LOG_BUFFER / sizeof(*chunk) ? cap - done : LOG_BUFFER / sizeof(*chunk);
 		rc = ds_cache_read_all(fd, chunk, want * sizeof(*chunk));
 		for (size_t i = 0; rc == 0 && i < want; i++)
-			if (chunk[i].check == record_check(&chunk[i].e) && chunk[i].e.path == LOG_NO_PATH &&
-			    (chunk[i].e.flags & ~(F_ALL | F_PREFIX)) == 0)
+			if (ds_log_record_valid(&chunk[i]))
 				e[(*n)++] = chunk[i].e;
 		done += want;
 	}
@@ -122,6 +157,14 @@ static int take(struct ds_cache_state *s, struct ds_cache *c, size_t *taken)
 		ds_cache_report(s, path, -errno);
 		free(path);
 		return -EEXIST;
+	}
+	size_t chunk = path ? log_chunk(s, path) : 0;
+	if (chunk) {
+		int rc = take_runs(s, c, path, chunk, taken);
+		if (rc && rc != -ENOMEM)
+			ds_cache_report(s, path, rc); /* a run without it */
+		free(path);
+		return rc == -ENOMEM ? rc : 0;
 	}
 	int rc = path ? read_log(path, &log, &m) : -ENOMEM;
 	*taken = m;

@@ -222,6 +222,11 @@ int ds_spill_file(struct ds_tree *t)
 	return fd >= 0 ? fd : -errno;
 }
 
+uint64_t ds_spill_budget(const struct ds_tree *t)
+{
+	return t->spill ? t->spill->budget : 0;
+}
+
 const char *ds_spill_dir(const struct ds_tree *t)
 {
 	return t->spill->dir;

@@ -43,6 +43,8 @@ void ds_spill_free(struct ds_tree *t);
 /* A new unnamed temporary file in the spill's folder (a kill leaves
  * nothing), for another stage's runs. @return its descriptor, or -errno. */
 int ds_spill_file(struct ds_tree *t);
+/* The budget in bytes (0: none). */
+uint64_t ds_spill_budget(const struct ds_tree *t);
 /* That folder, to name in a message. */
 const char *ds_spill_dir(const struct ds_tree *t);
 /* Before the walk adds a record: past the budget, the table goes to a run

@@ -123,6 +123,59 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* Files on two devices: every file the first run hashed is found by the
+ * next, whichever device's numbers come first (the cache is in device
+ * number order, the records by inode). */
+START_TEST(test_two_devices)
+{
+	char *a = tu_tmpdir(), *b = tu_tmpdir_shm();
+	struct stat sa, sb;
+	ck_assert_int_eq(stat(a, &sa), 0);
+	ck_assert_int_eq(stat(b, &sb), 0);
+	if (sa.st_dev == sb.st_dev) {
+		fprintf(stderr, "# SKIP test_two_devices: %s and %s are one device\n", a, b);
+		tu_cleanup(a);
+		tu_cleanup(b);
+		return;
+	}
+	char name[32];
+	for (unsigned i = 0; i < 64; i++) {
+		snprintf(name, sizeof(name), "f%02u", i);
+		tu_file(a, name, 6000, i + 1, -1);
+		tu_file(b, name, 6000, i + 1, -1);
+	}
+	char *cache = tu_path(a, "cache.bin");
+	int errs = 0;
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	ck_assert_int_ge(dupscan_add_path(s, a, 1), 0);
+	ck_assert_int_ge(dupscan_add_path(s, b, 1), 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_uint_eq(dupscan_set_count(s), 64);
+	dupscan_free(s);
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_cache(s, cache), 0);
+	dupscan_set_error_callback(s, count_cache_errors, &errs);
+	ck_assert_int_ge(dupscan_add_path(s, a, 1), 0);
+	ck_assert_int_ge(dupscan_add_path(s, b, 1), 0);
+	ck_assert_int_eq(ds_cache_load(&s->cache), 0);
+	ck_assert_int_eq(ds_walk(&s->walk), 0);
+	tu_cache_join(s);
+	unsigned found = 0;
+	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
+		struct ds_hashed h = { 0 };
+		found += ds_cache_get(&s->cache, i, &h) && h.has_full;
+	}
+	ck_assert_uint_eq(found, 128);
+	ck_assert_int_eq(errs, 0);
+	dupscan_free(s);
+	free(cache);
+	tu_cleanup(a);
+	tu_cleanup(b);
+}
+END_TEST
+
 /* A changed size, mtime or ctime makes an entry miss; the others still hit. */
 START_TEST(test_key_fields)
 {
@@ -429,6 +482,7 @@ int main(void)
 	Suite *s = suite_create("cache");
 	TCase *tc = tcase_create("ds_cache_save and ds_cache_load");
 	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_two_devices);
 	tcase_add_test(tc, test_damage_ignored);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ds_cache_get");
