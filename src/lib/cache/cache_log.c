@@ -71,8 +71,8 @@ bool ds_log_record_valid(const struct log_record *r)
 static size_t log_chunk(const struct ds_cache_state *s, const char *path)
 {
 	struct stat st;
-	uint64_t share = s->tree->spill ? ds_spill_budget(s->tree) / 8 : 0;
-	if (!share || lstat(path, &st) != 0 || (uint64_t)st.st_size / sizeof(struct log_record) * sizeof(struct cache_entry) <= share)
+	uint64_t share = ds_spill_budget(s->tree) / 8;
+	if (!s->tree->spill || lstat(path, &st) != 0 || (uint64_t)st.st_size / sizeof(struct log_record) * sizeof(struct cache_entry) <= share)
 		return 0;
 	uint64_t chunk = share / sizeof(struct cache_entry);
 	return chunk < 4096 ? 4096 : (size_t)chunk;

@@ -254,7 +254,11 @@ int ds_result_commit(struct ds_match *s, struct ds_result *r, uint64_t *done, ui
 			ds_rec(s->tree, r->settled[i].recs[x])->flags |= DS_F_SETTLED;
 	*done += r->files;
 	ds_progress_settled(s->core, r->files, r->bytes);
-	if (rc == 0 && s->core->cb.on_progress)
+	/* in bands (records/spill.c), one count across them all, as the bytes callback's */
+	if (rc == 0 && s->core->cb.on_progress && s->core->progress.whole)
+		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_MATCH,
+					atomic_load(&s->core->progress.files_done), atomic_load(&s->core->progress.files_total));
+	else if (rc == 0 && s->core->cb.on_progress)
 		s->core->cb.on_progress(s->core->cb.progress_user, DUPSCAN_PHASE_MATCH, *done, total);
 	ds_progress_report(s->core);
 	return rc;

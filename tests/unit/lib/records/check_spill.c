@@ -282,6 +282,90 @@ START_TEST(test_cache)
 END_TEST
 
 
+struct canceler {
+	dupscan_scan *s;
+	uint64_t after;
+};
+
+static void cancel_after(void *user, int phase, uint64_t done, uint64_t total)
+{
+	(void)total;
+	struct canceler *c = user;
+	if (phase == DUPSCAN_PHASE_MATCH && done >= c->after)
+		dupscan_cancel(c->s);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	char buf[65536];
+	for (size_t n; (n = fread(buf, 1, sizeof(buf), a)) > 0;)
+		ck_assert_uint_eq(fwrite(buf, 1, n, b), n);
+	fclose(a);
+	fclose(b);
+}
+
+/* A run canceled half way under a budget leaves its log; the next, trusting
+ * under a budget, takes it on disk (past an eighth of the budget: in runs
+ * of 4096 records) and reads what a run taking it whole reads, no more,
+ * with the sets of a whole scan; then the log is folded and gone. */
+START_TEST(test_resume)
+{
+	char *dir = make_tree();
+	char *tmp = tu_tmpdir_shm();
+	char *c1 = tu_path(tmp, "a.cache"), *c2 = tu_path(tmp, "b.cache");
+	char *l1 = tu_path(tmp, "a.cache.log"), *l2 = tu_path(tmp, "b.cache.log");
+	dupscan_scan *plain = scan_budget(dir, 0, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_run(plain), 0);
+	char *want = tu_sets(plain, dir);
+	dupscan_free(plain);
+	dupscan_scan *s = cached_run(dir, c1, 1, 0);
+	struct canceler cn = { s, FILES / 3 };
+	dupscan_set_progress_callback(s, cancel_after, &cn);
+	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_CANCELED);
+	uint64_t killed_read = atomic_load(&s->core.progress.read);
+	dupscan_free(s);
+	struct stat st;
+	ck_assert_int_eq(stat(c1, &st), -1); /* not saved: the log holds the work */
+	ck_assert_int_eq(stat(l1, &st), 0);
+	ck_assert_uint_gt(st.st_size, 4096 * 88);
+	copy_file(l1, l2);
+	/* taken whole (no budget) and on disk (a budget of a byte) */
+	dupscan_scan *whole = cached_run(dir, c1, 0, 1), *runs = cached_run(dir, c2, 1, 1);
+	ck_assert_int_eq(dupscan_run(whole), 0);
+	ck_assert_int_eq(dupscan_run(runs), 0);
+	ck_assert_ptr_null(whole->cache.run->logruns);
+	ck_assert_ptr_nonnull(runs->cache.run->logruns);
+	char *a = tu_sets(whole, dir), *b = tu_sets(runs, dir);
+	ck_assert_str_eq(a, want);
+	ck_assert_str_eq(b, want);
+	uint64_t ra = atomic_load(&whole->core.progress.read), rb = atomic_load(&runs->core.progress.read);
+	ck_assert_uint_eq(rb, ra);
+	ck_assert_uint_gt(killed_read, 0);
+	/* what the canceled run worked out is not read again */
+	dupscan_scan *fresh = scan_budget(dir, 1, NULL, 0, 0);
+	ck_assert_int_eq(dupscan_run(fresh), 0);
+	ck_assert_uint_lt(rb, atomic_load(&fresh->core.progress.read));
+	dupscan_free(fresh);
+	ck_assert_int_eq(stat(l1, &st), -1);
+	ck_assert_int_eq(stat(l2, &st), -1);
+	same_cache(c1, c2);
+	free(a);
+	free(b);
+	dupscan_free(whole);
+	dupscan_free(runs);
+	free(want);
+	free(c1);
+	free(c2);
+	free(l1);
+	free(l2);
+	tu_cleanup(tmp);
+	tu_cleanup(dir);
+}
+END_TEST
+
 struct seen {
 	char path[4096];
 	int code;
@@ -413,6 +497,7 @@ int main(void)
 	tcase_add_test(tc, test_act_on_kept);
 	tcase_add_test(tc, test_bands);
 	tcase_add_test(tc, test_cache);
+	tcase_add_test(tc, test_resume);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
