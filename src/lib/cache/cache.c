@@ -439,7 +439,7 @@ static uint32_t *cache_order(const struct ds_tree *t, const uint32_t *order, uin
 	return out;
 }
 
-int ds_cache_join(struct ds_cache_state *s, const uint32_t *by_inode, uint32_t n)
+int ds_cache_join(struct ds_cache_state *s, const uint32_t *by_inode, uint32_t n, bool settled)
 {
 	struct ds_cache *c = s->run;
 	if (!c || !c->loaded)
@@ -460,8 +460,10 @@ int ds_cache_join(struct ds_cache_state *s, const uint32_t *by_inode, uint32_t n
 	size_t j = 0;
 	for (uint32_t i = 0; rc == 0 && i < n; i++) {
 		const struct ds_rec *r = ds_rec(s->tree, order[i]);
-		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r));
 		c->at[order[i]] = DS_NONE;
+		if (!settled && (ds_rec(s->tree, ds_rec_rep(s->tree, order[i]))->flags & DS_F_SETTLED))
+			continue;
+		const struct cache_entry *e = entry_at(es, c->log, c->nlog, &j, ds_rec_dev(s->tree, r), ds_rec_ino(s->tree, r));
 		/* only an entry whose key is the file's as walked is kept */
 		if (!e || e->size != ds_rec_size(s->tree, r) || e->mtime_ns != r->mtime_ns || e->ctime_ns != r->ctime_ns ||
 		    !keyed_by_content(s, r))
@@ -476,6 +478,12 @@ int ds_cache_join(struct ds_cache_state *s, const uint32_t *by_inode, uint32_t n
 	if (fd >= 0)
 		close(fd);
 	free(es);
+	/* (kept through the matching: no room to spare past the last) */
+	struct cache_hit *fit = rc == 0 && c->nhits && c->nhits < c->caphits ? realloc(c->hits, c->nhits * sizeof(*c->hits)) : NULL;
+	if (fit) {
+		c->hits = fit;
+		c->caphits = c->nhits;
+	}
 	/* a spilled scan joins each band, and its sets' records at the end:
 	 * a log in memory stays for them (one on disk is gathered again) */
 	if (!ds_spilled(s->tree) || c->logruns) {

@@ -46,8 +46,11 @@ bool ds_cache_proof(const struct ds_cache_state *s, uint32_t i, struct ds_proof 
 /* Does the cache hold hashes it may lend for some file of idx[0..n)? */
 bool ds_cache_any(const struct ds_cache_state *s, const uint32_t *idx, size_t n);
 /* Match the loaded entries to the records, order[0..n) sorted by inode (as
- * ds_collapse_links() leaves it): later lookups need no search. @return 0 or -ENOMEM. */
-int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n);
+ * ds_collapse_links() leaves it): later lookups need no search. Without
+ * settled, records settled already are left out (a spilled scan's band:
+ * the sets' records kept from the bands before are joined at the end).
+ * @return 0 or -ENOMEM. */
+int ds_cache_join(struct ds_cache_state *s, const uint32_t *order, uint32_t n, bool settled);
 /* Does this run take hashes from a loaded cache (not with -Q or -T)? */
 bool ds_cache_usable(const struct ds_cache_state *s);
 /* Does the cache hold hashes it may lend for every file of idx[0..n)? */

@@ -539,7 +539,7 @@ static int match_table(struct ds_match *s)
 		return -ENOMEM;
 	int rc = ds_collapse_links(s->tree, order);
 	if (rc == 0)
-		rc = ds_cache_join(s->cache, order, s->tree->nrecs);
+		rc = ds_cache_join(s->cache, order, s->tree->nrecs, !ds_spilled(s->tree));
 	uint32_t nc = rc == 0 ? candidates(s, order) : 0;
 	/* candidates are in record order: ties keep it, as a stable sort would */
 	if (rc == 0)
@@ -563,7 +563,7 @@ static int rejoin(struct ds_match *s)
 	uint32_t *order = malloc((s->tree->nrecs ? s->tree->nrecs : 1) * sizeof(*order));
 	int rc = order ? ds_collapse_links(s->tree, order) : -ENOMEM;
 	if (rc == 0)
-		rc = ds_cache_join(s->cache, order, s->tree->nrecs);
+		rc = ds_cache_join(s->cache, order, s->tree->nrecs, true);
 	free(order);
 	return rc;
 }
