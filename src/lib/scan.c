@@ -126,7 +126,8 @@ DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *s, const char *path)
 
 /* A budget for the records: the spill's state, refusing to spill where the
  * scan must hold every record (the other hosts' sets, the directory sets
- * and a served client's sizes are made from all of them). */
+ * and a served client's tree are made from all of them); a served scan
+ * keeps its unique files too. */
 static int budget_records(dupscan_scan *s)
 {
 	uint64_t budget = s->core.opt.max_memory;
@@ -140,8 +141,11 @@ static int budget_records(dupscan_scan *s)
 		s->core.opt.sweep_budget = (size_t)(sweep < least ? least : sweep);
 	if (s->core.opt.heads_budget > heads)
 		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
-	bool refuse = s->hosts.nremotes || s->core.opt.dir_sets || s->after_walk;
-	return ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
+	bool refuse = s->hosts.nremotes || s->core.opt.dir_sets || s->every_record;
+	int rc = ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
+	if (rc == 0 && s->served)
+		ds_spill_keep_unique(&s->tree);
+	return rc;
 }
 
 DUPSCAN_API int dupscan_add_path(dupscan_scan *s, const char *path, int recurse)

@@ -32,6 +32,8 @@ struct dupscan_scan {
 	 * (serve.c: the sizes a reference's client wants) */
 	int (*after_walk)(dupscan_scan *s, void *user);
 	void *after_walk_user;
+	bool served;                 /* past a budget its unique files stay too: they are asked for by number */
+	bool every_record;           /* its client wants the directory tree: no spill (DUPSCAN_E_MEMORY) */
 
 	struct ds_hosts hosts;
 	char *temp_dir;              /* dupscan_set_temp_dir(): where records spill (NULL: $TMPDIR) */

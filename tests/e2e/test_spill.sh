@@ -12,6 +12,9 @@
 # half way resumes from its log under the budget; what needs every record
 # is refused (status 2).
 . "$(dirname "$0")/../fixtures/lib.sh"
+# (140,000 files made and removed on this VM's disk take minutes: tmpfs)
+work_in_shm spill
+D=${W:-$T}
 
 N=${SPILL_FILES:-140000}
 python3 "$SOURCE_ROOT/tests/fixtures/smalltree.py" "$N" big small
@@ -19,7 +22,7 @@ mkdir tmp
 
 for io in ssd hdd; do
   "$DUPSCAN" -rq --io=$io big > plain.out
-  run "$DUPSCAN" -rq --io=$io --max-memory=16M --temp-dir="$T/tmp" big
+  run "$DUPSCAN" -rq --io=$io --max-memory=16M --temp-dir="$D/tmp" big
   if [ "$rc" = 0 ] && [ -s plain.out ] && [ "$out" = "$(cat plain.out)" ]; then
     ok "--io=$io --max-memory=16M: the listing of the scan without a budget"
   else
@@ -37,7 +40,7 @@ diff <(norm plain.out) <(norm big.want) >/dev/null && ok "the sets the contents 
 # the progress line counts the bands as one: the same total throughout, a
 # count that never goes back, 100% once, at the end
 for io in ssd hdd; do
-  "$DUPSCAN" -r --io=$io --progress --max-memory=16M --temp-dir="$T/tmp" big > /dev/null 2> progress.txt
+  "$DUPSCAN" -r --io=$io --progress --max-memory=16M --temp-dir="$D/tmp" big > /dev/null 2> progress.txt
   verdict=$(tr '\r' '\n' < progress.txt | python3 -c 'import re, sys
 seen = [tuple(map(int, m.groups())) for m in (re.match(r"(?:Progress|First blocks) \[(\d+)/(\d+)\]", l) for l in sys.stdin) if m]
 totals = {t for _, t in seen}
@@ -49,18 +52,18 @@ print("ok" if ok else f"{len(seen)} lines, totals {sorted(totals)[:4]}, {full} a
 done
 
 # a folder that cannot take the file: the run ends before any set is listed
-run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/gone" big
-if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$T/gone" <<< "$err" && grep -q "$E_NOENT" <<< "$err"; then
+run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/gone" big
+if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$D/gone" <<< "$err" && grep -q "$E_NOENT" <<< "$err"; then
   ok "a --temp-dir that is not there: status 1, named, nothing listed"
 else
   not_ok "a --temp-dir that is not there" "status $rc" "$err" "$(head -3 <<< "$out")"
 fi
-run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/gone" small
+run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/gone" small
 [ "$rc" = 0 ] && [ -n "$out" ] && ok "within the budget the folder is never used" || not_ok "a small tree used --temp-dir" "status $rc" "$err"
 if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
-  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/full" big
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/full" big
   nospc=$(errtext ENOSPC)
-  if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$T/full: $nospc" <<< "$err"; then
+  if [ "$rc" = 1 ] && [ -z "$out" ] && grep -q "$D/full: $nospc" <<< "$err"; then
     ok "a full --temp-dir: status 1, named, nothing listed"
   else
     not_ok "a full --temp-dir" "status $rc" "$err"
@@ -72,7 +75,7 @@ fi
 
 # killed while spilling or merging: the unnamed file goes with the process
 for delay in 0.3 0.8 1.5; do
-  "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/tmp" big > /dev/null 2>&1 &
+  "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" big > /dev/null 2>&1 &
   pid=$!
   sleep "$delay"
   kill -9 "$pid" 2>/dev/null
@@ -84,8 +87,8 @@ done
 # numbers and times, a run's own), the same listing; trusted, no file read
 TOOL="python3 $SOURCE_ROOT/tests/fixtures/cachetool.py"
 entries() { $TOOL dump "$1" | awk '{$8 = ""; $9 = ""; print}'; }
-"$DUPSCAN" -rq --cache="$T/plain.cache" big > /dev/null
-run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/tmp" --cache="$T/spill.cache" big
+"$DUPSCAN" -rq --cache="$D/plain.cache" big > /dev/null
+run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" --cache="$D/spill.cache" big
 if [ "$rc" = 0 ] && [ "$out" = "$(cat plain.out)" ] && [ "$(entries plain.cache | wc -l)" -gt $((N / 2)) ] &&
    diff <(entries plain.cache) <(entries spill.cache) > /dev/null; then
   ok "--cache under the budget: the listing, and the cache saved without a budget"
@@ -96,21 +99,21 @@ fi
 if [ -n "${FAULT_LIB:-}" ]; then
   # reads CMD...: the reads of files under big/ (the fault shim's log)
   reads() {
-    rm -f "$T/reads.log"
-    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:LOG" DUPSCAN_FAULT_LOG="$T/reads.log" "$@"
-    nreads=$( (cat "$T/reads.log" 2>/dev/null || true) | wc -l)
+    rm -f "$D/reads.log"
+    run env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:LOG" DUPSCAN_FAULT_LOG="$D/reads.log" "$@"
+    nreads=$( (cat "$D/reads.log" 2>/dev/null || true) | wc -l)
   }
-  reads "$DUPSCAN" -rq --max-memory=16M --cache="$T/spill.cache" --cache-trust big
+  reads "$DUPSCAN" -rq --max-memory=16M --cache="$D/spill.cache" --cache-trust big
   [ "$rc" = 0 ] && [ "$out" = "$(cat plain.out)" ] && [ "$nreads" = 0 ] &&
     ok "--cache-trust under the budget: the listing, no file read" || not_ok "--cache-trust under the budget" "status $rc, $nreads reads" "$err"
   # killed half way through a first cached scan under the budget: the next
   # run takes its log, reads what was left, and folds the log in
-  reads "$DUPSCAN" -rq --max-memory=16M --cache="$T/k.cache" big
+  reads "$DUPSCAN" -rq --max-memory=16M --cache="$D/k.cache" big
   full=$nreads
   rm -f k.cache
-  env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:KILL@$((full / 2))" "$DUPSCAN" -rq --max-memory=16M --cache="$T/k.cache" big > /dev/null 2>&1
+  env LD_PRELOAD="$FAULT_LIB" DUPSCAN_FAULT="pread64:big/:KILL@$((full / 2))" "$DUPSCAN" -rq --max-memory=16M --cache="$D/k.cache" big > /dev/null 2>&1
   [ ! -e k.cache ] && [ -s k.cache.log ] && ok "killed half way under the budget: its log is there" || not_ok "no log after the kill"
-  reads "$DUPSCAN" -rq --max-memory=16M --temp-dir="$T/tmp" --cache="$T/k.cache" --cache-trust big
+  reads "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" --cache="$D/k.cache" --cache-trust big
   if [ "$rc" = 0 ] && [ "$out" = "$(cat plain.out)" ] && [ "$nreads" -gt 0 ] && [ "$nreads" -lt $((full * 7 / 10)) ] &&
      [ ! -e k.cache.log ] && [ -s k.cache ]; then
     ok "resumed under the budget: the listing, $nreads reads of $full, the log folded"
@@ -121,8 +124,38 @@ else
   ok "# SKIP no fault shim: reads under --cache-trust"
 fi
 
+# the other side of HOST:PATH under its own budget (a fake remote shell runs
+# "dupscan --server" here): it keeps the files its client may ask for, and
+# the listing is a local scan's, with the client's sizes (a reference here)
+# and without them
+cat > "$D/rsh" <<'SH'
+#!/bin/sh
+shift
+exec sh -c "$*"
+SH
+cat > "$D/srv" <<SH
+#!/bin/sh
+exec "$DUPSCAN" --max-memory=16M --temp-dir="$D/tmp" "\$@"
+SH
+chmod +x "$D/rsh" "$D/srv"
+hostsets() { sed 's|^localhost:||' | python3 -c 'import sys
+sets = [s for s in sys.stdin.read().split("\n\n") if s.strip()]
+print("\n".join(sorted(" ".join(sorted(p for p in s.split("\n") if p)) for s in sets)))'; }
+for ref in "$D/small" "--reference=$D/small"; do
+  # shellcheck disable=SC2086
+  want=$("$DUPSCAN" -rq $ref "$D/big" | hostsets)
+  # shellcheck disable=SC2086
+  run "$DUPSCAN" -rq --rsh="$D/rsh" --remote-dupscan="$D/srv" $ref "localhost:$D/big"
+  got=$(echo "$out" | hostsets)
+  if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ] && [ -z "$(ls -A tmp)" ]; then
+    ok "a server under --max-memory=16M, $ref: a local scan's sets"
+  else
+    not_ok "a server under its budget, $ref" "status $rc" "$err" "$(diff <(echo "$want") <(echo "$got") | head -4)"
+  fi
+done
+
 # -d on the sets of a spilled scan: one file of each set left, every other file untouched
-run "$DUPSCAN" -rqdN --max-memory=16M --temp-dir="$T/tmp" big
+run "$DUPSCAN" -rqdN --max-memory=16M --temp-dir="$D/tmp" big
 left=$(python3 - big.want <<'PY'
 import os, sys
 sets = [[p for p in s.split("\n") if p] for s in open(sys.argv[1]).read().split("\n\n") if s.strip()]
@@ -148,10 +181,10 @@ for opt in -u --missing --summary=dirs --format=html --dirs; do
 done
 run "$DUPSCAN" -rq --max-memory=8M small
 [ "$rc" = 2 ] && grep -q "16M" <<< "$err" && ok "--max-memory below 16M: refused" || not_ok "--max-memory=8M" "status $rc" "$err"
-run "$DUPSCAN" -rq --temp-dir="$T/tmp" -u small
+run "$DUPSCAN" -rq --temp-dir="$D/tmp" -u small
 [ "$rc" = 2 ] && ok "--temp-dir with -u: refused" || not_ok "--temp-dir -u" "status $rc" "$err"
 # the default budget, half the machine's memory: this tree is within it
-run "$DUPSCAN" -rq --temp-dir="$T/gone" small
+run "$DUPSCAN" -rq --temp-dir="$D/gone" small
 [ "$rc" = 0 ] && [ -n "$out" ] && ok "--temp-dir alone: the default budget holds a small tree" || not_ok "--temp-dir alone" "status $rc" "$err"
 
 done_testing

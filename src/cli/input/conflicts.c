@@ -236,7 +236,7 @@ static enum cli_view view_of(const struct cli_opts *o)
 bool cli_needs_every_record(const struct cli_opts *o)
 {
 	return o->nremote || o->dirs || o->print_unique || o->missing || o->overlap ||
-	       o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report || o->server;
+	       o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report;
 }
 
 /* --max-memory keeps only the sets' files once the records pass it: what

@@ -581,7 +581,10 @@ int ds_match(struct ds_match *s)
 	if (rc == 0)
 		ds_progress_whole(s->core, ds_spill_count(s->tree), ds_spill_bytes(s->tree));
 	for (bool more = true; rc == 0 && more;) {
+		uint32_t from = s->tree->nrecs; /* (the records kept from the bands before) */
 		rc = ds_spill_band(s->tree, &more);
+		if (rc == 0 && s->each_band)
+			s->each_band(s->each_band_user, s->tree, from);
 		if (rc == 0)
 			rc = match_table(s);
 		/* the cache's notes name the band's records: they leave first */

@@ -17,6 +17,10 @@ struct ds_match {
 	struct ds_tree *tree;
 	struct ds_cache_state *cache;
 	struct ds_reading *reading;
+	/* a spilled scan: called with each band as it comes back, its records
+	 * from on (dupscan_serve(): the sizes its client wants), or NULL */
+	void (*each_band)(void *user, struct ds_tree *t, uint32_t from);
+	void *each_band_user;
 };
 
 /* ---- result.c: what matching one size group produced, kept until it is

@@ -63,6 +63,7 @@ struct ds_spill {
 	uint64_t heads;              /* the table's records not kept: their first blocks' bytes */
 	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
 	uint32_t weighed;            /* records of the table counted in heads and big so far */
+	bool keep_unique;            /* ds_spill_keep_unique() */
 	unsigned held_rec;           /* other stages' bytes a record matched (ds_spill_hold()) */
 	uint64_t held;               /* and for the whole run */
 };
@@ -121,6 +122,11 @@ static void merge_free(struct ds_spill *sp)
 	sp->cur = NULL;
 	sp->ncur = 0;
 	sp->merge_bytes = 0;
+}
+
+void ds_spill_keep_unique(struct ds_tree *t)
+{
+	t->spill->keep_unique = true;
 }
 
 void ds_spill_hold(struct ds_tree *t, unsigned per_rec, uint64_t bytes)
@@ -519,8 +525,9 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 			*more = true;
 			break;
 		}
-		/* a group's first record waits for its second: one alone is never read back */
-		rc = take_entry(t, k, !group);
+		/* a group's first record waits for its second: one alone is never
+		 * read back (unless unique files are kept) */
+		rc = take_entry(t, k, !group && !sp->keep_unique);
 		taken = t->nrecs - sp->kept;
 		last = size;
 		any = true;
@@ -536,8 +543,9 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 /* ---- after a band ---- */
 
 /* Which records stay: the index's members and their classes' records, the
- * other names of a member's inode, and with -H every name of an inode of
- * several (an inode reached by two paths is a set of its own). */
+ * other names of a member's inode, with -H every name of an inode of
+ * several (an inode reached by two paths is a set of its own), and when
+ * unique files are kept every record not left out. */
 static int mark_kept(const struct ds_tree *t, uint64_t *keep)
 {
 	const struct ds_index *ix = &t->index;
@@ -548,7 +556,10 @@ static int mark_kept(const struct ds_tree *t, uint64_t *keep)
 	for (uint32_t i = 0; i < t->nrecs; i++) {
 		const struct ds_rec *r = ds_rec(t, i);
 		bool multi = ds_rec_multilink(t, r) && t->core->opt.hard_links;
-		if (multi || ds_index_has(ix, ds_rec_rep(t, i)))
+		/* (kept unique: every file matched, not those left out) */
+		bool unique = t->spill->keep_unique && !(ds_rec(t, ds_rec_rep(t, i))->flags & DS_F_SKIPPED) &&
+			      !(r->flags & DS_F_SKIPPED);
+		if (multi || unique || ds_index_has(ix, ds_rec_rep(t, i)))
 			keep[i / 64] |= (uint64_t)1 << (i % 64);
 	}
 	return 0;

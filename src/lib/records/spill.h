@@ -35,6 +35,10 @@
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse);
 /* Once the walk knows how matching will read: hdd mode keeps more a record. */
 void ds_spill_mode(struct ds_tree *t, bool hdd);
+/* Keep the unique files too, every record not left out (DS_F_SKIPPED), a
+ * file alone in its size included: a served scan's client asks for them by
+ * number after the run (serve/). */
+void ds_spill_keep_unique(struct ds_tree *t);
 /* What another stage holds beside the records while they are matched:
  * per_rec bytes a record of a band, bytes for the whole run (the hash
  * cache's: cache/cache_run.h). */

@@ -30,28 +30,38 @@ static void on_error(void *user, const char *path, int code)
 		v->errs[v->nerr++] = (struct serve_err){ p, code };
 }
 
+/* Records from on of tree t not of a size the client wants: left out, or
+ * with DS_SIZES_KEEP settled as unique files, unread (sizes.c); settled
+ * now, matching takes no record settled already. */
+static void mark_sizes(struct serve *v, struct ds_tree *t, uint32_t from)
+{
+	for (uint32_t i = from; i < t->nrecs; i++) {
+		struct ds_rec *r = ds_rec(t, i);
+		if (!ds_sorted_has(v->want, v->nwant, ds_rec_size(t, r)))
+			r->flags |= v->want_keep ? DS_F_SETTLED : DS_F_SKIPPED;
+	}
+}
+
+/* Each band of a scan past its memory budget (records/spill.c), as it comes
+ * back: the records the walk spilled were not there to be marked. */
+static void mark_band(void *user, struct ds_tree *t, uint32_t from)
+{
+	mark_sizes(user, t, from);
+}
+
 /* Between the walk and the matching, with a client that sends them: only
- * files of the sizes it wants are matched; the others are left out, or with
- * DS_SIZES_KEEP sent as unique files, unread (sizes.c). @return 0, -ENOMEM
- * or the channel's code. */
+ * files of the sizes it wants are matched. @return 0, -ENOMEM or the
+ * channel's code. */
 static int wanted_sizes(dupscan_scan *s, void *user)
 {
 	struct serve *v = user;
-	uint64_t *want;
-	size_t n;
-	bool keep = false;
 	/* as long as its walk takes: the channel closes if it goes away */
 	int patience = v->ch.timeout_ms;
 	v->ch.timeout_ms = -1;
-	int rc = ds_wire_sizes_recv(&v->ch, &want, &n, &keep);
+	int rc = ds_wire_sizes_recv(&v->ch, &v->want, &v->nwant, &v->want_keep);
 	v->ch.timeout_ms = patience;
-	for (uint32_t i = 0; rc == 0 && i < s->tree.nrecs; i++) {
-		struct ds_rec *r = ds_rec(&s->tree, i);
-		/* (settled now: matching takes no record settled already) */
-		if (!ds_sorted_has(want, n, ds_rec_size(&s->tree, r)))
-			r->flags |= keep ? DS_F_SETTLED : DS_F_SKIPPED;
-	}
-	free(want);
+	if (rc == 0)
+		mark_sizes(v, &s->tree, 0);
 	return rc;
 }
 
@@ -501,7 +511,14 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 		if (v.sizes) {
 			s->after_walk = wanted_sizes;
 			s->after_walk_user = &v;
+			s->match.each_band = mark_band;
+			s->match.each_band_user = &v;
 		}
+		/* past a memory budget only the files it may ask about stay: the
+		 * sets' and the unique ones of the sizes it wants; its tree needs
+		 * every file's record */
+		s->served = true;
+		s->every_record = v.structure;
 		rc = dupscan_run(s);
 		dupscan_set_progress_bytes_callback(s, NULL, NULL);
 		if (rc == 0 && v.ch.dead)
@@ -533,6 +550,7 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 	for (size_t i = 0; i < v.nerr; i++)
 		free(v.errs[i].path);
 	free(v.errs);
+	free(v.want);
 	free(v.files);
 	free(v.wire_dir);
 	free(v.buf);

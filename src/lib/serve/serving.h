@@ -30,6 +30,9 @@ struct serve {
 	struct ds_monitor *alive_lock; /* ALIVE from one thread at a time */
 	bool structure;              /* the client asked for the tree (DUPSCAN_OPT_DIRS) */
 	bool sizes;                  /* it sends the sizes it wants once its walk is done (sizes.c) */
+	uint64_t *want;              /* those sizes, sorted (nwant of them), once received */
+	size_t nwant;
+	bool want_keep;              /* DS_SIZES_KEEP: the others listed as unique, not left out */
 	int fd;                      /* the file READ reads, id fd_id */
 	uint64_t fd_id;
 	struct held held[HELD_MAX];

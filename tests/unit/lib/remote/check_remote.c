@@ -4,12 +4,14 @@
  * other end of a socket pair: its sets, a kept file there re-checked by it,
  * its files never acted on, and a server that dies failing the run. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <check.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -218,8 +220,11 @@ START_TEST(test_sizes)
 }
 END_TEST
 
-/* A server for dir/R in a child, on a socket: @return its pid; *fd our end. */
-static pid_t serve_child(int *fd)
+/* A server for dir/R in a child, on a socket, its records under budget
+ * (0: none; a budget it must pass: it exits 3 when nothing spilled); the
+ * bytes it read into *read when not NULL (shared with the child).
+ * @return its pid; *fd our end. */
+static pid_t serve_budget(int *fd, uint64_t budget, uint64_t *read)
 {
 	int sv[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -228,13 +233,25 @@ static pid_t serve_child(int *fd)
 	if (pid == 0) {
 		close(sv[0]);
 		dupscan_scan *s = NULL;
-		int rc = dupscan_create(&s) == 0 ? dupscan_serve(s, sv[1], sv[1]) : -ENOMEM;
+		int rc = dupscan_create(&s);
+		if (rc == 0)
+			s->core.opt.max_memory = budget; /* (below what the option takes: every block spills) */
+		if (rc == 0)
+			rc = dupscan_serve(s, sv[1], sv[1]);
+		bool spilled = s && dupscan_spilled(s) > 0;
+		if (s && read)
+			*read = atomic_load(&s->core.progress.read);
 		dupscan_free(s);
-		_exit(rc == 0 ? 0 : 1);
+		_exit(rc != 0 ? 1 : budget && !spilled ? 3 : 0);
 	}
 	close(sv[1]);
 	*fd = sv[0];
 	return pid;
+}
+
+static pid_t serve_child(int *fd)
+{
+	return serve_budget(fd, 0, NULL);
 }
 
 static int wait_child(pid_t pid)
@@ -342,6 +359,79 @@ START_TEST(test_across)
 }
 END_TEST
 
+/* Many files on both sides: R's 6,000 (one in three a copy of another of
+ * R's, one in four a copy of one of L's), L's 2,000 over sizes half of
+ * which R has too. */
+static void many(const char *dir)
+{
+	char name[64];
+	for (unsigned i = 0; i < 2000; i++) {
+		snprintf(name, sizeof(name), "L/%u/f%04u", i % 20, i);
+		tu_file(dir, name, 100 + i % 1000 * 2, 1000 + i, -1);
+	}
+	for (unsigned i = 0; i < 6000; i++) {
+		unsigned seed = i % 3 == 2 ? 5000 + i - 1 : 5000 + i, size = 100 + i % 1500;
+		if (i % 4 == 3) /* one of L's */
+			seed = 1000 + i % 2000, size = 100 + i % 2000 % 1000 * 2;
+		snprintf(name, sizeof(name), "R/%u/f%04u", i % 30, i);
+		tu_file(dir, name, size, seed, -1);
+	}
+}
+
+/* dir/L here (a reference with ref) and dir/R through a server under
+ * budget: its sets and unique files. */
+static void served(const char *dir, bool ref, uint64_t budget, char **sets, char **uniques, uint64_t *read)
+{
+	int fd;
+	pid_t pid = serve_budget(&fd, budget, read);
+	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	if (ref)
+		ck_assert_int_eq(dupscan_add_reference(s, L, 1), 0);
+	else
+		ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
+	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	*sets = tu_sets(s, dir);
+	*uniques = ref ? strdup("") : tu_uniques(s, dir);
+	ck_assert_uint_gt(dupscan_set_count(s), 100);
+	dupscan_free(s);
+	ck_assert_int_eq(wait_child(pid), 0);
+	close(fd);
+	free(L);
+	free(R);
+}
+
+/* A server past its memory budget keeps the files its client may ask for:
+ * the sets across hosts and the unique files are those of a server without
+ * one, with the client's sizes (a reference here) and without them; each
+ * reads what it reads without a budget (with the sizes: none of the files
+ * of the sizes left out, in each band). */
+START_TEST(test_server_budget)
+{
+	char *dir = tu_tmpdir_shm();
+	many(dir);
+	uint64_t *read = mmap(NULL, 2 * sizeof(*read), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(read, MAP_FAILED);
+	for (int ref = 0; ref <= 1; ref++) {
+		char *s0, *u0, *s1, *u1;
+		served(dir, ref, 0, &s0, &u0, &read[0]);
+		served(dir, ref, 1, &s1, &u1, &read[1]);
+		ck_assert_str_eq(s1, s0);
+		ck_assert_str_eq(u1, u0);
+		ck_assert_uint_gt(read[0], 0);
+		ck_assert_uint_eq(read[1], read[0]);
+		free(s0);
+		free(u0);
+		free(s1);
+		free(u1);
+	}
+	munmap(read, 2 * sizeof(*read));
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_server_dies)
 {
 	int fd;
@@ -372,6 +462,7 @@ int main(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_across);
 	tcase_add_test(tc, test_server_dies);
+	tcase_add_test(tc, test_server_budget);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
