@@ -220,11 +220,16 @@ START_TEST(test_sizes)
 }
 END_TEST
 
+/* What a server in a child tells of its run (in memory shared with it). */
+struct told {
+	uint64_t read;               /* bytes it read */
+	uint32_t nrecs;              /* records it kept to the end */
+};
+
 /* A server for dir/R in a child, on a socket, its records under budget
- * (0: none; a budget it must pass: it exits 3 when nothing spilled); the
- * bytes it read into *read when not NULL (shared with the child).
- * @return its pid; *fd our end. */
-static pid_t serve_budget(int *fd, uint64_t budget, uint64_t *read)
+ * (0: none; a budget it must pass: it exits 3 when nothing spilled); what
+ * it read and kept into *told when not NULL. @return its pid; *fd our end. */
+static pid_t serve_budget(int *fd, uint64_t budget, struct told *told)
 {
 	int sv[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -239,8 +244,8 @@ static pid_t serve_budget(int *fd, uint64_t budget, uint64_t *read)
 		if (rc == 0)
 			rc = dupscan_serve(s, sv[1], sv[1]);
 		bool spilled = s && dupscan_spilled(s) > 0;
-		if (s && read)
-			*read = atomic_load(&s->core.progress.read);
+		if (s && told)
+			*told = (struct told){ atomic_load(&s->core.progress.read), s->tree.nrecs };
 		dupscan_free(s);
 		_exit(rc != 0 ? 1 : budget && !spilled ? 3 : 0);
 	}
@@ -378,20 +383,22 @@ static void many(const char *dir)
 	}
 }
 
-/* dir/L here (a reference with ref) and dir/R through a server under
- * budget: its sets and unique files. */
-static void served(const char *dir, bool ref, uint64_t budget, char **sets, char **uniques, uint64_t *read)
+/* dir/L here and dir/R through a server under budget, ref: neither a
+ * reference (0), L (1) or R (2): the sets and unique files. */
+static void served(const char *dir, int ref, uint64_t budget, char **sets, char **uniques, struct told *told)
 {
 	int fd;
-	pid_t pid = serve_budget(&fd, budget, read);
+	pid_t pid = serve_budget(&fd, budget, told);
 	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
-	if (ref)
+	if (ref == 1)
 		ck_assert_int_eq(dupscan_add_reference(s, L, 1), 0);
 	else
 		ck_assert_int_eq(dupscan_add_path(s, L, 1), 0);
 	ck_assert_int_eq(dupscan_add_remote(s, "peer", fd, fd, R, 1), 1);
+	if (ref == 2)
+		ck_assert_int_eq(dupscan_set_reference(s, 1), 1);
 	ck_assert_int_eq(dupscan_run(s), 0);
 	*sets = tu_sets(s, dir);
 	*uniques = ref ? strdup("") : tu_uniques(s, dir);
@@ -405,29 +412,35 @@ static void served(const char *dir, bool ref, uint64_t budget, char **sets, char
 
 /* A server past its memory budget keeps the files its client may ask for:
  * the sets across hosts and the unique files are those of a server without
- * one, with the client's sizes (a reference here) and without them; each
- * reads what it reads without a budget (with the sizes: none of the files
- * of the sizes left out, in each band). */
+ * one, without the client's sizes and with them (a reference here: all of
+ * its files stay, the others listed unique; a reference there: only the
+ * files of the sizes here stay); each reads what it reads without a budget
+ * (with the sizes: none of the files of the sizes left out, in each band). */
 START_TEST(test_server_budget)
 {
 	char *dir = tu_tmpdir_shm();
 	many(dir);
-	uint64_t *read = mmap(NULL, 2 * sizeof(*read), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(read, MAP_FAILED);
-	for (int ref = 0; ref <= 1; ref++) {
+	struct told *told = mmap(NULL, 2 * sizeof(*told), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(told, MAP_FAILED);
+	for (int ref = 0; ref <= 2; ref++) {
 		char *s0, *u0, *s1, *u1;
-		served(dir, ref, 0, &s0, &u0, &read[0]);
-		served(dir, ref, 1, &s1, &u1, &read[1]);
+		served(dir, ref, 0, &s0, &u0, &told[0]);
+		served(dir, ref, 1, &s1, &u1, &told[1]);
 		ck_assert_str_eq(s1, s0);
 		ck_assert_str_eq(u1, u0);
-		ck_assert_uint_gt(read[0], 0);
-		ck_assert_uint_eq(read[1], read[0]);
+		ck_assert_uint_gt(told[0].read, 0);
+		ck_assert_uint_eq(told[1].read, told[0].read);
+		ck_assert_uint_eq(told[0].nrecs, 6000);
+		if (ref == 2) /* R's files of L's sizes (even ones from 100 on): 4,500 of 6,000 */
+			ck_assert_uint_eq(told[1].nrecs, 4500);
+		else
+			ck_assert_uint_eq(told[1].nrecs, 6000);
 		free(s0);
 		free(u0);
 		free(s1);
 		free(u1);
 	}
-	munmap(read, 2 * sizeof(*read));
+	munmap(told, 2 * sizeof(*told));
 	tu_cleanup(dir);
 }
 END_TEST
