@@ -517,11 +517,16 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 			break;
 		bool group = any && size == last;
 		/* a size group is never split; a band holds DS_SPILL_LEAST at least,
-		 * and a large group that would pass the budget begins a band */
+		 * and half as many as were kept (each band's matching goes over
+		 * the records kept too: where most are kept, a served scan's
+		 * unique files or a tree of copies, bands of the least would go
+		 * over them once each, a square of the files; so at most three
+		 * times the files in all), and a large group that would pass the
+		 * budget begins a band */
 		uint64_t big = taken && !group ? big_count(sp, size) : 0;
 		/* (a record, matching's bytes for it, its name and its run) */
 		uint64_t more_bytes = big * (sizeof(struct ds_rec) + sp->per_rec + 24);
-		if (!group && (taken >= DS_SPILL_LEAST || big) && over_with(t, more_bytes)) {
+		if (!group && ((taken >= DS_SPILL_LEAST && taken >= sp->kept / 2) || big) && over_with(t, more_bytes)) {
 			*more = true;
 			break;
 		}
