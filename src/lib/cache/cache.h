@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include <xxhash.h>
+
 #include "internal.h"
 #include "cache/cache_run.h"
 
@@ -149,7 +151,12 @@ struct ds_cache {
 	struct band_run { uint64_t off, end; } *bands;
 	size_t nbands, capbands;
 	uint64_t bands_end;
-	struct ds_log_runs *logruns; /* a killed run's log on disk, under a budget (cache_logruns.c), or NULL */
+	/* a killed run's log on disk, under a budget (cache_logruns.c): runs
+	 * sorted by inode in an unnamed file */
+	int logruns_fd;              /* -1: none (a log taken is whole in log and prefix) */
+	struct log_run { uint64_t off, end; } *logruns;
+	size_t nlogruns, caplogruns;
+	uint64_t logruns_end;
 };
 
 /* What a note is saved with: its class number (0: none) and time. */
@@ -165,7 +172,12 @@ bool ds_cachefile_is(const struct cache_file *f, const struct stat *st);
 /* Cache trouble is told through the error callback but is not a scan error. */
 void ds_cache_report(struct ds_cache_state *s, const char *path, int code);
 /* Entries' order: by (device, inode). */
-int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino);
+static inline int ds_cache_cmp_key(const struct cache_entry *a, uint64_t dev, uint64_t ino)
+{
+	if (a->dev != dev)
+		return a->dev < dev ? -1 : 1;
+	return a->ino < ino ? -1 : a->ino > ino;
+}
 int ds_cache_cmp_entry(void *ctx, const void *pa, const void *pb);
 /* Is the open file fd another file than a cache: not a regular file, or
  * one whose first bytes (however few) are not a cache's? Such a file is
@@ -181,7 +193,7 @@ int ds_cache_read(const char *path, struct cache_file **out);
 /* The hit of r's inode (joined), or NULL. */
 const struct cache_hit *ds_cache_entry_of(const struct ds_cache_state *s, uint32_t i);
 
-/* ---- this run's notes as entries (cache_save.c, cache_bands.c) ---- */
+/* ---- this run's notes as entries (cache_notes.c; for cache_save.c, cache_bands.c) ---- */
 /* The notes sorted by inode, and the proof of each inode's first note
  * decided (run->proofs). @return 0 or -ENOMEM. */
 int ds_cache_order_notes(struct ds_cache_state *s, struct ds_cache *run);
@@ -207,17 +219,33 @@ int ds_band_notes_error(const struct ds_band_notes *b);
 void ds_band_notes_close(struct ds_band_notes *b);
 
 /* ---- a killed run's log on disk (cache_logruns.c) ---- */
-struct ds_log_runs;
+/* A log record's check: XXH64 of its entry, seeded with LOG_SEED. */
+static inline uint64_t ds_log_record_check(const struct cache_entry *e)
+{
+	return XXH64(e, sizeof(*e), LOG_SEED);
+}
 /* Is log record r whole and this version's (its check, no path, known flags)? */
-bool ds_log_record_valid(const struct log_record *r);
+static inline bool ds_log_record_valid(const struct log_record *r)
+{
+	return r->check == ds_log_record_check(&r->e) && r->e.path == LOG_NO_PATH && (r->e.flags & ~(F_ALL | F_PREFIX)) == 0;
+}
 /* The log read from fd, chunk records at a time, each chunk sorted, cut to
  * what counts of each inode and written as a run of a file in the spill's
- * folder. @return 0 with *out and *taken (records taken), or a negative code. */
-int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, struct ds_log_runs **out, size_t *taken);
+ * folder (the run's logruns). @return 0 with *taken (records taken), or a
+ * negative code (then no run is kept). */
+int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, size_t *taken);
 /* What the log says of order[0..n) (in the cache's order), into the run's
  * log and prefix arrays, as a log taken whole would. @return 0 or a negative code. */
 int ds_log_runs_gather(struct ds_cache_state *s, const uint32_t *order, uint32_t n);
-void ds_log_runs_free(struct ds_log_runs *l);
+/* Does the run hold a log on disk? */
+static inline bool ds_log_on_disk(const struct ds_cache *c)
+{
+	return c->logruns_fd >= 0;
+}
+
+/* ---- cache_join.c ---- */
+/* Are r's cache entries keyed by its content (its device keeps inode numbers)? */
+bool ds_cache_keyed(const struct ds_cache_state *s, const struct ds_rec *r);
 
 /* FILE.log: what a run appends as it goes (cache_log.c). Owned string. */
 char *ds_cache_log_path(const char *cache);

@@ -25,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xxhash.h>
-
 #include "cache.h"
 #include "internal.h"
 #include "support/support.h"
@@ -55,16 +53,6 @@ struct cache_log {
 	struct ds_monitor *mon;  /* records come from every matching thread */
 };
 
-static uint64_t record_check(const struct cache_entry *e)
-{
-	return XXH64(e, sizeof(*e), LOG_SEED);
-}
-
-bool ds_log_record_valid(const struct log_record *r)
-{
-	return r->check == record_check(&r->e) && r->e.path == LOG_NO_PATH && (r->e.flags & ~(F_ALL | F_PREFIX)) == 0;
-}
-
 /* Under a budget (records/spill.h), a log past an eighth of it is taken on
  * disk (cache_logruns.c), a chunk of that eighth at a time (4096 records at
  * least). @return the chunk's records, or 0: taken whole. */
@@ -88,7 +76,7 @@ static int take_runs(struct ds_cache_state *s, struct ds_cache *c, const char *p
 	struct stat st;
 	int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : DUPSCAN_E_CACHE;
 	if (rc == 0)
-		rc = ds_log_runs_take(s, fd, chunk, &c->logruns, taken);
+		rc = ds_log_runs_take(s, fd, chunk, taken);
 	close(fd);
 	if (rc == 0 && *taken > 0 && !c->loaded && !(c->loaded = calloc(1, sizeof(*c->loaded))))
 		rc = -ENOMEM; /* no FILE: its stat stays zero, so saving reads what is there then */
@@ -294,7 +282,7 @@ static void append(struct ds_cache_state *s, const struct cache_entry *e, size_t
 		flush(s, l, false);
 	for (size_t i = 0; !l->failed && i < n && l->nbuf < LOG_BUFFER / sizeof(*l->buf); i++) {
 		struct log_record x = { .e = e[i] };
-		x.check = record_check(&x.e);
+		x.check = ds_log_record_check(&x.e);
 		l->buf[l->nbuf++] = x;
 	}
 	if (!l->failed) {

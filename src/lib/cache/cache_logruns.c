@@ -23,23 +23,6 @@
 
 #define RUN_BUF 256u /* records a run's cursor reads at once (20 KiB) */
 
-struct ds_log_runs {
-	int fd;
-	struct { uint64_t off, end; } *runs;
-	size_t n, cap;
-	uint64_t end;
-};
-
-void ds_log_runs_free(struct ds_log_runs *l)
-{
-	if (!l)
-		return;
-	if (l->fd >= 0)
-		close(l->fd);
-	free(l->runs);
-	free(l);
-}
-
 static int cmp_key(void *ctx, const void *pa, const void *pb)
 {
 	(void)ctx;
@@ -50,7 +33,7 @@ static int cmp_key(void *ctx, const void *pa, const void *pb)
 /* Chunk e[0..n), in the order written, sorted and cut: of each inode its
  * last entry, then its last record if a comparison under way; appended to
  * the file as a run. @return 0 or a negative code. */
-static int put_run(struct ds_log_runs *l, struct cache_entry *e, size_t n)
+static int put_run(struct ds_cache *l, struct cache_entry *e, size_t n)
 {
 	int rc = ds_sort(e, n, sizeof(*e), cmp_key, NULL); /* stable: the order written stays */
 	size_t out = 0;
@@ -69,30 +52,27 @@ static int put_run(struct ds_log_runs *l, struct cache_entry *e, size_t n)
 			e[out++] = last;
 		i = j;
 	}
-	if (rc == 0 && DS_GROW(l->runs, l->cap, l->n + 1))
+	if (rc == 0 && DS_GROW(l->logruns, l->caplogruns, l->nlogruns + 1))
 		rc = -ENOMEM;
 	if (rc == 0 && out)
-		rc = ds_write_all(l->fd, e, out * sizeof(*e));
+		rc = ds_write_all(l->logruns_fd, e, out * sizeof(*e));
 	if (rc == 0 && out) {
-		l->runs[l->n].off = l->end;
-		l->end += out * sizeof(*e);
-		l->runs[l->n++].end = l->end;
+		l->logruns[l->nlogruns].off = l->logruns_end;
+		l->logruns_end += out * sizeof(*e);
+		l->logruns[l->nlogruns++].end = l->logruns_end;
 	}
 	return rc;
 }
 
-int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, struct ds_log_runs **out, size_t *taken)
+int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, size_t *taken)
 {
-	*out = NULL;
+	struct ds_cache *l = s->run;
 	*taken = 0;
-	struct ds_log_runs *l = calloc(1, sizeof(*l));
 	struct cache_entry *e = malloc(chunk * sizeof(*e));
 	struct log_record *buf = malloc(RUN_BUF * sizeof(*buf));
-	int rc = l && e && buf ? 0 : -ENOMEM;
-	if (l)
-		l->fd = -1;
-	if (rc == 0 && (l->fd = ds_spill_file(s->tree)) < 0)
-		rc = l->fd;
+	int rc = e && buf ? 0 : -ENOMEM;
+	if (rc == 0 && (l->logruns_fd = ds_spill_file(s->tree)) < 0)
+		rc = l->logruns_fd;
 	size_t n = 0;
 	for (;;) {
 		ssize_t got = rc == 0 ? read(fd, buf, RUN_BUF * sizeof(*buf)) : 0;
@@ -120,12 +100,15 @@ int ds_log_runs_take(struct ds_cache_state *s, int fd, size_t chunk, struct ds_l
 	free(e);
 	free(buf);
 	if (rc) {
-		ds_log_runs_free(l);
+		if (l->logruns_fd >= 0)
+			close(l->logruns_fd);
+		l->logruns_fd = -1;
+		free(l->logruns);
+		l->logruns = NULL;
+		l->nlogruns = l->caplogruns = 0;
 		*taken = 0;
-		return rc;
 	}
-	*out = l;
-	return 0;
+	return rc;
 }
 
 /* ---- a join's gathering ---- */
@@ -164,17 +147,16 @@ static int grow_put(struct cache_entry **v, size_t *n, size_t *cap, const struct
 int ds_log_runs_gather(struct ds_cache_state *s, const uint32_t *order, uint32_t n)
 {
 	struct ds_cache *c = s->run;
-	const struct ds_log_runs *l = c->logruns;
 	free(c->log);
 	free(c->prefix);
 	c->log = c->prefix = NULL;
 	c->nlog = c->nprefix = 0;
-	struct cursor *cur = calloc(l->n ? l->n : 1, sizeof(*cur));
+	struct cursor *cur = calloc(c->nlogruns ? c->nlogruns : 1, sizeof(*cur));
 	if (!cur)
 		return -ENOMEM;
-	for (size_t k = 0; k < l->n; k++) {
-		cur[k].off = l->runs[k].off;
-		cur[k].end = l->runs[k].end;
+	for (size_t k = 0; k < c->nlogruns; k++) {
+		cur[k].off = c->logruns[k].off;
+		cur[k].end = c->logruns[k].end;
 	}
 	size_t caplog = 0, cappre = 0;
 	int rc = 0;
@@ -185,9 +167,9 @@ int ds_log_runs_gather(struct ds_cache_state *s, const uint32_t *order, uint32_t
 		    ino == ds_rec_ino(s->tree, ds_rec(s->tree, order[i - 1])))
 			continue; /* (another name of the inode just gathered) */
 		const struct cache_entry *entry = NULL, *prefix = NULL;
-		for (size_t k = 0; rc == 0 && k < l->n; k++) {
+		for (size_t k = 0; rc == 0 && k < c->nlogruns; k++) {
 			struct cursor *cu = &cur[k];
-			while (fill(l->fd, cu, &rc) && cu->pos < cu->len && ds_cache_cmp_key(&cu->buf[cu->pos], dev, ino) < 0)
+			while (fill(c->logruns_fd, cu, &rc) && cu->pos < cu->len && ds_cache_cmp_key(&cu->buf[cu->pos], dev, ino) < 0)
 				cu->pos++;
 			if (rc || cu->pos == cu->len || ds_cache_cmp_key(&cu->buf[cu->pos], dev, ino) != 0)
 				continue;
