@@ -147,6 +147,59 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* Where most records are kept (every one a pair here, all put in a class),
+ * each band holds at least half as many as were kept before it: its
+ * matching goes over those too, and bands of the least would make that a
+ * square of the files. */
+START_TEST(test_bands_kept)
+{
+	char *tmp = tu_tmpdir();
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct ds_tree *t = &s->tree;
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t d;
+	ck_assert_int_eq(ds_add_dir(t, "d", 1, DS_NONE, 0, &st, &d), 0);
+	st.st_mode = S_IFREG | 0644;
+	char name[32];
+	for (uint32_t i = 0; i < 100000; i++) {
+		st.st_ino = 100 + i;
+		st.st_size = 1 + i / 2;
+		snprintf(name, sizeof(name), "f%06u", i);
+		ck_assert_int_eq(ds_add_rec(t, name, strlen(name), d, &st), 0);
+	}
+	ck_assert_int_eq(ds_spill_new(t, 1, DS_SPILL_SSD, tmp, false), 0);
+	ds_spill_mode(t, false);
+	ck_assert_int_eq(ds_spill_out(t), 0);
+	unsigned bands = 0;
+	for (bool more = true; more;) {
+		uint32_t kept = t->nrecs;
+		ck_assert_int_eq(ds_spill_band(t, &more), 0);
+		uint32_t got = t->nrecs - kept;
+		bands++;
+		uint32_t least = kept / 2 > DS_SPILL_LEAST ? kept / 2 : DS_SPILL_LEAST;
+		if (more)
+			ck_assert_uint_ge(got, least);
+		/* every pair a class: all of the band kept */
+		ck_assert_int_eq(ds_index_reserve(&t->index, t->nrecs), 0);
+		for (uint32_t i = kept; i + 1 < t->nrecs; i += 2) {
+			ck_assert_uint_eq(ds_rec_size(t, ds_rec(t, i)), ds_rec_size(t, ds_rec(t, i + 1)));
+			ck_assert_int_eq(ds_index_insert(&t->index, i, i, i, i, ds_rec_size(t, ds_rec(t, i))), 0);
+			ck_assert_int_eq(ds_index_insert(&t->index, i + 1, i, i, i, ds_rec_size(t, ds_rec(t, i))), 0);
+		}
+		ck_assert_int_eq(ds_spill_keep(t), 0);
+		ck_assert_uint_eq(t->nrecs, kept + got);
+	}
+	ck_assert_uint_eq(t->nrecs, 100000);
+	/* 4,096, then half of what is kept: a few bands, not 100,000 / 4,096 */
+	ck_assert_uint_le(bands, 12);
+	dupscan_free(s);
+	tu_cleanup(tmp);
+}
+END_TEST
+
 /* A cache file's entries, each with its path: key, hashes, flags, path, and
  * its class; the class numbers are a run's own (salted), so two files are
  * compared by the partition they make. */
@@ -496,6 +549,7 @@ int main(void)
 	tcase_add_test(tc, test_no_folder);
 	tcase_add_test(tc, test_act_on_kept);
 	tcase_add_test(tc, test_bands);
+	tcase_add_test(tc, test_bands_kept);
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_resume);
 	suite_add_tcase(s, tc);
