@@ -149,7 +149,7 @@ static const struct cache_entry *fresh_peek(struct fresh *f)
 	return &f->e;
 }
 
-/* Its path into buf of DS_CACHE_PATH_MOST bytes; false: too long, not cached. */
+/* Its path into buf of DS_CACHE_PATH_MOST + 1 bytes; false: too long, not cached. */
 static bool fresh_path(struct fresh *f, const char *cwd, char *buf)
 {
 	if (!f->bands)
@@ -275,7 +275,7 @@ static int merge(struct ds_cache_state *s, const struct ds_cache *run, const str
 		}
 		const char *was = order == 0 && same_entry(e, o) ? old_path(&oc) : NULL;
 		changed |= !was;
-		char buf[DS_CACHE_PATH_MOST];
+		char buf[DS_CACHE_PATH_MOST + 1];
 		if (w && was)
 			emit(w, paths, e, was);
 		else if (w && fresh_path(&f, cwd, buf))
