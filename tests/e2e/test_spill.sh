@@ -124,6 +124,28 @@ else
   ok "# SKIP no fault shim: reads under --cache-trust"
 fi
 
+# a folder with room for the records but not the cache's notes: the scan
+# lists its sets all the same (the folder told), saves no cache, and keeps
+# its log; the next run, with room, takes it and saves the cache
+if [ "$(id -u)" = 0 ] && mkdir full2 && mount -t tmpfs -o size=10m tmpfs full2 2>/dev/null; then
+  rm -f f.cache f.cache.log
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/full2" --cache="$D/f.cache" big
+  nospc=$(errtext ENOSPC)
+  if [ "$rc" = 0 ] && [ "$out" = "$(cat plain.out)" ] && grep -q "$D/full2: $nospc" <<< "$err" && [ ! -e f.cache ] &&
+     [ -s f.cache.log ]; then
+    ok "no room for the cache's notes: the listing, the folder told, no cache saved, the log kept"
+  else
+    not_ok "no room for the cache's notes" "status $rc" "$err" "$(ls f.cache* 2>&1)"
+  fi
+  umount full2
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" --cache="$D/f.cache" big
+  [ "$rc" = 0 ] && [ "$out" = "$(cat plain.out)" ] && [ -s f.cache ] && [ ! -e f.cache.log ] &&
+    ok "the next run with room: the cache saved, the log folded" || not_ok "the run after" "status $rc" "$err" "$(ls f.cache* 2>&1)"
+else
+  ok "# SKIP no room for the notes: needs root to mount a small tmpfs"
+  ok "# SKIP the run after"
+fi
+
 # the other side of HOST:PATH under its own budget (a fake remote shell runs
 # "dupscan --server" here): it keeps the files its client may ask for, and
 # the listing is a local scan's, with the client's sizes (a reference here)
