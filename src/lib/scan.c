@@ -336,49 +336,42 @@ static uint64_t across_class(const dupscan_scan *s, uint64_t raw)
 	return ds_across_class(&s->hosts, raw);
 }
 
-DUPSCAN_API int dupscan_run(dupscan_scan *s)
+/* The run's stages up to matching: the budget and the cache set up, the
+ * walk (the other hosts scanning meanwhile), what a served scan does then,
+ * and matching. @return 0 or a negative code. */
+static int walk_and_match(dupscan_scan *s)
 {
-	if (!s)
-		return -EINVAL;
-	if (s->core.ran)
-		return DUPSCAN_E_STATE;
-	s->core.ran = true;
-	s->reading.max_open = ds_open_per_thread(s->core.opt.threads);
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	s->cache.start_ns = ds_ns(now);
-	/* one pool for the run: the walk, the first pass and matching take turns on it */
-	int rc = s->tree.from_report || ds_scan_pool(&s->core) ? 0 : -ENOMEM;
-	if (rc == 0 && s->tree.from_report) {
-		/* sets from a report: nothing to walk or match */
-		rc = s->tree.nargs || s->core.opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(&s->walk);
-	} else if (rc == 0) {
-		rc = budget_records(s);
-		if (rc == 0 && s->cache.path)
-			rc = ds_cache_load(&s->cache);
-		if (rc == 0)
-			rc = ds_cache_log_start(&s->cache);
-		/* under a budget, the cache's share (a killed run's log whole) */
-		if (rc == 0 && s->cache.run && s->tree.spill)
-			ds_spill_hold(&s->tree, DS_CACHE_PER_REC, ds_cache_held(&s->cache));
-		ds_progress_phase(&s->core, DUPSCAN_PHASE_WALK, 0, 0);
-		/* the other hosts scan while this one does */
-		if (rc == 0 && s->hosts.nremotes)
-			rc = s->core.opt.permissions ? DUPSCAN_E_OPTION : ds_remote_start(&s->hosts);
-		if (rc == 0)
-			rc = ds_walk(&s->walk);
-		/* a reference on another host is told the sizes it may need */
-		if (rc == 0 && s->hosts.nremotes)
-			rc = ds_remote_sizes(&s->hosts);
-		if (rc == 0 && s->after_walk)
-			rc = s->after_walk(s, s->after_walk_user);
-		if (rc == 0)
-			rc = ds_match(&s->match);
-	}
-	ds_pool_stop(s->core.pool);
-	s->core.pool = NULL;
-	/* canceled: the classes confirmed so far are still whole sets */
-	bool folded = false;
+	int rc = budget_records(s);
+	if (rc == 0 && s->cache.path)
+		rc = ds_cache_load(&s->cache);
+	if (rc == 0)
+		rc = ds_cache_log_start(&s->cache);
+	/* under a budget, the cache's share (a killed run's log whole) */
+	if (rc == 0 && s->cache.run && s->tree.spill)
+		ds_spill_hold(&s->tree, DS_CACHE_PER_REC, ds_cache_held(&s->cache));
+	ds_progress_phase(&s->core, DUPSCAN_PHASE_WALK, 0, 0);
+	/* the other hosts scan while this one does */
+	if (rc == 0 && s->hosts.nremotes)
+		rc = s->core.opt.permissions ? DUPSCAN_E_OPTION : ds_remote_start(&s->hosts);
+	if (rc == 0)
+		rc = ds_walk(&s->walk);
+	/* a reference on another host is told the sizes it may need */
+	if (rc == 0 && s->hosts.nremotes)
+		rc = ds_remote_sizes(&s->hosts);
+	if (rc == 0 && s->after_walk)
+		rc = s->after_walk(s, s->after_walk_user);
+	if (rc == 0)
+		rc = ds_match(&s->match);
+	return rc;
+}
+
+/* The sets (across hosts once the other hosts' results are joined), the
+ * directory sets, and the cache saved, after the stages ended with rc
+ * (canceled: the classes confirmed so far are still whole sets); *folded:
+ * the cache file now holds what its log held. @return rc, or the code of
+ * what failed here. */
+static int build_results(dupscan_scan *s, int rc, bool *folded)
+{
 	if (s->hosts.nremotes && rc == 0) {
 		/* -I once the sets across hosts are joined: a set of one argument
 		 * here may join files of another there */
@@ -399,16 +392,43 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 			ds_host_trees_free(hosts, s->hosts.nremotes);
 		}
 		if (rc == 0 && s->cache.path && !s->core.opt.quick && !s->core.opt.partial_only)
-			rc = ds_cache_save(&s->cache, &folded);
+			rc = ds_cache_save(&s->cache, folded);
 	} else if (rc == 0 || rc == DUPSCAN_E_CANCELED) {
 		int built = ds_build_sets(&s->results);
 		if (built == 0 && s->core.opt.dir_sets && rc == 0)
 			built = ds_build_dir_sets(&s->results, NULL, 0, NULL);
 		if (built == 0 && s->cache.path && rc == 0 && !s->core.opt.quick && !s->core.opt.partial_only && !s->tree.from_report)
-			built = ds_cache_save(&s->cache, &folded);
+			built = ds_cache_save(&s->cache, folded);
 		if (built < 0)
 			rc = built;
 	}
+	return rc;
+}
+
+DUPSCAN_API int dupscan_run(dupscan_scan *s)
+{
+	if (!s)
+		return -EINVAL;
+	if (s->core.ran)
+		return DUPSCAN_E_STATE;
+	s->core.ran = true;
+	s->reading.max_open = ds_open_per_thread(s->core.opt.threads);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->cache.start_ns = ds_ns(now);
+	/* one pool for the run: the walk, the first pass and matching take turns on it */
+	int rc = s->tree.from_report || ds_scan_pool(&s->core) ? 0 : -ENOMEM;
+	if (rc == 0 && s->tree.from_report) {
+		/* sets from a report: nothing to walk or match */
+		rc = s->tree.nargs || s->core.opt.dir_sets ? DUPSCAN_E_STATE : ds_report_build(&s->walk);
+	} else if (rc == 0) {
+		rc = walk_and_match(s);
+	}
+	ds_pool_stop(s->core.pool);
+	s->core.pool = NULL;
+	/* canceled: the classes confirmed so far are still whole sets */
+	bool folded = false;
+	rc = build_results(s, rc, &folded);
 	/* saved: the log's records are in the cache file, and it goes; not
 	 * (canceled, failed, -Q, -T): what was worked out stays in it for the
 	 * next run */

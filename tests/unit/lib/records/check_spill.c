@@ -147,6 +147,40 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* A scan holding n records and no file behind them, one directory: record
+ * i named f%06u, inode 100 + i, of size size_of(i). */
+static dupscan_scan *records_only(uint32_t n, uint64_t (*size_of)(uint32_t i))
+{
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFDIR | 0755;
+	uint32_t d;
+	ck_assert_int_eq(ds_add_dir(&s->tree, "d", 1, DS_NONE, 0, &st, &d), 0);
+	st.st_mode = S_IFREG | 0644;
+	char name[32];
+	for (uint32_t i = 0; i < n; i++) {
+		st.st_ino = 100 + i;
+		st.st_size = (off_t)size_of(i);
+		snprintf(name, sizeof(name), "f%06u", i);
+		ck_assert_int_eq(ds_add_rec(&s->tree, name, strlen(name), d, &st), 0);
+	}
+	return s;
+}
+
+/* Every size twice. */
+static uint64_t pair_size(uint32_t i)
+{
+	return 1 + i / 2;
+}
+
+/* 10,000 of sizes of their own, 12,000 pairs, 16,000 of one size. */
+static uint64_t mixed_size(uint32_t i)
+{
+	return i < 10000 ? 1 + i : i < 34000 ? 20000 + (i - 10000) / 2 : 50000;
+}
+
 /* Where most records are kept (every one a pair here, all put in a class),
  * each band holds at least half as many as were kept before it: its
  * matching goes over those too, and bands of the least would make that a
@@ -154,22 +188,8 @@ END_TEST
 START_TEST(test_bands_kept)
 {
 	char *tmp = tu_tmpdir();
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
+	dupscan_scan *s = records_only(100000, pair_size);
 	struct ds_tree *t = &s->tree;
-	struct stat st;
-	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFDIR | 0755;
-	uint32_t d;
-	ck_assert_int_eq(ds_add_dir(t, "d", 1, DS_NONE, 0, &st, &d), 0);
-	st.st_mode = S_IFREG | 0644;
-	char name[32];
-	for (uint32_t i = 0; i < 100000; i++) {
-		st.st_ino = 100 + i;
-		st.st_size = 1 + i / 2;
-		snprintf(name, sizeof(name), "f%06u", i);
-		ck_assert_int_eq(ds_add_rec(t, name, strlen(name), d, &st), 0);
-	}
 	ck_assert_int_eq(ds_spill_new(t, 1, DS_SPILL_SSD, tmp, false), 0);
 	ds_spill_mode(t, false);
 	ck_assert_int_eq(ds_spill_out(t), 0);
@@ -485,22 +505,9 @@ END_TEST
 START_TEST(test_bands)
 {
 	char *tmp = tu_tmpdir();
-	dupscan_scan *s = NULL;
-	ck_assert_int_eq(dupscan_create(&s), 0);
+	dupscan_scan *s = records_only(50000, mixed_size);
 	struct ds_tree *t = &s->tree;
-	struct stat st;
-	memset(&st, 0, sizeof(st));
-	st.st_mode = S_IFDIR | 0755;
-	uint32_t d;
-	ck_assert_int_eq(ds_add_dir(t, "d", 1, DS_NONE, 0, &st, &d), 0);
-	st.st_mode = S_IFREG | 0644;
 	char name[32];
-	for (uint32_t i = 0; i < 50000; i++) {
-		st.st_ino = 100 + i;
-		st.st_size = i < 10000 ? 1 + i : i < 34000 ? 20000 + (i - 10000) / 2 : 50000;
-		snprintf(name, sizeof(name), "f%05u", i);
-		ck_assert_int_eq(ds_add_rec(t, name, strlen(name), d, &st), 0);
-	}
 	/* (no budget while adding: one run holds them all) */
 	ck_assert_int_eq(ds_spill_new(t, 7u << 20, DS_SPILL_SSD, tmp, false), 0);
 	ds_spill_mode(t, false);
@@ -522,7 +529,7 @@ START_TEST(test_bands)
 			big = big || size == 50000;
 			other = other || size != 50000;
 			/* each record as it was: its name and inode */
-			snprintf(name, sizeof(name), "f%05u", (unsigned)(ds_rec_ino(t, ds_rec(t, i)) - 100));
+			snprintf(name, sizeof(name), "f%06u", (unsigned)(ds_rec_ino(t, ds_rec(t, i)) - 100));
 			ck_assert_str_eq(ds_rec_name(t, ds_rec(t, i)), name);
 		}
 		big_alone = big_alone || (big && !other);
