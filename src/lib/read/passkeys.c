@@ -50,7 +50,7 @@ unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, 
 	return k && k->first == first && k->n == n ? fp->blocks + k->base : NULL;
 }
 
-void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, const unsigned char *buf,
+void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos32 *e, uint32_t p, const unsigned char *buf,
 		     size_t len)
 {
 	size_t blen = len < DS_BLOCK ? len : DS_BLOCK;
@@ -59,12 +59,12 @@ void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, 
 	const unsigned char *at = ds_fp_block(fp, p);
 	if (at)
 		memcpy((unsigned char *)at, buf, blen);
-	*e = (struct ds_keypos){ ds_hash_oneshot(buf, blen), p };
+	*e = ds_keypos32_of(ds_hash_oneshot(buf, blen), p);
 	fp->state[p] |= DS_FP_GOT;
 }
 
-void ds_fp_failed_at(struct ds_first_pass *fp, struct ds_keypos *e, uint32_t p, int err)
+void ds_fp_failed_at(struct ds_first_pass *fp, struct ds_keypos32 *e, uint32_t p, int err)
 {
-	*e = (struct ds_keypos){ (uint64_t)(int64_t)err, p };
+	*e = ds_keypos32_of((uint64_t)(int64_t)err, p);
 	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
 }

@@ -32,14 +32,14 @@ static int cmp_lane(void *ctx, const void *pa, const void *pb)
 struct heads {
 	struct ds_reading *s;
 	struct ds_first_pass *fp;
-	struct ds_keypos *pl;  /* the placed, sorted: each one's entry once read */
+	struct ds_keypos32 *pl;  /* the placed, sorted: each one's entry once read */
 	const struct lane *lane;
 	atomic_int rc;       /* -ENOMEM or DUPSCAN_E_CANCELED from any lane */
 };
 
 /* The place of the next file lane k reads after entry i, a head at least
  * (a twin is never read, a direct file only when on the way), or NULL. */
-static const struct ds_keypos *next_read(const struct heads *hj, size_t k, size_t i)
+static const struct ds_keypos32 *next_read(const struct heads *hj, size_t k, size_t i)
 {
 	for (size_t j = i + 1; j < hj->lane[k].to; j++)
 		if (!ds_fp_twin(hj->fp, place_pos(&hj->pl[j])) && !ds_fp_direct(hj->fp, place_pos(&hj->pl[j])))
@@ -50,21 +50,21 @@ static const struct ds_keypos *next_read(const struct heads *hj, size_t k, size_
 /* Does the disk pass over [from, end) of e's device anyway, on its way to
  * the next file read (a spinning disk reads over a gap of up to
  * DS_HDD_SKIP sooner than it seeks past it)? */
-static bool passed_over(const struct ds_keypos *e, const struct ds_keypos *next, uint64_t from, uint64_t end)
+static bool passed_over(const struct ds_first_pass *fp, const struct ds_keypos32 *e, const struct ds_keypos32 *next, uint64_t from, uint64_t end)
 {
-	uint64_t to = next && place_devi(next) == place_devi(e) ? place_where(next) : UINT64_MAX;
+	uint64_t to = next && place_stream(fp, next) == place_stream(fp, e) ? place_where(fp, next) : UINT64_MAX;
 	return to != UINT64_MAX && from <= end && end <= to && to - from <= DS_HDD_SKIP;
 }
 
 /* Ask for the rest of a file the disk passes over anyway (from at, where
  * the pass's read of it ends): the sweep then finds it in the page cache
  * instead of seeking back to it. @return where the lane's reading ends. */
-static uint64_t ask_rest(const struct heads *hj, int fd, size_t p, const struct ds_keypos *e,
-			 const struct ds_keypos *next, uint64_t from)
+static uint64_t ask_rest(const struct heads *hj, int fd, size_t p, const struct ds_keypos32 *e,
+			 const struct ds_keypos32 *next, uint64_t from)
 {
-	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
+	uint64_t at = place_where(hj->fp, e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
 	if (!hj->fp->head || !(hj->fp->state[p] & DS_FP_RUN) || hj->fp->state[p] & DS_FP_LONE || at == UINT64_MAX ||
-	    from < at || from >= at + size || !passed_over(e, next, from, at + size))
+	    from < at || from >= at + size || !passed_over(hj->fp, e, next, from, at + size))
 		return from;
 	posix_fadvise(fd, (off_t)(from - at), (off_t)(at + size - from), POSIX_FADV_WILLNEED);
 	return at + size;
@@ -75,12 +75,12 @@ static uint64_t ask_rest(const struct heads *hj, int fd, size_t p, const struct 
  * none: the disk comes to it first) and the next head: asked for whole now,
  * so the sweep finds it in the page cache. @return where the lane's reading
  * ends. */
-static uint64_t ask_direct(const struct heads *hj, size_t p, const struct ds_keypos *e, const struct ds_keypos *next,
+static uint64_t ask_direct(const struct heads *hj, size_t p, const struct ds_keypos32 *e, const struct ds_keypos32 *next,
 			   uint64_t end, struct ds_dirfd *dc)
 {
-	uint64_t at = place_where(e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
+	uint64_t at = place_where(hj->fp, e), size = ds_rec_size(hj->s->tree, ds_rec(hj->s->tree, hj->fp->order[p]));
 	uint64_t from = end == UINT64_MAX ? at : end;
-	if (!(hj->fp->state[p] & DS_FP_RUN) || at == UINT64_MAX || from > at || !passed_over(e, next, from, at + size))
+	if (!(hj->fp->state[p] & DS_FP_RUN) || at == UINT64_MAX || from > at || !passed_over(hj->fp, e, next, from, at + size))
 		return end;
 	int fd = ds_open_scanned_in(hj->s, hj->fp->order[p], dc);
 	if (fd < 0)
@@ -113,8 +113,8 @@ static void read_lane(void *job, size_t k)
 		uint32_t p = place_pos(&hj->pl[i]);
 		if (ds_fp_twin(fp, p))
 			continue; /* a twin is never read */
-		struct ds_keypos e = hj->pl[i]; /* its place: the entry takes the hash once read */
-		const struct ds_keypos *next = next_read(hj, k, i);
+		struct ds_keypos32 e = hj->pl[i]; /* its place: the entry takes the hash once read */
+		const struct ds_keypos32 *next = next_read(hj, k, i);
 		if (ds_fp_direct(fp, p)) { /* its rank is its place in the sweep */
 			end = fp->head ? ask_direct(hj, p, &e, next, end, &dc) : end;
 			continue;
@@ -129,7 +129,7 @@ static void read_lane(void *job, size_t k)
 		if (fd >= 0)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 		int err = fd < 0 ? fd : ds_read(s, fd, buf, len, 0);
-		uint64_t at = place_where(&e);
+		uint64_t at = place_where(fp, &e);
 		end = at == UINT64_MAX ? UINT64_MAX : at + len;
 		if (fd >= 0 && !err)
 			end = ask_rest(hj, fd, p, &e, next, end);
@@ -147,15 +147,15 @@ static void read_lane(void *job, size_t k)
 
 #define SSD_LANE 256u /* files a slice of a device that is not a spinning disk */
 
-int ds_pass_read_heads(struct ds_reading *s, struct ds_first_pass *fp, struct ds_keypos *pl, size_t np)
+int ds_pass_read_heads(struct ds_reading *s, struct ds_first_pass *fp, struct ds_keypos32 *pl, size_t np)
 {
 	size_t nlanes = 0, cap = 0;
 	struct lane *lane = NULL;
 	int rc = 0;
 	for (size_t i = 0, j; rc == 0 && i < np; i = j) {
-		for (j = i + 1; j < np && place_disk(&pl[j]) == place_disk(&pl[i]);)
+		for (j = i + 1; j < np && place_disk(fp, &pl[j]) == place_disk(fp, &pl[i]);)
 			j++;
-		bool one = ds_one_stream(s, s->tree->devs.key[2 * (size_t)place_devi(&pl[i])]) || s->core->opt.threads <= 1;
+		bool one = ds_one_stream(s, s->tree->devs.key[2 * (size_t)place_devi(fp, &pl[i])]) || s->core->opt.threads <= 1;
 		for (size_t from = i, to; rc == 0 && from < j; from = to) {
 			to = one || j - from <= SSD_LANE ? j : from + SSD_LANE;
 			if (DS_GROW(lane, cap, nlanes + 1))

@@ -145,14 +145,14 @@ struct ds_fp_kept {
 struct ds_first_pass {
 	const uint32_t *order;     /* the candidates as ds_match grouped them */
 	size_t n;
-	/* One entry a candidate, 16 bytes: the pass's largest array is also its
+	/* One entry a candidate, 12 bytes: the pass's largest array is also its
 	 * result. While placing, by position, each one's place on its disk (or,
 	 * read from the page cache, its head); then in the order read, rank
 	 * first (the first nent). A read entry's key is the partial hash
-	 * (failed: the negative errno), its pos's low half its position. Once
-	 * by_pos (ds_first_pass_by_pos()), only the keys are left, by position,
-	 * in key. */
-	struct ds_keypos *ent;
+	 * (failed: the negative errno), its pos its position. Once by_pos
+	 * (ds_first_pass_by_pos()), only the keys are left, by position, in
+	 * key. */
+	struct ds_keypos32 *ent;
 	size_t nent;
 	uint64_t *key;
 	size_t entbytes;           /* what ds_big_free() takes for ent */
@@ -164,6 +164,10 @@ struct ds_first_pass {
 	                            * DS_HDD_HEAD (for the sweep), or NULL */
 	uint32_t *twin;            /* by position: for a DS_FP_TWIN, the position whose bytes are
 	                            * its own (ds_pass_twins()); NULL where there is none */
+	/* the devices of the candidates, in the order of their disks (place.h):
+	 * a place's key starts with its stream's number, sbits of them */
+	struct ds_fp_stream { uint16_t disk, devi; } *stream;
+	unsigned sbits;
 	bool big;                  /* some group's files are larger than a block */
 	bool by_pos;
 	/* first blocks kept for whole groups (a group with one block not kept
@@ -186,7 +190,7 @@ enum ds_fp_state {
 };
 static inline uint64_t ds_fp_key(const struct ds_first_pass *fp, size_t p)
 {
-	return fp->by_pos ? fp->key[p] : fp->ent[fp->rank[p]].key;
+	return fp->by_pos ? fp->key[p] : ds_keypos32_key(&fp->ent[fp->rank[p]]);
 }
 /* Read, its partial hash known (never with DS_FP_FAILED: a failure clears it). */
 static inline bool ds_fp_got(const struct ds_first_pass *fp, size_t p) { return fp->state[p] & DS_FP_GOT; }

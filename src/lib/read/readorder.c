@@ -9,7 +9,7 @@
  * first-block hashes (and kept first blocks) from here, in their usual order;
  * errors are reported at their group's turn, so output and messages are the
  * same as when groups read their own first blocks. The array of places, the
- * pass's largest, holds its results too (fp->ent), in the order read: 16
+ * pass's largest, holds its results too (fp->ent), in the order read: 12
  * bytes a candidate and a state byte, where places beside arrays of results
  * took 37. */
 #define _GNU_SOURCE
@@ -31,7 +31,7 @@
 
 /* The disks of the pass numbered in the order met (ds_disk(): the devices of
  * one disk are one stream), looked up once a device. */
-#define PLACE_DISKS 0x7FFFu /* numbers a place holds (15 bits); more disks share the last */
+#define PLACE_DISKS 0x7FFFu /* disks told apart; more share the last */
 struct disks {
 	uint16_t *of;     /* by device index: its disk's number + 1, 0 until looked up */
 	uint64_t *id;     /* by number: ds_disk() */
@@ -84,7 +84,7 @@ static void set_key(struct ds_first_pass *fp, size_t p, uint64_t key)
 	if (fp->by_pos)
 		fp->key[p] = key;
 	else
-		fp->ent[fp->rank[p]] = (struct ds_keypos){ key, p };
+		fp->ent[fp->rank[p]] = ds_keypos32_of(key, (uint32_t)p);
 }
 
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial)
@@ -99,18 +99,30 @@ void ds_fp_failed(struct ds_first_pass *fp, size_t p, int err)
 	fp->state[p] = (unsigned char)((fp->state[p] & ~DS_FP_GOT) | DS_FP_FAILED);
 }
 
-/* The ranks of the entries in their pos's high half (where a place kept
- * where's low half), and the entries put at their positions: each swap puts
- * one at its position for good; the positions in no group read keep what is
- * left (entries of no position). */
+/* The group of position p among groups (in position order, as
+ * ds_match packs them). */
+static size_t group_of(const uint32_t *groups, size_t ngroups, uint32_t p)
+{
+	size_t lo = 0, hi = ngroups;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (groups[2 * mid] <= p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The entries put at their positions: each swap puts one at its position
+ * for good; the positions in no group read keep what is left (entries of no
+ * position). */
 static void entries_by_pos(struct ds_first_pass *fp)
 {
-	struct ds_keypos *e = fp->ent;
-	for (size_t i = 0; i < fp->nent; i++)
-		e[i].pos = (uint64_t)i << 32 | place_pos(&e[i]);
+	struct ds_keypos32 *e = fp->ent;
 	for (size_t i = 0; i < fp->n; i++) {
 		for (uint32_t q = place_pos(&e[i]); q != DS_NONE && q != i; q = place_pos(&e[i])) {
-			struct ds_keypos t = e[q];
+			struct ds_keypos32 t = e[q];
 			e[q] = e[i];
 			e[i] = t;
 		}
@@ -121,20 +133,24 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
 {
 	if (fp->by_pos)
 		return;
-	entries_by_pos(fp);
-	struct ds_keypos *e = fp->ent;
-	for (size_t g = 0; key && g < ngroups; g++) {
+	/* each group's first rank: the first of its entries met in the order read */
+	for (size_t g = 0; key && g < ngroups; g++)
 		key[g] = UINT64_MAX;
-		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++)
-			if (place_pos(&e[p]) == p && e[p].pos >> 32 < key[g])
-				key[g] = e[p].pos >> 32;
+	for (size_t i = 0; key && ngroups && i < fp->nent; i++) {
+		size_t g = group_of(groups, ngroups, place_pos(&fp->ent[i]));
+		if (key[g] == UINT64_MAX)
+			key[g] = i;
 	}
-	/* the keys packed at the front (key i is written where entry i / 2
-	 * was, read already), the rest given back */
-	uint64_t *k = (uint64_t *)(void *)e;
-	for (size_t i = 0; i < fp->n; i++)
-		k[i] = e[i].key;
-	fp->ent = ds_big_shrink(fp->ent, &fp->entbytes, (fp->n ? fp->n : 1) * sizeof(*k));
+	entries_by_pos(fp);
+	/* the keys packed at the front (key i is written where entry 2i / 3
+	 * was, read already; through memcpy, as the bytes of another type),
+	 * the rest given back */
+	unsigned char *k = (unsigned char *)fp->ent;
+	for (size_t i = 0; i < fp->n; i++) {
+		uint64_t v = ds_keypos32_key(&fp->ent[i]);
+		memcpy(k + i * sizeof(v), &v, sizeof(v));
+	}
+	fp->ent = ds_big_shrink(fp->ent, &fp->entbytes, (fp->n ? fp->n : 1) * sizeof(uint64_t));
 	fp->key = (uint64_t *)(void *)fp->ent;
 	free(fp->rank);
 	fp->rank = NULL;
@@ -181,7 +197,7 @@ static bool map_first(struct placing *pj, uint32_t rec, uint64_t *fs)
 static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct ds_dirfd *dc)
 {
 	struct ds_first_pass *fp = pj->fp;
-	struct ds_keypos *at = &fp->ent[p];
+	struct ds_keypos32 *at = &fp->ent[p];
 	if (place_pos(at) == DS_NONE)
 		return 0;
 	uint64_t size = ds_rec_size(pj->s->tree, ds_rec(pj->s->tree, fp->order[p]));
@@ -203,7 +219,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 		if (mapped < 0)
 			mapped = ds_first_extent(fd, &where, &shared, &run);
 		if (mapped)
-			*at = place(place_disk(at), place_devi(at), false, where, p);
+			*at = place(fp, place_stream(fp, at), false, where, p);
 		/* (a byte of its own: no other thread writes it) */
 		fp->state[p] |= (shared ? DS_FP_SHARED : 0) | (mapped && run >= size ? DS_FP_RUN : 0);
 	}
@@ -256,7 +272,7 @@ static int place_all(struct ds_reading *s, struct placing *pj, size_t n)
  * @return the number of placed, at fp->ent + *first. */
 static size_t order_entries(struct ds_first_pass *fp, size_t *first)
 {
-	struct ds_keypos *e = fp->ent, t;
+	struct ds_keypos32 *e = fp->ent, t;
 	size_t got = 0;
 	for (size_t i = 0; i < fp->n; i++) {
 		uint32_t q = place_pos(&e[i]);
@@ -272,7 +288,7 @@ static size_t order_entries(struct ds_first_pass *fp, size_t *first)
 			end++;
 		}
 	}
-	ds_sort_by_key(e + got, end - got);
+	ds_sort_by_key32(e + got, end - got);
 	fp->nent = end;
 	*first = got;
 	return end - got;
@@ -320,6 +336,7 @@ void ds_first_pass_free(struct ds_first_pass *fp)
 	free(fp->state);
 	free(fp->head);
 	free(fp->twin);
+	free(fp->stream);
 	ds_big_free(fp->blocks, fp->capbytes);
 	free(fp);
 }
@@ -338,7 +355,7 @@ static int pass_alloc(struct ds_reading *s, struct ds_first_pass *fp, const uint
 	if (!fp->ent || !fp->state || (fp->big && heads && !fp->head))
 		return -ENOMEM;
 	for (size_t i = 0; i < fp->n; i++)
-		fp->ent[i] = place(0, 0, false, 0, DS_NONE); /* placed below when in a group */
+		fp->ent[i] = ds_keypos32_of(0, DS_NONE); /* placed below when in a group */
 	return 0;
 }
 
@@ -388,14 +405,41 @@ static int keep_groups(struct ds_reading *s, struct ds_first_pass *fp, const uin
 	return rc;
 }
 
+/* The pass's streams: each device of a candidate (dk->of[devi] set) with
+ * its disk, numbered in the order of (disk, device), into fp->stream; sof:
+ * by device index, its stream's number. @return 0 or -ENOMEM. */
+static int number_streams(struct ds_first_pass *fp, const struct disks *dk, size_t ndevs, uint32_t *sof)
+{
+	uint64_t *pair = malloc((ndevs ? ndevs : 1) * sizeof(*pair));
+	size_t n = 0;
+	if (!pair)
+		return -ENOMEM;
+	for (size_t d = 0; d < ndevs; d++)
+		if (dk->of[d])
+			pair[n++] = (uint64_t)(dk->of[d] - 1) << 16 | d;
+	int rc = ds_sort_u64_set(pair, &n);
+	if (rc == 0 && !(fp->stream = malloc((n ? n : 1) * sizeof(*fp->stream))))
+		rc = -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		fp->stream[k] = (struct ds_fp_stream){ (uint16_t)(pair[k] >> 16), (uint16_t)pair[k] };
+		sof[(uint16_t)pair[k]] = (uint32_t)k;
+	}
+	for (fp->sbits = 0; n > 1 && (n - 1) >> fp->sbits; fp->sbits++)
+		; /* the bits of the last stream's number */
+	free(pair);
+	return rc;
+}
+
 /* Which disk each candidate of the groups is on (its place: its inode until
  * place_all() finds its extent), and the groups the sweep reads whole.
  * @return 0 or -ENOMEM. */
 static int pass_disks(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t *groups, size_t ngroups,
 		      size_t sweep)
 {
-	struct disks dk = { calloc(s->tree->devs.n ? s->tree->devs.n : 1, sizeof(*dk.of)), NULL, 0, 0 };
-	int rc = dk.of ? 0 : -ENOMEM;
+	size_t ndevs = s->tree->devs.n ? s->tree->devs.n : 1;
+	struct disks dk = { calloc(ndevs, sizeof(*dk.of)), NULL, 0, 0 };
+	uint32_t *sof = malloc(ndevs * sizeof(*sof));
+	int rc = dk.of && sof ? 0 : -ENOMEM;
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		/* a few files of one size, more than a head each: most likely
 		 * copies, which the sweep reads whole; reading their heads first
@@ -404,16 +448,21 @@ static int pass_disks(struct ds_reading *s, struct ds_first_pass *fp, const uint
 		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
 		bool direct = fp->head && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
 		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
-			const struct ds_rec *r = ds_rec(s->tree, fp->order[p]);
 			if (direct)
 				fp->state[p] |= DS_FP_DIRECT;
-			int disk = disk_number(s, &dk, ds_rec_devi(s->tree, r));
-			if (disk < 0)
-				rc = disk;
-			else
-				fp->ent[p] = place((unsigned)disk, ds_rec_devi(s->tree, r), true, ds_rec_ino(s->tree, r), p);
+			int disk = disk_number(s, &dk, ds_rec_devi(s->tree, ds_rec(s->tree, fp->order[p])));
+			rc = disk < 0 ? disk : 0;
 		}
 	}
+	if (rc == 0)
+		rc = number_streams(fp, &dk, ndevs, sof);
+	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
+		for (uint32_t p = groups[2 * g]; p < groups[2 * g] + groups[2 * g + 1]; p++) {
+			const struct ds_rec *r = ds_rec(s->tree, fp->order[p]);
+			fp->ent[p] = place(fp, sof[ds_rec_devi(s->tree, r)], true, ds_rec_ino(s->tree, r), p);
+		}
+	}
+	free(sof);
 	free(dk.of);
 	free(dk.id);
 	return rc;

@@ -85,93 +85,16 @@ void ds_sort_keys(struct ds_sortkey *a, size_t n)
 }
 
 
-static void key_swap(struct ds_keypos *a, struct ds_keypos *b)
-{
-	struct ds_keypos t = *a;
-	*a = *b;
-	*b = t;
-}
-
-static void insertion_sort(struct ds_keypos *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		struct ds_keypos x = a[i];
-		size_t j = i;
-		for (; j > 0 && ds_keypos_less(&x, &a[j - 1]); j--)
-			a[j] = a[j - 1];
-		a[j] = x;
-	}
-}
-
-static void sift_down(struct ds_keypos *a, size_t i, size_t n)
-{
-	for (size_t c; (c = 2 * i + 1) < n; i = c) {
-		if (c + 1 < n && ds_keypos_less(&a[c], &a[c + 1]))
-			c++;
-		if (!ds_keypos_less(&a[i], &a[c]))
-			return;
-		key_swap(&a[i], &a[c]);
-	}
-}
-
-static void heap_sort(struct ds_keypos *a, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(a, i, n);
-	for (size_t e = n; e-- > 1;) {
-		key_swap(&a[0], &a[e]);
-		sift_down(a, 0, e);
-	}
-}
-
-/* Quicksort in place, the larger side looped over (stack depth log n), heap
- * sort past a depth that only a hostile order reaches. */
-static void intro_sort(struct ds_keypos *a, size_t n, unsigned depth)
-{
-	while (n > 16) {
-		if (depth-- == 0) {
-			heap_sort(a, n);
-			return;
-		}
-		size_t mid = n / 2;
-		if (ds_keypos_less(&a[mid], &a[0]))
-			key_swap(&a[mid], &a[0]);
-		if (ds_keypos_less(&a[n - 1], &a[0]))
-			key_swap(&a[n - 1], &a[0]);
-		if (ds_keypos_less(&a[n - 1], &a[mid]))
-			key_swap(&a[n - 1], &a[mid]);
-		key_swap(&a[mid], &a[n - 2]); /* the median of three as pivot */
-		struct ds_keypos p = a[n - 2];
-		size_t i = 0, j = n - 2;
-		for (;;) {
-			while (ds_keypos_less(&a[++i], &p))
-				;
-			while (ds_keypos_less(&p, &a[--j]))
-				;
-			if (i >= j)
-				break;
-			key_swap(&a[i], &a[j]);
-		}
-		key_swap(&a[i], &a[n - 2]);
-		if (i < n - 1 - i) {
-			intro_sort(a, i, depth);
-			a += i + 1;
-			n -= i + 1;
-		} else {
-			intro_sort(a + i + 1, n - i - 1, depth);
-			n = i;
-		}
-	}
-	insertion_sort(a, n);
-}
-
-void ds_sort_by_key(struct ds_keypos *a, size_t n)
-{
-	unsigned depth = 2;
-	for (size_t m = n; m > 1; m >>= 1)
-		depth += 2;
-	intro_sort(a, n, depth);
-}
+/* The in-place sort, once for each kind of (key, position) pair
+ * (introsort.inc: T, LESS and NAME name the type, its order and the sort). */
+#define T struct ds_keypos
+#define LESS ds_keypos_less
+#define NAME ds_sort_by_key
+#include "support/introsort.inc"
+#define T struct ds_keypos32
+#define LESS ds_keypos32_less
+#define NAME ds_sort_by_key32
+#include "support/introsort.inc"
 
 int ds_cmp_u64(void *ctx, const void *pa, const void *pb)
 {

@@ -137,6 +137,25 @@ static inline bool ds_keypos_less(const struct ds_keypos *a, const struct ds_key
 {
 	return a->key != b->key ? a->key < b->key : a->pos < b->pos;
 }
+/* The same with a 32-bit position, in 12 bytes (the key in two halves: 4-byte
+ * alignment, no padding), for arrays of one pair a file. */
+struct ds_keypos32 {
+	uint32_t key_lo, key_hi, pos;
+};
+static inline uint64_t ds_keypos32_key(const struct ds_keypos32 *a)
+{
+	return (uint64_t)a->key_hi << 32 | a->key_lo;
+}
+static inline struct ds_keypos32 ds_keypos32_of(uint64_t key, uint32_t pos)
+{
+	return (struct ds_keypos32){ (uint32_t)key, (uint32_t)(key >> 32), pos };
+}
+static inline bool ds_keypos32_less(const struct ds_keypos32 *a, const struct ds_keypos32 *b)
+{
+	uint64_t ka = ds_keypos32_key(a), kb = ds_keypos32_key(b);
+	return ka != kb ? ka < kb : a->pos < b->pos;
+}
+void ds_sort_by_key32(struct ds_keypos32 *a, size_t n);
 /* error.c */
 void ds_report(struct ds_core *s, const char *path, int code);
 /* Is code DUPSCAN_E_CHANGED or one of the DUPSCAN_E_CHANGED_* reasons? */

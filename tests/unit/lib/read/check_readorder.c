@@ -18,6 +18,7 @@
 #include "testutil.h"
 #include "walk/walk.h"
 #include "read/read.h"
+#include "read/place.h"
 
 #define SIZE (300u * 1024u) /* past a head (DS_HDD_HEAD), within a sweep */
 
@@ -326,11 +327,74 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/* A place is 12 bytes and orders reads by stream (disk, then device), then
+ * extents before inodes, then where: exact to a sector where it fits, and
+ * where it does not (an offset or inode number past the key's bits) last in
+ * its stream, never in another's. With 65,536 streams as with three. */
+START_TEST(test_place_keys)
+{
+	ck_assert_uint_eq(sizeof(struct ds_keypos32), 12);
+	struct ds_fp_stream streams[3] = { { 0, 4 }, { 0, 7 }, { 1, 2 } };
+	struct ds_first_pass fp = { .stream = streams, .sbits = 2 };
+	const uint64_t huge = (uint64_t)1 << 62;
+	struct ds_keypos32 pl[6] = {
+		place(&fp, 1, false, 40960, 0), place(&fp, 0, true, 5, 1),     place(&fp, 0, false, 8192, 2),
+		place(&fp, 2, true, 1, 3),      place(&fp, 1, false, huge, 4), place(&fp, 1, true, 3, 5),
+	};
+	ds_sort_by_key32(pl, 6);
+	const uint32_t want[6] = { 2, 1, 0, 4, 5, 3 };
+	for (int i = 0; i < 6; i++)
+		ck_assert_uint_eq(place_pos(&pl[i]), want[i]);
+	ck_assert_uint_eq(place_where(&fp, &pl[0]), 8192);
+	ck_assert_uint_eq(place_where(&fp, &pl[2]), 40960);
+	ck_assert(place_where(&fp, &pl[1]) == UINT64_MAX && place_where(&fp, &pl[4]) == UINT64_MAX);
+	ck_assert_uint_eq(place_devi(&fp, &pl[2]), 7);
+	ck_assert(place_disk(&fp, &pl[5]) == 1 && place_devi(&fp, &pl[5]) == 2);
+	ck_assert_uint_eq(place_where(&fp, &pl[3]), huge); /* (55 bits of sectors: any offset) */
+	/* 65,536 streams: 47 bits of where, and the last stream still last */
+	struct ds_first_pass wide = { .sbits = 16 };
+	struct ds_keypos32 a = place(&wide, 65534, true, UINT64_MAX, 0), b = place(&wide, 65535, false, 0, 1),
+			   c = place(&wide, 65535, false, ((uint64_t)1 << 47 << PLACE_SECTOR) - 512, 2);
+	ck_assert(ds_keypos32_less(&a, &b) && ds_keypos32_less(&b, &c));
+	ck_assert_uint_eq(place_stream(&wide, &a), 65534);
+	ck_assert_uint_eq(place_stream(&wide, &c), 65535);
+	ck_assert_uint_eq(place_where(&wide, &c), ((uint64_t)1 << 47 << PLACE_SECTOR) - 512);
+	/* past them: the stream's last place, ordered by position */
+	struct ds_keypos32 d = place(&wide, 65535, false, huge, 3);
+	ck_assert(ds_keypos32_key(&d) == ds_keypos32_key(&c) && ds_keypos32_less(&c, &d));
+}
+END_TEST
+
+/* ds_sort_by_key32 is a total order on key, then position: 20,000 pairs of
+ * few keys (many ties) in a shuffled order, and an order built to be
+ * quicksort's worst. */
+START_TEST(test_sort_by_key32)
+{
+	enum { N = 20000 };
+	struct ds_keypos32 *a = malloc(N * sizeof(*a));
+	ck_assert_ptr_nonnull(a);
+	for (int round = 0; round < 2; round++) {
+		uint64_t x = 88172645463325252ull;
+		for (uint32_t i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			uint64_t key = round == 0 ? (x % 37) << 40 | (x % 3) : (i % 2 ? i : N - i);
+			a[i] = ds_keypos32_of(key, (uint32_t)(round == 0 ? x >> 40 : i));
+		}
+		ds_sort_by_key32(a, N);
+		for (uint32_t i = 1; i < N; i++)
+			ck_assert_msg(!ds_keypos32_less(&a[i], &a[i - 1]), "pair %u out of order", i);
+	}
+	free(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("readorder");
 	TCase *tc = tcase_create("first pass and sweep");
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_place_keys);
+	tcase_add_test(tc, test_sort_by_key32);
 	tcase_add_test(tc, test_first_pass);
 	tcase_add_test(tc, test_first_pass_small);
 	tcase_add_test(tc, test_first_pass_threads);
