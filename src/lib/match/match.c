@@ -276,6 +276,8 @@ static void group_free(struct group *g)
 	free(g->hv);
 	if (!g->lent)
 		ds_big_free(g->blocks, g->keep ? g->n * g->blen : 0);
+	else /* (the pass's: given back as each group ends, not all at the last) */
+		ds_fp_group_done(g->c->s->reading->first_pass, (size_t)(g->idx - g->c->s->reading->first_pass->order), g->n);
 }
 
 /* How many of the group's files the sweep did not settle (their bytes

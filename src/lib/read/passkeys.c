@@ -50,6 +50,13 @@ unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, 
 	return k && k->first == first && k->n == n ? fp->blocks + k->base : NULL;
 }
 
+void ds_fp_group_done(struct ds_first_pass *fp, size_t first, size_t n)
+{
+	const struct ds_fp_kept *k = kept_group(fp, first);
+	if (k && k->first == first && k->n == n)
+		ds_big_release(fp->blocks, fp->capbytes, k->base, k->base + (size_t)n * k->blen);
+}
+
 void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos32 *e, uint32_t p, const unsigned char *buf,
 		     size_t len)
 {

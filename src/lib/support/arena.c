@@ -108,6 +108,16 @@ void ds_big_free(void *p, size_t len)
 		munmap(p, len);
 }
 
+void ds_big_release(void *p, size_t len, size_t from, size_t to)
+{
+	if (!p || len < DS_BIG_MAP || to > len)
+		return;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t a = (from + page - 1) / page * page, b = to / page * page;
+	if (a < b)
+		madvise((char *)p + a, b - a, MADV_DONTNEED);
+}
+
 void *ds_big_shrink(void *p, size_t *len, size_t keep)
 {
 	if (*len < DS_BIG_MAP) {

@@ -45,6 +45,10 @@ void *ds_big_alloc(size_t len);
  * asked: the clearing then delays the disk's work. */
 void *ds_big_alloc_filled(size_t len);
 void ds_big_free(void *p, size_t len);
+/* Bytes [from, to) of p, a ds_big_alloc() of len bytes, no longer needed:
+ * the whole pages among them given back (read again they are zeros), where
+ * p is a mapping; the rest stays. */
+void ds_big_release(void *p, size_t len, size_t from, size_t to);
 /* chunks.c: read chunks kept between comparisons (s->reading->chunks, while
  * matching runs). ds_chunk_take() is ds_big_alloc_filled() when cs is NULL,
  * len is under DS_BIG_MAP (malloc reuses those already) or none of len bytes
