@@ -55,6 +55,10 @@ void ds_fp_group_done(struct ds_first_pass *fp, size_t first, size_t n)
 	const struct ds_fp_kept *k = kept_group(fp, first);
 	if (k && k->first == first && k->n == n)
 		ds_big_release(fp->blocks, fp->capbytes, k->base, k->base + (size_t)n * k->blen);
+	/* and its keys, once they are by position (a page shared with a group
+	 * still to come stays) */
+	if (fp->by_pos)
+		ds_big_release(fp->key, fp->entbytes, first * sizeof(*fp->key), (first + n) * sizeof(*fp->key));
 }
 
 void ds_fp_took_head(struct ds_first_pass *fp, struct ds_keypos32 *e, uint32_t p, const unsigned char *buf,

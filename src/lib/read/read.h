@@ -208,9 +208,9 @@ const unsigned char *ds_fp_block(const struct ds_first_pass *fp, size_t p);
 /* The first blocks of the group of positions [first, first + n), by
  * position, when the pass keeps them all; else NULL. */
 unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, size_t n);
-/* The group [first, first + n) is matched: its kept first blocks, never read
- * again, leave memory (a group is matched once; the groups' blocks do not
- * share a byte, so another group's are never touched). */
+/* The group [first, first + n) is matched: its kept first blocks and its
+ * keys, never read again, leave memory (a group is matched once; groups do
+ * not share a byte of either, so another group's are never touched). */
 void ds_fp_group_done(struct ds_first_pass *fp, size_t first, size_t n);
 /* Position p was read (by the sweep): its partial hash, its block not kept. */
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);

@@ -388,38 +388,43 @@ START_TEST(test_sort_by_key32)
 }
 END_TEST
 
-/* A group matched gives its kept first blocks back (whole pages of them)
- * and leaves every other group's as they were: two groups of 40 files, of
- * 3,000 and 3,001 bytes, side by side in one mapping (a page holds the end
- * of the one and the start of the other). */
+/* A group matched gives its kept first blocks and its keys back (whole
+ * pages of them) and leaves every other group's as they were: two groups
+ * of 8,200 files, of 20 and 21 bytes, side by side in one mapping each (a
+ * page holds the end of the one and the start of the other). */
 START_TEST(test_first_pass_group_done)
 {
-	enum { EACH = 40, N = 2 * EACH };
+	enum { EACH = 8200, N = 2 * EACH, A = 20, B = 21 };
 	char *dir = tu_tmpdir_shm();
 	char name[16];
 	for (int i = 0; i < N; i++) {
-		snprintf(name, sizeof(name), "%c%02d", i < EACH ? 'a' : 'b', i % EACH);
-		tu_file(dir, name, i < EACH ? 3000 : 3001, 100u + (unsigned)i, -1);
+		snprintf(name, sizeof(name), "%c%04d", i < EACH ? 'a' : 'b', i % EACH);
+		tu_file(dir, name, i < EACH ? A : B, 100u + (unsigned)i, -1);
 	}
 	dupscan_scan *s = walk_hdd(dir, 0, N);
-	uint32_t order[N], na = 0, nb = EACH;
+	static uint32_t order[N];
+	uint32_t na = 0, nb = EACH;
 	for (uint32_t i = 0; i < N; i++)
-		order[ds_rec_size(&s->tree, ds_rec(&s->tree, i)) == 3000 ? na++ : nb++] = i;
+		order[ds_rec_size(&s->tree, ds_rec(&s->tree, i)) == A ? na++ : nb++] = i;
 	uint32_t groups[4] = { 0, EACH, EACH, EACH };
 	ck_assert_int_eq(ds_first_pass_run(&s->reading, order, N, groups, 2, 0), 0);
 	struct ds_first_pass *fp = s->reading.first_pass;
-	ck_assert_uint_eq(fp->capbytes, EACH * 3000 + EACH * 3001);
+	ck_assert_uint_eq(fp->capbytes, EACH * A + EACH * B);
 	ds_first_pass_by_pos(fp, groups, 2, NULL);
 	ds_fp_group_done(fp, 0, EACH);
-	unsigned char block[3001], zero[3000] = { 0 };
+	unsigned char block[B], zero[A] = { 0 };
 	for (uint32_t p = EACH; p < N; p++) {
-		read_start(s, order[p], block, 3001);
-		ck_assert_msg(memcmp(ds_fp_block(fp, p), block, 3001) == 0, "position %u: its block lost", p);
+		read_start(s, order[p], block, B);
+		ck_assert_msg(memcmp(ds_fp_block(fp, p), block, B) == 0, "position %u: its block lost", p);
+		ck_assert_msg(ds_fp_partial(fp, p) == ds_hash_oneshot(block, B), "position %u: its key lost", p);
 	}
-	/* the first group's first file lies in pages of its own: given back */
-	ck_assert(memcmp(ds_fp_block(fp, 0), zero, 3000) == 0);
-	read_start(s, order[EACH - 1], block, 3000);
-	ck_assert(memcmp(ds_fp_block(fp, EACH - 1) + 3000 - 200, block + 3000 - 200, 200) == 0);
+	/* the first group's first file and key lie in pages of its own: given
+	 * back; its last, in a page it shares, stay */
+	ck_assert(memcmp(ds_fp_block(fp, 0), zero, A) == 0);
+	ck_assert(ds_fp_partial(fp, 0) == 0);
+	read_start(s, order[EACH - 1], block, A);
+	ck_assert(memcmp(ds_fp_block(fp, EACH - 1), block, A) == 0);
+	ck_assert(ds_fp_partial(fp, EACH - 1) == ds_hash_oneshot(block, A));
 	pass_done(s, dir);
 }
 END_TEST
