@@ -450,7 +450,13 @@ static int serve_requests(struct serve *v)
 	for (;;) {
 		int type;
 		struct ds_rd r;
+		/* between its requests the client walks and matches its own
+		 * files, reads its side of a comparison: as long as that takes
+		 * (the channel closes if it goes away) */
+		int patience = v->ch.timeout_ms;
+		v->ch.timeout_ms = -1;
 		int rc = ds_chan_recv(&v->ch, &type, &r);
+		v->ch.timeout_ms = patience;
 		if (rc)
 			return rc;
 		switch (type) {
@@ -501,7 +507,9 @@ DUPSCAN_API int dupscan_serve(dupscan_scan *s, int read_fd, int write_fd)
 	if (s->core.ran || s->tree.nargs)
 		return DUPSCAN_E_STATE;
 	struct serve v = { .s = s, .fd = -1 };
-	ds_chan_init(&v.ch, read_fd, write_fd, "client", DS_WIRE_TIMEOUT_MS);
+	/* a silent client fails the channel past the scan's own patience
+	 * (DUPSCAN_OPT_REMOTE_TIMEOUT), but while it does its own work */
+	ds_chan_init(&v.ch, read_fd, write_fd, "client", s->hosts.remote_timeout_ms);
 	v.alive_lock = ds_monitor_new();
 	int rc = (v.buf = malloc(DS_COPY_BUF)) && v.alive_lock ? greet(&v) : -ENOMEM;
 	if (rc == 0) {

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "scan.h"
@@ -229,7 +230,7 @@ struct told {
 /* A server for dir/R in a child, on a socket, its records under budget
  * (0: none; a budget it must pass: it exits 3 when nothing spilled); what
  * it read and kept into *told when not NULL. @return its pid; *fd our end. */
-static pid_t serve_budget(int *fd, uint64_t budget, struct told *told)
+static pid_t serve_patient(int *fd, uint64_t budget, struct told *told, int patience)
 {
 	int sv[2];
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
@@ -241,6 +242,8 @@ static pid_t serve_budget(int *fd, uint64_t budget, struct told *told)
 		int rc = dupscan_create(&s);
 		if (rc == 0)
 			s->core.opt.max_memory = budget; /* (below what the option takes: every block spills) */
+		if (rc == 0 && patience)
+			rc = dupscan_set_option(s, DUPSCAN_OPT_REMOTE_TIMEOUT, patience);
 		if (rc == 0)
 			rc = dupscan_serve(s, sv[1], sv[1]);
 		bool spilled = s && dupscan_spilled(s) > 0;
@@ -252,6 +255,11 @@ static pid_t serve_budget(int *fd, uint64_t budget, struct told *told)
 	close(sv[1]);
 	*fd = sv[0];
 	return pid;
+}
+
+static pid_t serve_budget(int *fd, uint64_t budget, struct told *told)
+{
+	return serve_patient(fd, budget, told, 0);
 }
 
 static pid_t serve_child(int *fd)
@@ -445,6 +453,39 @@ START_TEST(test_server_budget)
 }
 END_TEST
 
+/* The client's own work between the results and its first request. */
+static int nap(dupscan_scan *s, void *user)
+{
+	(void)s;
+	(void)user;
+	struct timespec t = { 2, 500000000 };
+	nanosleep(&t, NULL);
+	return 0;
+}
+
+/* A server whose patience is a second waits for a client that works on its
+ * own files for longer before its first request (its walk, its matching):
+ * it is still there to answer, and the sets are the same. */
+START_TEST(test_client_at_work)
+{
+	int fd;
+	pid_t pid = serve_patient(&fd, 0, NULL, 1);
+	char *dir = tu_tmpdir();
+	tree(dir);
+	dupscan_scan *s = across(dir, fd);
+	s->after_walk = nap;
+	ck_assert_int_eq(dupscan_run(s), 0);
+	char *sets = tu_sets(s, dir), want[512];
+	snprintf(want, sizeof(want), "L/a L/b peer:%s/R/a2|L/c peer:%s/R/c2|", dir, dir);
+	ck_assert_msg(strncmp(sets, want, strlen(want)) == 0, "sets: %s", sets);
+	dupscan_free(s);
+	ck_assert_int_eq(wait_child(pid), 0);
+	close(fd);
+	free(sets);
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_server_dies)
 {
 	int fd;
@@ -475,6 +516,7 @@ int main(void)
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_across);
 	tcase_add_test(tc, test_server_dies);
+	tcase_add_test(tc, test_client_at_work);
 	tcase_add_test(tc, test_server_budget);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
