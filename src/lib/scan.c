@@ -125,9 +125,9 @@ DUPSCAN_API int dupscan_set_temp_dir(dupscan_scan *s, const char *path)
 }
 
 /* A budget for the records: the spill's state, refusing to spill where the
- * scan must hold every record (the other hosts' sets, the directory sets
- * and a served client's tree are made from all of them); a served scan
- * keeps its unique files too. */
+ * scan must hold every record (the directory sets and a served client's
+ * tree are made from all of them); a served scan keeps its unique files
+ * too (and a scan with other hosts those of their sizes: ds_remote_early()). */
 static int budget_records(dupscan_scan *s)
 {
 	uint64_t budget = s->core.opt.max_memory;
@@ -141,7 +141,7 @@ static int budget_records(dupscan_scan *s)
 		s->core.opt.sweep_budget = (size_t)(sweep < least ? least : sweep);
 	if (s->core.opt.heads_budget > heads)
 		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
-	bool refuse = s->hosts.nremotes || s->core.opt.dir_sets || s->every_record;
+	bool refuse = s->core.opt.dir_sets || s->every_record;
 	int rc = ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 	if (rc == 0 && s->served)
 		ds_spill_keep_unique(&s->tree);
@@ -360,6 +360,10 @@ static int walk_and_match(dupscan_scan *s)
 		rc = ds_remote_sizes(&s->hosts);
 	if (rc == 0 && s->after_walk)
 		rc = s->after_walk(s, s->after_walk_user);
+	/* past the budget, the other hosts' results first: each band then keeps
+	 * only the files that may match theirs */
+	if (rc == 0 && s->hosts.nremotes && ds_spilled(&s->tree))
+		rc = ds_remote_early(&s->hosts);
 	if (rc == 0)
 		rc = ds_match(&s->match);
 	return rc;

@@ -176,6 +176,22 @@ for ref in "$D/small" "--reference=$D/small"; do
   fi
 done
 
+# this side of HOST:PATH under its budget: it waits for the other side's
+# results, keeps its unique files of that side's sizes, and lists what it
+# lists without a budget; a reference there is told this side's sizes from
+# the spill
+for ref in "localhost:$D/small" "--reference=localhost:$D/small"; do
+  # shellcheck disable=SC2086
+  want=$("$DUPSCAN" -rq --rsh="$D/rsh" --remote-dupscan="$DUPSCAN" $ref "$D/big")
+  # shellcheck disable=SC2086
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" --rsh="$D/rsh" --remote-dupscan="$DUPSCAN" $ref "$D/big"
+  if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$out" = "$want" ] && [ -z "$(ls -A tmp)" ]; then
+    ok "this side under --max-memory=16M, $ref: the listing without a budget"
+  else
+    not_ok "this side under its budget, $ref" "status $rc" "$err" "$(diff <(echo "$want") <(echo "$out") | head -4)"
+  fi
+done
+
 # -d on the sets of a spilled scan: one file of each set left, every other file untouched
 run "$DUPSCAN" -rqdN --max-memory=16M --temp-dir="$D/tmp" big
 left=$(python3 - big.want <<'PY'

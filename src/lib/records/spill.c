@@ -64,6 +64,8 @@ struct ds_spill {
 	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
 	uint32_t weighed;            /* records of the table counted in heads and big so far */
 	bool keep_unique;            /* ds_spill_keep_unique() */
+	const uint64_t *keep_sizes;  /* ds_spill_keep_sizes(): only the unique files of these */
+	size_t nkeep_sizes;
 	unsigned held_rec;           /* other stages' bytes a record matched (ds_spill_hold()) */
 	uint64_t held;               /* and for the whole run */
 };
@@ -127,6 +129,19 @@ static void merge_free(struct ds_spill *sp)
 void ds_spill_keep_unique(struct ds_tree *t)
 {
 	t->spill->keep_unique = true;
+}
+
+void ds_spill_keep_sizes(struct ds_tree *t, const uint64_t *sizes, size_t n)
+{
+	t->spill->keep_unique = true;
+	t->spill->keep_sizes = sizes;
+	t->spill->nkeep_sizes = n;
+}
+
+/* Is a unique file of this size kept? */
+static bool keeps_unique(const struct ds_spill *sp, uint64_t size)
+{
+	return sp->keep_unique && (!sp->keep_sizes || ds_sorted_has(sp->keep_sizes, sp->nkeep_sizes, size));
 }
 
 void ds_spill_hold(struct ds_tree *t, unsigned per_rec, uint64_t bytes)
@@ -532,7 +547,7 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		}
 		/* a group's first record waits for its second: one alone is never
 		 * read back (unless unique files are kept) */
-		rc = take_entry(t, k, !group && !sp->keep_unique);
+		rc = take_entry(t, k, !group && !keeps_unique(sp, size));
 		taken = t->nrecs - sp->kept;
 		last = size;
 		any = true;
@@ -542,6 +557,73 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		ds_report(t->core, sp->dir, rc);
 	if (rc || !*more)
 		merge_free(sp);
+	return rc;
+}
+
+/* ---- the sizes alone ---- */
+
+/* Skip c's entries of size, noting whether one of them is wanted. @return
+ * 1: c has more, 0: its run is over, or a negative code. */
+static int skip_size(const struct ds_tree *t, struct cursor *c, uint64_t size, bool ref, bool *wanted)
+{
+	int rc;
+	while ((rc = fill(t->spill, c)) == 1) {
+		struct ds_rec r;
+		uint32_t dir;
+		memcpy(&r, c->buf + c->pos, sizeof(r));
+		memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
+		if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
+			return -EIO;
+		if (ds_rec_size(t, &r) != size)
+			return 1;
+		*wanted |= t->args[t->dirs[dir].arg].reference == ref;
+		c->pos += ENTRY_HEAD + r.name;
+	}
+	return rc;
+}
+
+/* The least size at the head of the runs that are not over, or false. */
+static int least_size(const struct ds_tree *t, struct cursor *cur, size_t n, uint64_t *size)
+{
+	bool any = false;
+	for (size_t k = 0; k < n; k++) {
+		int rc = fill(t->spill, &cur[k]);
+		if (rc < 0)
+			return rc;
+		struct ds_rec r;
+		if (rc == 0)
+			continue;
+		memcpy(&r, cur[k].buf + cur[k].pos, sizeof(r));
+		if (!any || ds_rec_size(t, &r) < *size)
+			*size = ds_rec_size(t, &r);
+		any = true;
+	}
+	return any;
+}
+
+int ds_spill_sizes(struct ds_tree *t, bool ref, int (*fn)(void *user, uint64_t size), void *user)
+{
+	struct ds_spill *sp = t->spill;
+	if (t->nrecs > sp->kept)
+		return -EINVAL; /* (the table must be out: ds_spill_out()) */
+	struct cursor *cur = calloc(sp->nruns ? sp->nruns : 1, sizeof(*cur));
+	int rc = cur ? 0 : -ENOMEM;
+	for (size_t k = 0; rc == 0 && k < sp->nruns; k++) {
+		cur[k] = (struct cursor){ sp->runs[k].off, sp->runs[k].end, malloc(READ_LEAST), 0, 0, READ_LEAST };
+		rc = cur[k].buf ? 0 : -ENOMEM;
+	}
+	uint64_t size = 0;
+	while (rc == 0 && (rc = least_size(t, cur, sp->nruns, &size)) == 1) {
+		bool wanted = false;
+		for (size_t k = 0; rc >= 0 && k < sp->nruns; k++)
+			rc = skip_size(t, &cur[k], size, ref, &wanted);
+		rc = rc < 0 ? rc : wanted ? fn(user, size) : 0;
+	}
+	for (size_t k = 0; cur && k < sp->nruns; k++)
+		free(cur[k].buf);
+	free(cur);
+	if (rc == -EIO)
+		ds_report(t->core, sp->dir, rc);
 	return rc;
 }
 
@@ -562,8 +644,8 @@ static int mark_kept(const struct ds_tree *t, uint64_t *keep)
 		const struct ds_rec *r = ds_rec(t, i);
 		bool multi = ds_rec_multilink(t, r) && t->core->opt.hard_links;
 		/* (kept unique: every file matched, not those left out) */
-		bool unique = t->spill->keep_unique && !(ds_rec(t, ds_rec_rep(t, i))->flags & DS_F_SKIPPED) &&
-			      !(r->flags & DS_F_SKIPPED);
+		bool unique = keeps_unique(t->spill, ds_rec_size(t, r)) &&
+			      !(ds_rec(t, ds_rec_rep(t, i))->flags & DS_F_SKIPPED) && !(r->flags & DS_F_SKIPPED);
 		if (multi || unique || ds_index_has(ix, ds_rec_rep(t, i)))
 			keep[i / 64] |= (uint64_t)1 << (i % 64);
 	}

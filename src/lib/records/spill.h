@@ -30,8 +30,8 @@
 /* The spill state of tree t: budget bytes, of which each record in the
  * table costs its own bytes and per_rec more while it is matched; runs go
  * to an unnamed file in dir (NULL: $TMPDIR, else /tmp); refuse: a spill is
- * DUPSCAN_E_MEMORY instead (the scan needs every record: a cache, other
- * hosts, directory sets). @return 0 or -ENOMEM. */
+ * DUPSCAN_E_MEMORY instead (the scan needs every record: directory sets,
+ * a served client's tree). @return 0 or -ENOMEM. */
 int ds_spill_new(struct ds_tree *t, uint64_t budget, unsigned per_rec, const char *dir, bool refuse);
 /* Once the walk knows how matching will read: hdd mode keeps more a record. */
 void ds_spill_mode(struct ds_tree *t, bool hdd);
@@ -39,6 +39,15 @@ void ds_spill_mode(struct ds_tree *t, bool hdd);
  * file alone in its size included: a served scan's client asks for them by
  * number after the run (serve/). */
 void ds_spill_keep_unique(struct ds_tree *t);
+/* Keep the unique files of these sizes (ascending; the caller keeps them
+ * until the spill is freed) as well as the sets', after each band: those
+ * that may match another host's files (remote/). */
+void ds_spill_keep_sizes(struct ds_tree *t, const uint64_t *sizes, size_t n);
+/* Each size of the spilled records whose argument is a reference (ref) or
+ * not, once, ascending, to fn (which stops them with a nonzero return),
+ * through buffers of their own: everything spilled (ds_spill_out()), no
+ * band taken yet. @return 0, fn's code, -ENOMEM or -EIO (reported). */
+int ds_spill_sizes(struct ds_tree *t, bool ref, int (*fn)(void *user, uint64_t size), void *user);
 /* What another stage holds beside the records while they are matched:
  * per_rec bytes a record of a band, bytes for the whole run (the hash
  * cache's: cache/cache_run.h). */

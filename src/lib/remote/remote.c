@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "remote.h"
+#include "records/spill.h"
 #include "sets/sets.h"
 
 /* label ":" path[0..len), malloc'ed: how a remote path is shown. */
@@ -334,6 +335,8 @@ int ds_remote_collect(struct ds_hosts *s, struct ds_remote *r)
 {
 	int type;
 	struct ds_rd rd;
+	if (r->collected)
+		return 0;
 	int rc = ds_remote_greeting(r);
 	while (rc == 0 && !r->done) {
 		if ((rc = ds_chan_recv(&r->ch, &type, &rd)) != 0)
@@ -359,6 +362,36 @@ int ds_remote_collect(struct ds_hosts *s, struct ds_remote *r)
 		r->rec_of[i] = DS_NONE; /* named when asked for */
 	if (rc && rc != -ENOMEM && rc != DUPSCAN_E_CANCELED)
 		ds_remote_report(s, r, rc);
+	r->collected = rc == 0;
+	return rc;
+}
+
+int ds_remote_early(struct ds_hosts *s)
+{
+	int rc = 0;
+	size_t n = 0, cap = 0;
+	uint64_t held = 0;
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++)
+		rc = ds_remote_collect(s, s->remotes[k]);
+	for (size_t k = 0; rc == 0 && k < s->nremotes; k++) {
+		struct ds_remote *r = s->remotes[k];
+		/* (what it holds here a file: its size, its mark, its record's
+		 * number; a set's files are named records) */
+		held += r->nuniq * 13 + r->nset * 64;
+		if (DS_GROW(s->xsizes, cap, n + r->nuniq + r->nsets))
+			rc = -ENOMEM;
+		for (uint64_t i = 0; rc == 0 && i < r->nuniq; i++)
+			s->xsizes[n++] = r->usize[i];
+		for (size_t i = 0; rc == 0 && i < r->nsets; i++)
+			s->xsizes[n++] = ds_rec_size(&r->mirror->tree, ds_rec(&r->mirror->tree, r->rec_of[r->sets[i].first]));
+	}
+	if (rc == 0)
+		rc = ds_sort_u64_set(s->xsizes, &n);
+	if (rc == 0) {
+		s->nxsizes = n;
+		ds_spill_keep_sizes(s->tree, s->xsizes, n);
+		ds_spill_hold(s->tree, 0, held + cap * sizeof(*s->xsizes));
+	}
 	return rc;
 }
 
@@ -592,6 +625,7 @@ void ds_remote_free(struct ds_hosts *s)
 	}
 	ds_wr_free(&w);
 	free(s->remotes);
+	free(s->xsizes);
 	free(s->across);
 	s->remotes = NULL;
 	s->across = NULL;

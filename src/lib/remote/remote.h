@@ -28,6 +28,9 @@ struct ds_hosts {
 	size_t nremotes;
 	int remote_timeout_ms;       /* DUPSCAN_OPT_REMOTE_TIMEOUT */
 	bool remote_uniques;         /* the remote sides' unique files still to be fetched for the uniques */
+	uint64_t *xsizes;            /* a scan past its budget: the other hosts' sizes, ascending,
+	                              * each once (ds_remote_early()); their unique files kept */
+	size_t nxsizes;
 	uint64_t *across;            /* classes joined across hosts: raw, class pairs, by raw
 	                              * (ds_across_class()) */
 	size_t nacross;
@@ -67,6 +70,7 @@ struct ds_remote {
 	size_t ntent, captent;
 	uint64_t *tclass;
 	bool started, done;
+	bool collected;          /* its results taken (ds_remote_collect()) */
 	bool want_sizes;         /* the paths of the other kind all here: DS_WIRE_SIZES asked */
 	bool greeted;            /* its HELLO read (greet_rc: how that went) */
 	int greet_rc;
@@ -80,6 +84,13 @@ int ds_remote_start(struct ds_hosts *s);
 /* The side's HELLO, read once (what it does into r->features). @return 0
  * or the channel's code. */
 int ds_remote_greeting(struct ds_remote *r);
+/* Past the memory budget, before this host's bands: every side's results
+ * taken (each scan waits for the other hosts' to end), their sizes noted,
+ * so that after each band only this host's files that may match theirs
+ * stay (the sets' files, the unique ones of those sizes); what the sides'
+ * results hold here is weighed in the budget. @return 0, -ENOMEM, or a
+ * side's code (named). */
+int ds_remote_early(struct ds_hosts *s);
 /* (sizes.c) After the local walk: each reference side that asked for them (and
  * takes them) told the sizes of this host's other files, so it reads and
  * sends only files of those sizes. @return 0 or -ENOMEM (a side that

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "remote.h"
+#include "records/spill.h"
 
 /* At most this many sizes a frame: ten bytes each at worst, within DS_WIRE_MAX. */
 #define SIZES_FRAME 65536u
@@ -86,6 +87,60 @@ int ds_wire_sizes_recv(struct ds_chan *c, uint64_t **v, size_t *n, bool *keep)
 	}
 }
 
+/* Sizes sent as they come, ascending (a scan past its memory budget merges
+ * them from its spilled runs: they are never all in memory): frames of
+ * SIZES_FRAME, then an empty last one. */
+struct sizes_out {
+	struct ds_chan *c;
+	struct ds_wr w;
+	uint64_t prev, what;
+	size_t inframe;
+	int rc;
+	bool zero;           /* an empty file's size too (-z) */
+};
+
+static int out_flush(struct sizes_out *o, bool last)
+{
+	if (o->inframe == 0 && !last)
+		return 0;
+	if (o->inframe == 0) { /* (an empty frame: the flags alone) */
+		ds_wr_begin(&o->w, DS_W_SIZES);
+		ds_wr_u64(&o->w, o->what);
+	}
+	o->rc = ds_chan_send(o->c, &o->w);
+	o->inframe = 0;
+	return o->rc;
+}
+
+static int out_size(void *user, uint64_t size)
+{
+	struct sizes_out *o = user;
+	if (size == 0 && !o->zero)
+		return 0;
+	if (o->inframe == 0) {
+		ds_wr_begin(&o->w, DS_W_SIZES);
+		ds_wr_u64(&o->w, o->what);
+	}
+	ds_wr_u64(&o->w, size - o->prev);
+	o->prev = size;
+	return ++o->inframe == SIZES_FRAME ? out_flush(o, false) : 0;
+}
+
+/* A spilled scan's sizes of the given kind to c. @return 0, the spill's
+ * code, or the channel's (which fails later, as any). */
+static int send_spilled(const struct ds_hosts *s, struct ds_chan *c, bool ref, bool keep)
+{
+	/* an empty file only with -z (it is never matched without) */
+	struct sizes_out o = { c, { 0 }, 0, keep ? DS_SIZES_KEEP : 0, 0, 0, s->core->opt.zero_match };
+	int rc = ds_spill_sizes(s->tree, ref, out_size, &o);
+	if (rc == 0 && out_flush(&o, false) == 0) {
+		o.what |= DS_SIZES_LAST;
+		out_flush(&o, true);
+	}
+	ds_wr_free(&o.w);
+	return o.rc ? 0 : rc; /* (a channel that failed fails the side later, as any) */
+}
+
 /* The sizes of this host's files that are references (ref) or not,
  * ascending, each once (an empty file's only with -z: it is never matched
  * without). @return 0 or -ENOMEM. */
@@ -119,6 +174,12 @@ int ds_remote_sizes(struct ds_hosts *s)
 			continue;
 		/* told the other kind's sizes */
 		int kind = !s->tree->args[r->arg].reference;
+		if (ds_spilled(s->tree)) {
+			rc = ds_spill_out(s->tree);
+			if (rc == 0)
+				rc = send_spilled(s, &r->ch, kind, kind);
+			continue;
+		}
 		if (!v[kind] && (rc = sizes_of(s, kind, &v[kind], &n[kind])) != 0)
 			break;
 		ds_wire_sizes_send(&r->ch, v[kind], n[kind], kind); /* (a channel that fails: as above) */

@@ -391,15 +391,18 @@ static void many(const char *dir)
 	}
 }
 
-/* dir/L here and dir/R through a server under budget, ref: neither a
- * reference (0), L (1) or R (2): the sets and unique files. */
-static void served(const char *dir, int ref, uint64_t budget, char **sets, char **uniques, struct told *told)
+/* dir/L here (its records under mine: 0, none) and dir/R through a server
+ * under budget, ref: neither a reference (0), L (1) or R (2): the sets and
+ * unique files (none listed here under a budget); the records kept here. */
+static uint32_t served_here(const char *dir, int ref, uint64_t budget, uint64_t mine, char **sets, char **uniques,
+			    struct told *told)
 {
 	int fd;
 	pid_t pid = serve_budget(&fd, budget, told);
 	char *L = tu_path(dir, "L"), *R = tu_path(dir, "R");
 	dupscan_scan *s = NULL;
 	ck_assert_int_eq(dupscan_create(&s), 0);
+	s->core.opt.max_memory = mine; /* (as the server's: every block spills) */
 	if (ref == 1)
 		ck_assert_int_eq(dupscan_add_reference(s, L, 1), 0);
 	else
@@ -408,14 +411,22 @@ static void served(const char *dir, int ref, uint64_t budget, char **sets, char 
 	if (ref == 2)
 		ck_assert_int_eq(dupscan_set_reference(s, 1), 1);
 	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert(!mine || dupscan_spilled(s) > 0);
 	*sets = tu_sets(s, dir);
-	*uniques = ref ? strdup("") : tu_uniques(s, dir);
+	*uniques = ref || mine ? strdup("") : tu_uniques(s, dir);
 	ck_assert_uint_gt(dupscan_set_count(s), 100);
+	uint32_t kept = s->tree.nrecs;
 	dupscan_free(s);
 	ck_assert_int_eq(wait_child(pid), 0);
 	close(fd);
 	free(L);
 	free(R);
+	return kept;
+}
+
+static void served(const char *dir, int ref, uint64_t budget, char **sets, char **uniques, struct told *told)
+{
+	served_here(dir, ref, budget, 0, sets, uniques, told);
 }
 
 /* A server past its memory budget keeps the files its client may ask for:
@@ -486,6 +497,42 @@ START_TEST(test_client_at_work)
 }
 END_TEST
 
+/* This side past its own budget: the sets across hosts those of a scan
+ * without one, a reference here, there or neither; the server reads what
+ * it reads without (a reference there, told this side's sizes from the
+ * spill, reads the files of those sizes and no other); this side keeps,
+ * of L's 2,000 files, only those of the sizes R has. */
+START_TEST(test_client_budget)
+{
+	char *dir = tu_tmpdir_shm();
+	many(dir);
+	struct told *told = mmap(NULL, 2 * sizeof(*told), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(told, MAP_FAILED);
+	/* R's sizes, as many() makes them */
+	static bool has[2200];
+	for (unsigned i = 0; i < 6000; i++)
+		has[i % 4 == 3 ? 100 + i % 2000 % 1000 * 2 : 100 + i % 1500] = true;
+	uint32_t of_theirs = 0;
+	for (unsigned i = 0; i < 2000; i++)
+		of_theirs += has[100 + i % 1000 * 2];
+	ck_assert_uint_lt(of_theirs, 2000);
+	for (int ref = 0; ref <= 2; ref++) {
+		char *s0, *u0, *s1, *u1;
+		ck_assert_uint_eq(served_here(dir, ref, 0, 0, &s0, &u0, &told[0]), 2000);
+		ck_assert_uint_eq(served_here(dir, ref, 0, 1, &s1, &u1, &told[1]), of_theirs);
+		ck_assert_str_eq(s1, s0);
+		ck_assert_uint_gt(told[0].read, 0);
+		ck_assert_uint_eq(told[1].read, told[0].read);
+		free(s0);
+		free(u0);
+		free(s1);
+		free(u1);
+	}
+	munmap(told, 2 * sizeof(*told));
+	tu_cleanup(dir);
+}
+END_TEST
+
 START_TEST(test_server_dies)
 {
 	int fd;
@@ -517,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, test_across);
 	tcase_add_test(tc, test_server_dies);
 	tcase_add_test(tc, test_client_at_work);
+	tcase_add_test(tc, test_client_budget);
 	tcase_add_test(tc, test_server_budget);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
