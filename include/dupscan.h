@@ -134,8 +134,7 @@ enum dupscan_error {
 	                             * (since 0.10) */
 	DUPSCAN_E_MEMORY = -1034    /* the records passed the memory budget
 	                             * (DUPSCAN_OPT_MAX_MEMORY) where the scan must hold them all
-	                             * (a cache, paths on other hosts, sets of directories,
-	                             * unique or missing files, directory figures) (since 0.11) */
+	                             * (sets of directories, unique or missing files) (since 0.11) */
 };
 
 /* Flags for the action functions. */
@@ -518,8 +517,8 @@ DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *scan);
 /* @return the number of files' records written to the temporary file past
  * DUPSCAN_OPT_MAX_MEMORY by dupscan_run() (0: the budget held them all).
  * Once any was, only the sets' files are kept: dupscan_unique_count() is 0
- * and dupscan_find_missing(), dupscan_tally_dirs() and
- * dupscan_find_overlaps() return DUPSCAN_E_MEMORY. Since 0.11. */
+ * and dupscan_find_missing() returns DUPSCAN_E_MEMORY (the unique files
+ * still count in dupscan_tally_dirs()'s figures). Since 0.11. */
 DUPSCAN_API uint64_t dupscan_spilled(const dupscan_scan *scan);
 
 /* @return unique file number i, in the chosen order, or NULL when out of range.

@@ -94,7 +94,7 @@ void cli_opts_free(struct cli_opts *o);
  * the rules of what goes together, the view. @return 0 or EXIT_USAGE. */
 int cli_check(struct cli_opts *o);
 /* Does what was asked need every file's record (unique files, directory
- * figures and sets, a report's files)? Then no budget spills them. */
+ * sets, a report's files)? Then no budget spills them. */
 bool cli_needs_every_record(const struct cli_opts *o);
 /* The action c (a letter, or ACT_MOVE), refused when another was given. */
 int cli_set_action(struct cli_opts *o, int c);

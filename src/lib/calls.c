@@ -16,8 +16,6 @@ DUPSCAN_API int dupscan_set_cache(dupscan_scan *s, const char *path)
 
 DUPSCAN_API int dupscan_find_overlaps(dupscan_scan *s, unsigned percent)
 {
-	if (s && ds_spilled(&s->tree))
-		return DUPSCAN_E_MEMORY; /* the directories' figures need every file */
 	return ds_find_overlaps(s ? &s->results : NULL, percent);
 }
 
@@ -63,8 +61,6 @@ DUPSCAN_API uint64_t dupscan_set_shared_bytes(const dupscan_scan *s, size_t i)
 
 DUPSCAN_API int dupscan_tally_dirs(dupscan_scan *s)
 {
-	if (s && ds_spilled(&s->tree))
-		return DUPSCAN_E_MEMORY;
 	return ds_tally_dirs(s ? &s->results : NULL);
 }
 

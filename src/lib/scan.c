@@ -145,6 +145,10 @@ static int budget_records(dupscan_scan *s)
 	int rc = ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 	if (rc == 0 && s->served)
 		ds_spill_keep_unique(&s->tree);
+	/* the unique files leaving with their bands still count in their
+	 * directories' figures (dupscan_tally_dirs()) */
+	if (rc == 0)
+		ds_spill_on_drop(&s->tree, ds_tally_gone, &s->results);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
 # folder named, no set listed: the records did go there), while a tree
 # within the budget never touches it; a kill at any moment
 # leaves nothing in the folder; -d acts on the sets of a spilled scan and
-# leaves one file of each; --cache under the budget saves the cache saved
+# leaves one file of each; --summary=dirs, --overlap and the page are as
+# without a budget; --cache under the budget saves the cache saved
 # without one, --cache-trust then reads none of the files, and a run killed
 # half way resumes from its log under the budget; what needs every record
 # is refused (status 2).
@@ -192,6 +193,20 @@ for ref in "localhost:$D/small" "--reference=localhost:$D/small"; do
   fi
 done
 
+# the directories' figures, the overlaps and the page: those of a scan
+# without a budget, the unique files counted as their bands end (the
+# page's command line aside)
+for opt in --summary=dirs --overlap=10 --format=html; do
+  want=$("$DUPSCAN" -rq "$opt" big | sed 's/"command": "[^"]*"//')
+  run "$DUPSCAN" -rq --max-memory=16M --temp-dir="$D/tmp" "$opt" big
+  got=$(echo "$out" | sed 's/"command": "[^"]*"//')
+  if [ "$rc" = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]; then
+    ok "$opt under --max-memory=16M: as without a budget"
+  else
+    not_ok "$opt under the budget" "status $rc" "$err" "$(diff <(echo "$want") <(echo "$got") | head -4)"
+  fi
+done
+
 # -d on the sets of a spilled scan: one file of each set left, every other file untouched
 run "$DUPSCAN" -rqdN --max-memory=16M --temp-dir="$D/tmp" big
 left=$(python3 - big.want <<'PY'
@@ -211,7 +226,7 @@ else
 fi
 
 # what needs every file's record is refused before anything is scanned
-for opt in -u --missing --summary=dirs --format=html --dirs; do
+for opt in -u --missing --dirs; do
   case $opt in --missing) extra=--reference=small ;; *) extra= ;; esac
   # shellcheck disable=SC2086
   run "$DUPSCAN" -rq --max-memory=16M $opt $extra big

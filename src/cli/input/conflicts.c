@@ -235,8 +235,7 @@ static enum cli_view view_of(const struct cli_opts *o)
 
 bool cli_needs_every_record(const struct cli_opts *o)
 {
-	return o->dirs || o->print_unique || o->missing || o->overlap ||
-	       o->summary_dirs || o->fmt == FORMAT_HTML || o->from_report;
+	return o->dirs || o->print_unique || o->missing || o->from_report;
 }
 
 /* --max-memory keeps only the sets' files once the records pass it: what
@@ -245,8 +244,7 @@ static int check_memory(const struct cli_opts *o)
 {
 	if ((o->max_memory || o->temp_dir) && cli_needs_every_record(o))
 		return msg_usage("%s", "--max-memory (and --temp-dir) keep only the sets' files once the records pass it: refused "
-			     "with --dirs, -u, --missing, --overlap, "
-			     "--summary=dirs, --format=html and --from-report");
+			     "with --dirs, -u, --missing and --from-report");
 	return 0;
 }
 

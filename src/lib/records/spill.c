@@ -66,6 +66,8 @@ struct ds_spill {
 	bool keep_unique;            /* ds_spill_keep_unique() */
 	const uint64_t *keep_sizes;  /* ds_spill_keep_sizes(): only the unique files of these */
 	size_t nkeep_sizes;
+	ds_spill_drop_fn *on_drop;   /* ds_spill_on_drop() */
+	void *drop_user;
 	unsigned held_rec;           /* other stages' bytes a record matched (ds_spill_hold()) */
 	uint64_t held;               /* and for the whole run */
 };
@@ -142,6 +144,21 @@ void ds_spill_keep_sizes(struct ds_tree *t, const uint64_t *sizes, size_t n)
 static bool keeps_unique(const struct ds_spill *sp, uint64_t size)
 {
 	return sp->keep_unique && (!sp->keep_sizes || ds_sorted_has(sp->keep_sizes, sp->nkeep_sizes, size));
+}
+
+void ds_spill_on_drop(struct ds_tree *t, ds_spill_drop_fn *fn, void *user)
+{
+	t->spill->on_drop = fn;
+	t->spill->drop_user = user;
+}
+
+/* The held first record of its size, alone in it: it goes. */
+static void drop_first(struct ds_tree *t)
+{
+	struct ds_spill *sp = t->spill;
+	if (sp->first.has && sp->on_drop)
+		sp->on_drop(sp->drop_user, t, DS_NONE, &sp->first.r, sp->first.dir);
+	sp->first.has = false;
 }
 
 void ds_spill_hold(struct ds_tree *t, unsigned per_rec, uint64_t bytes)
@@ -502,6 +519,7 @@ static int take_entry(struct ds_tree *t, size_t k, bool hold)
 	const char *name = (const char *)c->buf + c->pos + ENTRY_HEAD;
 	c->pos += ENTRY_HEAD + r.name;
 	if (hold) {
+		drop_first(t); /* (the one before had no second) */
 		sp->first.r = r;
 		sp->first.dir = dir;
 		memcpy(sp->first.name, name, r.name);
@@ -552,6 +570,8 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		last = size;
 		any = true;
 	}
+	if (rc == 0)
+		drop_first(t); /* (a band ends between groups) */
 	sp->first.has = false;
 	if (rc == -EIO)
 		ds_report(t->core, sp->dir, rc);
@@ -663,8 +683,11 @@ static int compact(struct ds_tree *t, const uint64_t *keep, uint32_t *map)
 	int rc = 0;
 	for (uint32_t i = 0; rc == 0 && i < t->nrecs; i++) {
 		map[i] = DS_NONE;
-		if (!(keep[i / 64] >> (i % 64) & 1))
+		if (!(keep[i / 64] >> (i % 64) & 1)) {
+			if (t->spill->on_drop)
+				t->spill->on_drop(t->spill->drop_user, t, i, ds_rec(t, i), ds_rec_dir(t, i));
 			continue;
+		}
 		struct ds_rec r = *ds_rec(t, i);
 		const char *name = ds_rec_name(t, &r);
 		uint32_t dir = ds_rec_dir(t, i);

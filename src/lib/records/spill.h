@@ -48,6 +48,12 @@ void ds_spill_keep_sizes(struct ds_tree *t, const uint64_t *sizes, size_t n);
  * through buffers of their own: everything spilled (ds_spill_out()), no
  * band taken yet. @return 0, fn's code, -ENOMEM or -EIO (reported). */
 int ds_spill_sizes(struct ds_tree *t, bool ref, int (*fn)(void *user, uint64_t size), void *user);
+/* fn is told of each record that leaves memory for good after its band
+ * (not kept; a file alone in its size, never read back, too: rec DS_NONE):
+ * its record (its name field not a handle) and directory. */
+typedef void ds_spill_drop_fn(void *user, const struct ds_tree *t, uint32_t rec, const struct ds_rec *r,
+			      uint32_t dir);
+void ds_spill_on_drop(struct ds_tree *t, ds_spill_drop_fn *fn, void *user);
 /* What another stage holds beside the records while they are matched:
  * per_rec bytes a record of a band, bytes for the whole run (the hash
  * cache's: cache/cache_run.h). */

@@ -362,5 +362,8 @@ void ds_free_results(struct ds_results *s)
 	s->sets = NULL;
 	s->uniques = NULL;
 	s->nsets = s->nuniques = 0;
+	free(s->gone_files);
+	free(s->gone_bytes);
+	s->gone_files = s->gone_bytes = NULL;
 	ds_arena_free(&s->tree->out);
 }

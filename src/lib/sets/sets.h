@@ -24,6 +24,10 @@ struct ds_results {
 	uint64_t *shared;            /* dupscan_find_shared(): each set's bytes already shared (NULL: not asked) */
 	uint64_t *shared_files;      /* and each set file's, set after set in the sets' order */
 	struct ds_tally *tally;      /* dupscan_tally_dirs(), dupscan_find_overlaps() (tally.h) */
+	/* past a memory budget, by directory: the unique files that left memory
+	 * with their band, and their bytes (ds_tally_gone()); NULL when none */
+	uint64_t *gone_files, *gone_bytes;
+	bool gone_lost;              /* they could not be counted (no memory): no tally */
 };
 
 /* sets.c */

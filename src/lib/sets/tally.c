@@ -46,8 +46,45 @@ static bool local_file(const struct ds_results *s, const struct dupscan_file *f)
 	return f->tree == s->tree && !(f->idx & DS_OUTSIDE);
 }
 
+/* As ds_each_unique() tells a unique file (a record alone in its size,
+ * never back from the spill, was alone in its group: settled unread). */
+static bool unique_left(const struct ds_tree *t, uint32_t rec, const struct ds_rec *r)
+{
+	const unsigned gone = DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED;
+	if (r->flags & gone)
+		return false;
+	if (rec == DS_NONE)
+		return true;
+	const struct ds_rec *rep = ds_rec(t, ds_rec_rep(t, rec));
+	return !(rep->flags & gone) && (rep->flags & DS_F_SETTLED) && !(rep->flags & DS_F_ACROSS);
+}
+
+void ds_tally_gone(void *user, const struct ds_tree *t, uint32_t rec, const struct ds_rec *r, uint32_t dir)
+{
+	struct ds_results *s = user;
+	if (s->gone_lost || !unique_left(t, rec, r))
+		return;
+	size_t n = t->ndirs ? t->ndirs : 1; /* (the walk is over: no directory comes after) */
+	if (!s->gone_files) {
+		s->gone_files = calloc(n, sizeof(*s->gone_files));
+		s->gone_bytes = calloc(n, sizeof(*s->gone_bytes));
+	}
+	if (!s->gone_files || !s->gone_bytes || dir >= t->ndirs) {
+		s->gone_lost = true;
+		return;
+	}
+	s->gone_files[dir]++;
+	s->gone_bytes[dir] += ds_rec_size(t, r);
+}
+
 static int count_files(struct ds_results *s)
 {
+	if (s->gone_lost)
+		return -ENOMEM;
+	for (uint32_t d = 0; s->gone_files && d < s->tree->ndirs; d++) {
+		s->tally->files[d] += s->gone_files[d];
+		s->tally->bytes[d] += s->gone_bytes[d];
+	}
 	int rc = ds_each_unique(s, add_unique, s);
 	for (size_t i = 0; rc == 0 && i < s->nsets; i++) {
 		const struct dupscan_set *set = &s->sets[i];

@@ -30,6 +30,10 @@ struct ds_tally {
  * DUPSCAN_E_STATE or DUPSCAN_E_OPTION (dupscan_tally_dirs()). */
 int ds_tally(struct ds_results *s);
 void ds_tally_free(struct ds_results *s);
+/* A record leaving memory with its band (records/spill.h: user is the
+ * results): counted in its directory's figures when it is a unique file,
+ * as ds_each_unique() would have listed it. */
+void ds_tally_gone(void *user, const struct ds_tree *t, uint32_t rec, const struct ds_rec *r, uint32_t dir);
 /* The shared bytes' column of a tally made, once the sets' shared bytes are
  * known (dupscan_find_shared()), whichever came first. @return 0 or -ENOMEM. */
 int ds_tally_shared(struct ds_results *s);

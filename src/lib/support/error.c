@@ -52,7 +52,7 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_ACCESS_READ: return "Someone who may read it could not read the kept file: they would lose this content";
 	case DUPSCAN_E_ACCESS_UNTOLD: return "Another user's, kept on another host: whether they could read it there cannot be told";
 	case DUPSCAN_E_REFERENCE: return "A reference path could not be scanned: no file can be called missing from it";
-	case DUPSCAN_E_MEMORY: return "Past the memory budget (--max-memory), where every file's record must be held: not with a cache, other hosts, directory sets, unique or missing files or directory figures";
+	case DUPSCAN_E_MEMORY: return "Past the memory budget (--max-memory), where every file's record must be held: not with directory sets, unique or missing files";
 	case DUPSCAN_E_NOT_CACHE: return "Not a dupscan hash cache: left as it is, no cache used";
 	case DUPSCAN_E_TWO_SETS: return "One file (the same device and inode) in two sets of the report";
 	case DUPSCAN_E_LINK_UNCHECKED: return "Hard links cannot be checked on a filesystem that does not keep inode numbers: not linked";

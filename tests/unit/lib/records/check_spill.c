@@ -118,7 +118,7 @@ START_TEST(test_refused)
 	ck_assert_int_eq(dupscan_run(s), DUPSCAN_E_MEMORY);
 	dupscan_free(s);
 	/* after a spilled run: no files missing from a reference told, no
-	 * unique files, no directory figures */
+	 * unique files */
 	char *ref = tu_path(dir, "d00"), *other = tu_path(dir, "d01");
 	ck_assert_int_eq(dupscan_create(&s), 0);
 	ck_assert_int_ge(dupscan_add_reference(s, ref, 1), 0);
@@ -134,8 +134,6 @@ START_TEST(test_refused)
 	ck_assert_int_eq(dupscan_run(s), 0);
 	ck_assert_uint_gt(dupscan_spilled(s), 0);
 	ck_assert_uint_eq(dupscan_unique_count(s), 0);
-	ck_assert_int_eq(dupscan_tally_dirs(s), DUPSCAN_E_MEMORY);
-	ck_assert_int_eq(dupscan_find_overlaps(s, 50), DUPSCAN_E_MEMORY);
 	dupscan_free(s);
 	/* a budget the records fit: nothing spilled, unique files as ever */
 	s = scan_budget(dir, 1ull << 32, NULL, 0, 0);
@@ -143,6 +141,79 @@ START_TEST(test_refused)
 	ck_assert_uint_eq(dupscan_spilled(s), 0);
 	ck_assert_uint_gt(dupscan_unique_count(s), 1000);
 	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every directory's figures and the overlaps of scan s, one line each,
+ * sorted (the walk's threads number the directories in any order). */
+static char *figures(dupscan_scan *s)
+{
+	ck_assert_int_eq(dupscan_tally_dirs(s), 0);
+	ck_assert_int_eq(dupscan_find_overlaps(s, 10), 0);
+	size_t n = dupscan_dir_count(s), m = dupscan_overlap_count(s), cap = (n + m) * 400 + 1, at = 0;
+	char **line = calloc(n + m, sizeof(*line)), *out = malloc(cap), path[4096], other[4096];
+	ck_assert(line && out);
+	for (size_t d = 0; d < n; d++) {
+		dupscan_dir_path(s, d, path, sizeof(path));
+		ck_assert_int_gt(asprintf(&line[d], "%s %llu %llu %llu %llu", path,
+					  (unsigned long long)dupscan_dir_tally(s, d, DUPSCAN_TALLY_FILES),
+					  (unsigned long long)dupscan_dir_tally(s, d, DUPSCAN_TALLY_BYTES),
+					  (unsigned long long)dupscan_dir_tally(s, d, DUPSCAN_TALLY_DUP_FILES),
+					  (unsigned long long)dupscan_dir_tally(s, d, DUPSCAN_TALLY_DUP_BYTES)), 0);
+	}
+	for (size_t i = 0; i < m; i++) {
+		size_t a, b;
+		ck_assert_int_eq(dupscan_overlap_dirs(s, i, &a, &b), 0);
+		dupscan_dir_path(s, a, path, sizeof(path));
+		dupscan_dir_path(s, b, other, sizeof(other));
+		ck_assert_int_gt(asprintf(&line[n + i], "~ %s %s %llu %llu", path, other,
+					  (unsigned long long)dupscan_overlap_tally(s, i, 0, DUPSCAN_TALLY_FILES),
+					  (unsigned long long)dupscan_overlap_tally(s, i, 1, DUPSCAN_TALLY_BYTES)), 0);
+	}
+	qsort(line, n + m, sizeof(*line), cmp_line);
+	for (size_t i = 0; i < n + m; i++) {
+		at += (size_t)snprintf(out + at, cap - at, "%s\n", line[i]);
+		free(line[i]);
+	}
+	free(line);
+	return out;
+}
+
+/* Past the budget the unique files still count in their directories'
+ * figures as their bands end (those alone in their size, never read back,
+ * too): every directory's figures and the overlaps are those of a scan
+ * without a budget, plain, with -H, in hdd mode, with -z. */
+START_TEST(test_tally)
+{
+	char *dir = make_tree();
+	for (unsigned i = 0; i < 7; i++) { /* alone in their sizes */
+		char rel[32];
+		snprintf(rel, sizeof(rel), "solo/s%u", i);
+		tu_file(dir, rel, 5000 + i, 900 + i, -1);
+	}
+	const int opts[][2] = { { 0, 0 }, { DUPSCAN_OPT_HARD_LINKS, 1 }, { DUPSCAN_OPT_IO, DUPSCAN_IO_HDD },
+				{ DUPSCAN_OPT_ZERO_MATCH, 1 } };
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		dupscan_scan *plain = scan_budget(dir, 0, NULL, opts[k][0], opts[k][1]);
+		dupscan_scan *spill = scan_budget(dir, 1, NULL, opts[k][0], opts[k][1]);
+		ck_assert_int_eq(dupscan_run(plain), 0);
+		ck_assert_int_eq(dupscan_run(spill), 0);
+		ck_assert_uint_gt(dupscan_spilled(spill), 0);
+		char *a = figures(plain), *b = figures(spill);
+		ck_assert_msg(strstr(a, "~ ") != NULL, "no overlap to compare");
+		ck_assert_msg(strstr(a, "/solo 7 35021 0 0\n") != NULL, "the files alone in their sizes not counted");
+		ck_assert_msg(strcmp(a, b) == 0, "option %d: the figures differ", opts[k][0]);
+		free(a);
+		free(b);
+		dupscan_free(plain);
+		dupscan_free(spill);
+	}
 	tu_cleanup(dir);
 }
 END_TEST
@@ -553,6 +624,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_same_sets);
 	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_tally);
 	tcase_add_test(tc, test_no_folder);
 	tcase_add_test(tc, test_act_on_kept);
 	tcase_add_test(tc, test_bands);
