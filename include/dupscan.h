@@ -183,11 +183,23 @@ enum dupscan_option {
 	                              * DUPSCAN_OPT_DIRS); -1 (default): no limit; since 0.7 */
 	DUPSCAN_OPT_REMOTE_TIMEOUT,  /* seconds a remote side (dupscan_add_remote()) may stay
 	                              * silent before the run fails, 1..86400; default 120; since 0.8 */
-	DUPSCAN_OPT_MAX_MEMORY       /* bytes the scan's records may take, at least 16777216; past
+	DUPSCAN_OPT_MAX_MEMORY,      /* bytes the scan's records may take, at least 16777216; past
 	                              * them the records are spilled sorted by size to an unnamed
 	                              * file (dupscan_set_temp_dir()) and matched a band of sizes
 	                              * at a time, only the sets' files kept; 0 (default): no
 	                              * budget; since 0.11 */
+	DUPSCAN_OPT_KEEP_UNIQUE      /* past DUPSCAN_OPT_MAX_MEMORY, which unique files are kept
+	                              * as well: DUPSCAN_KEEP_NONE (default), DUPSCAN_KEEP_ALL
+	                              * (dupscan_unique_count() lists them), DUPSCAN_KEEP_OTHERS
+	                              * (those outside the references: dupscan_find_missing());
+	                              * they take memory as the sets' files do; since 0.11 */
+};
+
+/* Values of DUPSCAN_OPT_KEEP_UNIQUE. */
+enum {
+	DUPSCAN_KEEP_NONE = 0,
+	DUPSCAN_KEEP_ALL = 1,
+	DUPSCAN_KEEP_OTHERS = 2
 };
 
 /* Values of DUPSCAN_OPT_IO. HDD: one reading stream per disk, files read in
@@ -516,9 +528,11 @@ DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *scan);
 
 /* @return the number of files' records written to the temporary file past
  * DUPSCAN_OPT_MAX_MEMORY by dupscan_run() (0: the budget held them all).
- * Once any was, only the sets' files are kept: dupscan_unique_count() is 0
- * and dupscan_find_missing() returns DUPSCAN_E_MEMORY (the unique files
- * still count in dupscan_tally_dirs()'s figures). Since 0.11. */
+ * Once any was, only the sets' files are kept (and the unique files
+ * DUPSCAN_OPT_KEEP_UNIQUE asks for): without DUPSCAN_KEEP_ALL
+ * dupscan_unique_count() is 0, and without either value
+ * dupscan_find_missing() returns DUPSCAN_E_MEMORY (the unique files still
+ * count in dupscan_tally_dirs()'s figures). Since 0.11. */
 DUPSCAN_API uint64_t dupscan_spilled(const dupscan_scan *scan);
 
 /* @return unique file number i, in the chosen order, or NULL when out of range.

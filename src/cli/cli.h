@@ -93,8 +93,8 @@ void cli_opts_free(struct cli_opts *o);
 /* conflicts.c: the options read as a whole: the modes, --files-from read,
  * the rules of what goes together, the view. @return 0 or EXIT_USAGE. */
 int cli_check(struct cli_opts *o);
-/* Does what was asked need every file's record (unique files, directory
- * sets, a report's files)? Then no budget spills them. */
+/* Does what was asked need every file's record (directory sets, a
+ * report's files)? Then no budget spills them. */
 bool cli_needs_every_record(const struct cli_opts *o);
 /* The action c (a letter, or ACT_MOVE), refused when another was given. */
 int cli_set_action(struct cli_opts *o, int c);

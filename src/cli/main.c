@@ -168,6 +168,11 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		{ DUPSCAN_OPT_REVERSE, o->reverse },
 		{ DUPSCAN_OPT_DIRS, o->dirs },
 		{ DUPSCAN_OPT_CACHE_TRUST, o->cache_trust },
+		/* past a budget, what is listed stays: every unique file for -u,
+		 * those outside the references for --missing (and the page's) */
+		{ DUPSCAN_OPT_KEEP_UNIQUE, o->print_unique ? DUPSCAN_KEEP_ALL :
+					   o->missing || (o->fmt == FORMAT_HTML && o->nreference) ? DUPSCAN_KEEP_OTHERS :
+					   DUPSCAN_KEEP_NONE },
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		int rc = dupscan_set_option(scan, table[i].opt, table[i].val);

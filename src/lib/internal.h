@@ -59,6 +59,7 @@ struct ds_options {
 	size_t sweep_budget;         /* contents the sweep may keep in memory */
 	size_t heads_budget;         /* first blocks hdd mode's first pass may keep (DS_FIRST_PASS_BUDGET) */
 	uint64_t max_memory;         /* DUPSCAN_OPT_MAX_MEMORY: the records' budget; 0, none */
+	int keep_unique;             /* DUPSCAN_OPT_KEEP_UNIQUE: DUPSCAN_KEEP_* */
 };
 
 /* The caller's callbacks and their user pointers. */

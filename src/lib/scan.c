@@ -143,8 +143,10 @@ static int budget_records(dupscan_scan *s)
 		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
 	bool refuse = s->core.opt.dir_sets || s->every_record;
 	int rc = ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
-	if (rc == 0 && s->served)
+	if (rc == 0 && (s->served || s->core.opt.keep_unique == DUPSCAN_KEEP_ALL))
 		ds_spill_keep_unique(&s->tree);
+	else if (rc == 0 && s->core.opt.keep_unique == DUPSCAN_KEEP_OTHERS)
+		ds_spill_keep_others(&s->tree);
 	/* the unique files leaving with their bands still count in their
 	 * directories' figures (dupscan_tally_dirs()) */
 	if (rc == 0)
@@ -220,6 +222,11 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 		if (value != 0 && value < (16 << 20))
 			return DUPSCAN_E_OPTION;
 		s->core.opt.max_memory = (uint64_t)value;
+		return 0;
+	case DUPSCAN_OPT_KEEP_UNIQUE:
+		if (value != DUPSCAN_KEEP_NONE && value != DUPSCAN_KEEP_ALL && value != DUPSCAN_KEEP_OTHERS)
+			return DUPSCAN_E_OPTION;
+		s->core.opt.keep_unique = (int)value;
 		return 0;
 	case DUPSCAN_OPT_ORDER:
 		if (value != DUPSCAN_ORDER_NAME && value != DUPSCAN_ORDER_TIME)
@@ -507,7 +514,7 @@ DUPSCAN_API const dupscan_file *dupscan_set_file(const dupscan_set *set, size_t 
 
 DUPSCAN_API size_t dupscan_unique_count(const dupscan_scan *s)
 {
-	if (!s || !s->core.ran || ds_spilled(&s->tree))
+	if (!s || !s->core.ran || (ds_spilled(&s->tree) && s->core.opt.keep_unique != DUPSCAN_KEEP_ALL))
 		return 0; /* (spilled: the unique files are not kept) */
 	/* built on first use: most callers never ask for unique files, and the
 	 * other hosts' are asked for only then */
@@ -524,7 +531,7 @@ DUPSCAN_API int dupscan_find_missing(dupscan_scan *s)
 		return -EINVAL;
 	if (!s->core.ran || !s->tree.references)
 		return DUPSCAN_E_STATE;
-	if (ds_spilled(&s->tree))
+	if (ds_spilled(&s->tree) && s->core.opt.keep_unique == DUPSCAN_KEEP_NONE)
 		return DUPSCAN_E_MEMORY;
 	for (uint32_t a = 0; a < s->tree.nargs; a++)
 		if (s->tree.args[a].reference && s->tree.args[a].unread)

@@ -235,7 +235,7 @@ static enum cli_view view_of(const struct cli_opts *o)
 
 bool cli_needs_every_record(const struct cli_opts *o)
 {
-	return o->dirs || o->print_unique || o->missing || o->from_report;
+	return o->dirs || o->from_report;
 }
 
 /* --max-memory keeps only the sets' files once the records pass it: what
@@ -244,7 +244,7 @@ static int check_memory(const struct cli_opts *o)
 {
 	if ((o->max_memory || o->temp_dir) && cli_needs_every_record(o))
 		return msg_usage("%s", "--max-memory (and --temp-dir) keep only the sets' files once the records pass it: refused "
-			     "with --dirs, -u, --missing and --from-report");
+			     "with --dirs and --from-report");
 	return 0;
 }
 

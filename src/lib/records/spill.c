@@ -64,6 +64,7 @@ struct ds_spill {
 	uint32_t big;                /* and how many are larger than a block (the sweep reads them) */
 	uint32_t weighed;            /* records of the table counted in heads and big so far */
 	bool keep_unique;            /* ds_spill_keep_unique() */
+	bool keep_others;            /* ds_spill_keep_others(): only those outside the references */
 	const uint64_t *keep_sizes;  /* ds_spill_keep_sizes(): only the unique files of these */
 	size_t nkeep_sizes;
 	ds_spill_drop_fn *on_drop;   /* ds_spill_on_drop() */
@@ -140,10 +141,18 @@ void ds_spill_keep_sizes(struct ds_tree *t, const uint64_t *sizes, size_t n)
 	t->spill->nkeep_sizes = n;
 }
 
-/* Is a unique file of this size kept? */
-static bool keeps_unique(const struct ds_spill *sp, uint64_t size)
+void ds_spill_keep_others(struct ds_tree *t)
 {
-	return sp->keep_unique && (!sp->keep_sizes || ds_sorted_has(sp->keep_sizes, sp->nkeep_sizes, size));
+	t->spill->keep_unique = true;
+	t->spill->keep_others = true;
+}
+
+/* Is a unique file of this size, in directory dir, kept? */
+static bool keeps_unique(const struct ds_tree *t, uint64_t size, uint32_t dir)
+{
+	const struct ds_spill *sp = t->spill;
+	return sp->keep_unique && (!sp->keep_sizes || ds_sorted_has(sp->keep_sizes, sp->nkeep_sizes, size)) &&
+	       (!sp->keep_others || !t->args[t->dirs[dir].arg].reference);
 }
 
 void ds_spill_on_drop(struct ds_tree *t, ds_spill_drop_fn *fn, void *user)
@@ -505,8 +514,9 @@ static int next_run(const struct ds_tree *t, size_t *best, uint64_t *best_size)
 	return 0;
 }
 
-/* The next entry of run k into the table (or, the first of its size, held). */
-static int take_entry(struct ds_tree *t, size_t k, bool hold)
+/* The next entry of run k into the table (or, the first of its size, held
+ * unless such a unique file is kept). */
+static int take_entry(struct ds_tree *t, size_t k, bool first_of_size)
 {
 	struct ds_spill *sp = t->spill;
 	struct cursor *c = &sp->cur[k];
@@ -518,7 +528,7 @@ static int take_entry(struct ds_tree *t, size_t k, bool hold)
 		return -EIO;
 	const char *name = (const char *)c->buf + c->pos + ENTRY_HEAD;
 	c->pos += ENTRY_HEAD + r.name;
-	if (hold) {
+	if (first_of_size && !keeps_unique(t, ds_rec_size(t, &r), dir)) {
 		drop_first(t); /* (the one before had no second) */
 		sp->first.r = r;
 		sp->first.dir = dir;
@@ -565,7 +575,7 @@ int ds_spill_band(struct ds_tree *t, bool *more)
 		}
 		/* a group's first record waits for its second: one alone is never
 		 * read back (unless unique files are kept) */
-		rc = take_entry(t, k, !group && !keeps_unique(sp, size));
+		rc = take_entry(t, k, !group);
 		taken = t->nrecs - sp->kept;
 		last = size;
 		any = true;
@@ -664,7 +674,7 @@ static int mark_kept(const struct ds_tree *t, uint64_t *keep)
 		const struct ds_rec *r = ds_rec(t, i);
 		bool multi = ds_rec_multilink(t, r) && t->core->opt.hard_links;
 		/* (kept unique: every file matched, not those left out) */
-		bool unique = keeps_unique(t->spill, ds_rec_size(t, r)) &&
+		bool unique = keeps_unique(t, ds_rec_size(t, r), ds_rec_dir(t, i)) &&
 			      !(ds_rec(t, ds_rec_rep(t, i))->flags & DS_F_SKIPPED) && !(r->flags & DS_F_SKIPPED);
 		if (multi || unique || ds_index_has(ix, ds_rec_rep(t, i)))
 			keep[i / 64] |= (uint64_t)1 << (i % 64);

@@ -39,6 +39,9 @@ void ds_spill_mode(struct ds_tree *t, bool hdd);
  * file alone in its size included: a served scan's client asks for them by
  * number after the run (serve/). */
 void ds_spill_keep_unique(struct ds_tree *t);
+/* The same, of the files outside the references only (the references' own
+ * unique files go): what dupscan_find_missing() lists. */
+void ds_spill_keep_others(struct ds_tree *t);
 /* Keep the unique files of these sizes (ascending; the caller keeps them
  * until the spill is freed) as well as the sets', after each band: those
  * that may match another host's files (remote/). */

@@ -389,7 +389,9 @@ int ds_remote_early(struct ds_hosts *s)
 		rc = ds_sort_u64_set(s->xsizes, &n);
 	if (rc == 0) {
 		s->nxsizes = n;
-		ds_spill_keep_sizes(s->tree, s->xsizes, n);
+		/* (unless the caller keeps more: DUPSCAN_OPT_KEEP_UNIQUE) */
+		if (s->core->opt.keep_unique == DUPSCAN_KEEP_NONE)
+			ds_spill_keep_sizes(s->tree, s->xsizes, n);
 		ds_spill_hold(s->tree, 0, held + cap * sizeof(*s->xsizes));
 	}
 	return rc;

@@ -218,6 +218,81 @@ START_TEST(test_tally)
 }
 END_TEST
 
+/* The missing files of s (under root), one a line, sorted; and how many
+ * were asked about. */
+static char *missing_of(dupscan_scan *s, const char *root, uint64_t *asked)
+{
+	ck_assert_int_eq(dupscan_find_missing(s), 0);
+	size_t n = dupscan_missing_count(s), at = 0, cap = n * 64 + 1;
+	char **line = calloc(n ? n : 1, sizeof(*line)), *out = malloc(cap);
+	ck_assert(line && out);
+	for (size_t i = 0; i < n; i++)
+		line[i] = strdup(dupscan_file_path(dupscan_missing_file(s, i)) + strlen(root));
+	qsort(line, n, sizeof(*line), cmp_line);
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		at += (size_t)snprintf(out + at, cap - at, "%s\n", line[i]);
+		free(line[i]);
+	}
+	free(line);
+	*asked = dupscan_missing_asked(s);
+	return out;
+}
+
+/* DUPSCAN_OPT_KEEP_UNIQUE past the budget: KEEP_ALL lists the unique files
+ * a scan without a budget lists; KEEP_OTHERS, with a reference, the missing
+ * files (and the count asked about) of one, keeping none of the reference's
+ * own unique files; a value it does not know is refused. */
+START_TEST(test_keep_unique)
+{
+	char *dir = make_tree();
+	dupscan_scan *plain = scan_budget(dir, 0, NULL, 0, 0), *spill = scan_budget(dir, 1, NULL, DUPSCAN_OPT_KEEP_UNIQUE,
+										DUPSCAN_KEEP_ALL);
+	ck_assert_int_eq(dupscan_set_option(spill, DUPSCAN_OPT_KEEP_UNIQUE, 3), DUPSCAN_E_OPTION);
+	ck_assert_int_eq(dupscan_run(plain), 0);
+	ck_assert_int_eq(dupscan_run(spill), 0);
+	ck_assert_uint_gt(dupscan_spilled(spill), 0);
+	char *a = tu_uniques(plain, dir), *b = tu_uniques(spill, dir);
+	ck_assert_uint_gt(dupscan_unique_count(plain), 1000);
+	ck_assert_msg(strcmp(a, b) == 0, "the unique files differ");
+	free(a);
+	free(b);
+	dupscan_free(plain);
+	dupscan_free(spill);
+	/* a reference: d00 to d19; the others asked about */
+	dupscan_scan *s[2];
+	uint32_t kept[2];
+	char *m[2];
+	uint64_t asked[2];
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(dupscan_create(&s[k]), 0);
+		for (unsigned d = 0; d < 40; d++) {
+			char rel[8];
+			snprintf(rel, sizeof(rel), "d%02u", d);
+			char *p = tu_path(dir, rel);
+			ck_assert_int_ge(d < 20 ? dupscan_add_reference(s[k], p, 1) : dupscan_add_path(s[k], p, 1), 0);
+			free(p);
+		}
+		ck_assert_int_eq(dupscan_set_option(s[k], DUPSCAN_OPT_KEEP_UNIQUE, DUPSCAN_KEEP_OTHERS), 0);
+		s[k]->core.opt.max_memory = k; /* (0: none; 1: every block spills) */
+		ck_assert_int_eq(dupscan_run(s[k]), 0);
+		m[k] = missing_of(s[k], dir, &asked[k]);
+		kept[k] = s[k]->tree.nrecs;
+	}
+	ck_assert_uint_gt(dupscan_spilled(s[1]), 0);
+	ck_assert_uint_gt(strlen(m[0]), 1000);
+	ck_assert_msg(strcmp(m[0], m[1]) == 0, "the missing files differ");
+	ck_assert_uint_eq(asked[1], asked[0]);
+	/* the references' unique files went: far fewer records than files */
+	ck_assert_uint_lt(kept[1], kept[0] * 3 / 4);
+	for (int k = 0; k < 2; k++) {
+		free(m[k]);
+		dupscan_free(s[k]);
+	}
+	tu_cleanup(dir);
+}
+END_TEST
+
 /* A scan holding n records and no file behind them, one directory: record
  * i named f%06u, inode 100 + i, of size size_of(i). */
 static dupscan_scan *records_only(uint32_t n, uint64_t (*size_of)(uint32_t i))
@@ -625,6 +700,7 @@ int main(void)
 	tcase_add_test(tc, test_same_sets);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_tally);
+	tcase_add_test(tc, test_keep_unique);
 	tcase_add_test(tc, test_no_folder);
 	tcase_add_test(tc, test_act_on_kept);
 	tcase_add_test(tc, test_bands);
