@@ -514,6 +514,15 @@ static int next_run(const struct ds_tree *t, size_t *best, uint64_t *best_size)
 	return 0;
 }
 
+/* c's next entry (whole in its buffer): its record and directory, checked
+ * against the tables they name. @return 0 or -EIO (not as written). */
+static int peek_entry(const struct ds_tree *t, const struct cursor *c, struct ds_rec *r, uint32_t *dir)
+{
+	memcpy(r, c->buf + c->pos, sizeof(*r));
+	memcpy(dir, c->buf + c->pos + sizeof(*r), sizeof(*dir));
+	return *dir >= t->ndirs || r->name > NAME_MOST || r->kind >= t->kinds.n ? -EIO : 0;
+}
+
 /* The next entry of run k into the table (or, the first of its size, held
  * unless such a unique file is kept). */
 static int take_entry(struct ds_tree *t, size_t k, bool first_of_size)
@@ -522,9 +531,7 @@ static int take_entry(struct ds_tree *t, size_t k, bool first_of_size)
 	struct cursor *c = &sp->cur[k];
 	struct ds_rec r;
 	uint32_t dir;
-	memcpy(&r, c->buf + c->pos, sizeof(r));
-	memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
-	if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
+	if (peek_entry(t, c, &r, &dir))
 		return -EIO;
 	const char *name = (const char *)c->buf + c->pos + ENTRY_HEAD;
 	c->pos += ENTRY_HEAD + r.name;
@@ -600,9 +607,7 @@ static int skip_size(const struct ds_tree *t, struct cursor *c, uint64_t size, b
 	while ((rc = fill(t->spill, c)) == 1) {
 		struct ds_rec r;
 		uint32_t dir;
-		memcpy(&r, c->buf + c->pos, sizeof(r));
-		memcpy(&dir, c->buf + c->pos + sizeof(r), sizeof(dir));
-		if (dir >= t->ndirs || r.name > NAME_MOST || r.kind >= t->kinds.n)
+		if (peek_entry(t, c, &r, &dir))
 			return -EIO;
 		if (ds_rec_size(t, &r) != size)
 			return 1;
