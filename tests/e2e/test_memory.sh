@@ -80,6 +80,21 @@ for io in ssd hdd; do
   done
 done
 
+# This side of HOST:PATH under the same budget (a fake remote shell runs the
+# server here, on three files of sizes this tree does not have: none of its
+# unique files may match theirs, none stays): within the budget and a MiB
+# (the server's peak, counted too, is a few MiB), the sets the contents'
+mkdir -p far
+for i in 1 2 3; do head -c $((100000 + i)) /dev/zero > "far/f$i"; done
+printf '#!/bin/sh\nshift\nexec sh -c "$*"\n' > rsh
+chmod +x rsh
+got=$(peak b.out "$DUPSCAN" -rq --max-memory=16M --rsh="$PWD/rsh" --remote-dupscan="$DUPSCAN" big "localhost:$PWD/far")
+if [ "$got" -gt 0 ] && [ "$got" -le "$BUDGET_KIB" ] && diff <(norm b.out) <(norm want) > /dev/null; then
+  ok "--max-memory=16M with HOST:PATH: peak $got KiB, the sets the contents make"
+else
+  not_ok "--max-memory=16M with HOST:PATH: peak $got KiB, bound $BUDGET_KIB" "$(diff <(norm b.out) <(norm want) | head -3)"
+fi
+
 # Files past their first block, a tree and its backup: what a file costs in
 # the first pass and the sweep (an XXH64 state a candidate, 88 bytes, was
 # kept until the full hash was seeded with the partial one; a sweep bucket
