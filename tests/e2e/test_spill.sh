@@ -231,6 +231,15 @@ else
   not_ok "-dN under the budget" "status $rc, $left sets without exactly one file, $files files (want $want)" "$err"
 fi
 
+# no set left after -dN: -m says so on standard output, as without a budget
+# (its unique files were examined, though not kept)
+run "$DUPSCAN" -rqm --max-memory=16M --temp-dir="$D/tmp" big
+if [ "$rc" = 0 ] && grep -q "No duplicates found" <<< "$out"; then
+  ok "-m under the budget, no set: said on standard output"
+else
+  not_ok "-m under the budget, no set" "status $rc" "out: $out" "err: $err"
+fi
+
 # what needs every file's record is refused before anything is scanned
 run "$DUPSCAN" -rq --max-memory=16M --dirs big
 [ "$rc" = 2 ] && grep -q -- "--max-memory" <<< "$err" && ok "--max-memory with --dirs: refused" || not_ok "--max-memory with --dirs" "status $rc" "$err"

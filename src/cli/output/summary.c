@@ -46,9 +46,11 @@ void act_summarize(const dupscan_scan *scan, FILE *out)
 		shared += dupscan_set_shared_bytes(scan, i);
 	}
 	if (sets == 0) {
-		/* as jdupes: on stderr when not a single file was examined */
+		/* as jdupes: on stderr when not a single file was examined (past
+		 * a budget the unique files are not kept: they were examined) */
 		fflush(out);
-		fprintf(dupscan_unique_count(scan) == 0 ? stderr : out, "No duplicates found.\n");
+		bool none = dupscan_unique_count(scan) == 0 && dupscan_spilled(scan) == 0;
+		fprintf(none ? stderr : out, "No duplicates found.\n");
 		channel_bytes(scan, out);
 		act_unread_note(scan, out, "in no figure of the summary");
 		return;
