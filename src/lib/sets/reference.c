@@ -27,7 +27,7 @@ bool ds_set_asks(const struct ds_results *s, const struct dupscan_set *set)
  * scan examined: no alias, no file left out)? */
 static bool asked(const struct ds_results *s, uint32_t i)
 {
-	return !(ds_rec(s->tree, i)->flags & (DS_F_ALIAS | DS_F_SKIPPED | DS_F_DROPPED)) && !ds_rec_reference(s->tree, i);
+	return ds_rec_listed(ds_rec(s->tree, i)) && !ds_rec_reference(s->tree, i);
 }
 
 /* Which of this host's records are in a set: by record, true. */

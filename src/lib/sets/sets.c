@@ -136,11 +136,6 @@ static int visit_node(void *user, const struct ds_node *node)
 	return rc;
 }
 
-static bool listed(const struct ds_rec *r)
-{
-	return !(r->flags & (DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED));
-}
-
 /* -H: an inode reached by two paths is a set of its own (c->of sorted,
  * and sorted again after). */
 static int link_sets(struct ds_results *s, struct collect *c)
@@ -151,7 +146,7 @@ static int link_sets(struct ds_results *s, struct collect *c)
 	for (uint32_t i = 0; i < s->tree->nrecs && rc == 0; i++) {
 		const struct ds_rec *r = ds_rec(s->tree, i);
 		uint32_t rep = ds_rec_rep(s->tree, i);
-		if (rep == i || !listed(r) || !listed(ds_rec(s->tree, rep)) || set_of(c, rep) != DS_NONE)
+		if (rep == i || !ds_rec_listed(r) || !ds_rec_listed(ds_rec(s->tree, rep)) || set_of(c, rep) != DS_NONE)
 			continue;
 		rc = DS_GROW(reps, cap, nreps + 1);
 		if (rc == 0)
@@ -179,7 +174,7 @@ static int link_sets(struct ds_results *s, struct collect *c)
 static bool member(const struct ds_results *s, const struct collect *c, uint32_t i, uint32_t *id)
 {
 	uint32_t rep = ds_rec_rep(s->tree, i);
-	if (!(s->core->opt.hard_links || rep == i) || !listed(ds_rec(s->tree, i)))
+	if (!(s->core->opt.hard_links || rep == i) || !ds_rec_listed(ds_rec(s->tree, i)))
 		return false;
 	/* only a member of the index is in a set, but for -H's sets of links */
 	*id = ds_index_has(&s->tree->index, rep) || s->core->opt.hard_links ? set_of(c, rep) : DS_NONE;
@@ -294,15 +289,14 @@ int ds_each_unique(struct ds_results *s, int (*fn)(void *user, uint32_t rec), vo
 	if (!multi)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->tree->nrecs; i++)
-		if (ds_rec_rep(s->tree, i) != i && listed(ds_rec(s->tree, i)))
+		if (ds_rec_rep(s->tree, i) != i && ds_rec_listed(ds_rec(s->tree, i)))
 			multi[ds_rec_rep(s->tree, i)] = true;
 	int rc = 0;
 	for (uint32_t i = 0; rc == 0 && i < s->tree->nrecs; i++) {
 		const struct ds_rec *r = ds_rec(s->tree, i);
 		uint32_t ri = ds_rec_rep(s->tree, i);
 		const struct ds_rec *rep = ds_rec(s->tree, ri);
-		if (!listed(r) || !listed(rep) || !(rep->flags & DS_F_SETTLED) || (rep->flags & DS_F_ACROSS) ||
-		    ds_index_has(&s->tree->index, ri) || (s->core->opt.hard_links && multi[ri]))
+		if (!ds_rec_unique(r, rep) || ds_index_has(&s->tree->index, ri) || (s->core->opt.hard_links && multi[ri]))
 			continue;
 		rc = fn(user, i);
 	}

@@ -32,6 +32,18 @@ struct ds_results {
 
 /* sets.c */
 int ds_build_sets(struct ds_results *s);
+/* A record the scan lists (examined: no alias, none left out or dropped). */
+static inline bool ds_rec_listed(const struct ds_rec *r)
+{
+	return !(r->flags & (DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED));
+}
+/* Record r (rep: its inode's representative) unique, as far as the records
+ * tell: listed, its group matched to the end, in no set across hosts (the
+ * index and -H's other names are ds_each_unique()'s to ask). */
+static inline bool ds_rec_unique(const struct ds_rec *r, const struct ds_rec *rep)
+{
+	return ds_rec_listed(r) && ds_rec_listed(rep) && (rep->flags & DS_F_SETTLED) && !(rep->flags & DS_F_ACROSS);
+}
 /* The content class of record i, for directory matching: its confirmed class
  * (named by a member record), or for a file with no twin its own inode's
  * record, which no other content shares; DS_EMPTY_CLASS for an empty file. */

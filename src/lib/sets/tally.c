@@ -46,17 +46,14 @@ static bool local_file(const struct ds_results *s, const struct dupscan_file *f)
 	return f->tree == s->tree && !(f->idx & DS_OUTSIDE);
 }
 
-/* As ds_each_unique() tells a unique file (a record alone in its size,
- * never back from the spill, was alone in its group: settled unread). */
+/* As ds_each_unique() tells a unique file (a record leaving is in no set,
+ * nor -H's; one alone in its size, never back from the spill, was alone
+ * in its group: settled unread). */
 static bool unique_left(const struct ds_tree *t, uint32_t rec, const struct ds_rec *r)
 {
-	const unsigned gone = DS_F_ALIAS | DS_F_DROPPED | DS_F_SKIPPED;
-	if (r->flags & gone)
-		return false;
 	if (rec == DS_NONE)
-		return true;
-	const struct ds_rec *rep = ds_rec(t, ds_rec_rep(t, rec));
-	return !(rep->flags & gone) && (rep->flags & DS_F_SETTLED) && !(rep->flags & DS_F_ACROSS);
+		return ds_rec_listed(r);
+	return ds_rec_unique(r, ds_rec(t, ds_rec_rep(t, rec)));
 }
 
 void ds_tally_gone(void *user, const struct ds_tree *t, uint32_t rec, const struct ds_rec *r, uint32_t dir)

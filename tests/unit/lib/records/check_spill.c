@@ -150,15 +150,33 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* line[0..n) sorted and joined, a newline after each; the lines freed. */
+static char *joined(char **line, size_t n)
+{
+	size_t len = 1, at = 0;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(line[i]) + 1;
+	char *out = malloc(len);
+	ck_assert_ptr_nonnull(out);
+	out[0] = '\0';
+	qsort(line, n, sizeof(*line), cmp_line);
+	for (size_t i = 0; i < n; i++) {
+		at += (size_t)snprintf(out + at, len - at, "%s\n", line[i]);
+		free(line[i]);
+	}
+	free(line);
+	return out;
+}
+
 /* Every directory's figures and the overlaps of scan s, one line each,
  * sorted (the walk's threads number the directories in any order). */
 static char *figures(dupscan_scan *s)
 {
 	ck_assert_int_eq(dupscan_tally_dirs(s), 0);
 	ck_assert_int_eq(dupscan_find_overlaps(s, 10), 0);
-	size_t n = dupscan_dir_count(s), m = dupscan_overlap_count(s), cap = (n + m) * 400 + 1, at = 0;
-	char **line = calloc(n + m, sizeof(*line)), *out = malloc(cap), path[4096], other[4096];
-	ck_assert(line && out);
+	size_t n = dupscan_dir_count(s), m = dupscan_overlap_count(s);
+	char **line = calloc(n + m, sizeof(*line)), path[4096], other[4096];
+	ck_assert_ptr_nonnull(line);
 	for (size_t d = 0; d < n; d++) {
 		dupscan_dir_path(s, d, path, sizeof(path));
 		ck_assert_int_gt(asprintf(&line[d], "%s %llu %llu %llu %llu", path,
@@ -176,13 +194,7 @@ static char *figures(dupscan_scan *s)
 					  (unsigned long long)dupscan_overlap_tally(s, i, 0, DUPSCAN_TALLY_FILES),
 					  (unsigned long long)dupscan_overlap_tally(s, i, 1, DUPSCAN_TALLY_BYTES)), 0);
 	}
-	qsort(line, n + m, sizeof(*line), cmp_line);
-	for (size_t i = 0; i < n + m; i++) {
-		at += (size_t)snprintf(out + at, cap - at, "%s\n", line[i]);
-		free(line[i]);
-	}
-	free(line);
-	return out;
+	return joined(line, n + m);
 }
 
 /* Past the budget the unique files still count in their directories'
@@ -223,20 +235,13 @@ END_TEST
 static char *missing_of(dupscan_scan *s, const char *root, uint64_t *asked)
 {
 	ck_assert_int_eq(dupscan_find_missing(s), 0);
-	size_t n = dupscan_missing_count(s), at = 0, cap = n * 64 + 1;
-	char **line = calloc(n ? n : 1, sizeof(*line)), *out = malloc(cap);
-	ck_assert(line && out);
+	size_t n = dupscan_missing_count(s);
+	char **line = calloc(n ? n : 1, sizeof(*line));
+	ck_assert_ptr_nonnull(line);
 	for (size_t i = 0; i < n; i++)
-		line[i] = strdup(dupscan_file_path(dupscan_missing_file(s, i)) + strlen(root));
-	qsort(line, n, sizeof(*line), cmp_line);
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		at += (size_t)snprintf(out + at, cap - at, "%s\n", line[i]);
-		free(line[i]);
-	}
-	free(line);
+		ck_assert_ptr_nonnull(line[i] = strdup(dupscan_file_path(dupscan_missing_file(s, i)) + strlen(root)));
 	*asked = dupscan_missing_asked(s);
-	return out;
+	return joined(line, n);
 }
 
 /* DUPSCAN_OPT_KEEP_UNIQUE past the budget: KEEP_ALL lists the unique files
