@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t cls = (uint8_t)(b2 >> 2);
 		for (uint32_t j = 0; j < s->tree.nrecs; j++) {
 			const struct ds_rec *q = ds_rec(&s->tree, j);
-			if (ds_rec_dir(&s->tree, j) == d && strcmp(ds_rec_name(&s->tree, q), name) == 0) {
+			if (ds_rec_dir(&s->tree, j) == d && strcmp(ds_rec_name(&s->tree, q, (char[DS_NAME_BUF]){ 0 }), name) == 0) {
 				st.st_size = (off_t)ds_rec_size(&s->tree, q);
 				st.st_ino = (ino_t)ds_rec_ino(&s->tree, q);
 				st.st_mtim.tv_sec = q->mtime_ns / 1000000000;

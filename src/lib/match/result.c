@@ -171,8 +171,8 @@ void ds_fail_path(struct ds_ctx *c, struct ds_rec *rec, const char *path, int co
 void ds_fail(struct ds_ctx *c, uint32_t i, int code)
 {
 	struct ds_rec *rec = ds_rec(c->s->tree, i);
-	char *path = ds_rec_path_alloc(c->s->tree, i);
-	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s->tree, rec), code);
+	char *path = ds_rec_path_alloc(c->s->tree, i), nbuf[DS_NAME_BUF];
+	ds_fail_path(c, rec, path ? path : ds_rec_name(c->s->tree, rec, nbuf), code);
 	free(path);
 }
 

@@ -41,8 +41,8 @@ static int opened_as(const struct ds_reading *s, int fd, const struct ds_rec *r)
 int ds_open_scanned(const struct ds_reading *s, uint32_t i)
 {
 	const struct ds_rec *r = ds_rec(s->tree, i);
-	char stackbuf[4096];
-	char *path = ds_path_in(s->tree, ds_rec_dir(s->tree, i), ds_rec_name(s->tree, r), stackbuf, sizeof(stackbuf));
+	char stackbuf[4096], nbuf[DS_NAME_BUF];
+	char *path = ds_path_in(s->tree, ds_rec_dir(s->tree, i), ds_rec_name(s->tree, r, nbuf), stackbuf, sizeof(stackbuf));
 	if (!path)
 		return -ENOMEM;
 	int64_t t = ds_net_begin(s);
@@ -83,7 +83,8 @@ static int hold_dir(const struct ds_reading *s, uint32_t dir, struct ds_dirfd *d
 int ds_open_scanned_in(const struct ds_reading *s, uint32_t i, struct ds_dirfd *dc)
 {
 	const struct ds_rec *r = ds_rec(s->tree, i);
-	const char *name = ds_rec_name(s->tree, r);
+	char nbuf[DS_NAME_BUF];
+	const char *name = ds_rec_name(s->tree, r, nbuf);
 	int rc = hold_dir(s, ds_rec_dir(s->tree, i), dc);
 	if (rc)
 		return rc;

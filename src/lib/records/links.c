@@ -18,7 +18,8 @@ static bool same_inode(const struct ds_tree *s, const struct ds_rec *a, const st
 
 static bool same_place(struct ds_tree *s, uint32_t a, uint32_t b)
 {
-	return strcmp(ds_rec_name(s, ds_rec(s, a)), ds_rec_name(s, ds_rec(s, b))) == 0 &&
+	char na[DS_NAME_BUF], nb[DS_NAME_BUF];
+	return strcmp(ds_rec_name(s, ds_rec(s, a), na), ds_rec_name(s, ds_rec(s, b), nb)) == 0 &&
 	       ds_same_dir(s, ds_rec_dir(s, a), ds_rec_dir(s, b));
 }
 

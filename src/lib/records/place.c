@@ -130,13 +130,15 @@ bool ds_file_reference(const struct dupscan_file *f)
 
 size_t ds_rec_path(const struct ds_tree *s, uint32_t i, char *buf, size_t cap)
 {
-	return build_path(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), buf, cap);
+	char nbuf[DS_NAME_BUF];
+	return build_path(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i), nbuf), buf, cap);
 }
 
 char *ds_rec_path_dup(struct ds_tree *s, uint32_t i)
 {
 	uint32_t dir = ds_rec_dir(s, i);
-	const char *name = ds_rec_name(s, ds_rec(s, i));
+	char nbuf[DS_NAME_BUF];
+	const char *name = ds_rec_name(s, ds_rec(s, i), nbuf);
 	size_t len = path_len(s, dir, name);
 	char *p = ds_arena_alloc(&s->out, len + 1);
 	if (p)
@@ -168,7 +170,8 @@ bool ds_same_file(const struct ds_tree *s, const struct stat *st, const struct d
 
 char *ds_rec_path_alloc(const struct ds_tree *s, uint32_t i)
 {
-	return ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i)), NULL, 0);
+	char nbuf[DS_NAME_BUF];
+	return ds_path_in(s, ds_rec_dir(s, i), ds_rec_name(s, ds_rec(s, i), nbuf), NULL, 0);
 }
 
 size_t ds_dir_path_in(const struct ds_tree *s, uint32_t d, char *buf, size_t cap)

@@ -265,7 +265,8 @@ static int write_run(struct ds_tree *t, const uint32_t *order, size_t n)
 		}
 		gsize = size;
 		gcount++;
-		const char *name = ds_rec_name(t, &r);
+		char nbuf[DS_NAME_BUF];
+		const char *name = ds_rec_name(t, &r, nbuf);
 		size_t len = strlen(name);
 		uint32_t dir = ds_rec_dir(t, order[i]);
 		if (len > NAME_MOST) {
@@ -387,7 +388,8 @@ static int compact(struct ds_tree *t, const uint64_t *keep, uint32_t *map)
 			continue;
 		}
 		struct ds_rec r = *ds_rec(t, i);
-		const char *name = ds_rec_name(t, &r);
+		char nbuf[DS_NAME_BUF];
+		const char *name = ds_rec_name(t, &r, nbuf);
 		uint32_t dir = ds_rec_dir(t, i);
 		rc = ds_names_add(&names, name, strlen(name), &r.name);
 		if (rc == 0 && (nruns == 0 || runs[nruns - 1].dir != dir)) {

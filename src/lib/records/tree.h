@@ -185,9 +185,10 @@ static inline struct ds_rec *ds_rec(const struct ds_tree *s, uint32_t i)
 	return &s->rec_blocks[i >> DS_REC_SHIFT][i & (DS_REC_BLOCK - 1)];
 }
 
-static inline const char *ds_rec_name(const struct ds_tree *s, const struct ds_rec *r)
+/* Its name, where it is kept or rebuilt in buf (DS_NAME_BUF bytes). */
+static inline const char *ds_rec_name(const struct ds_tree *s, const struct ds_rec *r, char *buf)
 {
-	return ds_names_get(&s->fnames, r->name);
+	return ds_names_get(&s->fnames, r->name, buf);
 }
 /* A kind is (more than one name << 63 | high half of the inode number << 16
  * | device index, high half of the size << 32 | attributes index):

@@ -166,7 +166,8 @@ static int put_file(struct serve *v, struct ds_wr *w, uint32_t rec)
 	if (rc)
 		return rc;
 	const struct ds_rec *r = ds_rec(&s->tree, rec);
-	const char *name = ds_rec_name(&s->tree, r);
+	char nbuf[DS_NAME_BUF];
+	const char *name = ds_rec_name(&s->tree, r, nbuf);
 	ds_wr_u64(w, v->wire_dir[d]);
 	ds_wr_str(w, name, strlen(name));
 	ds_wr_u64(w, ds_rec_size(&s->tree, r));

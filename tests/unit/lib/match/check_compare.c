@@ -116,7 +116,7 @@ START_TEST(test_lockstep_partition)
 	for (uint32_t i = 0; i < 5; i++) {
 		/* put the walk's records in name order: a b c d e */
 		uint32_t ri = 0;
-		while (ds_rec_name(&scan->tree, ds_rec(&scan->tree, ri))[0] != 'a' + (char)i)
+		while (ds_rec_name(&scan->tree, ds_rec(&scan->tree, ri), (char[DS_NAME_BUF]){ 0 })[0] != 'a' + (char)i)
 			ri++;
 		m[i] = (struct ds_member){ ri, -1, i, 0, true };
 	}

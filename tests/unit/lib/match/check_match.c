@@ -140,7 +140,7 @@ START_TEST(test_classes_by_content)
 	 * no class are in none */
 	uint32_t cls_a = DS_NONE;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
-		const char *name = ds_rec_name(&s->tree, ds_rec(&s->tree, i));
+		const char *name = ds_rec_name(&s->tree, ds_rec(&s->tree, i), (char[DS_NAME_BUF]){ 0 });
 		uint32_t cls = ds_index_class(&s->tree.index, i);
 		if (name[0] == 'a' && name[1] != 'l') {
 			ck_assert_uint_ne(cls, DS_NONE);
@@ -346,7 +346,7 @@ static void forge_cache(const char *dir, const char *cache, const struct forged 
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	for (size_t k = 0; k < n; k++) {
 		uint32_t i = 0;
-		while (i < s->tree.nrecs && strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i)), f[k].name) != 0)
+		while (i < s->tree.nrecs && strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i), (char[DS_NAME_BUF]){ 0 }), f[k].name) != 0)
 			i++;
 		ck_assert_uint_lt(i, s->tree.nrecs);
 		struct ds_hashed h = { .rec = i, .has_full = f[k].has_full, .partial = f[k].partial, .full = f[k].full };
@@ -366,7 +366,7 @@ static void check_cached_full(const char *dir, const char *cache, const char *re
 	bool found = false;
 	for (uint32_t i = 0; i < s->tree.nrecs; i++) {
 		const struct ds_rec *r = ds_rec(&s->tree, i);
-		if (strcmp(ds_rec_name(&s->tree, r), name) != 0)
+		if (strcmp(ds_rec_name(&s->tree, r, (char[DS_NAME_BUF]){ 0 }), name) != 0)
 			continue;
 		struct ds_hashed h;
 		ck_assert_msg(ds_cache_get(&s->cache, i, &h) && h.has_full, "%s: no full hash cached", rel);
@@ -486,7 +486,7 @@ START_TEST(test_cache_full_hashes_split)
 	dupscan_scan *s = walked_with_cache(dir, cache);
 	struct ds_hashed a3 = { 0 };
 	for (uint32_t i = 0; i < s->tree.nrecs; i++)
-		if (!strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i)), "a3"))
+		if (!strcmp(ds_rec_name(&s->tree, ds_rec(&s->tree, i), (char[DS_NAME_BUF]){ 0 }), "a3"))
 			ck_assert(ds_cache_get(&s->cache, i, &a3));
 	dupscan_free(s);
 	/* late, unique last time after its first block, gets its full hash too:

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -237,6 +238,74 @@ START_TEST(test_sort_recs_runs)
 END_TEST
 
 /* Each field alone makes a file not the one recorded. */
+/* A name back as it was added, whichever way it was kept. */
+static void name_is(const struct ds_names *t, uint32_t h, const char *want, size_t len)
+{
+	char buf[DS_NAME_BUF];
+	const char *got = ds_names_get(t, h, buf);
+	ck_assert_uint_eq(strlen(got), len);
+	ck_assert_mem_eq(got, want, len);
+}
+
+/* Names kept as differences from the names before them come back whole:
+ * numbered names of a directory (and a table of them much smaller than
+ * their bytes), names sharing only an end, names starting with '/', names
+ * too long to be a base, empty names, random bytes, across chunks. */
+START_TEST(test_names)
+{
+	enum { N = 60000 };
+	struct ds_names t = { 0 };
+	static char text[N][300];
+	static size_t len[N];
+	static uint32_t h[N];
+	uint64_t plain = 0;
+	srand(7);
+	for (size_t i = 0; i < N; i++) {
+		switch (i % 7) {
+		case 0: len[i] = (size_t)sprintf(text[i], "IMG_%06zu.JPG", i); break;
+		case 1: len[i] = (size_t)sprintf(text[i], "report_%zu.pdf", i * 7919 % 100003); break;
+		case 2: len[i] = (size_t)sprintf(text[i], "%zu.json", i); break;
+		case 3: len[i] = (size_t)sprintf(text[i], "/abs/%zu/x", i); break;
+		case 4: /* too long for a base: 255 and more bytes */
+			len[i] = 255 + (size_t)rand() % 40;
+			memset(text[i], 'a' + (int)(i % 26), len[i]);
+			text[i][len[i] - 1] = '0' + (char)(i % 10);
+			text[i][len[i]] = '\0';
+			if (i % 14 == 4)
+				text[i][0] = '/';
+			break;
+		case 5: len[i] = i % 5 == 0 ? 0 : 1; text[i][0] = 'q'; text[i][len[i]] = '\0'; break;
+		default: /* any byte but NUL, '/' and 0xff included */
+			len[i] = 1 + (size_t)rand() % 40;
+			for (size_t k = 0; k < len[i]; k++)
+				text[i][k] = (char)(1 + rand() % 255);
+			text[i][len[i]] = '\0';
+		}
+		plain += len[i] + 1;
+		ck_assert_int_eq(ds_names_add(&t, text[i], len[i], &h[i]), 0);
+	}
+	ck_assert_uint_gt(t.n, 2); /* (several chunks) */
+	for (size_t i = 0; i < N; i++)
+		name_is(&t, h[i], text[i], len[i]);
+	ck_assert_uint_lt((uint64_t)(t.n - 1) * (1u << DS_NAME_SHIFT) + t.used, plain);
+	ds_names_free(&t);
+
+	/* a directory of numbered photos in hash order: under two thirds of their bytes */
+	plain = 0;
+	for (size_t i = 0; i < N; i++) {
+		size_t k = i * 40503 % N;
+		len[i] = (size_t)sprintf(text[i], "IMG_%05zu.JPG", k);
+		plain += len[i] + 1;
+		ck_assert_int_eq(ds_names_add(&t, text[i], len[i], &h[i]), 0);
+	}
+	for (size_t i = 0; i < N; i++)
+		name_is(&t, h[i], text[i], len[i]);
+	ck_assert_uint_lt(((uint64_t)(t.n - 1) << DS_NAME_SHIFT) + t.used, plain * 2 / 3);
+	ck_assert_str_eq(ds_names_get(&t, DS_NAME_EMPTY, (char[DS_NAME_BUF]){ 0 }), "");
+	ds_names_free(&t);
+}
+END_TEST
+
 START_TEST(test_same_file)
 {
 	uint32_t root;
@@ -274,6 +343,7 @@ int main(void)
 	Suite *s = suite_create("records");
 	TCase *tc = tcase_create("records");
 	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_seen);
 	tcase_add_test(tc, test_protected);
 	tcase_add_test(tc, test_same_file);
