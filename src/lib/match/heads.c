@@ -30,7 +30,7 @@ struct first_job {
 	unsigned char *blocks;  /* kept first blocks, or NULL */
 	int *fds;               /* files held open, or NULL */
 	struct ds_hashed *hv;   /* per file: its partial hash; or NULL, and */
-	struct ds_keypos *keys; /* per file: its partial hash and position (16 bytes, not 24) */
+	struct ds_keypos32 *keys; /* per file: its partial hash and position (12 bytes, not 24) */
 	bool *got;              /* per file: read, partial set */
 	struct ds_result *res;  /* per slice, or NULL: one slice reports to c->res */
 	size_t slice;           /* files a slice */
@@ -84,7 +84,7 @@ static void first_slice(void *arg, size_t sl)
 		uint64_t partial = ds_hash_oneshot(dst, j->blen);
 		/* a file within its first block has its full hash too */
 		if (j->keys)
-			j->keys[i] = (struct ds_keypos){ partial, i };
+			j->keys[i] = ds_keypos32_of(partial, (uint32_t)i);
 		else
 			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_size(s->tree, ds_rec(s->tree, ri)),
 							   .partial = partial, .full = partial };
@@ -218,9 +218,9 @@ static int read_uncached(struct ds_ctx *c, const uint32_t *idx, size_t n, size_t
 /* The first blocks read ahead in disk order (s->reading->first_pass), as the group
  * would have read them: their hashes; a failure is reported now, at the
  * group's turn. @return 0 or -ENOMEM. */
-static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_keypos *keys, bool *got)
+static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, struct ds_keypos32 *keys, bool *got)
 {
-	const struct ds_first_pass *fp = c->s->reading->first_pass;
+	struct ds_first_pass *fp = c->s->reading->first_pass;
 	size_t base = (size_t)(idx - fp->order);
 	for (size_t i = 0; i < n; i++) {
 		size_t p = base + i;
@@ -231,8 +231,9 @@ static int from_first_pass(struct ds_ctx *c, const uint32_t *idx, size_t n, stru
 		}
 		got[i] = ds_fp_got(fp, p);
 		if (got[i])
-			keys[i] = (struct ds_keypos){ ds_fp_partial(fp, p), i };
+			keys[i] = ds_keypos32_of(ds_fp_partial(fp, p), (uint32_t)i);
 	}
+	ds_fp_keys_taken(fp, base, n);
 	return c->res->rc == -ENOMEM ? -ENOMEM : 0;
 }
 

@@ -58,7 +58,7 @@ static int group_order(const struct ds_match *s, uint32_t *order, size_t n)
 static size_t run_end(const struct group *g, size_t i)
 {
 	size_t j = i + 1;
-	while (j < g->nb && g->bh[j].key == g->bh[i].key)
+	while (j < g->nb && ds_keypos32_key(&g->bh[j]) == ds_keypos32_key(&g->bh[i]))
 		j++;
 	return j;
 }
@@ -90,7 +90,7 @@ static int sort_heads(struct group *g)
 		for (size_t i = 0; rc == 0 && i < g->n; i++) {
 			if (!g->got[i])
 				continue;
-			g->bh[g->nb++] = (struct ds_keypos){ g->hv[i].partial, (uint32_t)i };
+			g->bh[g->nb++] = ds_keypos32_of(g->hv[i].partial, (uint32_t)i);
 			rc = ds_result_note(g->c, &g->hv[i]);
 		}
 	} else {
@@ -100,18 +100,18 @@ static int sort_heads(struct group *g)
 		for (size_t i = 0; rc == 0 && i < g->n; i++) {
 			if (!g->got[i])
 				continue;
-			uint64_t partial = g->bh[i].key;
+			uint64_t partial = ds_keypos32_key(&g->bh[i]);
 			struct ds_hashed h = { .rec = g->idx[i], .has_full = g->size <= DS_BLOCK, .partial = partial, .full = partial };
 			g->bh[g->nb++] = g->bh[i];
 			rc = ds_result_note(g->c, &h);
 		}
-		struct ds_keypos *keys = realloc(g->bh, (g->nb ? g->nb : 1) * sizeof(*keys));
+		struct ds_keypos32 *keys = realloc(g->bh, (g->nb ? g->nb : 1) * sizeof(*keys));
 		g->bh = keys ? keys : g->bh;
 		free(g->got);
 		g->got = NULL;
 	}
 	if (rc == 0)
-		ds_sort_by_key(g->bh, g->nb);
+		ds_sort_by_key32(g->bh, g->nb);
 	size_t most = 0;
 	for (size_t i = 0, j; rc == 0 && i < g->nb; i = j) {
 		j = run_end(g, i);
@@ -128,7 +128,7 @@ static bool known_whole(const struct group *g, size_t b)
 }
 static uint64_t known_hash(const struct group *g, size_t b)
 {
-	return g->hv ? g->hv[g->bh[b].pos].full : g->bh[b].key;
+	return g->hv ? g->hv[g->bh[b].pos].full : ds_keypos32_key(&g->bh[b]);
 }
 
 /* The run bh[i..i+k) as the bucket's members, their blocks (when kept) by
@@ -209,7 +209,7 @@ static int settle_run(struct group *g, size_t i, size_t k)
 {
 	struct ds_ctx *c = g->c;
 	const struct ds_match *s = c->s;
-	uint64_t key = g->bh[i].key;
+	uint64_t key = ds_keypos32_key(&g->bh[i]);
 	bool all_full;
 	size_t from_cache_n = take_members(g, i, k, &all_full);
 	struct ds_twinset tw = { 0 };

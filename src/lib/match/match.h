@@ -46,7 +46,7 @@ struct group {
 	uint64_t size;
 	struct ds_hashed *hv;        /* per file: its hashes */
 	bool *got;                   /* per file: hv holds its first-block hash */
-	struct ds_keypos *bh;        /* the files got (pos: in the group), sorted by first-block hash */
+	struct ds_keypos32 *bh;      /* the files got (pos: in the group), sorted by first-block hash */
 	size_t nb;
 	unsigned char *blocks;       /* first blocks by position, when kept */
 	bool keep, hold;             /* blocks kept; files held open in fds */

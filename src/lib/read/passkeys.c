@@ -55,8 +55,13 @@ void ds_fp_group_done(struct ds_first_pass *fp, size_t first, size_t n)
 	const struct ds_fp_kept *k = kept_group(fp, first);
 	if (k && k->first == first && k->n == n)
 		ds_big_release(fp->blocks, fp->capbytes, k->base, k->base + (size_t)n * k->blen);
-	/* and its keys, once they are by position (a page shared with a group
-	 * still to come stays) */
+	ds_fp_keys_taken(fp, first, n);
+}
+
+void ds_fp_keys_taken(struct ds_first_pass *fp, size_t first, size_t n)
+{
+	/* once they are by position (a page shared with a group still to come
+	 * stays) */
 	if (fp->by_pos)
 		ds_big_release(fp->key, fp->entbytes, first * sizeof(*fp->key), (first + n) * sizeof(*fp->key));
 }

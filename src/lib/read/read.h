@@ -212,6 +212,11 @@ unsigned char *ds_fp_group_blocks(const struct ds_first_pass *fp, size_t first, 
  * keys, never read again, leave memory (a group is matched once; groups do
  * not share a byte of either, so another group's are never touched). */
 void ds_fp_group_done(struct ds_first_pass *fp, size_t first, size_t n);
+/* The group [first, first + n) has taken its keys (its hashes and failures,
+ * read once, when it is matched): they leave memory, whether its blocks
+ * were kept or not (a group of a million files not kept holds 8 MB of them
+ * through its comparison otherwise). */
+void ds_fp_keys_taken(struct ds_first_pass *fp, size_t first, size_t n);
 /* Position p was read (by the sweep): its partial hash, its block not kept. */
 void ds_fp_took(struct ds_first_pass *fp, size_t p, uint64_t partial);
 /* Position p failed with err (< 0). */

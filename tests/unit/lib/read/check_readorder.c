@@ -429,6 +429,52 @@ START_TEST(test_first_pass_group_done)
 }
 END_TEST
 
+/* A group's files reach the stage callback when the group is committed:
+ * by then it has given its first-block hashes back, its blocks kept or not
+ * (they were read once, into its own array). */
+struct keys_seen {
+	dupscan_scan *s;
+	int calls;
+	bool ok;
+};
+enum { KT_EACH = 8200, KT_A = 20, KT_B = 21 };
+static void keys_at_turn(void *user, int stage, const dupscan_file *const *files, size_t count)
+{
+	struct keys_seen *k = user;
+	if (stage != DUPSCAN_STAGE_EARLY || count < 2)
+		return;
+	const struct ds_first_pass *fp = k->s->reading.first_pass;
+	/* positions by size, A's first; mine in a page of its group's own */
+	bool a = ds_rec_size(&k->s->tree, files[0]->rec) == KT_A;
+	size_t first = a ? 0 : KT_EACH, mine = first + 1000;
+	k->ok = k->ok && fp && fp->by_pos && !ds_fp_group_blocks(fp, first, KT_EACH) && ds_fp_got(fp, mine) &&
+		ds_fp_partial(fp, mine) == 0;
+	k->calls++;
+}
+
+START_TEST(test_first_pass_keys_taken)
+{
+	char *dir = tu_tmpdir_shm();
+	char name[16];
+	for (int i = 0; i < 2 * KT_EACH; i++) {
+		snprintf(name, sizeof(name), "%c%04d", i < KT_EACH ? 'a' : 'b', i % KT_EACH);
+		tu_file(dir, name, i < KT_EACH ? KT_A : KT_B, 100u + (unsigned)i, -1);
+	}
+	dupscan_scan *s = NULL;
+	ck_assert_int_eq(dupscan_create(&s), 0);
+	ck_assert_int_eq(dupscan_set_option(s, DUPSCAN_OPT_IO, DUPSCAN_IO_HDD), 0);
+	s->core.opt.heads_budget = 0; /* no group's blocks kept */
+	struct keys_seen k = { s, 0, true };
+	dupscan_set_stage_callback(s, keys_at_turn, &k);
+	ck_assert_int_ge(dupscan_add_path(s, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(s), 0);
+	ck_assert_int_eq(k.calls, 2);
+	ck_assert_msg(k.ok, "a group's keys not given back by its turn's end");
+	dupscan_free(s);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("readorder");
@@ -442,6 +488,7 @@ int main(void)
 	tcase_add_test(tc, test_first_pass_whole_groups);
 	tcase_add_test(tc, test_first_pass_failure);
 	tcase_add_test(tc, test_first_pass_group_done);
+	tcase_add_test(tc, test_first_pass_keys_taken);
 	tcase_add_test(tc, test_sweep);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
