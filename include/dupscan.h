@@ -768,6 +768,39 @@ DUPSCAN_API int dupscan_io_inflight(const dupscan_scan *s);
  * DUPSCAN_E_CHANGED, -EOPNOTSUPP when the filesystem cannot, or -errno. */
 DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup, unsigned flags);
 
+/* ---- a picture's or a song's own bytes (since 0.12) ---- */
+/* The formats whose tags dupscan_payload() tells from their payload. */
+enum dupscan_media {
+	DUPSCAN_MEDIA_OTHER = 0, /* any other file, or one whose structure does not parse
+	                          * to its last byte: all of it is payload */
+	DUPSCAN_MEDIA_JPEG = 1,  /* APPn (EXIF, XMP, ICC, JFIF, ...) and COM segments are tags */
+	DUPSCAN_MEDIA_PNG = 2,   /* tEXt, zTXt, iTXt, tIME and eXIf chunks */
+	DUPSCAN_MEDIA_WEBP = 3,  /* EXIF, XMP and VP8X chunks, the RIFF size (an animation: none) */
+	DUPSCAN_MEDIA_MP3 = 4,   /* ID3v2 (with its footer), ID3v1, APEv2, Lyrics3 v2 */
+	DUPSCAN_MEDIA_FLAC = 5,  /* every metadata block but STREAMINFO's body */
+	DUPSCAN_MEDIA_MP4 = 6    /* MP4, M4A, MOV, HEIC: everything but the media data (mdat) */
+};
+#define DUPSCAN_PAYLOAD_EXTENTS 32
+struct dupscan_extent {
+	uint64_t offset, length;
+};
+/* A file's payload: its ranges in file order; their bytes, end to end, are
+ * what two files must share to be the same picture or sound. */
+struct dupscan_payload {
+	int format;              /* enum dupscan_media */
+	size_t count;            /* ranges in extent (1 for the whole of a file) */
+	uint64_t bytes;          /* their lengths' sum */
+	struct dupscan_extent extent[DUPSCAN_PAYLOAD_EXTENTS];
+};
+/* The payload of the regular file open for reading as fd, told by its first
+ * bytes and its structure, read with pread (the offset of fd unchanged). A
+ * file of no known format, one whose structure does not end at its last
+ * byte, or one that needs more than DUPSCAN_PAYLOAD_EXTENTS ranges or
+ * thousands of reads to say, is all payload (DUPSCAN_MEDIA_OTHER): no
+ * header can make this call allocate or read without bound.
+ * @return 0, -EINVAL (NULL out), DUPSCAN_E_NOTREG or -errno. Since 0.12. */
+DUPSCAN_API int dupscan_payload(int fd, struct dupscan_payload *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A picture's or a song's own bytes (issue 72): dupscan_payload() (through
+# tests/tools/payload) finds one payload in files that independent tools
+# tagged differently (exiftool for JPEG, PNG and WebP; metaflac for FLAC;
+# mutagen for MP3), the same payload as in the file those tools stripped of
+# every tag, and not in a copy with one byte of the picture or sound
+# changed; a file cut short is all payload.
+. "$(dirname "$0")/../fixtures/lib.sh"
+PAYLOAD=${PAYLOAD:?set PAYLOAD to tests/tools/payload}
+for tool in exiftool metaflac flac lame cjpeg cwebp; do
+  command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool (scripts/test installs it)"; exit 0; }
+done
+# mutagen from Debian's python3-mutagen: the system's python, which may not be
+# the first python3 on the path
+MPY=
+for p in python3 /usr/bin/python3; do "$p" -c 'import mutagen' 2>/dev/null && { MPY=$p; break; }; done
+[ -n "$MPY" ] || { echo "1..0 # SKIP no python3-mutagen"; exit 0; }
+
+# the pictures and the sound, made here: a PPM and a PNG of one gradient,
+# a WAV of two tones
+python3 - <<'PY'
+import math, struct, wave, zlib
+w, h = 96, 64
+px = bytes((x * 5 + y * 3) % 256 if c == 0 else (x * y) % 256 if c == 1 else (x ^ y) * 4 % 256
+           for y in range(h) for x in range(w) for c in range(3))
+open("pic.ppm", "wb").write(b"P6 %d %d 255\n" % (w, h) + px)
+def chunk(t, d):
+    return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+raw = b"".join(b"\0" + px[y * w * 3:(y + 1) * w * 3] for y in range(h))
+open("pic.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+                            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+s = wave.open("song.wav", "wb"); s.setnchannels(2); s.setsampwidth(2); s.setframerate(44100)
+s.writeframes(b"".join(struct.pack("<hh", int(8000 * math.sin(i * 0.05)), int(6000 * math.sin(i * 0.031)))
+                       for i in range(44100)))
+s.close()
+PY
+cjpeg -quality 85 pic.ppm > a.jpg && cwebp -quiet pic.png -o a.webp && cp pic.png a.png &&
+  flac -s -f song.wav -o a.flac && lame --quiet song.wav a.mp3 || { not_ok "the media files made"; done_testing; }
+
+# b: tagged one way, c: another, s: every tag stripped
+tag() { # FORMAT
+  case $1 in
+    jpg|png|webp)
+      cp "a.$1" "b.$1" && exiftool -q -overwrite_original -Artist=Someone -Comment="a comment" -XMP:Title=T \
+        -GPSLatitude=48.85 -GPSLatitudeRef=N -Rating=4 "b.$1" &&
+      cp "a.$1" "c.$1" && exiftool -q -overwrite_original -Copyright=Other -XMP:Subject=x -Orientation#=6 "c.$1" &&
+      cp "b.$1" "s.$1" && exiftool -q -overwrite_original -all= "s.$1" ;;
+    flac)
+      cp a.flac b.flac && metaflac --set-tag=ARTIST=Someone --set-tag=TITLE=Song --import-picture-from=a.jpg b.flac &&
+      cp a.flac c.flac && metaflac --set-tag=ALBUM="$(printf 'x%.0s' $(seq 1 3000))" --add-padding=9000 c.flac &&
+      cp b.flac s.flac && metaflac --remove-all --dont-use-padding s.flac ;;
+    mp3)
+      cp a.mp3 b.mp3 && cp a.mp3 c.mp3 && "$MPY" - <<'PY'
+from mutagen.apev2 import APEv2
+from mutagen.id3 import APIC, COMM, ID3, TIT2, TPE1
+t = ID3(); t.add(TIT2(encoding=3, text="Song")); t.add(TPE1(encoding=3, text="Someone"))
+t.add(APIC(encoding=3, mime="image/jpeg", type=3, desc="cover", data=open("a.jpg", "rb").read()))
+t.save("b.mp3", v1=2)                      # ID3v2.4 before, ID3v1 after
+a = APEv2(); a["Title"] = "Other"; a.save("b.mp3")
+t = ID3(); t.add(COMM(encoding=3, lang="eng", desc="", text="x")); t.save("c.mp3", v2_version=3)
+import shutil
+shutil.copy("b.mp3", "s.mp3")
+APEv2("s.mp3").delete("s.mp3")
+ID3("s.mp3").delete("s.mp3", delete_v1=True, delete_v2=True)
+PY
+      ;;
+  esac
+}
+for f in jpg png webp flac mp3; do
+  tag "$f" || not_ok "$f: tagged by the tools"
+  "$PAYLOAD" "a.$f" > "a.$f.p" 2> "a.$f.e"
+  same=1
+  for v in b c s; do
+    [ -e "$v.$f" ] || continue
+    "$PAYLOAD" "$v.$f" > "$v.$f.p" 2> "$v.$f.e" || same=0
+    cmp -s "a.$f.p" "$v.$f.p" || { same=0; echo "# $f: $v's payload differs ($(cat "$v.$f.e") against $(cat "a.$f.e"))"; }
+    [ "$v" != s ] && cmp -s "a.$f" "$v.$f" && { same=0; echo "# $f: $v not tagged at all"; }
+  done
+  [ "$same" = 1 ] && [ "$(cut -d' ' -f1 "a.$f.e")" != 0 ] && ok "$f: one payload tagged three ways and stripped ($(cut -d' ' -f1-3 "a.$f.e"))" ||
+    not_ok "$f: one payload tagged three ways and stripped"
+  # one byte of the picture or sound: in the middle of b's last range
+  cp "b.$f" "d.$f"
+  last=$(awk '{print $NF}' "b.$f.e")
+  at=$(( ${last%+*} + ${last#*+} / 2 ))
+  python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0x10]))' "d.$f" "$at"
+  "$PAYLOAD" "d.$f" > "d.$f.p" 2> "d.$f.e"
+  ! cmp -s "a.$f.p" "d.$f.p" && ok "$f: a byte of the content changed, another payload" || not_ok "$f: a byte of the content changed"
+done
+# cut short: all payload (PNG without IEND, a JPEG without EOI, a FLAC block past the end)
+head -c -20 b.png > e.png; head -c -1 b.jpg > e.jpg; head -c 200 b.flac > e.flac
+for f in e.png e.jpg e.flac; do
+  "$PAYLOAD" "$f" > /dev/null 2> "$f.e"
+  [ "$(cut -d' ' -f1-3 "$f.e")" = "0 1 $(stat -c %s "$f")" ] && ok "$f cut short: all payload" || not_ok "$f cut short: all payload ($(cat "$f.e"))"
+done
+done_testing

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* check_media: the payload of each format the parsers know (media/): files
+ * built here with their tags and without, the same payload; a byte of the
+ * picture or sound changed, a file cut short, a tag claiming more than the
+ * file holds, too many ranges or reads: not the same, or all payload. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "media/media.h"
+#include "testutil.h"
+
+struct buf {
+	unsigned char b[1 << 16];
+	size_t n;
+};
+static void put(struct buf *f, const void *p, size_t n)
+{
+	ck_assert_uint_le(f->n + n, sizeof(f->b));
+	memcpy(f->b + f->n, p, n);
+	f->n += n;
+}
+static void put_be32(struct buf *f, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
+	put(f, b, 4);
+}
+static void put_le32(struct buf *f, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
+	put(f, b, 4);
+}
+static void fill(struct buf *f, unsigned char seed, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		f->b[f->n + i] = (unsigned char)(seed + i * 7);
+	f->n += n;
+}
+
+static int read_mem(void *user, void *buf, size_t len, uint64_t off)
+{
+	memcpy(buf, (const unsigned char *)user + off, len);
+	return 0;
+}
+
+/* The payload of f, and its bytes end to end into out (NULL: not wanted). */
+static struct dupscan_payload payload_of(const struct buf *f, struct buf *out)
+{
+	struct ds_media_in in = { read_mem, (void *)f->b, f->n, 0 };
+	struct dupscan_payload p;
+	ck_assert_int_eq(ds_media_payload(&in, &p), 0);
+	uint64_t sum = 0, end = 0;
+	for (size_t i = 0; i < p.count; i++) {
+		ck_assert_uint_ge(p.extent[i].offset, end); /* in order, apart */
+		end = p.extent[i].offset + p.extent[i].length;
+		ck_assert_uint_le(end, f->n);
+		sum += p.extent[i].length;
+		if (out)
+			put(out, f->b + p.extent[i].offset, (size_t)p.extent[i].length);
+	}
+	ck_assert_uint_eq(sum, p.bytes);
+	return p;
+}
+
+/* a, b and c have one payload of format fmt, a and d do not */
+static void same_but(const struct buf *a, const struct buf *b, const struct buf *c, const struct buf *d, int fmt)
+{
+	static struct buf pa, pb, pc, pd;
+	pa.n = pb.n = pc.n = pd.n = 0;
+	ck_assert_int_eq(payload_of(a, &pa).format, fmt);
+	ck_assert_int_eq(payload_of(b, &pb).format, fmt);
+	ck_assert_int_eq(payload_of(c, &pc).format, fmt);
+	payload_of(d, &pd);
+	ck_assert_uint_lt(pa.n, a->n); /* the tags left out */
+	ck_assert(pa.n == pb.n && memcmp(pa.b, pb.b, pa.n) == 0);
+	ck_assert(pa.n == pc.n && memcmp(pa.b, pc.b, pa.n) == 0);
+	ck_assert(pa.n != pd.n || memcmp(pa.b, pd.b, pa.n) != 0);
+}
+
+/* f all payload: DUPSCAN_MEDIA_OTHER, one range, the whole file */
+static void whole(const struct buf *f)
+{
+	struct dupscan_payload p = payload_of(f, NULL);
+	ck_assert_int_eq(p.format, DUPSCAN_MEDIA_OTHER);
+	ck_assert_uint_eq(p.count, f->n ? 1 : 0);
+	ck_assert_uint_eq(p.bytes, f->n);
+}
+
+/* ---- JPEG ---- */
+static void jpeg_seg(struct buf *f, unsigned char marker, unsigned char seed, size_t n)
+{
+	unsigned char h[4] = { 0xff, marker, (unsigned char)((n + 2) >> 8), (unsigned char)(n + 2) };
+	put(f, h, 4);
+	fill(f, seed, n);
+}
+/* tags 0: none; 1, 2: others; picture: its scan's seed */
+static void jpeg(struct buf *f, int tags, unsigned char picture)
+{
+	f->n = 0;
+	put(f, "\xff\xd8", 2);
+	if (tags)
+		jpeg_seg(f, 0xe1, (unsigned char)(10 * tags), 100 + (size_t)tags); /* EXIF */
+	jpeg_seg(f, 0xdb, 1, 67);                                          /* DQT */
+	if (tags == 2)
+		jpeg_seg(f, 0xfe, 3, 20); /* COM */
+	jpeg_seg(f, 0xc0, 2, 17);         /* SOF0 */
+	if (tags)
+		jpeg_seg(f, 0xed, (unsigned char)tags, 300); /* APP13 */
+	jpeg_seg(f, 0xc4, 4, 30);                                 /* DHT */
+	jpeg_seg(f, 0xda, 5, 10);                                 /* SOS */
+	fill(f, picture, 5000);
+	put(f, "\xff\xd9", 2);
+}
+
+START_TEST(test_jpeg)
+{
+	static struct buf a, b, c, d;
+	jpeg(&a, 1, 9);
+	jpeg(&b, 2, 9);
+	jpeg(&c, 0, 9);
+	jpeg(&d, 1, 9);
+	d.b[d.n - 100] ^= 1; /* one bit of the picture */
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_JPEG);
+	jpeg(&d, 1, 9);
+	d.n -= 1; /* cut short: no EOI */
+	whole(&d);
+	jpeg(&d, 1, 9);
+	d.b[5] = 0xff; /* the EXIF segment claims 65 KB */
+	whole(&d);
+	/* more ranges than a payload holds */
+	d.n = 0;
+	put(&d, "\xff\xd8", 2);
+	for (int i = 0; i < 40; i++) {
+		jpeg_seg(&d, 0xe0, 1, 4);
+		jpeg_seg(&d, 0xdb, 2, 4);
+	}
+	jpeg_seg(&d, 0xda, 5, 10);
+	put(&d, "\xff\xd9", 2);
+	whole(&d);
+}
+END_TEST
+
+/* ---- PNG ---- */
+static void png_chunk(struct buf *f, const char *type, unsigned char seed, size_t n)
+{
+	put_be32(f, (uint32_t)n);
+	put(f, type, 4);
+	fill(f, seed, n);
+	put_be32(f, 0x12345678u + seed); /* (no CRC is checked: the bytes are compared) */
+}
+static void png(struct buf *f, int tags, unsigned char picture)
+{
+	f->n = 0;
+	put(f, "\x89PNG\r\n\x1a\n", 8);
+	png_chunk(f, "IHDR", 1, 13);
+	if (tags)
+		png_chunk(f, "tEXt", (unsigned char)tags, 30 + (size_t)tags);
+	png_chunk(f, "IDAT", picture, 3000);
+	if (tags == 2) {
+		png_chunk(f, "tIME", 2, 7);
+		png_chunk(f, "eXIf", 3, 60);
+		png_chunk(f, "iTXt", 4, 60);
+		png_chunk(f, "zTXt", 5, 60);
+	}
+	png_chunk(f, "IEND", 0, 0);
+}
+
+START_TEST(test_png)
+{
+	static struct buf a, b, c, d;
+	png(&a, 1, 9);
+	png(&b, 2, 9);
+	png(&c, 0, 9);
+	png(&d, 2, 10);
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_PNG);
+	png(&d, 1, 9);
+	put(&d, "x", 1); /* a byte after IEND */
+	whole(&d);
+	png(&d, 1, 9);
+	d.b[8 + 25] = 0x7f; /* the tEXt chunk's length past the end */
+	whole(&d);
+	/* thousands of chunks: more reads than a file may ask */
+	d.n = 0;
+	put(&d, "\x89PNG\r\n\x1a\n", 8);
+	for (int i = 0; i < 4200; i++)
+		png_chunk(&d, "IDAT", 1, 0);
+	png_chunk(&d, "IEND", 0, 0);
+	whole(&d);
+}
+END_TEST
+
+/* ---- WebP ---- */
+static void webp_chunk(struct buf *f, const char *type, unsigned char seed, size_t n)
+{
+	put(f, type, 4);
+	put_le32(f, (uint32_t)n);
+	fill(f, seed, n);
+	if (n & 1)
+		put(f, "", 1);
+}
+static void webp(struct buf *f, int tags, unsigned char picture)
+{
+	f->n = 0;
+	put(f, "RIFF\0\0\0\0WEBP", 12);
+	if (tags) { /* (a simple WebP has none; a tool that tags it adds it) */
+		webp_chunk(f, "VP8X", 0, 10);
+		f->b[20] = tags == 1 ? 0x08 : 0x0c; /* the flags: EXIF, XMP */
+	}
+	webp_chunk(f, "VP8 ", picture, 2001);
+	if (tags) {
+		webp_chunk(f, "EXIF", (unsigned char)tags, 40 + (size_t)tags);
+		webp_chunk(f, "XMP ", 7, 33);
+	}
+	uint32_t riff = (uint32_t)f->n - 8;
+	memcpy(f->b + 4, (unsigned char[4]){ (unsigned char)riff, (unsigned char)(riff >> 8), (unsigned char)(riff >> 16), 0 }, 4);
+}
+
+START_TEST(test_webp)
+{
+	static struct buf a, b, c, d;
+	webp(&a, 1, 9);
+	webp(&b, 2, 9);
+	webp(&c, 0, 9);
+	webp(&d, 1, 8);
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_WEBP);
+	webp(&d, 1, 9);
+	put(&d, "\0\0", 2); /* past the RIFF size */
+	whole(&d);
+	/* an animation: its canvas places its frames */
+	webp(&d, 1, 9);
+	webp_chunk(&d, "ANIM", 1, 6);
+	uint32_t riff = (uint32_t)d.n - 8;
+	memcpy(d.b + 4, (unsigned char[4]){ (unsigned char)riff, (unsigned char)(riff >> 8), (unsigned char)(riff >> 16), 0 }, 4);
+	whole(&d);
+}
+END_TEST
+
+/* ---- MP3 ---- */
+static void id3v2(struct buf *f, unsigned char seed, size_t n, bool footer)
+{
+	unsigned char h[10] = { 'I', 'D', '3', 4, 0, footer ? 0x10 : 0, (unsigned char)(n >> 21 & 0x7f), (unsigned char)(n >> 14 & 0x7f),
+				(unsigned char)(n >> 7 & 0x7f), (unsigned char)(n & 0x7f) };
+	put(f, h, 10);
+	fill(f, seed, n);
+	if (footer) {
+		memcpy(h, "3DI", 3);
+		put(f, h, 10);
+	}
+}
+static void frames(struct buf *f, unsigned char seed)
+{
+	for (int i = 0; i < 8; i++) {
+		put(f, "\xff\xfb\x90\x64", 4);
+		fill(f, (unsigned char)(seed + i), 413);
+	}
+}
+static void mp3(struct buf *f, int tags, unsigned char sound)
+{
+	f->n = 0;
+	if (tags)
+		id3v2(f, (unsigned char)tags, 500 + (size_t)tags, tags == 2);
+	frames(f, sound);
+	if (tags == 2) {
+		/* APEv2 with its header, Lyrics3 v2, then ID3v1 */
+		unsigned char ape[32] = "APETAGEX";
+		ape[8] = 0xd0, ape[9] = 0x07;
+		ape[12] = 32 + 50; /* items and footer */
+		ape[23] = 0xa0;    /* has a header; (this one a footer) */
+		put(f, ape, 32);
+		fill(f, 4, 50);
+		ape[23] = 0x80;
+		put(f, ape, 32);
+		put(f, "LYRICSBEGIN", 11);
+		fill(f, 5, 20);
+		put(f, "000031LYRICS200", 15);
+	}
+	if (tags) {
+		put(f, "TAG", 3);
+		fill(f, (unsigned char)tags, 125);
+	}
+}
+
+START_TEST(test_mp3)
+{
+	static struct buf a, b, c, d;
+	mp3(&a, 1, 9);
+	mp3(&b, 2, 9);
+	mp3(&c, 0, 9);
+	mp3(&d, 2, 9);
+	d.b[d.n - 128 - 78 - 31 - 100] ^= 0x40; /* in the last frame */
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP3);
+	mp3(&d, 1, 9);
+	d.b[6] = 0x7f; /* the ID3v2 tag claims 256 MB */
+	whole(&d);
+	mp3(&d, 2, 9);
+	d.b[d.n - 128 - 15] = 'x'; /* a Lyrics3 size not of digits */
+	whole(&d);
+}
+END_TEST
+
+/* ---- FLAC ---- */
+static void flac_block(struct buf *f, unsigned type, bool last, unsigned char seed, size_t n)
+{
+	unsigned char h[4] = { (unsigned char)(type | (last ? 0x80 : 0)), (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n };
+	put(f, h, 4);
+	fill(f, seed, n);
+}
+static void flac(struct buf *f, int tags, unsigned char sound)
+{
+	f->n = 0;
+	put(f, "fLaC", 4);
+	flac_block(f, 0, !tags, 1, 34);
+	if (tags) {
+		flac_block(f, 4, false, (unsigned char)tags, 200 + (size_t)tags); /* VORBIS_COMMENT */
+		flac_block(f, 6, tags == 1, 3, 900);                               /* PICTURE */
+	}
+	if (tags == 2)
+		flac_block(f, 1, true, 0, 1000); /* PADDING */
+	put(f, "\xff\xf8", 2);
+	fill(f, sound, 4000);
+}
+
+START_TEST(test_flac)
+{
+	static struct buf a, b, c, d;
+	flac(&a, 1, 9);
+	flac(&b, 2, 9);
+	flac(&c, 0, 9);
+	flac(&d, 2, 9);
+	d.b[d.n - 1] ^= 1;
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_FLAC);
+	flac(&d, 1, 9);
+	d.b[4 + 4 + 34 + 1] = 0x7f; /* VORBIS_COMMENT past the end */
+	whole(&d);
+	flac(&d, 1, 9);
+	d.b[4] = 4; /* STREAMINFO not first */
+	whole(&d);
+}
+END_TEST
+
+/* ---- MP4 ---- */
+static void box(struct buf *f, const char *type, unsigned char seed, size_t n)
+{
+	put_be32(f, (uint32_t)(8 + n));
+	put(f, type, 4);
+	fill(f, seed, n);
+}
+static void mp4(struct buf *f, int tags, unsigned char media)
+{
+	f->n = 0;
+	box(f, "ftyp", 1, 16);
+	box(f, "moov", (unsigned char)(tags + 1), 700 + 20 * (size_t)tags); /* udta/meta/ilst inside */
+	if (tags == 2)
+		box(f, "free", 0, 64);
+	/* mdat with a 64-bit size */
+	put_be32(f, 1);
+	put(f, "mdat", 4);
+	put_be32(f, 0);
+	put_be32(f, 16 + 6000);
+	fill(f, media, 6000);
+}
+
+START_TEST(test_mp4)
+{
+	static struct buf a, b, c, d;
+	mp4(&a, 1, 9);
+	mp4(&b, 2, 9);
+	mp4(&c, 0, 9);
+	mp4(&d, 1, 10);
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP4);
+	mp4(&d, 1, 9);
+	d.n -= 10; /* mdat cut short */
+	whole(&d);
+	d.n = 0;
+	box(&d, "ftyp", 1, 16);
+	box(&d, "moov", 1, 100);
+	whole(&d); /* no media data */
+}
+END_TEST
+
+/* Files of no known format, and the call through a descriptor. */
+START_TEST(test_other_and_fd)
+{
+	static struct buf f;
+	f.n = 0;
+	whole(&f);
+	fill(&f, 1, 100);
+	whole(&f);
+	char *dir = tu_tmpdir_shm();
+	char *path = tu_path(dir, "p.png");
+	png(&f, 2, 9);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, f.b, f.n), (ssize_t)f.n);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	struct dupscan_payload p, q = payload_of(&f, NULL);
+	ck_assert_int_eq(dupscan_payload(fd, &p), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 0);
+	ck_assert_int_eq(p.format, DUPSCAN_MEDIA_PNG);
+	ck_assert_uint_eq(p.count, q.count);
+	ck_assert_mem_eq(p.extent, q.extent, p.count * sizeof(p.extent[0]));
+	ck_assert_int_eq(dupscan_payload(fd, NULL), -EINVAL);
+	close(fd);
+	fd = open(dir, O_RDONLY);
+	ck_assert_int_eq(dupscan_payload(fd, &p), DUPSCAN_E_NOTREG);
+	close(fd);
+	ck_assert_int_eq(dupscan_payload(-1, &p), -EBADF);
+	free(path);
+	tu_cleanup(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("media");
+	TCase *tc = tcase_create("payload");
+	tcase_add_test(tc, test_jpeg);
+	tcase_add_test(tc, test_png);
+	tcase_add_test(tc, test_webp);
+	tcase_add_test(tc, test_mp3);
+	tcase_add_test(tc, test_flac);
+	tcase_add_test(tc, test_mp4);
+	tcase_add_test(tc, test_other_and_fd);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
