@@ -3,7 +3,7 @@
 # A picture's or a song's own bytes (issue 72): dupscan_payload() (through
 # tests/tools/payload) finds one payload in files that independent tools
 # tagged differently (exiftool for JPEG, PNG and WebP; metaflac for FLAC;
-# mutagen for MP3), the same payload as in the file those tools stripped of
+# mutagen for MP3 and M4A), the same payload as in the file those tools stripped of
 # every tag, and not in a copy with one byte of the picture or sound
 # changed; a file cut short is all payload.
 . "$(dirname "$0")/../fixtures/lib.sh"
@@ -36,7 +36,8 @@ s.writeframes(b"".join(struct.pack("<hh", int(8000 * math.sin(i * 0.05)), int(60
 s.close()
 PY
 cjpeg -quality 85 pic.ppm > a.jpg && cwebp -quiet pic.png -o a.webp && cp pic.png a.png &&
-  flac -s -f song.wav -o a.flac && lame --quiet song.wav a.mp3 || { not_ok "the media files made"; done_testing; }
+  flac -s -f song.wav -o a.flac && lame --quiet song.wav a.mp3 && python3 "$SOURCE_ROOT/tests/fixtures/m4a.py" a.m4a ||
+  { not_ok "the media files made"; done_testing; }
 
 # b: tagged one way, c: another, s: every tag stripped
 tag() { # FORMAT
@@ -65,9 +66,18 @@ APEv2("s.mp3").delete("s.mp3")
 ID3("s.mp3").delete("s.mp3", delete_v1=True, delete_v2=True)
 PY
       ;;
+    m4a)
+      cp a.m4a b.m4a && cp a.m4a c.m4a && "$MPY" - <<'PY'
+import shutil
+from mutagen.mp4 import MP4, MP4Cover
+m = MP4("b.m4a"); m["\xa9nam"] = ["Song"]; m["\xa9ART"] = ["Someone"]; m.save()
+m = MP4("c.m4a"); m["\xa9alb"] = ["x" * 3000]; m["covr"] = [MP4Cover(open("a.jpg", "rb").read(), MP4Cover.FORMAT_JPEG)]; m.save()
+shutil.copy("b.m4a", "s.m4a"); MP4("s.m4a").delete()
+PY
+      ;;
   esac
 }
-for f in jpg png webp flac mp3; do
+for f in jpg png webp flac mp3 m4a; do
   tag "$f" || not_ok "$f: tagged by the tools"
   "$PAYLOAD" "a.$f" > "a.$f.p" 2> "a.$f.e"
   same=1
