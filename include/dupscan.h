@@ -778,7 +778,8 @@ enum dupscan_media {
 	DUPSCAN_MEDIA_WEBP = 3,  /* EXIF, XMP and VP8X chunks, the RIFF size (an animation: none) */
 	DUPSCAN_MEDIA_MP3 = 4,   /* ID3v2 (with its footer), ID3v1, APEv2, Lyrics3 v2 */
 	DUPSCAN_MEDIA_FLAC = 5,  /* every metadata block but STREAMINFO's body */
-	DUPSCAN_MEDIA_MP4 = 6    /* MP4, M4A, MOV, HEIC: everything but the media data (mdat) */
+	DUPSCAN_MEDIA_MP4 = 6    /* MP4, M4A, MOV, HEIC: everything but the media data (mdat),
+	                          * and a HEIC's EXIF and XMP items in it */
 };
 #define DUPSCAN_PAYLOAD_EXTENTS 32
 struct dupscan_extent {

@@ -25,7 +25,7 @@ ensure_packages() {
 }
 BUILD_PACKAGES=(gcc meson ninja-build pkg-config libxxhash-dev)
 TEST_PACKAGES=(check python3 mandoc abigail-tools jdupes bsdutils util-linux btrfs-progs xfsprogs e2fsprogs valgrind g++ clang libclang-rt-14-dev strace zsh fish openssh-client openssh-server fuse3 libfuse3-dev sshfs
-  libimage-exiftool-perl flac python3-mutagen lame webp libjpeg-turbo-progs)
+  libimage-exiftool-perl flac python3-mutagen lame webp libjpeg-turbo-progs libheif-examples)
 # the browser the HTML report is checked in (scripts/test installs it in the
 # background, after the others: its 100 MB would wait on nothing else)
 BROWSER_PACKAGES=(chromium)

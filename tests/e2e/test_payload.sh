@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # A picture's or a song's own bytes (issue 72): dupscan_payload() (through
 # tests/tools/payload) finds one payload in files that independent tools
-# tagged differently (exiftool for JPEG, PNG and WebP; metaflac for FLAC;
+# tagged differently (exiftool for JPEG, PNG, WebP and HEIC; metaflac for FLAC;
 # mutagen for MP3 and M4A), the same payload as in the file those tools stripped of
 # every tag, and not in a copy with one byte of the picture or sound
 # changed; a file cut short is all payload.
 . "$(dirname "$0")/../fixtures/lib.sh"
 PAYLOAD=${PAYLOAD:?set PAYLOAD to tests/tools/payload}
-for tool in exiftool metaflac flac lame cjpeg cwebp; do
+for tool in exiftool metaflac flac lame cjpeg cwebp heif-enc; do
   command -v "$tool" >/dev/null || { echo "1..0 # SKIP no $tool (scripts/test installs it)"; exit 0; }
 done
 # mutagen from Debian's python3-mutagen: the system's python, which may not be
@@ -36,13 +36,14 @@ s.writeframes(b"".join(struct.pack("<hh", int(8000 * math.sin(i * 0.05)), int(60
 s.close()
 PY
 cjpeg -quality 85 pic.ppm > a.jpg && cwebp -quiet pic.png -o a.webp && cp pic.png a.png &&
+  heif-enc -q 60 pic.png -o a.heic >/dev/null &&
   flac -s -f song.wav -o a.flac && lame --quiet song.wav a.mp3 && python3 "$SOURCE_ROOT/tests/fixtures/m4a.py" a.m4a ||
   { not_ok "the media files made"; done_testing; }
 
 # b: tagged one way, c: another, s: every tag stripped
 tag() { # FORMAT
   case $1 in
-    jpg|png|webp)
+    jpg|png|webp|heic)
       cp "a.$1" "b.$1" && exiftool -q -overwrite_original -Artist=Someone -Comment="a comment" -XMP:Title=T \
         -GPSLatitude=48.85 -GPSLatitudeRef=N -Rating=4 "b.$1" &&
       cp "a.$1" "c.$1" && exiftool -q -overwrite_original -Copyright=Other -XMP:Subject=x -Orientation#=6 "c.$1" &&
@@ -77,7 +78,7 @@ PY
       ;;
   esac
 }
-for f in jpg png webp flac mp3 m4a; do
+for f in jpg png webp heic flac mp3 m4a; do
   tag "$f" || not_ok "$f: tagged by the tools"
   "$PAYLOAD" "a.$f" > "a.$f.p" 2> "a.$f.e"
   same=1

@@ -381,6 +381,97 @@ START_TEST(test_mp4)
 }
 END_TEST
 
+/* ---- HEIC: the tags are items in mdat ---- */
+static void put_be16(struct buf *f, unsigned v)
+{
+	unsigned char b[2] = { (unsigned char)(v >> 8), (unsigned char)v };
+	put(f, b, 2);
+}
+static void infe(struct buf *f, unsigned id, const char *type, bool xmp)
+{
+	size_t at = f->n;
+	put_be32(f, 0);
+	put(f, "infe\2\0\0\0", 8);
+	put_be16(f, id);
+	put_be16(f, 0);
+	put(f, type, 4);
+	put(f, "", 1); /* its name */
+	if (xmp)
+		put(f, "application/rdf+xml", 20);
+	f->b[at + 3] = (unsigned char)(f->n - at);
+}
+/* meta (iinf, iloc) and mdat: the picture's item, and with tags an EXIF
+ * and an XMP item before it in mdat; where: bytes before the first item */
+static void heic_meta(struct buf *f, int tags, uint32_t body, size_t picture_len)
+{
+	size_t meta = f->n, iinf, iloc;
+	put_be32(f, 0);
+	put(f, "meta\0\0\0\0", 8);
+	iinf = f->n;
+	put_be32(f, 0);
+	put(f, "iinf\0\0\0\0", 8);
+	put_be16(f, tags ? 3 : 1);
+	infe(f, 1, "hvc1", false);
+	if (tags) {
+		infe(f, 2, "Exif", false);
+		infe(f, 3, "mime", true);
+	}
+	f->b[iinf + 3] = (unsigned char)(f->n - iinf);
+	iloc = f->n;
+	put_be32(f, 0);
+	put(f, "iloc\0\0\0\0", 8);
+	put_be16(f, 0x4400); /* 4-byte offsets and lengths, no base */
+	put_be16(f, tags ? 3 : 1);
+	uint32_t exif = 60 + (uint32_t)tags, xmp = 40, at = body;
+	if (tags) {
+		put_be16(f, 2), put_be16(f, 0), put_be16(f, 1), put_be32(f, at), put_be32(f, exif);
+		put_be16(f, 3), put_be16(f, 0), put_be16(f, 1), put_be32(f, at + exif), put_be32(f, xmp);
+		at += exif + xmp;
+	}
+	put_be16(f, 1), put_be16(f, 0), put_be16(f, 1), put_be32(f, at), put_be32(f, (uint32_t)picture_len);
+	f->b[iloc + 2] = (unsigned char)((f->n - iloc) >> 8);
+	f->b[iloc + 3] = (unsigned char)(f->n - iloc);
+	f->b[meta + 2] = (unsigned char)((f->n - meta) >> 8);
+	f->b[meta + 3] = (unsigned char)(f->n - meta);
+}
+static void heic(struct buf *f, int tags, unsigned char picture)
+{
+	/* once to know where mdat's body starts, again with it */
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t body = pass ? (uint32_t)(f->n + 8) : 0;
+		f->n = 0;
+		box(f, "ftyp", 1, 16);
+		heic_meta(f, tags, body, 3000);
+	}
+	uint32_t tagged = tags ? 60 + (uint32_t)tags + 40 : 0;
+	put_be32(f, 8 + tagged + 3000);
+	put(f, "mdat", 4);
+	fill(f, (unsigned char)(tags * 9), tagged);
+	fill(f, picture, 3000);
+}
+
+START_TEST(test_heic)
+{
+	static struct buf a, b, c, d;
+	heic(&a, 1, 9);
+	heic(&b, 2, 9);
+	heic(&c, 0, 9);
+	heic(&d, 1, 10);
+	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP4);
+	/* an EXIF item placed past mdat's end */
+	heic(&d, 1, 9);
+	size_t exif_len_at = 0;
+	for (size_t i = 0; i + 4 <= d.n; i++)
+		if (memcmp(d.b + i, "iloc", 4) == 0) {
+			exif_len_at = i + 4 + 4 + 2 + 2 + 2 + 2 + 2 + 4; /* item 2's first extent's length */
+			break;
+		}
+	ck_assert_uint_gt(exif_len_at, 0);
+	d.b[exif_len_at] = 0x7f;
+	whole(&d);
+}
+END_TEST
+
 /* Files of no known format, and the call through a descriptor. */
 START_TEST(test_other_and_fd)
 {
@@ -424,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, test_mp3);
 	tcase_add_test(tc, test_flac);
 	tcase_add_test(tc, test_mp4);
+	tcase_add_test(tc, test_heic);
 	tcase_add_test(tc, test_other_and_fd);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
