@@ -120,12 +120,15 @@ static int item_places(struct bmff *b, struct cursor c)
 	get(&c, 3);
 	unsigned sizes = (unsigned)get(&c, 2), osize = sizes >> 12, lsize = sizes >> 8 & 15, bsize = sizes >> 4 & 15,
 		 isize = version >= 1 ? (sizes & 15) : 0;
-	uint64_t count = get(&c, version < 2 ? 2 : 4);
+	uint64_t count = get(&c, version < 2 ? 2 : 4), extents = 0;
 	for (uint64_t i = 0; i < count && !c.bad; i++) {
 		uint32_t id = (uint32_t)get(&c, version < 2 ? 2 : 4);
 		unsigned method = version >= 1 ? (unsigned)get(&c, 2) & 15 : 0;
 		get(&c, 2);
 		uint64_t base = get(&c, bsize), n = get(&c, 2);
+		/* (extents of no bytes each, 0-byte fields, would count up to 2^32) */
+		if ((extents += n) > META_MOST)
+			return DS_MEDIA_WHOLE;
 		for (uint64_t x = 0; x < n && !c.bad; x++) {
 			get(&c, isize);
 			uint64_t off = get(&c, osize), len = get(&c, lsize);
