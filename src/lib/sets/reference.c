@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* reference.c: reference trees ("is it all backed up?"). Files added by
  * dupscan_add_reference() are the copies asked about: only the sets holding
- * one of them and another file are sets, the reference files first in each
- * (records/order.c: the file a set keeps is one of them), and the other
- * files in no such set are missing from the references. A size group
+ * one of them and another file are sets (sets.c keeps no other), the
+ * reference files first in each (records/order.c: the file a set keeps is
+ * one of them), and the other files in no such set are missing from the
+ * references. A size group
  * without a reference file, or with nothing else, is never read (match.c):
  * its files are missing, or not asked about, whatever their bytes.
  * Reference files are protected (never changed by an action). */
@@ -14,14 +15,6 @@
 #include "support/support.h"
 #include "records/records.h"
 #include "sets/sets.h"
-
-bool ds_set_asks(const struct ds_results *s, const struct dupscan_set *set)
-{
-	if (!s->tree->references || !set->count)
-		return true;
-	/* (the chosen order puts the reference files first: records/order.c) */
-	return ds_file_reference(&set->files[0]) && !ds_file_reference(&set->files[set->count - 1]);
-}
 
 /* Is record i, not a reference file, one asked about (listed, a file the
  * scan examined: no alias, no file left out)? */

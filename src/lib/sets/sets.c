@@ -263,6 +263,15 @@ int ds_build_sets(struct ds_results *s)
 	return ds_finish_sets(s);
 }
 
+/* With reference paths, does set hold a reference file and another (the
+ * chosen order puts them first: records/order.c)? Always true without. */
+static bool set_asks(const struct ds_results *s, const struct dupscan_set *set)
+{
+	if (!s->tree->references || !set->count)
+		return true;
+	return ds_file_reference(&set->files[0]) && !ds_file_reference(&set->files[set->count - 1]);
+}
+
 int ds_finish_sets(struct ds_results *s)
 {
 	/* sets of one, after -I, are no sets */
@@ -270,7 +279,7 @@ int ds_finish_sets(struct ds_results *s)
 	int rc = 0;
 	for (size_t id = 0; rc == 0 && id < s->nsets; id++) {
 		rc = finish_set(s, &s->sets[id]);
-		if (s->sets[id].count >= 2 && ds_set_asks(s, &s->sets[id]))
+		if (s->sets[id].count >= 2 && set_asks(s, &s->sets[id]))
 			s->sets[kept++] = s->sets[id];
 	}
 	if (rc == 0) {

@@ -74,9 +74,6 @@ struct ds_host_tree {
 int ds_build_dir_sets(struct ds_results *s, const struct ds_host_tree *hosts, size_t nhosts,
 		      uint64_t (*across)(const dupscan_scan *s, uint64_t cls));
 int ds_build_uniques(struct ds_results *s);
-/* reference.c: with reference paths, does set (of s's) hold a reference
- * file and another (its order puts them first)? Always true without. */
-bool ds_set_asks(const struct ds_results *s, const struct dupscan_set *set);
 /* dupscan_find_missing()'s list of this host's files (s->missing, and
  * s->nasked), unsorted; the other hosts' are joined by the driver (scan.c),
  * then ds_missing_built(). @return 0 or -ENOMEM. */

@@ -65,16 +65,24 @@ static struct dupscan_payload payload_of(const struct buf *f, struct buf *out)
 	return p;
 }
 
-/* a, b and c have one payload of format fmt, a and d do not */
-static void same_but(const struct buf *a, const struct buf *b, const struct buf *c, const struct buf *d, int fmt)
+/* A format's files as a test makes them: tags 0 none, 1 and 2 two ways. */
+typedef void make_fn(struct buf *f, int tags, unsigned char content);
+
+/* make's file tagged one way, another and not at all: one payload of format
+ * fmt, the tags left out; d (a byte of its content changed, or other
+ * content) another */
+static void one_payload(make_fn *make, int fmt, const struct buf *d)
 {
-	static struct buf pa, pb, pc, pd;
+	static struct buf a, b, c, pa, pb, pc, pd;
+	make(&a, 1, 9);
+	make(&b, 2, 9);
+	make(&c, 0, 9);
 	pa.n = pb.n = pc.n = pd.n = 0;
-	ck_assert_int_eq(payload_of(a, &pa).format, fmt);
-	ck_assert_int_eq(payload_of(b, &pb).format, fmt);
-	ck_assert_int_eq(payload_of(c, &pc).format, fmt);
+	ck_assert_int_eq(payload_of(&a, &pa).format, fmt);
+	ck_assert_int_eq(payload_of(&b, &pb).format, fmt);
+	ck_assert_int_eq(payload_of(&c, &pc).format, fmt);
 	payload_of(d, &pd);
-	ck_assert_uint_lt(pa.n, a->n); /* the tags left out */
+	ck_assert_uint_lt(pa.n, a.n); /* the tags left out */
 	ck_assert(pa.n == pb.n && memcmp(pa.b, pb.b, pa.n) == 0);
 	ck_assert(pa.n == pc.n && memcmp(pa.b, pc.b, pa.n) == 0);
 	ck_assert(pa.n != pd.n || memcmp(pa.b, pd.b, pa.n) != 0);
@@ -117,13 +125,10 @@ static void jpeg(struct buf *f, int tags, unsigned char picture)
 
 START_TEST(test_jpeg)
 {
-	static struct buf a, b, c, d;
-	jpeg(&a, 1, 9);
-	jpeg(&b, 2, 9);
-	jpeg(&c, 0, 9);
+	static struct buf d;
 	jpeg(&d, 1, 9);
 	d.b[d.n - 100] ^= 1; /* one bit of the picture */
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_JPEG);
+	one_payload(jpeg, DUPSCAN_MEDIA_JPEG, &d);
 	jpeg(&d, 1, 9);
 	d.n -= 1; /* cut short: no EOI */
 	whole(&d);
@@ -170,12 +175,9 @@ static void png(struct buf *f, int tags, unsigned char picture)
 
 START_TEST(test_png)
 {
-	static struct buf a, b, c, d;
-	png(&a, 1, 9);
-	png(&b, 2, 9);
-	png(&c, 0, 9);
+	static struct buf d;
 	png(&d, 2, 10);
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_PNG);
+	one_payload(png, DUPSCAN_MEDIA_PNG, &d);
 	png(&d, 1, 9);
 	put(&d, "x", 1); /* a byte after IEND */
 	whole(&d);
@@ -220,12 +222,9 @@ static void webp(struct buf *f, int tags, unsigned char picture)
 
 START_TEST(test_webp)
 {
-	static struct buf a, b, c, d;
-	webp(&a, 1, 9);
-	webp(&b, 2, 9);
-	webp(&c, 0, 9);
+	static struct buf d;
 	webp(&d, 1, 8);
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_WEBP);
+	one_payload(webp, DUPSCAN_MEDIA_WEBP, &d);
 	webp(&d, 1, 9);
 	put(&d, "\0\0", 2); /* past the RIFF size */
 	whole(&d);
@@ -285,13 +284,10 @@ static void mp3(struct buf *f, int tags, unsigned char sound)
 
 START_TEST(test_mp3)
 {
-	static struct buf a, b, c, d;
-	mp3(&a, 1, 9);
-	mp3(&b, 2, 9);
-	mp3(&c, 0, 9);
+	static struct buf d;
 	mp3(&d, 2, 9);
 	d.b[d.n - 128 - 78 - 31 - 100] ^= 0x40; /* in the last frame */
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP3);
+	one_payload(mp3, DUPSCAN_MEDIA_MP3, &d);
 	mp3(&d, 1, 9);
 	d.b[6] = 0x7f; /* the ID3v2 tag claims 256 MB */
 	whole(&d);
@@ -325,13 +321,10 @@ static void flac(struct buf *f, int tags, unsigned char sound)
 
 START_TEST(test_flac)
 {
-	static struct buf a, b, c, d;
-	flac(&a, 1, 9);
-	flac(&b, 2, 9);
-	flac(&c, 0, 9);
+	static struct buf d;
 	flac(&d, 2, 9);
 	d.b[d.n - 1] ^= 1;
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_FLAC);
+	one_payload(flac, DUPSCAN_MEDIA_FLAC, &d);
 	flac(&d, 1, 9);
 	d.b[4 + 4 + 34 + 1] = 0x7f; /* VORBIS_COMMENT past the end */
 	whole(&d);
@@ -365,12 +358,9 @@ static void mp4(struct buf *f, int tags, unsigned char media)
 
 START_TEST(test_mp4)
 {
-	static struct buf a, b, c, d;
-	mp4(&a, 1, 9);
-	mp4(&b, 2, 9);
-	mp4(&c, 0, 9);
+	static struct buf d;
 	mp4(&d, 1, 10);
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP4);
+	one_payload(mp4, DUPSCAN_MEDIA_MP4, &d);
 	mp4(&d, 1, 9);
 	d.n -= 10; /* mdat cut short */
 	whole(&d);
@@ -452,12 +442,9 @@ static void heic(struct buf *f, int tags, unsigned char picture)
 
 START_TEST(test_heic)
 {
-	static struct buf a, b, c, d;
-	heic(&a, 1, 9);
-	heic(&b, 2, 9);
-	heic(&c, 0, 9);
+	static struct buf d;
 	heic(&d, 1, 10);
-	same_but(&a, &b, &c, &d, DUPSCAN_MEDIA_MP4);
+	one_payload(heic, DUPSCAN_MEDIA_MP4, &d);
 	/* an EXIF item placed past mdat's end */
 	heic(&d, 1, 9);
 	size_t exif_len_at = 0;
