@@ -203,6 +203,12 @@ static void webp_chunk(struct buf *f, const char *type, unsigned char seed, size
 	if (n & 1)
 		put(f, "", 1);
 }
+/* The RIFF size: what follows it */
+static void riff_size(struct buf *f)
+{
+	uint32_t riff = (uint32_t)f->n - 8;
+	memcpy(f->b + 4, (unsigned char[4]){ (unsigned char)riff, (unsigned char)(riff >> 8), (unsigned char)(riff >> 16), 0 }, 4);
+}
 static void webp(struct buf *f, int tags, unsigned char picture)
 {
 	f->n = 0;
@@ -216,8 +222,7 @@ static void webp(struct buf *f, int tags, unsigned char picture)
 		webp_chunk(f, "EXIF", (unsigned char)tags, 40 + (size_t)tags);
 		webp_chunk(f, "XMP ", 7, 33);
 	}
-	uint32_t riff = (uint32_t)f->n - 8;
-	memcpy(f->b + 4, (unsigned char[4]){ (unsigned char)riff, (unsigned char)(riff >> 8), (unsigned char)(riff >> 16), 0 }, 4);
+	riff_size(f);
 }
 
 START_TEST(test_webp)
@@ -231,8 +236,7 @@ START_TEST(test_webp)
 	/* an animation: its canvas places its frames */
 	webp(&d, 1, 9);
 	webp_chunk(&d, "ANIM", 1, 6);
-	uint32_t riff = (uint32_t)d.n - 8;
-	memcpy(d.b + 4, (unsigned char[4]){ (unsigned char)riff, (unsigned char)(riff >> 8), (unsigned char)(riff >> 16), 0 }, 4);
+	riff_size(&d);
 	whole(&d);
 }
 END_TEST
