@@ -132,9 +132,13 @@ enum dupscan_error {
 	DUPSCAN_E_NOT_CACHE = -1033, /* the cache's path holds another file (not a dupscan hash
 	                             * cache): left as it is, the run goes on without a cache
 	                             * (since 0.10) */
-	DUPSCAN_E_MEMORY = -1034    /* the records passed the memory budget
+	DUPSCAN_E_MEMORY = -1034,   /* the records passed the memory budget
 	                             * (DUPSCAN_OPT_MAX_MEMORY) where the scan must hold them all
 	                             * (sets of directories, unique or missing files) (since 0.11) */
+	DUPSCAN_E_PAYLOAD_ONLY = -1035 /* the two files share their picture or sound
+	                                * (DUPSCAN_OPT_IGNORE_METADATA), not every byte: their
+	                                * tags differ, and a link would lose one file's; not
+	                                * linked (since 0.12) */
 };
 
 /* Flags for the action functions. */
@@ -188,11 +192,20 @@ enum dupscan_option {
 	                              * file (dupscan_set_temp_dir()) and matched a band of sizes
 	                              * at a time, only the sets' files kept; 0 (default): no
 	                              * budget; since 0.11 */
-	DUPSCAN_OPT_KEEP_UNIQUE      /* past DUPSCAN_OPT_MAX_MEMORY, which unique files are kept
+	DUPSCAN_OPT_KEEP_UNIQUE,     /* past DUPSCAN_OPT_MAX_MEMORY, which unique files are kept
 	                              * as well: DUPSCAN_KEEP_NONE (default), DUPSCAN_KEEP_ALL
 	                              * (dupscan_unique_count() lists them), DUPSCAN_KEEP_OTHERS
 	                              * (those outside the references: dupscan_find_missing());
 	                              * they take memory as the sets' files do; since 0.11 */
+	DUPSCAN_OPT_IGNORE_METADATA  /* 1: a file of a known format (dupscan_payload()) is matched
+	                              * by its payload alone, its picture or sound, not its tags;
+	                              * any other file whole. Sizes group by payload length, the
+	                              * payloads are hashed and compared byte by byte; a set's
+	                              * members may then differ in their tags (see
+	                              * dupscan_same_bytes()). Every candidate is opened once
+	                              * to parse it. Not with a cache, other hosts, DUPSCAN_OPT_DIRS
+	                              * or a report (dupscan_run() returns DUPSCAN_E_OPTION); past
+	                              * DUPSCAN_OPT_MAX_MEMORY, DUPSCAN_E_MEMORY; since 0.12 */
 };
 
 /* Values of DUPSCAN_OPT_KEEP_UNIQUE. */
@@ -575,6 +588,15 @@ DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *file);    /* st_mode 
  * paths of one number, one of them the file's only name), one number does
  * not make one file: 0. Since 0.9. */
 DUPSCAN_API int dupscan_same_file(const dupscan_file *a, const dupscan_file *b);
+/* 1 when a and b, members of one set, hold the same bytes, every one; 0
+ * when they share only their payload (DUPSCAN_OPT_IGNORE_METADATA: the same
+ * picture or sound, other tags), or are of different scans. Without that
+ * option every two members of a set hold the same bytes. Since 0.12. */
+DUPSCAN_API int dupscan_same_bytes(const dupscan_file *a, const dupscan_file *b);
+/* The format file was matched as (enum dupscan_media; DUPSCAN_MEDIA_OTHER:
+ * compared whole, also without DUPSCAN_OPT_IGNORE_METADATA) and, when bytes
+ * is not NULL, the bytes compared: its payload's, or its size. Since 0.12. */
+DUPSCAN_API int dupscan_file_media(const dupscan_file *file, uint64_t *bytes);
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *file);    /* which added path */
 /* The part of the path below its added path ("b/c" for "a/b/c" reached from
  * "a"); for a file added directly, its last component. */

@@ -45,6 +45,7 @@ struct cli_opts {
 	const char *format; /* --format as given (NULL: none), for messages */
 	enum cli_format fmt; /* decided by cli_check() */
 	bool error_on_dupe, prune_empty_dirs, dirs, cache, cache_clear, cache_trust;
+	bool ignore_metadata; /* --ignore-metadata: media files by their payload */
 	const char *cache_file; /* --cache=FILE, NULL: the default place */
 	int action;         /* 0 (print), 'd', 'L', 'l', 'B' or ACT_MOVE */
 	const char *move_to;    /* --move-to */

@@ -167,6 +167,7 @@ static int set_options(dupscan_scan *scan, const struct cli_opts *o)
 		{ DUPSCAN_OPT_PARAM_ORDER, o->param_order },
 		{ DUPSCAN_OPT_REVERSE, o->reverse },
 		{ DUPSCAN_OPT_DIRS, o->dirs },
+		{ DUPSCAN_OPT_IGNORE_METADATA, o->ignore_metadata },
 		{ DUPSCAN_OPT_CACHE_TRUST, o->cache_trust },
 		/* past a budget, what is listed stays: every unique file for -u,
 		 * those outside the references for --missing (and the page's) */

@@ -60,6 +60,7 @@ struct ds_options {
 	size_t heads_budget;         /* first blocks hdd mode's first pass may keep (DS_FIRST_PASS_BUDGET) */
 	uint64_t max_memory;         /* DUPSCAN_OPT_MAX_MEMORY: the records' budget; 0, none */
 	int keep_unique;             /* DUPSCAN_OPT_KEEP_UNIQUE: DUPSCAN_KEEP_* */
+	bool ignore_metadata;        /* DUPSCAN_OPT_IGNORE_METADATA: media files by their payload */
 };
 
 /* The caller's callbacks and their user pointers. */

@@ -141,7 +141,8 @@ static int budget_records(dupscan_scan *s)
 		s->core.opt.sweep_budget = (size_t)(sweep < least ? least : sweep);
 	if (s->core.opt.heads_budget > heads)
 		s->core.opt.heads_budget = (size_t)(heads < least ? least : heads);
-	bool refuse = s->core.opt.dir_sets || s->every_record;
+	/* (--ignore-metadata's payloads are kept by record, which a band renumbers) */
+	bool refuse = s->core.opt.dir_sets || s->every_record || s->core.opt.ignore_metadata;
 	int rc = ds_spill_new(&s->tree, s->core.opt.max_memory, DS_SPILL_HDD, s->temp_dir, refuse);
 	if (rc == 0 && (s->served || s->core.opt.keep_unique == DUPSCAN_KEEP_ALL))
 		ds_spill_keep_unique(&s->tree);
@@ -184,6 +185,7 @@ DUPSCAN_API int dupscan_set_option(dupscan_scan *s, int option, int64_t value)
 	case DUPSCAN_OPT_REVERSE: flag = &s->core.opt.reverse; break;
 	case DUPSCAN_OPT_DIRS: flag = &s->core.opt.dir_sets; break;
 	case DUPSCAN_OPT_CACHE_TRUST: flag = &s->core.opt.cache_trust; break;
+	case DUPSCAN_OPT_IGNORE_METADATA: flag = &s->core.opt.ignore_metadata; break;
 	case DUPSCAN_OPT_CHUNK_SIZE:
 		if (value < DS_MIN_CHUNK || value > DS_MAX_CHUNK)
 			return DUPSCAN_E_OPTION;
@@ -426,6 +428,11 @@ DUPSCAN_API int dupscan_run(dupscan_scan *s)
 		return -EINVAL;
 	if (s->core.ran)
 		return DUPSCAN_E_STATE;
+	/* payloads are matched here, from this host's files as scanned: not
+	 * with hashes of whole files (a cache), other hosts, a report, nor in
+	 * directory sets (a folder of retagged songs is not a copy) */
+	if (s->core.opt.ignore_metadata && (s->cache.path || s->hosts.nremotes || s->tree.from_report || s->core.opt.dir_sets))
+		return DUPSCAN_E_OPTION;
 	s->core.ran = true;
 	s->reading.max_open = ds_open_per_thread(s->core.opt.threads);
 	struct timespec now;
@@ -567,6 +574,15 @@ DUPSCAN_API int64_t dupscan_file_ctime_ns(const dupscan_file *f) { return f ? f-
 DUPSCAN_API uint32_t dupscan_file_mode(const dupscan_file *f) { return f ? ds_rec_mode(f->tree, f->rec) : 0; }
 DUPSCAN_API int dupscan_file_arg_index(const dupscan_file *f) { return f ? (int)ds_file_arg(f) : -1; }
 DUPSCAN_API const char *dupscan_file_relpath(const dupscan_file *f) { return f ? f->path + f->rel : NULL; }
+DUPSCAN_API int dupscan_file_media(const dupscan_file *f, uint64_t *bytes)
+{
+	const struct ds_pay *p = f && !(f->idx & DS_OUTSIDE) && f->tree->pay.at ?
+					 ds_rec_payload(f->tree, ds_rec_rep(f->tree, f->idx)) : NULL;
+	if (bytes)
+		*bytes = p ? p->len : dupscan_file_size(f);
+	return p ? p->format : DUPSCAN_MEDIA_OTHER;
+}
+
 DUPSCAN_API int dupscan_file_is_protected(const dupscan_file *f)
 {
 	return f && (f->rec->flags & DS_F_PROTECTED) != 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "change.h"
+#include "output/output.h"
 #include "fsutil.h"
 
 static void line(FILE *out, const char *tag, const char *path, const char *to, const char *why)
@@ -166,6 +167,7 @@ int act_move(const dupscan_scan *scan, struct act_ctx *a)
 		struct stat last = { 0 }, now;
 		char *last_dest = NULL;
 		fputc('\n', a->out);
+		act_print_groups(set, 0, a->out); /* (--ignore-metadata: whose tags differ) */
 		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
 			const dupscan_file *f = dupscan_set_file(set, k);
 			if (f == keep || dupscan_file_is_protected(f) || dupscan_file_host(f)) {

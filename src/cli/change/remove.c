@@ -7,6 +7,7 @@
 
 #include "change.h"
 #include "prompt.h"
+#include "output/output.h"
 
 static void line(FILE *out, const char *tag, const char *path, const char *why)
 {
@@ -27,6 +28,7 @@ static const char prompt_help[] =
 static int ask(const dupscan_set *set, size_t index, size_t total, size_t preset, bool *keep, FILE *out)
 {
 	size_t n = dupscan_set_file_count(set);
+	act_print_groups(set, 0, out); /* (--ignore-metadata: whose tags differ) */
 	for (size_t k = 0; k < n; k++) {
 		const char *p = dupscan_file_path(dupscan_set_file(set, k));
 		fprintf(out, "[%zu] ", k + 1);
@@ -87,6 +89,7 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 			for (size_t k = 0; k < n; k++)
 				keep[k] = dupscan_set_file(set, k) == first;
 			fputc('\n', out);
+			act_print_groups(set, 0, out);
 		} else if (eof) {
 			for (size_t k = 0; k < n; k++)
 				keep[k] = true;
@@ -111,7 +114,8 @@ int act_delete(const dupscan_scan *scan, struct act_ctx *a)
 			if (rc == 0)
 				rc = dupscan_remove_duplicate(kept, f, a->flags);
 			if (rc == 0) {
-				line(out, "[-]", dupscan_file_path(f), NULL);
+				line(out, "[-]", dupscan_file_path(f),
+				     dupscan_same_bytes(kept, f) ? NULL : "its own tags went with it (the same picture or sound is kept)");
 				act_prune(a, f);
 			} else {
 				line(out, "[!]", dupscan_file_path(f), dupscan_strerror(rc));

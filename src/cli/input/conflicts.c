@@ -12,45 +12,46 @@
 #include "hosts.h"
 
 /* what the command line holds, a bit each */
-#define G_ACTION (1u << 0)
-#define G_DELETE (1u << 1)
-#define G_MOVE (1u << 2)
-#define G_DEDUPE (1u << 3)
-#define G_LINK (1u << 4)
-#define G_FROM_REPORT (1u << 5)
-#define G_UNIQUE (1u << 6)
-#define G_SUMMARIZE (1u << 7)
-#define G_PRINT_SUMMARIZE (1u << 8)
-#define G_DIRS (1u << 9)
-#define G_OMIT_FIRST (1u << 10)
-#define G_NULL (1u << 11)
-#define G_ERROR_ON_DUPE (1u << 12)
-#define G_T_ONCE (1u << 13)
-#define G_TT (1u << 14)
-#define G_QUICK (1u << 15)
-#define G_CACHE (1u << 16)
-#define G_CACHE_TRUST (1u << 17)
-#define G_VIEW (1u << 18)
-#define G_CSV (1u << 19)
-#define G_OVERLAP (1u << 20)
-#define G_SUMMARY_DIRS (1u << 21)
-#define G_PRUNE (1u << 22)
-#define G_JOURNAL (1u << 23)
-#define G_DRY_RUN (1u << 24)
-#define G_IGNORE_ACCESS (1u << 25)
-#define G_MAX_DEPTH (1u << 26)
-#define G_RECURSING (1u << 27)
-#define G_PATHS (1u << 28)
-#define G_PERMISSIONS (1u << 29)
-#define G_FILES_FROM (1u << 30)
-#define G_REMOTE (1u << 31)
+#define G_ACTION (UINT64_C(1) << 0)
+#define G_DELETE (UINT64_C(1) << 1)
+#define G_MOVE (UINT64_C(1) << 2)
+#define G_DEDUPE (UINT64_C(1) << 3)
+#define G_LINK (UINT64_C(1) << 4)
+#define G_FROM_REPORT (UINT64_C(1) << 5)
+#define G_UNIQUE (UINT64_C(1) << 6)
+#define G_SUMMARIZE (UINT64_C(1) << 7)
+#define G_PRINT_SUMMARIZE (UINT64_C(1) << 8)
+#define G_DIRS (UINT64_C(1) << 9)
+#define G_OMIT_FIRST (UINT64_C(1) << 10)
+#define G_NULL (UINT64_C(1) << 11)
+#define G_ERROR_ON_DUPE (UINT64_C(1) << 12)
+#define G_T_ONCE (UINT64_C(1) << 13)
+#define G_TT (UINT64_C(1) << 14)
+#define G_QUICK (UINT64_C(1) << 15)
+#define G_CACHE (UINT64_C(1) << 16)
+#define G_CACHE_TRUST (UINT64_C(1) << 17)
+#define G_VIEW (UINT64_C(1) << 18)
+#define G_CSV (UINT64_C(1) << 19)
+#define G_OVERLAP (UINT64_C(1) << 20)
+#define G_SUMMARY_DIRS (UINT64_C(1) << 21)
+#define G_PRUNE (UINT64_C(1) << 22)
+#define G_JOURNAL (UINT64_C(1) << 23)
+#define G_DRY_RUN (UINT64_C(1) << 24)
+#define G_IGNORE_ACCESS (UINT64_C(1) << 25)
+#define G_MAX_DEPTH (UINT64_C(1) << 26)
+#define G_RECURSING (UINT64_C(1) << 27)
+#define G_PATHS (UINT64_C(1) << 28)
+#define G_PERMISSIONS (UINT64_C(1) << 29)
+#define G_FILES_FROM (UINT64_C(1) << 30)
+#define G_REMOTE (UINT64_C(1) << 31)
+#define G_IGNORE_METADATA (UINT64_C(1) << 32)
 
 enum rule_name { NAME_NONE, NAME_ACTION, NAME_VIEW }; /* what the message's %s is */
 
 struct rule {
-	uint32_t when;    /* all of these given, */
-	uint32_t refused; /* and any of these (0: nothing more needed), */
-	uint32_t needs;   /* and none of these (0: no need): the message */
+	uint64_t when;    /* all of these given, */
+	uint64_t refused; /* and any of these (0: nothing more needed), */
+	uint64_t needs;   /* and none of these (0: no need): the message */
 	enum rule_name name;
 	const char *msg;
 };
@@ -71,6 +72,9 @@ static const struct rule early_rules[] = {
 	  "it would do)" },
 	{ G_FROM_REPORT, G_DIRS | G_CACHE | G_QUICK | G_TT, 0, NAME_NONE, "--from-report acts on the report's sets: "
 	  "--dirs, --cache, -Q and -T do not apply" },
+	{ G_IGNORE_METADATA, G_CACHE | G_CACHE_TRUST | G_DIRS | G_FROM_REPORT | G_REMOTE, 0, NAME_NONE, "--ignore-metadata "
+	  "compares the pictures and sounds of this host's files as they are now: it is refused with --cache, "
+	  "--cache-trust, --dirs, --from-report and HOST:PATH arguments" },
 	{ G_FILES_FROM, 0, G_PATHS | G_FROM_REPORT, NAME_NONE, "no paths in --files-from" },
 	{ 0, 0, G_PATHS | G_FROM_REPORT, NAME_NONE, "no files or directories given" },
 };
@@ -121,12 +125,12 @@ int cli_set_action(struct cli_opts *o, int c)
 	return 0;
 }
 
-static uint32_t given(const struct cli_opts *o)
+static uint64_t given(const struct cli_opts *o)
 {
 	bool recursing = o->recurse;
 	for (int i = 0; i < o->npaths; i++)
 		recursing = recursing || o->paths[i].recurse_after;
-	const struct { bool on; uint32_t bit; } g[] = {
+	const struct { bool on; uint64_t bit; } g[] = {
 		{ o->action, G_ACTION }, { o->action == 'd', G_DELETE }, { o->action == ACT_MOVE, G_MOVE },
 		{ o->action == 'B', G_DEDUPE }, { o->action == 'L' || o->action == 'l', G_LINK },
 		{ o->from_report, G_FROM_REPORT }, { o->print_unique, G_UNIQUE }, { o->summarize, G_SUMMARIZE },
@@ -138,9 +142,9 @@ static uint32_t given(const struct cli_opts *o)
 		{ o->prune_empty_dirs, G_PRUNE }, { o->journal, G_JOURNAL }, { o->dry_run, G_DRY_RUN },
 		{ o->ignore_access, G_IGNORE_ACCESS }, { o->max_depth >= 0, G_MAX_DEPTH }, { recursing, G_RECURSING },
 		{ o->npaths > 0, G_PATHS }, { o->files_from, G_FILES_FROM },
-		{ o->nremote > 0, G_REMOTE }, { o->permissions, G_PERMISSIONS },
+		{ o->nremote > 0, G_REMOTE }, { o->permissions, G_PERMISSIONS }, { o->ignore_metadata, G_IGNORE_METADATA },
 	};
-	uint32_t bits = 0;
+	uint64_t bits = 0;
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
 		bits |= g[i].on ? g[i].bit : 0;
 	return bits;
@@ -149,7 +153,7 @@ static uint32_t given(const struct cli_opts *o)
 /* The first rule of the table that applies, said. @return 0 or EXIT_USAGE. */
 static int apply(const struct cli_opts *o, const struct rule *r, size_t n)
 {
-	uint32_t bits = given(o);
+	uint64_t bits = given(o);
 	for (size_t i = 0; i < n; i++, r++) {
 		if ((bits & r->when) != r->when || (r->refused && !(bits & r->refused)) || (r->needs && (bits & r->needs)))
 			continue;
@@ -235,7 +239,7 @@ static enum cli_view view_of(const struct cli_opts *o)
 
 bool cli_needs_every_record(const struct cli_opts *o)
 {
-	return o->dirs || o->from_report;
+	return o->dirs || o->from_report || o->ignore_metadata;
 }
 
 /* --max-memory keeps only the sets' files once the records pass it: what
@@ -244,7 +248,7 @@ static int check_memory(const struct cli_opts *o)
 {
 	if ((o->max_memory || o->temp_dir) && cli_needs_every_record(o))
 		return msg_usage("%s", "--max-memory (and --temp-dir) keep only the sets' files once the records pass it: refused "
-			     "with --dirs and --from-report");
+			     "with --dirs, --from-report and --ignore-metadata");
 	return 0;
 }
 

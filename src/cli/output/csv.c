@@ -2,6 +2,7 @@
 /* csv.c: --format=csv, the sets as fclones writes them (size, hash,
  * count, then one column a path), for spreadsheets; RFC 4180 quoting. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -42,7 +43,9 @@ static const dupscan_file *hashed_file(const dupscan_set *set, size_t kept)
 int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 {
 	int failures = 0;
-	fputs("size,hash,count,files\n", out);
+	/* --ignore-metadata: which files hold the same bytes, a column before
+	 * the paths ("1 1 2": each path's group, in their order) */
+	fputs(o->ignore_metadata ? "size,hash,count,bytes_groups,files\n" : "size,hash,count,files\n", out);
 	size_t n = dupscan_set_count(scan);
 	for (size_t i = 0; i < n; i++) {
 		const dupscan_set *set = dupscan_get_set(scan, i);
@@ -61,6 +64,12 @@ int act_print_csv(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 		if (rc == 0)
 			fprintf(out, "%016" PRIx64, hash);
 		fprintf(out, ",%zu", count);
+		unsigned *group = NULL;
+		if (o->ignore_metadata)
+			bytes_groups(set, kept, &group);
+		for (size_t k = 0; o->ignore_metadata && k < count; k++)
+			fprintf(out, k ? " %u" : ",%u", group ? group[k] : 0);
+		free(group);
 		for (size_t k = 0; k < count; k++) {
 			fputc(',', out);
 			csv_field(dupscan_file_path(dupscan_set_file(set, keep_listed(kept, k))), out);

@@ -3,6 +3,7 @@
  * are \u escapes, and bytes that are not valid UTF-8 become \udc80..\udcff
  * (Python's "surrogateescape"), so no name is lost or turns JSON invalid. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -120,8 +121,14 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 				proven % 1000000000);
 		} else
 			fprintf(out, "      \"proof\": \"scan\",\n");
-		fprintf(out, "      \"fileList\": [\n");
 		size_t kept = keep_index(set, &o->keep);
+		/* --ignore-metadata: each file's format, payload and group of the
+		 * same bytes (sameBytes: one group) */
+		unsigned *group = NULL;
+		size_t ngroups = o->ignore_metadata ? bytes_groups(set, kept, &group) : 1;
+		if (o->ignore_metadata)
+			fprintf(out, "      \"sameBytes\": %s,\n", ngroups == 1 ? "true" : "false");
+		fprintf(out, "      \"fileList\": [\n");
 		for (size_t k = 0; k < count; k++) {
 			/* the kept file first; each file as scanned, to act on later */
 			const dupscan_file *f = dupscan_set_file(set, keep_listed(kept, k));
@@ -132,10 +139,17 @@ void act_print_json(const dupscan_scan *scan, const struct cli_opts *o, int argc
 				fprintf(out, ", \"host\": ");
 				json_string(dupscan_file_host(f), out);
 			}
+			if (group) {
+				uint64_t bytes;
+				int format = dupscan_file_media(f, &bytes);
+				fprintf(out, ", \"size\": %" PRIu64 ", \"media\": \"%s\", \"payloadBytes\": %" PRIu64
+					", \"bytesGroup\": %u", dupscan_file_size(f), media_name(format), bytes, group[k]);
+			}
 			fprintf(out, ", \"device\": %" PRIu64 ", \"inode\": %" PRIu64 ", \"mtimeNs\": %" PRId64
 				", \"ctimeNs\": %" PRId64 " }%s\n", dupscan_file_dev(f), dupscan_file_ino(f),
 				dupscan_file_mtime_ns(f), dupscan_file_ctime_ns(f), k + 1 < count ? "," : "");
 		}
+		free(group);
 		fprintf(out, "      ]\n    }%s\n", i + 1 < n ? "," : "");
 	}
 	fprintf(out, "  ]\n}\n");

@@ -20,6 +20,18 @@ void cli_progress_no_hint(struct cli_progress *p);
 void cli_progress_free(struct cli_progress *p);
 
 /* listing.c */
+/* With --ignore-metadata, which files of a set hold the same bytes: each
+ * listed file's group (from 1, in the order listed, kept: the set's kept
+ * file) into group[0..count). @return how many groups (1: every file the
+ * same bytes), 0 when out of memory (*group NULL). The caller frees *group. */
+size_t bytes_groups(const dupscan_set *set, size_t kept, unsigned **group);
+/* Before a set whose files do not all hold the same bytes, a line saying
+ * which do, by their place as listed (from 1), "|" between the groups:
+ * "# the same picture or sound, tags differ: 1 3 | 2"; nothing for a set
+ * of one content. */
+void act_print_groups(const dupscan_set *set, size_t kept, FILE *out);
+/* The name of a format of enum dupscan_media ("jpeg", ..., "other"). */
+const char *media_name(int format);
 void act_print_matches(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 void act_print_unique(const dupscan_scan *scan, const struct cli_opts *o, FILE *out);
 /* the library's stage callback for -P; user is the FILE to print to */

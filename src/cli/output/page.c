@@ -55,8 +55,10 @@ static int data_dirs(const dupscan_scan *scan, FILE *out)
 
 /* [a, b, filesA, bytesA, filesB, bytesB] a pair, and sharedA, sharedB
  * after where any set's copies share blocks; [size, [paths]] a set, and its
- * shared bytes third likewise */
-static void data_sets(const dupscan_scan *scan, FILE *out)
+ * shared bytes third likewise; with --ignore-metadata, a set whose files
+ * differ in their tags has its shared bytes third and each path's group of
+ * the same bytes fourth ([1, 1, 2]) */
+static void data_sets(const dupscan_scan *scan, const struct cli_opts *o, FILE *out)
 {
 	bool shared = false;
 	for (size_t i = 0; i < dupscan_set_count(scan) && !shared; i++)
@@ -86,10 +88,16 @@ static void data_sets(const dupscan_scan *scan, FILE *out)
 				fputs(", ", out);
 			html_string(dupscan_file_path(dupscan_set_file(set, k)), out);
 		}
-		if (shared)
-			fprintf(out, "], %" PRIu64 "]", dupscan_set_shared_bytes(scan, i));
+		unsigned *g = NULL;
+		size_t ngroups = o->ignore_metadata ? bytes_groups(set, 0, &g) : 0;
+		if (shared || ngroups > 1)
+			fprintf(out, "], %" PRIu64, dupscan_set_shared_bytes(scan, i));
 		else
-			fputs("]]", out);
+			fputs("]", out);
+		for (size_t k = 0; ngroups > 1 && k < dupscan_set_file_count(set); k++)
+			fprintf(out, "%s%u", k ? ", " : ", [", g[k]);
+		fputs(ngroups > 1 ? "]]" : "]", out);
+		free(g);
 	}
 	fputs("]\n", out);
 }
@@ -136,7 +144,7 @@ static int data(dupscan_scan *scan, const struct cli_opts *o, int rc, unsigned p
 		data_missing(scan, o, out);
 	if (data_dirs(scan, out) < 0)
 		return -1;
-	data_sets(scan, out);
+	data_sets(scan, o, out);
 	fputs("}\n", out);
 	return 0;
 }

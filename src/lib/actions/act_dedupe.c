@@ -86,6 +86,9 @@ DUPSCAN_API int dupscan_dedupe(const dupscan_file *keep, const dupscan_file *dup
 	/* a link or shared extents need both files on this host */
 	if (ds_remote_of(keep) || ds_remote_of(dup))
 		return DUPSCAN_E_REMOTE_FILE;
+	/* shared blocks are one content: the same tags too */
+	if (!dupscan_same_bytes(keep, dup))
+		return DUPSCAN_E_PAYLOAD_ONLY;
 	struct kept k = KEPT_INIT;
 	struct slot d = SLOT_INIT;
 	struct file_dedupe_range *req = NULL;

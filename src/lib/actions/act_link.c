@@ -174,6 +174,9 @@ DUPSCAN_API int dupscan_replace_with_link(const dupscan_file *keep, const dupsca
 		return DUPSCAN_E_REMOTE_FILE;
 	if (kind != DUPSCAN_LINK_HARD && kind != DUPSCAN_LINK_SOFT)
 		return -EINVAL;
+	/* a link is one file: the duplicate's own tags would be lost */
+	if (!dupscan_same_bytes(keep, dup))
+		return DUPSCAN_E_PAYLOAD_ONLY;
 	/* a new link is checked to reach the kept inode by its number: where
 	 * numbers are not kept (sshfs shows each new link with a number of its
 	 * own; a FUSE mount of two filesystems repeats them) it cannot be */

@@ -283,6 +283,15 @@ DUPSCAN_API int dupscan_same_file(const dupscan_file *a, const dupscan_file *b)
 			  ds_rec_ino(a->tree, a->rec) == ds_rec_ino(b->tree, b->rec) && ds_act_numbers_kept(a));
 }
 
+DUPSCAN_API int dupscan_same_bytes(const dupscan_file *a, const dupscan_file *b)
+{
+	if (!a || !b || a->tree != b->tree)
+		return 0;
+	if (!a->tree->pay.whole)
+		return 1;
+	return !(a->idx & DS_OUTSIDE) && !(b->idx & DS_OUTSIDE) && ds_same_bytes(a->tree, a->idx, b->idx);
+}
+
 /* The kept file and the duplicate, byte by byte. @return 0, DUPSCAN_E_DIFFERS or -errno. */
 static int compare_pair(const struct kept *k, const struct slot *d)
 {

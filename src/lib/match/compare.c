@@ -93,7 +93,7 @@ static void read_disk(void *job, size_t d)
 			sp->err[i] = -ENOMEM;
 			continue;
 		}
-		sp->err[i] = ds_read(ls->c->s->reading, ls->m[i].fd, sp->own[i], sp->len, sp->off);
+		sp->err[i] = ds_read_rec(ls->c->s->reading, ls->m[i].rec, ls->m[i].fd, sp->own[i], sp->len, sp->off);
 	}
 }
 
@@ -112,7 +112,7 @@ static int turn_bytes(struct lockstep *ls, size_t i, uint64_t off, size_t len, u
 		ls->npool = 1;
 	}
 	*buf = ls->pool[ls->npool - 1];
-	return ds_read(ls->c->s->reading, ls->m[i].fd, *buf, len, off);
+	return ds_read_rec(ls->c->s->reading, ls->m[i].rec, ls->m[i].fd, *buf, len, off);
 }
 
 /* Read [off, off + len) of every alive member and split each class by those

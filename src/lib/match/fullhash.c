@@ -31,12 +31,12 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 	int err = 0;
 	for (uint64_t off = from; off < to && err == 0;) {
 		size_t len = to - off < s->core->opt.chunk ? (size_t)(to - off) : s->core->opt.chunk;
-		err = ds_read(s->reading, fd, buf, len, off);
+		err = ds_read_rec(s->reading, ri, fd, buf, len, off);
 		if (err == 0)
 			ds_hash_update(h, hidx, buf, len);
 		off += len;
 	}
-	if (err == 0 && to == ds_rec_size(c->s->tree, r))
+	if (err == 0 && to == ds_rec_msize(c->s->tree, ri))
 		err = ds_check_unchanged(s->reading, fd, r);
 	close(fd);
 	if (err < 0)
@@ -47,7 +47,7 @@ int ds_hash_range(struct ds_ctx *c, uint32_t ri, struct ds_hashes *h, size_t hid
 int ds_hash_rest(struct ds_ctx *c, uint32_t ri, uint64_t partial, struct ds_hashes *h, unsigned char *buf,
 		 uint64_t *full)
 {
-	uint64_t size = ds_rec_size(c->s->tree, ds_rec(c->s->tree, ri));
+	uint64_t size = ds_rec_msize(c->s->tree, ri);
 	*full = partial;
 	if (size <= DS_BLOCK)
 		return 0;

@@ -70,7 +70,7 @@ static void first_slice(void *arg, size_t sl)
 		bool once = s->reading->io_mode == DUPSCAN_IO_SSD;
 		if (once)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = ds_read(s->reading, fd, dst, j->blen, 0);
+		int err = ds_read_rec(s->reading, ri, fd, dst, j->blen, 0);
 		if (once && err == 0 && j->fds)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 		if (err < 0 || !j->fds)
@@ -86,7 +86,7 @@ static void first_slice(void *arg, size_t sl)
 		if (j->keys)
 			j->keys[i] = ds_keypos32_of(partial, (uint32_t)i);
 		else
-			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_size(s->tree, ds_rec(s->tree, ri)),
+			j->hv[i] = (struct ds_hashed){ .rec = j->idx[i], .has_full = j->blen == ds_rec_msize(s->tree, ri),
 							   .partial = partial, .full = partial };
 		j->got[i] = true;
 	}

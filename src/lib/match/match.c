@@ -18,25 +18,28 @@
 #include "cache/cache_run.h"
 #include "records/spill.h"
 
-/* Files that may match: one size, and with -1 one device, with -p one mode,
- * owner and group (one attrs index). */
-static bool same_group(const struct ds_match *s, const struct ds_rec *a, const struct ds_rec *b)
+/* Files that may match: one size (with --ignore-metadata, of payload), and
+ * with -1 one device, with -p one mode, owner and group (one attrs index). */
+static bool same_group(const struct ds_match *s, uint32_t ia, uint32_t ib)
 {
-	return ds_rec_size(s->tree, a) == ds_rec_size(s->tree, b) && (!s->core->opt.one_fs || ds_rec_devi(s->tree, a) == ds_rec_devi(s->tree, b)) &&
+	const struct ds_rec *a = ds_rec(s->tree, ia), *b = ds_rec(s->tree, ib);
+	return ds_rec_msize(s->tree, ia) == ds_rec_msize(s->tree, ib) &&
+	       (!s->core->opt.one_fs || ds_rec_devi(s->tree, a) == ds_rec_devi(s->tree, b)) &&
 	       (!s->core->opt.permissions || ds_rec_attr(s->tree, a) == ds_rec_attr(s->tree, b));
 }
 
 /* same_group()'s order as a key: size, then the attributes or the device. */
-static uint64_t group_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t group_key(const struct ds_tree *s, uint32_t ri, uint32_t *minor)
 {
+	const struct ds_rec *r = ds_rec(s, ri);
 	*minor = s->core->opt.permissions ? ds_rec_attr(s, r) : s->core->opt.one_fs ? ds_rec_devi(s, r) : 0;
-	return ds_rec_size(s, r);
+	return ds_rec_msize(s, ri);
 }
 
-static uint64_t device_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t device_key(const struct ds_tree *s, uint32_t ri, uint32_t *minor)
 {
 	*minor = 0;
-	return ds_rec_devi(s, r);
+	return ds_rec_devi(s, ds_rec(s, ri));
 }
 
 /* Candidates order[0..n) by group: with both -1 and -p, each run of one
@@ -46,7 +49,7 @@ static int group_order(const struct ds_match *s, uint32_t *order, size_t n)
 	int rc = ds_sort_recs(s->tree, order, n, group_key);
 	for (size_t i = 0, j; rc == 0 && s->core->opt.one_fs && s->core->opt.permissions && i < n; i = j) {
 		const struct ds_rec *a = ds_rec(s->tree, order[i]);
-		for (j = i + 1; j < n && ds_rec_size(s->tree, ds_rec(s->tree, order[j])) == ds_rec_size(s->tree, a) && ds_rec_attr(s->tree, ds_rec(s->tree, order[j])) == ds_rec_attr(s->tree, a);)
+		for (j = i + 1; j < n && ds_rec_msize(s->tree, order[j]) == ds_rec_msize(s->tree, order[i]) && ds_rec_attr(s->tree, ds_rec(s->tree, order[j])) == ds_rec_attr(s->tree, a);)
 			j++;
 		if (j - i > 1)
 			rc = ds_sort_recs(s->tree, order + i, j - i, device_key);
@@ -300,7 +303,7 @@ static size_t unswept(const struct ds_match *s, const uint32_t *idx, size_t n)
  * it ended. The pool calls it (ds_group_fn). */
 static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 {
-	uint64_t size = ds_rec_size(c->s->tree, ds_rec(c->s->tree, idx[0]));
+	uint64_t size = ds_rec_msize(c->s->tree, idx[0]);
 	c->res->files += n;
 	c->res->bytes += unswept(c->s, idx, n) * size;
 	int rc = ds_result_stage(c, DUPSCAN_STAGE_EARLY, idx, n);
@@ -321,6 +324,8 @@ static void match_group(struct ds_ctx *c, const uint32_t *idx, size_t n)
 		if (rc == 0)
 			rc = settle_buckets(&g);
 		group_free(&g);
+		if (rc == 0)
+			rc = ds_whole_classes(c);
 	}
 	if (rc)
 		c->res->rc = rc;
@@ -454,7 +459,7 @@ static int form_groups(struct ds_match *s, const uint32_t *order, uint32_t nc, s
 	unsigned anywhere = kinds_anywhere(s); /* (once: the arguments may be many files) */
 	for (uint32_t i = 0; i < nc;) {
 		uint32_t j = i + 1;
-		while (j < nc && same_group(s, ds_rec(s->tree, order[i]), ds_rec(s->tree, order[j])))
+		while (j < nc && same_group(s, order[i], order[j]))
 			j++;
 		if (j - i == 1)
 			ds_rec(s->tree, order[i])->flags |= DS_F_SETTLED; /* alone: unique unread */
@@ -470,7 +475,7 @@ static int form_groups(struct ds_match *s, const uint32_t *order, uint32_t nc, s
 			gs->v[2 * gs->n + 1] = j - i;
 			gs->n++;
 			gs->total += j - i;
-			gs->bytes += (j - i) * ds_rec_size(s->tree, ds_rec(s->tree, order[i]));
+			gs->bytes += (j - i) * ds_rec_msize(s->tree, order[i]);
 		}
 		i = j;
 	}
@@ -500,7 +505,8 @@ static int match_groups(struct ds_match *s, uint32_t *order, uint32_t nc, struct
 {
 	int rc = file_devices_io(s, order, gs->v, gs->n);
 	/* a spinning disk: first blocks in disk order, then one stream */
-	if (rc == 0 && s->reading->io_mode == DUPSCAN_IO_HDD && gs->n > 0)
+	/* (not of payloads: the pass and the sweep read files whole) */
+	if (rc == 0 && s->reading->io_mode == DUPSCAN_IO_HDD && gs->n > 0 && !s->tree->pay.at)
 		rc = first_pass(s, order, nc, gs->v, gs->n, gs->total, gs->bytes);
 	else
 		ds_progress_phase(s->core, DUPSCAN_PHASE_MATCH, gs->total, gs->bytes);
@@ -543,6 +549,9 @@ static int match_table(struct ds_match *s)
 	if (rc == 0)
 		rc = ds_cache_join(s->cache, order, s->tree->nrecs, !ds_spilled(s->tree));
 	uint32_t nc = rc == 0 ? candidates(s, order) : 0;
+	/* --ignore-metadata: the groups are of payload lengths */
+	if (rc == 0 && s->core->opt.ignore_metadata)
+		rc = ds_payloads_find(s->reading, order, nc);
 	/* candidates are in record order: ties keep it, as a stable sort would */
 	if (rc == 0)
 		rc = group_order(s, order, nc);

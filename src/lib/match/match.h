@@ -69,6 +69,11 @@ int ds_gather_heads(struct group *g);
 /* On a spinning disk the cache spares a group only when its hashes settle it alone. */
 bool ds_settled_by_cache(const struct ds_match *s, const uint32_t *idx, size_t n);
 
+/* whole.c: with --ignore-metadata, the members of each class c->res holds
+ * whose every byte is the same as an earlier one's, noted in the tree
+ * (pay.whole). @return 0 or -ENOMEM. */
+int ds_whole_classes(struct ds_ctx *c);
+
 /* buckets.c: settle one bucket; its classes go to c->res. */
 int ds_match_bucket(struct ds_ctx *c, const struct bucket *b);
 

@@ -232,7 +232,7 @@ int ds_result_commit(struct ds_match *s, struct ds_result *r, uint64_t *done, ui
 		const struct ds_hash_pair *hp = &r->pairs[r->runs[k].pair & ~DS_PAIR_UNHASHED];
 		for (size_t i = r->runs[k].first; rc == 0 && i < run_end(r, k); i++)
 			rc = ds_index_insert(&s->tree->index, r->ins[i], r->runs[k].cls, hp->partial, hp->full,
-					     ds_rec_size(s->tree, ds_rec(s->tree, r->ins[i])));
+					     ds_rec_msize(s->tree, r->ins[i]));
 	}
 	if (s->cache->run && !s->core->opt.quick && !s->core->opt.partial_only) {
 		for (size_t i = 0; rc == 0 && i < r->nnotes; i++)

@@ -111,3 +111,26 @@ int ds_read(struct ds_reading *s, int fd, void *buf, size_t len, uint64_t off)
 		ds_progress_report(s->core);
 	return 0;
 }
+
+int ds_read_rec(struct ds_reading *s, uint32_t ri, int fd, void *buf, size_t len, uint64_t off)
+{
+	const struct ds_pay *p = ds_rec_payload(s->tree, ri);
+	if (!p)
+		return ds_read(s, fd, buf, len, off);
+	/* payload bytes [off, off + len), range by range */
+	unsigned char *b = buf;
+	while (len > 0) {
+		uint64_t room;
+		uint64_t at = ds_payload_map(s->tree, p, off, &room);
+		if (room == 0)
+			return DUPSCAN_E_CHANGED; /* (past the payload: matching never asks) */
+		size_t n = room < len ? (size_t)room : len;
+		int err = ds_read(s, fd, b, n, at);
+		if (err)
+			return err;
+		b += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}

@@ -45,6 +45,13 @@ struct ds_reading {
 
 /* ds_pread_full(), the bytes counted for progress. */
 int ds_read(struct ds_reading *s, int fd, void *buf, size_t len, uint64_t off);
+/* ds_read() of the bytes matching compares of record ri, open as fd: with
+ * --ignore-metadata, a media file's payload, off and len counted in it. */
+int ds_read_rec(struct ds_reading *s, uint32_t ri, int fd, void *buf, size_t len, uint64_t off);
+/* payfind.c: with --ignore-metadata, the payload of each of the n records of
+ * order, found in parallel (a file that cannot be opened or read is left
+ * whole: its read reports it). @return 0, -ENOMEM or DUPSCAN_E_CANCELED. */
+int ds_payloads_find(struct ds_reading *s, const uint32_t *order, size_t n);
 
 /* Open record i for reading and check it is the file that was scanned.
  * @return an fd, or a negative code. */

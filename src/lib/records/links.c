@@ -96,8 +96,9 @@ static int collapse_run(struct ds_tree *s, const uint32_t *run, size_t n, size_t
 }
 
 /* The paths of one inode side by side: by inode number, then device. */
-static uint64_t inode_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t inode_key(const struct ds_tree *s, uint32_t ri, uint32_t *minor)
 {
+	const struct ds_rec *r = ds_rec(s, ri);
 	*minor = ds_rec_devi(s, r);
 	return ds_rec_ino(s, r);
 }

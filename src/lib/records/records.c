@@ -223,6 +223,7 @@ void ds_tree_free(struct ds_tree *t)
 	ds_intern_free(&t->attrs);
 	ds_intern_free(&t->kinds);
 	ds_names_free(&t->fnames);
+	ds_payloads_free(t);
 }
 
 int ds_add_arg(struct ds_tree *t, const char *path, bool recurse, bool remote)

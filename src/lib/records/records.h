@@ -49,6 +49,18 @@ int ds_add_rec(struct ds_tree *s, const char *name, size_t nlen, uint32_t dir,
  * (nlen bytes): what ds_add_rec() does once the record is made, and how a
  * spilled record comes back (spill.c). @return 0, -ENOMEM, -EOVERFLOW. */
 int ds_rec_append(struct ds_tree *s, const struct ds_rec *r, uint32_t dir, const char *name, size_t nlen);
+/* payloads.c: --ignore-metadata's payloads beside the records (tree.h).
+ * Start the tables for every record, each compared whole; record ri's
+ * payload p kept (nothing for one of no known format); the file offset of
+ * payload byte off of p, with *room bytes there up to its range's end (0:
+ * off is past the payload); whether records a and b of one set hold the
+ * same bytes, every one (always without the mode); the tables given back.
+ * @return 0 or -ENOMEM. */
+int ds_payloads_start(struct ds_tree *t);
+int ds_payloads_add(struct ds_tree *t, uint32_t ri, const struct dupscan_payload *p);
+uint64_t ds_payload_map(const struct ds_tree *t, const struct ds_pay *p, uint64_t off, uint64_t *room);
+bool ds_same_bytes(const struct ds_tree *t, uint32_t a, uint32_t b);
+void ds_payloads_free(struct ds_tree *t);
 /* A scan's tables, empty; and all they hold given back. */
 void ds_tree_init(struct ds_tree *t);
 void ds_tree_free(struct ds_tree *t);
@@ -164,7 +176,7 @@ bool ds_inodes_trusted_now(const struct ds_tree *s, uint64_t dev);
  * most DS_SORT_RUN of them at a time, sorted in place; past that, the sorted
  * runs are merged through 4 bytes a record, each key taken once more.
  * @return 0 or -ENOMEM (order is then some permutation of itself). */
-typedef uint64_t (*ds_rec_key_fn)(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor);
+typedef uint64_t (*ds_rec_key_fn)(const struct ds_tree *s, uint32_t ri, uint32_t *minor);
 #define DS_SORT_RUN ((size_t)1 << 18)
 int ds_sort_recs(const struct ds_tree *s, uint32_t *order, size_t n, ds_rec_key_fn key);
 /* The same with runs of run records (tests: the merge on a small scan). */

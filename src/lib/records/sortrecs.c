@@ -13,7 +13,7 @@
 static struct ds_keypos rec_key(const struct ds_tree *s, uint32_t ri, ds_rec_key_fn key)
 {
 	uint32_t minor = 0;
-	uint64_t k = key(s, ds_rec(s, ri), &minor);
+	uint64_t k = key(s, ri, &minor);
 	return (struct ds_keypos){ k, (uint64_t)minor << 32 | ri }; /* all distinct */
 }
 

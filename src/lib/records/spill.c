@@ -185,10 +185,10 @@ int ds_spill_room(struct ds_tree *t)
 	return ds_spill_out(t);
 }
 
-static uint64_t size_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t size_key(const struct ds_tree *s, uint32_t ri, uint32_t *minor)
 {
 	*minor = 0;
-	return ds_rec_size(s, r);
+	return ds_rec_size(s, ds_rec(s, ri));
 }
 
 int ds_spill_file(struct ds_tree *t)

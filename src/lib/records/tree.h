@@ -128,6 +128,27 @@ struct ds_index {
 	uint32_t nrecs;
 };
 
+/* With DUPSCAN_OPT_IGNORE_METADATA, where the files of a known format keep
+ * their picture or sound (payloads.c): matching groups, hashes and compares
+ * those bytes only (ds_rec_msize(), read/open.c's ds_read_rec()). */
+struct ds_pay {
+	uint64_t len;                /* the payload's bytes */
+	uint32_t first;              /* its ranges: ext[first..first + n) */
+	uint8_t n, format;           /* enum dupscan_media */
+};
+struct ds_payloads {
+	uint32_t *at;                /* by record: its entry in ent, DS_NONE for a file
+	                              * compared whole; NULL: the mode is off */
+	uint32_t *whole;             /* by record, for a set's members: the first member of
+	                              * its set whose every byte is the same as its own
+	                              * (match/whole.c); itself when none is */
+	struct ds_pay *ent;
+	uint32_t nent;
+	size_t capent;
+	struct dupscan_extent *ext;
+	size_t next, capext;
+};
+
 /* What the walk found (walk.c, records.c): arguments, directories, files. */
 struct ds_tree {
 	struct ds_core *core;
@@ -177,6 +198,7 @@ struct ds_tree {
 	struct ds_arena out;         /* result paths */
 	bool references;             /* a path was added by dupscan_add_reference() */
 	bool from_report;            /* files were given by dupscan_report_file(), not walked */
+	struct ds_payloads pay;      /* DUPSCAN_OPT_IGNORE_METADATA's payloads */
 };
 
 
@@ -228,6 +250,19 @@ static inline uint32_t ds_rec_mode(const struct ds_tree *s, const struct ds_rec 
 static inline uint64_t ds_rec_owner(const struct ds_tree *s, const struct ds_rec *r)
 {
 	return s->attrs.key[2 * (size_t)ds_rec_attr(s, r)];
+}
+
+/* Record ri's payload when it is a file of a known format read as one
+ * (--ignore-metadata), else NULL: it is compared whole. */
+static inline const struct ds_pay *ds_rec_payload(const struct ds_tree *s, uint32_t ri)
+{
+	return s->pay.at && s->pay.at[ri] != DS_NONE ? &s->pay.ent[s->pay.at[ri]] : NULL;
+}
+/* The bytes matching compares of record ri: its payload's, or all its own. */
+static inline uint64_t ds_rec_msize(const struct ds_tree *s, uint32_t ri)
+{
+	const struct ds_pay *p = ds_rec_payload(s, ri);
+	return p ? p->len : ds_rec_size(s, ds_rec(s, ri));
 }
 
 /* The handle of record r, reached by path p (rel: where its part below the

@@ -55,6 +55,7 @@ DUPSCAN_API const char *dupscan_strerror(int code)
 	case DUPSCAN_E_MEMORY: return "Past the memory budget (--max-memory), where every file's record must be held: not with directory sets, unique or missing files";
 	case DUPSCAN_E_NOT_CACHE: return "Not a dupscan hash cache: left as it is, no cache used";
 	case DUPSCAN_E_TWO_SETS: return "One file (the same device and inode) in two sets of the report";
+	case DUPSCAN_E_PAYLOAD_ONLY: return "The same picture or sound with other tags: not linked (a link would lose one file's tags)";
 	case DUPSCAN_E_LINK_UNCHECKED: return "Hard links cannot be checked on a filesystem that does not keep inode numbers: not linked";
 	case DUPSCAN_E_UNTOLD: return "One inode number on a filesystem that does not keep them: may be the kept file itself";
 	case DUPSCAN_E_LEFTOVER: return "Temporary name left by an interrupted dupscan action (check it, then remove it)";

@@ -196,7 +196,13 @@
       tr.appendChild(el('td', 'num', size(r.waste)));
       tr.appendChild(el('td', 'num', size(r.size)));
       tr.appendChild(el('td', 'num', String(r.count)));
-      r.s[1].forEach(function (p) { td.appendChild(el('div', 'path', p)); });
+      /* --ignore-metadata: files of one picture or sound, their groups of
+         the same bytes (the tags differ between groups) */
+      if (r.s[3]) td.appendChild(el('div', 'tags', 'The same picture or sound; the tags differ between the groups:'));
+      r.s[1].forEach(function (p, i) {
+        var d = td.appendChild(el('div', 'path', p));
+        if (r.s[3]) d.appendChild(el('span', 'group', ' \u2014 group ' + r.s[3][i]));
+      });
       tr.appendChild(td);
       return tr;
     });

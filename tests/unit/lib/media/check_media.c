@@ -496,6 +496,89 @@ START_TEST(test_other_and_fd)
 }
 END_TEST
 
+static void write_buf(const char *dir, const char *name, const struct buf *f)
+{
+	char *path = tu_path(dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, f->b, f->n), (ssize_t)f->n);
+	close(fd);
+	free(path);
+}
+
+/* The file of a set named name (NULL: in none) */
+static const dupscan_file *member(const dupscan_scan *scan, const char *name)
+{
+	for (size_t i = 0; i < dupscan_set_count(scan); i++) {
+		const dupscan_set *set = dupscan_get_set(scan, i);
+		for (size_t k = 0; k < dupscan_set_file_count(set); k++) {
+			const char *p = dupscan_file_path(dupscan_set_file(set, k));
+			if (strcmp(p + strlen(p) - strlen(name), name) == 0)
+				return dupscan_set_file(set, k);
+		}
+	}
+	return NULL;
+}
+
+/* DUPSCAN_OPT_IGNORE_METADATA: one picture tagged two ways and not at all,
+ * and a byte copy, are one set; another picture and a file of other bytes
+ * of the payload's length are in none; which hold the same bytes is told,
+ * and a link between other tags refused */
+START_TEST(test_scan_payloads)
+{
+	static struct buf f;
+	char *dir = tu_tmpdir_shm();
+	jpeg(&f, 1, 9);
+	write_buf(dir, "a.jpg", &f);
+	write_buf(dir, "a2.jpg", &f);
+	jpeg(&f, 2, 9);
+	write_buf(dir, "b.jpg", &f);
+	jpeg(&f, 0, 9);
+	write_buf(dir, "c.jpg", &f);
+	uint64_t payload_len = payload_of(&f, NULL).bytes;
+	jpeg(&f, 1, 10); /* another picture */
+	write_buf(dir, "d.jpg", &f);
+	f.n = 0;
+	fill(&f, 3, (size_t)payload_len); /* no JPEG: all payload, of c's length */
+	write_buf(dir, "e.bin", &f);
+	dupscan_scan *plain = tu_scan(dir, 0);
+	char *sets = tu_sets(plain, dir);
+	ck_assert_str_eq(sets, "a.jpg a2.jpg");
+	free(sets);
+	ck_assert_int_eq(dupscan_same_bytes(member(plain, "a.jpg"), member(plain, "a2.jpg")), 1);
+	ck_assert_int_eq(dupscan_file_media(member(plain, "a.jpg"), NULL), DUPSCAN_MEDIA_OTHER);
+	dupscan_free(plain);
+
+	dupscan_scan *scan = tu_scan(dir, DUPSCAN_OPT_IGNORE_METADATA, 1, 0);
+	sets = tu_sets(scan, dir);
+	ck_assert_str_eq(sets, "a.jpg a2.jpg b.jpg c.jpg");
+	free(sets);
+	const dupscan_file *a = member(scan, "a.jpg"), *a2 = member(scan, "a2.jpg"), *b = member(scan, "b.jpg"),
+			   *c = member(scan, "c.jpg");
+	ck_assert_int_eq(dupscan_same_bytes(a, a2), 1);
+	ck_assert_int_eq(dupscan_same_bytes(a, b), 0);
+	ck_assert_int_eq(dupscan_same_bytes(b, c), 0);
+	uint64_t bytes = 0;
+	ck_assert_int_eq(dupscan_file_media(b, &bytes), DUPSCAN_MEDIA_JPEG);
+	ck_assert_uint_eq(bytes, payload_len);
+	ck_assert_uint_gt(dupscan_file_size(b), bytes);
+	/* a link would lose b's tags: refused before anything changes */
+	ck_assert_int_eq(dupscan_replace_with_link(a, b, DUPSCAN_LINK_HARD, 0), DUPSCAN_E_PAYLOAD_ONLY);
+	ck_assert_int_eq(dupscan_dedupe(a, c, 0), DUPSCAN_E_PAYLOAD_ONLY);
+	ck_assert_int_eq(dupscan_replace_with_link(a, a2, DUPSCAN_LINK_HARD, DUPSCAN_ACT_DRY_RUN), 0);
+	dupscan_free(scan);
+
+	/* not with a cache, nor directory sets */
+	ck_assert_int_eq(dupscan_create(&scan), 0);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_IGNORE_METADATA, 1), 0);
+	ck_assert_int_eq(dupscan_set_option(scan, DUPSCAN_OPT_DIRS, 1), 0);
+	ck_assert_int_eq(dupscan_add_path(scan, dir, 1), 0);
+	ck_assert_int_eq(dupscan_run(scan), DUPSCAN_E_OPTION);
+	dupscan_free(scan);
+	tu_cleanup(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("media");
@@ -508,6 +591,7 @@ int main(void)
 	tcase_add_test(tc, test_mp4);
 	tcase_add_test(tc, test_heic);
 	tcase_add_test(tc, test_other_and_fd);
+	tcase_add_test(tc, test_scan_payloads);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -185,8 +185,9 @@ END_TEST
 
 /* Records sorted by a key and a minor, ties by index: a few sizes over many
  * devices, so most keys tie. */
-static uint64_t size_dev_key(const struct ds_tree *s, const struct ds_rec *r, uint32_t *minor)
+static uint64_t size_dev_key(const struct ds_tree *s, uint32_t ri, uint32_t *minor)
 {
+	const struct ds_rec *r = ds_rec(s, ri);
 	*minor = ds_rec_devi(s, r);
 	return ds_rec_size(s, r);
 }
@@ -196,8 +197,8 @@ static const struct ds_tree *sort_scan; /* for qsort's comparison */
 static int cmp_size_dev(const void *pa, const void *pb)
 {
 	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb, ma, mb;
-	uint64_t ka = size_dev_key(sort_scan, ds_rec(sort_scan, a), &ma);
-	uint64_t kb = size_dev_key(sort_scan, ds_rec(sort_scan, b), &mb);
+	uint64_t ka = size_dev_key(sort_scan, a, &ma);
+	uint64_t kb = size_dev_key(sort_scan, b, &mb);
 	if (ka != kb)
 		return ka < kb ? -1 : 1;
 	if (ma != mb)
