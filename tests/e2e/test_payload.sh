@@ -145,6 +145,14 @@ for st in json.load(open(sys.argv[1]))["matchSets"]:
         if f["payloadBytes"] >= f["size"] and f["filePath"].endswith(("b.jpg", "b.flac", "b.mp3")):
             print("# payload not less than the file", f); sys.exit(1)
 PY
+# each reading mode the same sets and marks: hdd's first pass and sweep, and
+# net's requests in flight, read payloads as ssd's reads do
+for io in hdd ssd net; do
+  "$DUPSCAN" -rq --ignore-metadata --io=$io -j col | python3 -c 'import json, sys
+print(sorted(sorted((f["filePath"], f["bytesGroup"]) for f in s["fileList"]) for s in json.load(sys.stdin)["matchSets"]))' > "sets.$io"
+done
+[ -s sets.hdd ] && cmp -s sets.hdd sets.ssd && cmp -s sets.net sets.ssd && [ "$(python3 -c 'import sys; print(len(eval(open("sets.ssd").read())))')" = 7 ] &&
+  ok "--io=hdd, ssd and net: the same 7 sets and marks" || not_ok "reading modes differ" "$(cat sets.hdd)" "$(cat sets.ssd)"
 # without the mode: the sets of cmp (here a.jpg and a2.jpg, and what stripping b gave back whole)
 run "$DUPSCAN" -rq col
 want=$(cd col && md5sum * | sort | awk '{ if ($1 == h) { if (!shown) print "col/" p; print "col/" $2; shown = 1 } else shown = 0; h = $1; p = $2 }' | sort)
@@ -168,6 +176,19 @@ cp -a col dl; run "$DUPSCAN" -rdN --ignore-metadata dl
   printf '%s\n' "$out" | grep -qx '   \[-\] dl/b.jpg -- its own tags went with it (the same picture or sound is kept)' &&
   printf '%s\n' "$out" | grep -qx '   \[-\] dl/a2.jpg' &&
   ok "-dN: deleted, the lost tags said" || not_ok "-dN in the mode" "rc $rc" "$out" "$err"
+# --keep=most-tags: the file of each set with the most bytes of tags is
+# listed first (what -dN keeps), by the JSON's own figures
+run "$DUPSCAN" -rq --ignore-metadata --keep=most-tags -j col
+printf '%s' "$out" > kept.json
+python3 - kept.json <<'PY' && ok "--keep=most-tags: each set's file with the most tags first" || not_ok "--keep=most-tags" "$out"
+import json, sys
+for st in json.load(open(sys.argv[1]))["matchSets"]:
+    tags = [f["size"] - f["payloadBytes"] for f in st["fileList"]]
+    if tags[0] != max(tags):
+        print("#", [(f["filePath"], t) for f, t in zip(st["fileList"], tags)]); sys.exit(1)
+    if max(tags) == min(tags):
+        print("# no set whose files differ in their tags' bytes:", st["fileList"]); sys.exit(1)
+PY
 # the page: each set of other tags says so, each path its group (in a real
 # browser, as test_html; once a run)
 browser=$(command -v chromium || command -v chromium-browser || true)

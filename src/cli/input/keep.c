@@ -12,7 +12,7 @@
 
 enum keep_kind {
 	KEEP_NEWEST, KEEP_OLDEST, KEEP_SHORTEST, KEEP_LONGEST, KEEP_SHALLOWEST, KEEP_DEEPEST,
-	KEEP_PATH, KEEP_MOST_LINKS, KEEP_ARG_ORDER
+	KEEP_PATH, KEEP_MOST_LINKS, KEEP_ARG_ORDER, KEEP_MOST_TAGS
 };
 
 static const struct {
@@ -21,7 +21,7 @@ static const struct {
 } names[] = {
 	{ "newest", KEEP_NEWEST }, { "oldest", KEEP_OLDEST }, { "shortest-path", KEEP_SHORTEST },
 	{ "longest-path", KEEP_LONGEST }, { "shallowest", KEEP_SHALLOWEST }, { "deepest", KEEP_DEEPEST },
-	{ "most-links", KEEP_MOST_LINKS }, { "arg-order", KEEP_ARG_ORDER },
+	{ "most-links", KEEP_MOST_LINKS }, { "arg-order", KEEP_ARG_ORDER }, { "most-tags", KEEP_MOST_TAGS },
 };
 
 struct keep_rule {
@@ -84,6 +84,15 @@ static size_t depth(const char *path)
 	return d;
 }
 
+/* The bytes of a file's tags (--ignore-metadata: what is not its payload;
+ * 0 for a file compared whole) */
+static uint64_t tag_bytes(const dupscan_file *f)
+{
+	uint64_t payload;
+	dupscan_file_media(f, &payload);
+	return dupscan_file_size(f) - payload;
+}
+
 static nlink_t links(const dupscan_file *f)
 {
 	struct stat st;
@@ -118,6 +127,10 @@ static int by_rule(struct keep_rule *r, const dupscan_file *a, const dupscan_fil
 	case KEEP_MOST_LINKS: {
 		nlink_t na = links(a), nb = links(b);
 		return na > nb ? -1 : na < nb;
+	}
+	case KEEP_MOST_TAGS: {
+		uint64_t ta = tag_bytes(a), tb = tag_bytes(b);
+		return ta > tb ? -1 : ta < tb;
 	}
 	case KEEP_ARG_ORDER: {
 		int ia = dupscan_file_arg_index(a), ib = dupscan_file_arg_index(b);

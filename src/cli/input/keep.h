@@ -15,7 +15,8 @@ struct keep_rules {
 };
 
 /* Append the comma-separated rules of spec (newest, oldest, shortest-path,
- * longest-path, shallowest, deepest, path=GLOB, most-links, arg-order).
+ * longest-path, shallowest, deepest, path=GLOB, most-links, arg-order,
+ * most-tags).
  * @return 0, -ENOMEM, or -EINVAL with *bad and *badlen naming the rule not
  * understood. */
 int keep_add(struct keep_rules *r, const char *spec, const char **bad, size_t *badlen);

@@ -251,7 +251,7 @@ static int parse_other(struct cli_opts *o, int c, const char *arg, bool *stop)
 			return msg_usage("%s", "out of memory");
 		if (krc)
 			return msg_usage("--keep: unknown rule '%.*s' (rules: newest, oldest, shortest-path, "
-					 "longest-path, shallowest, deepest, path=GLOB, most-links, arg-order)",
+					 "longest-path, shallowest, deepest, path=GLOB, most-links, arg-order, most-tags)",
 					 (int)badlen, bad);
 		return 0;
 	}

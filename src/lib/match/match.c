@@ -374,7 +374,7 @@ static int first_pass(struct ds_match *s, const uint32_t *order, size_t n, const
 		/* groups the cache settles need no pass: with trust, every group it
 		 * holds, whole or in part (only their other files are read) */
 		const uint32_t *idx = order + groups[2 * g];
-		if (ds_rec_size(s->tree, ds_rec(s->tree, idx[0])) == 0 ||
+		if (ds_rec_msize(s->tree, idx[0]) == 0 ||
 		    (s->core->opt.cache_trust ? ds_cache_any(s->cache, idx, groups[2 * g + 1])
 				    : ds_cache_covers(s->cache, idx, groups[2 * g + 1]) && ds_settled_by_cache(s, idx, groups[2 * g + 1])))
 			continue;
@@ -505,8 +505,7 @@ static int match_groups(struct ds_match *s, uint32_t *order, uint32_t nc, struct
 {
 	int rc = file_devices_io(s, order, gs->v, gs->n);
 	/* a spinning disk: first blocks in disk order, then one stream */
-	/* (not of payloads: the pass and the sweep read files whole) */
-	if (rc == 0 && s->reading->io_mode == DUPSCAN_IO_HDD && gs->n > 0 && !s->tree->pay.at)
+	if (rc == 0 && s->reading->io_mode == DUPSCAN_IO_HDD && gs->n > 0)
 		rc = first_pass(s, order, nc, gs->v, gs->n, gs->total, gs->bytes);
 	else
 		ds_progress_phase(s->core, DUPSCAN_PHASE_MATCH, gs->total, gs->bytes);
@@ -549,16 +548,23 @@ static int match_table(struct ds_match *s)
 	if (rc == 0)
 		rc = ds_cache_join(s->cache, order, s->tree->nrecs, !ds_spilled(s->tree));
 	uint32_t nc = rc == 0 ? candidates(s, order) : 0;
-	/* --ignore-metadata: the groups are of payload lengths */
-	if (rc == 0 && s->core->opt.ignore_metadata)
-		rc = ds_payloads_find(s->reading, order, nc);
+	/* --ignore-metadata: the groups are of payload lengths, every candidate
+	 * read for them as its storage asks */
+	if (rc == 0 && s->core->opt.ignore_metadata) {
+		uint32_t all[2] = { 0, nc };
+		rc = file_devices_io(s, order, all, 1);
+		if (rc == 0)
+			rc = ds_payloads_find(s->reading, order, nc);
+	}
 	/* candidates are in record order: ties keep it, as a stable sort would */
 	if (rc == 0)
 		rc = group_order(s, order, nc);
 	if (rc == 0)
 		rc = form_groups(s, order, nc, &gs);
 	uint32_t kept = rc == 0 ? pack_groups(order, &gs) : 0;
-	if (rc == 0)
+	/* (not with payloads: one extent map is one content of one size, and a
+	 * group of payloads holds several sizes) */
+	if (rc == 0 && !s->tree->pay.at)
 		rc = ds_twins_devices(s->reading, order, kept);
 	if (rc == 0)
 		rc = match_groups(s, order, kept, &gs);

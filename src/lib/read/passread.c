@@ -119,7 +119,7 @@ static void read_lane(void *job, size_t k)
 			end = fp->head ? ask_direct(hj, p, &e, next, end, &dc) : end;
 			continue;
 		}
-		size_t len = ds_fp_read_len(fp, p, ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p])));
+		size_t len = ds_fp_read_len(fp, p, ds_rec_msize(s->tree, fp->order[p]));
 		int fd = ds_open_scanned_in(s, fp->order[p], &dc);
 		if (fd == -ENOMEM) {
 			atomic_store(&hj->rc, -ENOMEM);
@@ -128,7 +128,7 @@ static void read_lane(void *job, size_t k)
 		/* just the head: readahead past it would come after the next file's read, a seek back */
 		if (fd >= 0)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-		int err = fd < 0 ? fd : ds_read(s, fd, buf, len, 0);
+		int err = fd < 0 ? fd : ds_read_rec(s, fp->order[p], fd, buf, len, 0);
 		uint64_t at = place_where(fp, &e);
 		end = at == UINT64_MAX ? UINT64_MAX : at + len;
 		if (fd >= 0 && !err)

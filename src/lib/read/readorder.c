@@ -160,9 +160,9 @@ void ds_first_pass_by_pos(struct ds_first_pass *fp, const uint32_t *groups, size
 /* Read the head only if it is all in the page cache already: a cached
  * file costs no seek, so it need not wait for its place in the disk order.
  * @return true when it was read. */
-static bool read_if_cached(struct ds_reading *s, int fd, unsigned char *buf, size_t blen)
+static bool read_if_cached(struct ds_reading *s, uint32_t ri, int fd, unsigned char *buf, size_t blen)
 {
-	return ds_all_cached(fd, 0, blen) && ds_read(s, fd, buf, blen, 0) == 0;
+	return ds_all_cached(fd, 0, blen) && ds_read_rec(s, ri, fd, buf, blen, 0) == 0;
 }
 
 /* Placing the candidates: fp->ent by position, filled with each one's disk;
@@ -204,7 +204,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	int fd = ds_open_scanned_in(pj->s, fp->order[p], dc);
 	if (fd < 0)
 		return fd == -ENOMEM ? fd : 0;
-	size_t len = ds_fp_head_len(fp, size);
+	size_t len = ds_fp_head_len(fp, ds_rec_msize(pj->s->tree, fp->order[p])); /* (the bytes compared) */
 	/* where blocks may be shared, the map first: a copy its twins prove
 	 * one with another is not read, not even from the page cache */
 	uint64_t where, fs, run = 0;
@@ -212,7 +212,7 @@ static int place_one(struct placing *pj, uint32_t p, unsigned char *buf, struct 
 	int mapped = map_first(pj, fp->order[p], &fs) ? ds_first_extent(fd, &where, &shared, &run) : -1;
 	if (mapped >= 0)
 		atomic_fetch_add_explicit(shared ? &pj->shared : &pj->unshared, 1, memory_order_relaxed);
-	if (!shared && !ds_fp_direct(fp, p) && read_if_cached(pj->s, fd, buf, len)) {
+	if (!shared && !ds_fp_direct(fp, p) && read_if_cached(pj->s, fp->order[p], fd, buf, len)) {
 		ds_fp_took_head(fp, at, p, buf, len); /* ranked first, in order_entries() */
 		ds_progress_settled(pj->s->core, 1, len);
 	} else {
@@ -307,7 +307,7 @@ static void took_twins(const struct ds_reading *s, struct ds_first_pass *fp)
 		fp->state[p] |= DS_FP_GOT;
 		fp->head[p] = fp->head[f];
 		const unsigned char *from = ds_fp_block(fp, f), *to = ds_fp_block(fp, p);
-		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[p]));
+		uint64_t size = ds_rec_msize(s->tree, fp->order[p]);
 		if (from && to)
 			memcpy((unsigned char *)to, from, size < DS_BLOCK ? size : DS_BLOCK);
 	}
@@ -349,7 +349,7 @@ static int pass_alloc(struct ds_reading *s, struct ds_first_pass *fp, const uint
 	fp->ent = ds_big_alloc(fp->entbytes);
 	fp->state = calloc(n, sizeof(*fp->state));
 	for (size_t g = 0; g < ngroups; g++)
-		fp->big = fp->big || ds_rec_size(s->tree, ds_rec(s->tree, fp->order[groups[2 * g]])) > DS_BLOCK;
+		fp->big = fp->big || ds_rec_msize(s->tree, fp->order[groups[2 * g]]) > DS_BLOCK;
 	if (fp->big && heads)
 		fp->head = malloc(n * sizeof(*fp->head));
 	if (!fp->ent || !fp->state || (fp->big && heads && !fp->head))
@@ -378,7 +378,7 @@ static int keep_groups(struct ds_reading *s, struct ds_first_pass *fp, const uin
 	if (!by)
 		return -ENOMEM;
 	for (size_t g = 0; g < ngroups; g++) {
-		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[groups[2 * g]]));
+		uint64_t size = ds_rec_msize(s->tree, fp->order[groups[2 * g]]);
 		by[g] = (struct ds_keypos){ groups[2 * g + 1] * (size < DS_BLOCK ? size : DS_BLOCK), g };
 	}
 	ds_sort_by_key(by, ngroups);
@@ -445,7 +445,7 @@ static int pass_disks(struct ds_reading *s, struct ds_first_pass *fp, const uint
 		 * copies, which the sweep reads whole; reading their heads first
 		 * would be a second visit (and a seek) for each */
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
+		uint64_t size = ds_rec_msize(s->tree, fp->order[first]);
 		bool direct = fp->head && cnt <= DS_SWEEP_MEMBERS && size > DS_HDD_HEAD && size <= sweep / 2;
 		for (uint32_t p = first; rc == 0 && p < first + cnt; p++) {
 			if (direct)
@@ -486,7 +486,7 @@ int ds_first_pass_run(struct ds_reading *s, const uint32_t *order, size_t n, con
 	for (size_t p = 0; rc == 0 && p < n; p++) {
 		if (place_pos(&fp->ent[p]) != DS_NONE && !ds_fp_direct(fp, p)) {
 			files++;
-			bytes += ds_fp_head_len(fp, ds_rec_size(s->tree, ds_rec(s->tree, order[p])));
+			bytes += ds_fp_head_len(fp, ds_rec_msize(s->tree, order[p]));
 		}
 	}
 	ds_progress_phase(s->core, DUPSCAN_PHASE_FIRST, files, bytes);

@@ -171,7 +171,7 @@ int ds_pass_twins(struct ds_reading *s, struct ds_first_pass *fp, const uint32_t
 	int rc = 0;
 	for (size_t g = 0; rc == 0 && ds_twins_any(s) && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
+		uint64_t size = ds_rec_msize(s->tree, fp->order[first]);
 		/* as the sweep takes them: larger files are settled by their bucket */
 		if (cnt >= 2 && size > DS_BLOCK && size <= sweep / 2)
 			rc = group_twins(s, fp, first, cnt);

@@ -53,7 +53,7 @@ static int read_keep(struct reader *rd, struct sbucket *b, uint32_t slot, struct
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		err = ds_sweep_read_chunk(rd, b, fd, buf + off, off, len, ahead, true);
+		err = ds_sweep_read_chunk(rd, b, rn->pos[slot], fd, buf + off, off, len, ahead, true);
 		if (err)
 			break;
 		ds_sweep_hash_read(rd, b, rn->pos[slot], buf + off, off, len);
@@ -134,7 +134,7 @@ static int read_stream(struct reader *rd, struct sbucket *b, uint32_t slot, unsi
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t off = 0; off < b->size && err == 0 && nalike > 0;) {
 		size_t len = b->size - off < rn->step ? (size_t)(b->size - off) : rn->step;
-		if ((err = ds_sweep_read_chunk(rd, b, fd, chunk, off, len, ahead, false)) != 0)
+		if ((err = ds_sweep_read_chunk(rd, b, rn->pos[slot], fd, chunk, off, len, ahead, false)) != 0)
 			break;
 		for (unsigned j = 0; j < nk; j++) {
 			if (!alike[j])
@@ -405,7 +405,7 @@ static void settle_unread(const struct sweep_run *rn)
 	uint64_t swept = 0, read = 0;
 	for (size_t p = 0; p < rn->fp->n; p++)
 		if (rn->sw->swept[p])
-			swept += ds_rec_size(rn->s->tree, ds_rec(rn->s->tree, rn->fp->order[p]));
+			swept += ds_rec_msize(rn->s->tree, rn->fp->order[p]);
 	for (size_t i = 0; i < rn->nb; i++)
 		read += rn->b[i].size * rn->b[i].n;
 	if (swept > read)
@@ -479,7 +479,7 @@ int ds_sweep_run(struct ds_reading *s, const uint32_t *groups, size_t ngroups, s
 	/* (no file larger than a block: nothing to sweep) */
 	for (size_t g = 0; rc == 0 && fp->big && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(s->tree, ds_rec(s->tree, fp->order[first]));
+		uint64_t size = ds_rec_msize(s->tree, fp->order[first]);
 		/* within one block the first pass has read it all; a file larger
 		 * than half the budget could not be kept beside another */
 		if (size > DS_BLOCK && size <= budget / 2)

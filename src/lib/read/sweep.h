@@ -123,11 +123,12 @@ void ds_sweep_hash_read(struct reader *rd, const struct sbucket *b, uint32_t p, 
 bool ds_sweep_passed_over(const struct sweep_run *rn, const struct sbucket *b, uint32_t p);
 /* Ask for the chunk of a member of b that starts at end. */
 void ds_sweep_ask_next(const struct reader *rd, const struct sbucket *b, int fd, uint64_t end);
-/* Bytes [off, off + len) of a member of b into buf, what comes next asked
- * for behind them (the lane's next file after the last chunk; with whole,
- * its own next chunk). */
-int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsigned char *buf, uint64_t off,
-			size_t len, bool ahead, bool whole);
+/* Bytes [off, off + len) of b's member at position p into buf (of what
+ * matching compares: with --ignore-metadata its payload), what comes next
+ * asked for behind them (the lane's next file after the last chunk; with
+ * whole, its own next chunk). */
+int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, uint32_t p, int fd, unsigned char *buf,
+			uint64_t off, size_t len, bool ahead, bool whole);
 /* Open the member in slot for a read from its start (or take it opened ahead: *ahead). */
 int ds_sweep_open_member(struct reader *rd, uint32_t slot, bool *ahead);
 /* The member in slot read to its end (err 0): still the file scanned, its

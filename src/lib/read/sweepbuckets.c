@@ -105,11 +105,12 @@ static void round_read(struct reader *rdr, size_t i, void *arg)
 	struct sweep_run *rn = rd->rn;
 	uint32_t x = rd->alive[i].x;
 	unsigned char *chunk = ds_lane_chunk(rdr);
-	int fd = chunk ? ds_open_scanned(rn->s, rn->fp->order[rd->mem[x]]) : -ENOMEM;
+	uint32_t ri = rn->fp->order[rd->mem[x]];
+	int fd = chunk ? ds_open_scanned(rn->s, ri) : -ENOMEM;
 	int err = fd < 0 ? fd : 0;
 	for (uint64_t o = rd->off; err == 0 && o < rd->end;) {
 		size_t n = rd->end - o < rn->step ? (size_t)(rd->end - o) : rn->step;
-		err = ds_read(rn->s, fd, chunk, n, o);
+		err = ds_read_rec(rn->s, ri, fd, chunk, n, o);
 		if (err == 0)
 			ds_hash_update(rd->h, x, chunk, n);
 		o += n;
@@ -217,7 +218,7 @@ static size_t leave_twins(struct sweep_run *rn, uint32_t *mem, size_t n)
 int ds_sweep_group(struct sweep_run *rn, uint32_t first, uint32_t n, uint32_t *scratch)
 {
 	const struct ds_first_pass *fp = rn->fp;
-	uint64_t size = ds_rec_size(rn->s->tree, ds_rec(rn->s->tree, fp->order[first]));
+	uint64_t size = ds_rec_msize(rn->s->tree, fp->order[first]);
 	if (ds_fp_direct(fp, first)) {
 		/* left unread by the first pass: one bucket, hashed from byte 0 */
 		for (uint32_t x = 0; x < n; x++) {
@@ -289,9 +290,9 @@ static void tail_read(struct reader *rd, size_t i, void *arg)
 	const struct tails *t = arg;
 	struct sweep_run *rn = rd->rn;
 	uint32_t p = t->want[i];
-	const struct ds_rec *r = ds_rec(rn->s->tree, rn->fp->order[p]);
+	uint32_t ri = rn->fp->order[p];
 	unsigned char *chunk = ds_lane_chunk(rd);
-	int fd = chunk ? ds_open_scanned(rn->s, rn->fp->order[p]) : -ENOMEM;
+	int fd = chunk ? ds_open_scanned(rn->s, ri) : -ENOMEM;
 	if (fd == -ENOMEM) {
 		atomic_store(&rn->rc, -ENOMEM);
 		return;
@@ -299,7 +300,7 @@ static void tail_read(struct reader *rd, size_t i, void *arg)
 	/* one block: readahead would read past the end or a seek back */
 	if (fd >= 0)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	int err = fd < 0 ? fd : ds_read(rn->s, fd, chunk, DS_BLOCK, ds_rec_size(rn->s->tree, r) - DS_BLOCK);
+	int err = fd < 0 ? fd : ds_read_rec(rn->s, ri, fd, chunk, DS_BLOCK, ds_rec_msize(rn->s->tree, ri) - DS_BLOCK);
 	if (fd >= 0)
 		close(fd);
 	if (err) {
@@ -321,7 +322,7 @@ int ds_sweep_tails(struct sweep_run *rn, const uint32_t *groups, size_t ngroups,
 	int rc = 0;
 	for (size_t g = 0; rc == 0 && g < ngroups; g++) {
 		uint32_t first = groups[2 * g], cnt = groups[2 * g + 1];
-		uint64_t size = ds_rec_size(rn->s->tree, ds_rec(rn->s->tree, fp->order[first]));
+		uint64_t size = ds_rec_msize(rn->s->tree, fp->order[first]);
 		if (size < TAIL_MIN || size > budget / 2 || ds_fp_direct(fp, first))
 			continue;
 		size_t nr = 0;

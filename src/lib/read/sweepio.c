@@ -91,8 +91,8 @@ void ds_sweep_ask_next(const struct reader *rd, const struct sbucket *b, int fd,
  * but a first chunk not opened ahead), what comes next asked for behind
  * them: the lane's next file after the last chunk; with whole (it is read
  * to its end whatever its bytes), its own next chunk. */
-int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsigned char *buf, uint64_t off,
-			size_t len, bool ahead, bool whole)
+int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, uint32_t p, int fd, unsigned char *buf,
+			uint64_t off, size_t len, bool ahead, bool whole)
 {
 	uint64_t end = off + len;
 	if (off == 0 && !ahead)
@@ -101,7 +101,7 @@ int ds_sweep_read_chunk(struct reader *rd, const struct sbucket *b, int fd, unsi
 		open_ahead(rd);
 	else if (whole)
 		ds_sweep_ask_next(rd, b, fd, end);
-	return ds_read(rd->rn->s, fd, buf, len, off);
+	return ds_read_rec(rd->rn->s, rd->rn->fp->order[p], fd, buf, len, off);
 }
 
 /* Open the member in slot for a read from its start (or take it opened
