@@ -6,6 +6,9 @@
 # mutagen for MP3 and M4A), the same payload as in the file those tools stripped of
 # every tag, and not in a copy with one byte of the picture or sound
 # changed; a file cut short is all payload.
+# (on disk: --io=hdd reads the files it finds out of the page cache in the
+# disk's order, a path of its own)
+ON_DISK=1
 . "$(dirname "$0")/../fixtures/lib.sh"
 PAYLOAD=${PAYLOAD:?set PAYLOAD to tests/tools/payload}
 for tool in exiftool metaflac flac lame cjpeg cwebp heif-enc; do
@@ -148,6 +151,7 @@ PY
 # each reading mode the same sets and marks: hdd's first pass and sweep, and
 # net's requests in flight, read payloads as ssd's reads do
 for io in hdd ssd net; do
+  [ $io = hdd ] && "$EVICT" col   # (out of the page cache: parsed in disk order)
   "$DUPSCAN" -rq --ignore-metadata --io=$io -j col | python3 -c 'import json, sys
 print(sorted(sorted((f["filePath"], f["bytesGroup"]) for f in s["fileList"]) for s in json.load(sys.stdin)["matchSets"]))' > "sets.$io"
 done

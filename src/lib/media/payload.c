@@ -3,6 +3,7 @@
  * bytes, its parser run through a bounded reader, and what the parsers
  * share (reads, ranges). */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,9 +83,52 @@ int ds_media_payload(struct ds_media_in *in, struct dupscan_payload *p)
 	return 0;
 }
 
-static int read_fd(void *user, void *buf, size_t len, uint64_t off)
+/* A file's bytes through a window: a parser asks for a few bytes at a time
+ * (a segment's header, a box's), mostly near the last ones, so each read the
+ * window does not hold fills it from where it starts (near the end of the
+ * file, the window ends there: the tags at the end are read backwards). One
+ * pread serves a JPEG's or a PNG's every header before its picture. */
+#define WINDOW (4u << 10)
+struct window {
+	int fd;
+	uint64_t size, at;
+	size_t len;
+	unsigned char b[WINDOW];
+};
+
+static int read_window(void *user, void *buf, size_t len, uint64_t off)
 {
-	return ds_pread_full(*(int *)user, buf, len, off);
+	struct window *w = user;
+	if (off >= w->at && off - w->at + len <= w->len) {
+		memcpy(buf, w->b + (off - w->at), len);
+		return 0;
+	}
+	if (len > WINDOW)
+		return ds_pread_full(w->fd, buf, len, off);
+	uint64_t at = off + WINDOW <= w->size ? off : w->size > WINDOW ? w->size - WINDOW : 0;
+	size_t want = w->size - at < WINDOW ? (size_t)(w->size - at) : WINDOW;
+	w->len = 0;
+	int err = ds_pread_full(w->fd, w->b, want, at);
+	if (err)
+		return err;
+	w->at = at;
+	w->len = want;
+	memcpy(buf, w->b + (off - at), len);
+	return 0;
+}
+
+int ds_media_payload_fd(int fd, uint64_t size, struct dupscan_payload *p)
+{
+	struct window *w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	w->size = size;
+	w->at = w->len = 0;
+	struct ds_media_in in = { read_window, w, size, 0 };
+	int rc = ds_media_payload(&in, p);
+	free(w);
+	return rc;
 }
 
 DUPSCAN_API int dupscan_payload(int fd, struct dupscan_payload *out)
@@ -96,6 +140,5 @@ DUPSCAN_API int dupscan_payload(int fd, struct dupscan_payload *out)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return DUPSCAN_E_NOTREG;
-	struct ds_media_in in = { read_fd, &fd, (uint64_t)st.st_size, 0 };
-	return ds_media_payload(&in, out);
+	return ds_media_payload_fd(fd, (uint64_t)st.st_size, out);
 }

@@ -496,6 +496,53 @@ START_TEST(test_other_and_fd)
 }
 END_TEST
 
+static void write_buf(const char *dir, const char *name, const struct buf *f);
+
+/* Through a file (dupscan_payload(): pread through a window of a few KiB,
+ * filled forward, and backward at the end), every format's payload is the
+ * one read from memory, also past a window's length (ID3v2 of 40 KB, a
+ * JPEG scan of 5 KB after 20 KB of tags) */
+START_TEST(test_window)
+{
+	static struct buf f, big;
+	make_fn *makers[] = { jpeg, png, webp, mp3, flac, mp4, heic };
+	char *dir = tu_tmpdir_shm();
+	char *path = tu_path(dir, "w");
+	for (size_t m = 0; m < sizeof(makers) / sizeof(makers[0]); m++) {
+		for (int tags = 0; tags <= 2; tags++) {
+			makers[m](&f, tags, 9);
+			const struct buf *use = &f;
+			if (m == 3 && tags == 1) { /* a long ID3v2 before the frames */
+				big.n = 0;
+				id3v2(&big, 4, 40000, false);
+				frames(&big, 9);
+				use = &big;
+			}
+			if (m == 0 && tags == 2) { /* 20 KB of APP2 before the picture */
+				big.n = 0;
+				put(&big, "\xff\xd8", 2);
+				for (int i = 0; i < 2; i++)
+					jpeg_seg(&big, 0xe2, (unsigned char)i, 10000);
+				put(&big, f.b + 2, f.n - 2);
+				use = &big;
+			}
+			write_buf(dir, "w", use);
+			int fd = open(path, O_RDONLY);
+			ck_assert_int_ge(fd, 0);
+			struct dupscan_payload p, q = payload_of(use, NULL);
+			ck_assert_int_eq(dupscan_payload(fd, &p), 0);
+			close(fd);
+			ck_assert_int_eq(p.format, q.format);
+			ck_assert_int_ne(p.format, DUPSCAN_MEDIA_OTHER);
+			ck_assert_uint_eq(p.count, q.count);
+			ck_assert_mem_eq(p.extent, q.extent, p.count * sizeof(p.extent[0]));
+		}
+	}
+	free(path);
+	tu_cleanup(dir);
+}
+END_TEST
+
 static void write_buf(const char *dir, const char *name, const struct buf *f)
 {
 	char *path = tu_path(dir, name);
@@ -592,6 +639,7 @@ int main(void)
 	tcase_add_test(tc, test_heic);
 	tcase_add_test(tc, test_other_and_fd);
 	tcase_add_test(tc, test_scan_payloads);
+	tcase_add_test(tc, test_window);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
