@@ -41,7 +41,7 @@ int ds_payload_add(struct dupscan_payload *p, uint64_t off, uint64_t len);
 int ds_media_payload(struct ds_media_in *in, struct dupscan_payload *p);
 /* ds_media_payload() of the regular file open as fd, size bytes long (as
  * fstat or a scan's record says), read with pread through a window of a
- * few KiB. @return 0, -ENOMEM or -errno. */
+ * few KiB. @return 0 or -errno. */
 int ds_media_payload_fd(int fd, uint64_t size, struct dupscan_payload *p);
 
 static inline uint32_t ds_be32(const unsigned char *b)

@@ -3,7 +3,6 @@
  * bytes, its parser run through a bounded reader, and what the parsers
  * share (reads, ranges). */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,8 +85,9 @@ int ds_media_payload(struct ds_media_in *in, struct dupscan_payload *p)
 /* A file's bytes through a window: a parser asks for a few bytes at a time
  * (a segment's header, a box's), mostly near the last ones, so each read the
  * window does not hold fills it from where it starts (near the end of the
- * file, the window ends there: the tags at the end are read backwards). One
- * pread serves a JPEG's or a PNG's every header before its picture. */
+ * file, the window ends there: the tags at the end are read backwards). 4
+ * KiB: a pread of more copies more than it spares (300 photos warm: 3.02 ms
+ * with 4 KiB, 3.68 with 16; 13 preads a photo without a window, 2 with). */
 #define WINDOW (4u << 10)
 struct window {
 	int fd;
@@ -119,16 +119,11 @@ static int read_window(void *user, void *buf, size_t len, uint64_t off)
 
 int ds_media_payload_fd(int fd, uint64_t size, struct dupscan_payload *p)
 {
-	struct window *w = malloc(sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->fd = fd;
-	w->size = size;
-	w->at = w->len = 0;
-	struct ds_media_in in = { read_window, w, size, 0 };
-	int rc = ds_media_payload(&in, p);
-	free(w);
-	return rc;
+	/* (4 KiB on the stack: no malloc a file; a thread's stack, 128 KiB at
+	 * least under musl, has room) */
+	struct window w = { .fd = fd, .size = size };
+	struct ds_media_in in = { read_window, &w, size, 0 };
+	return ds_media_payload(&in, p);
 }
 
 DUPSCAN_API int dupscan_payload(int fd, struct dupscan_payload *out)
