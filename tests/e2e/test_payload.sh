@@ -169,11 +169,37 @@ printf '%s\n' "$out" | grep -qx '# the same picture or sound, tags differ: 1 2 |
 run "$DUPSCAN" -rq --ignore-metadata --format=csv col
 [ "$(printf '%s\n' "$out" | head -1)" = "size,hash,count,bytes_groups,files" ] && printf '%s\n' "$out" | grep -q '^[0-9]*,[0-9a-f]*,5,1 1 2 3 4,col/a.jpg,col/a2.jpg,' &&
   ok "csv: bytes_groups" || not_ok "csv marks" "$out"
-# -L links only the same bytes: a2.jpg to a.jpg; the others refused, named
-cp -a col lk; run "$DUPSCAN" -rL --ignore-metadata lk
-[ "$(stat -c %i lk/a.jpg)" = "$(stat -c %i lk/a2.jpg)" ] && [ "$(stat -c %h lk/b.jpg)" = 1 ] && [ "$(stat -c %h lk/s.flac)" = 1 ] &&
+# -L links only the same bytes: a2.jpg to a.jpg, c2.jpg (c.jpg's copy) to
+# c.jpg; the others refused, named, and never journaled
+cp -a col lk; cp lk/c.jpg lk/c2.jpg
+rm -rf "$XDG_STATE_HOME/dupscan"; run "$DUPSCAN" -rL --ignore-metadata lk
+j=$(printf '%s\n' "$err" | sed -n 's/^dupscan: journal of this run: \(.*\) (dupscan --undo=FILE reverses it)$/\1/p')
+[ "$(stat -c %i lk/a.jpg)" = "$(stat -c %i lk/a2.jpg)" ] && [ "$(stat -c %i lk/c.jpg)" = "$(stat -c %i lk/c2.jpg)" ] &&
+  [ "$(stat -c %h lk/b.jpg)" = 1 ] && [ "$(stat -c %h lk/s.flac)" = 1 ] &&
   printf '%s' "$err" | grep -q "unable to hard link 'lk/b.jpg' -> 'lk/a.jpg': The same picture or sound with other tags: not linked" &&
-  ok "-L: the byte copy linked, files of other tags refused with the reason" || not_ok "-L in the mode" "rc $rc" "$err"
+  [ -n "$j" ] && ! grep -q 'lk/b.jpg' "$j" &&
+  [ "$(grep -c '^hardlink' "$j")" = "$(find lk -type f -links +1 -printf '%i\n' | sort | uniq -c | awk '{ n += $1 - 1 } END { print n }')" ] &&
+  ok "-L: the byte copies linked among themselves, files of other tags refused with the reason, only the links journaled" ||
+  not_ok "-L in the mode" "rc $rc" "$err" "$(cat "$j" 2>/dev/null)"
+# -B: refused before a journal line (whatever the filesystem can share)
+cp -a col bd; rm -rf "$XDG_STATE_HOME/dupscan"; run "$DUPSCAN" -rB --ignore-metadata bd
+j=$(find "$XDG_STATE_HOME/dupscan" -type f 2>/dev/null | head -1)
+! grep -q 'bd/b.jpg' "$j" 2>/dev/null && printf '%s' "$err$out" | grep -q "other tags" &&
+  ok "-B: files of other tags refused, not journaled" || not_ok "-B in the mode" "rc $rc" "$out" "$err" "$(cat "$j" 2>/dev/null)"
+# a rename-saving writer (exiftool) retags the duplicate while -d waits at
+# its prompt: its picture is the same, its file is not the one scanned:
+# nothing deleted, said
+rm -rf rc; mkdir rc; cp a.jpg rc/a.jpg; cp b.jpg rc/b.jpg
+rm -f rc.in; mkfifo rc.in
+"$DUPSCAN" -rd --ignore-metadata rc < rc.in > rc.out 2> rc.err &
+pid=$!
+exec 3> rc.in
+wait_for rc.out "keep which files?" && exiftool -q -overwrite_original -Artist=Racer rc/b.jpg
+( printf '1\n' >&3 ) 2>/dev/null
+exec 3>&-
+wait "$pid"; st=$?
+[ "$st" = 1 ] && [ -e rc/b.jpg ] && [ "$(exiftool -s3 -Artist rc/b.jpg)" = Racer ] && grep -q "rc/b.jpg" rc.err &&
+  ok "-d, the duplicate retagged meanwhile by a rename-saving writer: left, named" || not_ok "retag race" "status $st" "$(cat rc.out rc.err)"
 # -dN: the tags' loss said on the line of each file deleted that had its own
 cp -a col dl; run "$DUPSCAN" -rdN --ignore-metadata dl
 [ "$rc" = 0 ] && [ -e dl/a.jpg ] && [ ! -e dl/a2.jpg ] && [ ! -e dl/b.jpg ] && [ -e dl/d.jpg ] && [ -e dl/seg.jpg ] &&

@@ -53,6 +53,14 @@ struct link_run {
 	int failures;
 };
 
+/* Why f was not linked to keep, on stderr. */
+static void warn_not_linked(const struct link_run *lr, const dupscan_file *f, const dupscan_file *keep, int rc)
+{
+	fflush(lr->a->out);
+	msg_warn("unable to %s link '%s' -> '%s': %s", lr->kind == DUPSCAN_LINK_HARD ? "hard" : "soft",
+		 dupscan_file_path(f), dupscan_file_path(keep), dupscan_strerror(rc));
+}
+
 /* Link f to keep, and say how it went. */
 static void link_one(struct link_run *lr, const dupscan_set *set, const dupscan_file *keep, const dupscan_file *f,
 		     const uint64_t *hash)
@@ -85,33 +93,31 @@ static void link_one(struct link_run *lr, const dupscan_set *set, const dupscan_
 	lr->failures++;
 	if (rc == DUPSCAN_E_LINK_UNCHECKED) {
 		note_unchecked(&lr->unchecked, keep, out);
-	} else if (act_access_refused(out, "Not linked", f, keep, rc)) {
-		/* said */
-	} else {
-		fflush(out);
-		msg_warn("unable to %s link '%s' -> '%s': %s", hard ? "hard" : "soft", dupscan_file_path(f),
-			 dupscan_file_path(keep), dupscan_strerror(rc));
+	} else if (!act_access_refused(out, "Not linked", f, keep, rc)) {
+		warn_not_linked(lr, f, keep, rc);
 	}
 }
 
-/* The files of a set in classes of one owner, group, mode, ACL and labels:
- * only files of one class may be linked together (--ignore-access: one
- * class). cls[k] is file k's; @return how many classes, 0 out of memory. */
-static size_t access_classes(const dupscan_set *set, bool ignore, size_t *cls)
+/* The files of a set in classes of the same bytes (--ignore-metadata: a
+ * set's files may differ in their tags) and one owner, group, mode, ACL and
+ * labels (not with --ignore-access): only files of one class may be linked
+ * together. cls[k] is file k's; @return how many classes, 0 out of memory. */
+static size_t link_classes(const dupscan_set *set, bool ignore, size_t *cls)
 {
 	size_t n = dupscan_set_file_count(set), nclass = 0;
 	for (size_t k = 0; k < n; k++) {
 		const dupscan_file *f = dupscan_set_file(set, k);
 		size_t c = 0;
 		/* a file that cannot be looked at goes alone: its link fails and says why */
-		for (; c < nclass && !ignore; c++) {
+		for (; c < nclass; c++) {
 			size_t rep = 0;
 			while (cls[rep] != c)
 				rep++;
-			if (dupscan_access_differs(dupscan_set_file(set, rep), f) == 0)
+			const dupscan_file *r = dupscan_set_file(set, rep);
+			if (dupscan_same_bytes(r, f) && (ignore || dupscan_access_differs(r, f) == 0))
 				break;
 		}
-		cls[k] = ignore ? 0 : c;
+		cls[k] = c;
 		nclass += c == nclass;
 	}
 	return nclass;
@@ -146,7 +152,10 @@ static void link_class(struct link_run *lr, const dupscan_set *set, const size_t
 			link_one(lr, set, keep, f, hashed ? &hash : NULL);
 		} else if (alone && alone[cls[k]] && !dupscan_file_is_protected(f)) {
 			show(a->out, "-//->", dupscan_file_path(f));
-			act_access_refused(a->out, "Not linked", f, keep, dupscan_access_differs(keep, f));
+			if (dupscan_same_bytes(keep, f))
+				act_access_refused(a->out, "Not linked", f, keep, dupscan_access_differs(keep, f));
+			else
+				warn_not_linked(lr, f, keep, DUPSCAN_E_PAYLOAD_ONLY);
 			lr->failures++;
 		}
 	}
@@ -161,7 +170,7 @@ static int link_set(struct link_run *lr, const dupscan_set *set)
 	size_t n = dupscan_set_file_count(set);
 	size_t *cls = malloc(n * sizeof(*cls)), *count = calloc(n, sizeof(*count));
 	bool *among = malloc(n * sizeof(*among)), *alone = calloc(n, sizeof(*alone));
-	size_t nclass = cls && count && among && alone ? access_classes(set, lr->a->flags & DUPSCAN_ACT_IGNORE_ACCESS, cls) : 0;
+	size_t nclass = cls && count && among && alone ? link_classes(set, lr->a->flags & DUPSCAN_ACT_IGNORE_ACCESS, cls) : 0;
 	if (nclass) {
 		size_t first = cls[keep_index(set, &lr->a->o->keep)];
 		for (size_t k = 0; k < n; k++)

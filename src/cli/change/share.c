@@ -31,7 +31,10 @@ int act_dedupe(const dupscan_scan *scan, struct act_ctx *a)
 				show(out, "[PRO]", dupscan_file_path(f));
 				continue;
 			}
-			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED : act_journal(a, "dedupe", set, keep, f, NULL, NULL);
+			/* (other tags: refused before a line is journaled) */
+			int rc = cli_interrupted() || a->stop ? DUPSCAN_E_CANCELED
+				 : !dupscan_same_bytes(keep, f) ? DUPSCAN_E_PAYLOAD_ONLY
+				 : act_journal(a, "dedupe", set, keep, f, NULL, NULL);
 			if (rc == 0)
 				rc = dupscan_dedupe(keep, f, a->flags);
 			processed++;
